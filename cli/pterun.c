@@ -1,0 +1,421 @@
+/* pterun: inspect and run ExecuTorch programs from the command line.
+ *
+ *   pterun info model.pte [--data model.ptd] [--json]
+ *   pterun run model.pte [--data model.ptd] [--method NAME] [--input a.npy]...
+ *              [--output-dir DIR] [--iterations N] [--warmup N] [--library PATH]...
+ *
+ * Uses only the public headers. */
+#define _POSIX_C_SOURCE 200809L
+#include <pterun/kernels_portable.h>
+#include <pterun/runtime.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "cli_components.h"
+#include "npy.h"
+
+#define MAX_FILES 64
+
+typedef struct options {
+  const char *command;
+  const char *model;
+  const char *data[MAX_FILES];
+  int ndata;
+  const char *method;
+  const char *inputs[MAX_FILES];
+  int ninputs;
+  const char *libraries[MAX_FILES];
+  int nlibraries;
+  const char *output_dir;
+  int iterations;
+  int warmup;
+  int json;
+  int quiet;
+} options;
+
+static int fail(const char *what) {
+  fprintf(stderr, "pterun: %s%s%s\n", what ? what : "", what ? ": " : "", pte_last_error());
+  return 1;
+}
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: pterun info MODEL.pte [--data FILE.ptd]... [--json]\n"
+          "       pterun run MODEL.pte [--data FILE.ptd]... [--method NAME] [--input FILE.npy]...\n"
+          "                  [--output-dir DIR] [--iterations N] [--warmup N] [--library PATH]... [--quiet]\n"
+          "       pterun operators | backends | version\n");
+}
+
+static int parse_args(int argc, char **argv, options *o) {
+  memset(o, 0, sizeof *o);
+  o->iterations = 1;
+  o->warmup = 0;
+  if (argc < 2) return -1;
+  o->command = argv[1];
+  for (int i = 2; i < argc; i++) {
+    const char *a = argv[i];
+    const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+#define NEED_VALUE()                                                 \
+  if (!next) {                                                       \
+    fprintf(stderr, "pterun: option %s needs a value\n", a);         \
+    return -2;                                                       \
+  }                                                                  \
+  i++
+#define PUSH(arr, n)                                                 \
+  if (n >= MAX_FILES) {                                              \
+    fprintf(stderr, "pterun: too many %s options\n", a);             \
+    return -2;                                                       \
+  }                                                                  \
+  arr[n++] = next
+    if (!strcmp(a, "--data")) { NEED_VALUE(); PUSH(o->data, o->ndata); }
+    else if (!strcmp(a, "--input")) { NEED_VALUE(); PUSH(o->inputs, o->ninputs); }
+    else if (!strcmp(a, "--library")) { NEED_VALUE(); PUSH(o->libraries, o->nlibraries); }
+    else if (!strcmp(a, "--method")) { NEED_VALUE(); o->method = next; }
+    else if (!strcmp(a, "--output-dir")) { NEED_VALUE(); o->output_dir = next; }
+    else if (!strcmp(a, "--iterations") || !strcmp(a, "--warmup")) {
+      NEED_VALUE();
+      char *end;
+      long v = strtol(next, &end, 10);
+      if (*end || v < 0 || v > 100000000 || (!strcmp(a, "--iterations") && v < 1)) {
+        fprintf(stderr, "pterun: invalid value '%s' for %s\n", next, a);
+        return -2;
+      }
+      if (!strcmp(a, "--iterations")) o->iterations = (int)v; else o->warmup = (int)v;
+    }
+    else if (!strcmp(a, "--json")) o->json = 1;
+    else if (!strcmp(a, "--quiet")) o->quiet = 1;
+    else if (a[0] == '-' && a[1] == '-') {
+      fprintf(stderr, "pterun: unknown option '%s'\n", a);
+      return -2;
+    } else if (!o->model) o->model = a;
+    else {
+      fprintf(stderr, "pterun: unexpected argument '%s'\n", a);
+      return -2;
+    }
+  }
+  return 0;
+}
+
+/* ---- loading ---- */
+
+typedef struct loaded {
+  pte_data_map *maps[MAX_FILES];
+  int nmaps;
+  pte_program *program;
+} loaded;
+
+static void unload(loaded *l) {
+  pte_program_free(l->program);
+  for (int i = 0; i < l->nmaps; i++) pte_data_map_free(l->maps[i]);
+}
+
+static int load_program(const options *o, loaded *l) {
+  memset(l, 0, sizeof *l);
+  for (int i = 0; i < o->nlibraries; i++)
+    if (pte_library_load(o->libraries[i])) return fail(NULL);
+  if (!o->model) {
+    fprintf(stderr, "pterun: no program given\n");
+    return 1;
+  }
+  for (int i = 0; i < o->ndata; i++) {
+    if (pte_data_map_load_file(o->data[i], NULL, &l->maps[i])) return fail(NULL);
+    l->nmaps++;
+  }
+  pte_program_options po;
+  memset(&po, 0, sizeof po);
+  po.data_maps = l->maps;
+  po.num_data_maps = l->nmaps;
+  if (pte_program_load_file(o->model, &po, &l->program)) {
+    unload(l);
+    return fail(NULL);
+  }
+  return 0;
+}
+
+/* ---- info ---- */
+
+static void json_str(const char *s) {
+  putchar('"');
+  for (; *s; s++) {
+    if (*s == '"' || *s == '\\') printf("\\%c", *s);
+    else if ((unsigned char)*s < 0x20) printf("\\u%04x", *s);
+    else putchar(*s);
+  }
+  putchar('"');
+}
+
+static void print_io(const pte_io_info *io, int json) {
+  if (io->tag != PTE_TAG_TENSOR) {
+    if (json) printf("{\"kind\": \"%s\"}", pte_tag_name(io->tag));
+    else printf("%s", pte_tag_name(io->tag));
+    return;
+  }
+  char shape[256];
+  pte_shape_str(io->dim, io->sizes, shape, sizeof shape);
+  const char *dyn = io->dynamism == PTE_SHAPE_STATIC ? "static" : "dynamic_bound";
+  if (json)
+    printf("{\"kind\": \"Tensor\", \"dtype\": \"%s\", \"shape\": %s, \"dynamism\": \"%s\", \"planned\": %s, \"nbytes\": %zu}",
+           pte_dtype_name(io->dtype), shape, dyn, io->planned ? "true" : "false", io->nbytes);
+  else
+    printf("%s%s%s%s", pte_dtype_name(io->dtype), shape, io->dynamism ? " (dynamic, upper bounds)" : "",
+           io->planned ? "" : " (unplanned)");
+}
+
+static int cmd_info(const options *o) {
+  loaded l;
+  if (load_program(o, &l)) return 1;
+  int32_t n = pte_program_method_count(l.program);
+  if (o->json) printf("{\"program\": "), json_str(o->model), printf(", \"methods\": [");
+  else printf("program: %s\nmethods: %d\n", o->model, (int)n);
+  int rc = 0;
+  for (int32_t m = 0; m < n && !rc; m++) {
+    const char *name = pte_program_method_name(l.program, m);
+    pte_method_info mi;
+    if (pte_program_method_info(l.program, name, &mi)) { rc = fail(NULL); break; }
+    if (o->json) {
+      printf("%s{\"name\": ", m ? ", " : "");
+      json_str(name);
+      printf(", \"instructions\": %d, \"values\": %d, \"planned_buffers\": [", (int)mi.num_instructions, (int)mi.num_values);
+    } else {
+      printf("\nmethod '%s': %d instructions, %d values\n  planned memory: %lld bytes in %d buffer(s)", name,
+             (int)mi.num_instructions, (int)mi.num_values, (long long)mi.planned_bytes, (int)mi.num_planned_buffers);
+    }
+    for (int32_t b = 0; b < mi.num_planned_buffers; b++) {
+      int64_t s = 0;
+      pte_program_method_planned_size(l.program, name, b, &s);
+      printf(o->json ? "%s%lld" : "%s%lld", b ? ", " : (o->json ? "" : " ["), (long long)s);
+    }
+    if (!o->json) printf("%s\n", mi.num_planned_buffers ? "]" : "");
+    if (o->json) printf("], \"planned_bytes\": %lld, \"inputs\": [", (long long)mi.planned_bytes);
+    for (int io = 0; io < 2 && !rc; io++) {
+      int32_t count = io ? mi.num_outputs : mi.num_inputs;
+      if (o->json && io) printf("], \"outputs\": [");
+      for (int32_t i = 0; i < count; i++) {
+        pte_io_info info;
+        pte_status st = io ? pte_program_method_output(l.program, name, i, &info)
+                           : pte_program_method_input(l.program, name, i, &info);
+        if (st) { rc = fail(NULL); break; }
+        if (o->json) printf("%s", i ? ", " : "");
+        else printf("  %s %d: ", io ? "output" : "input", (int)i);
+        print_io(&info, o->json);
+        if (!o->json) printf("\n");
+      }
+    }
+    if (rc) break;
+    if (o->json) printf("], \"operators\": [");
+    else printf("  operators (%d):\n", (int)mi.num_operators);
+    for (int32_t i = 0; i < mi.num_operators; i++) {
+      const char *on, *ov;
+      if (pte_program_method_operator(l.program, name, i, &on, &ov)) { rc = fail(NULL); break; }
+      char full[512];
+      snprintf(full, sizeof full, "%s%s%s", on, ov[0] ? "." : "", ov);
+      if (o->json) {
+        printf("%s{\"name\": ", i ? ", " : "");
+        json_str(full);
+        printf(", \"registered\": %s}", pte_operator_registered(full) ? "true" : "false");
+      } else {
+        printf("    %s%s\n", full, pte_operator_registered(full) ? "" : "  (not registered)");
+      }
+    }
+    if (o->json) printf("], \"delegates\": [");
+    else printf("  delegates (%d):\n", (int)mi.num_delegates);
+    for (int32_t i = 0; i < mi.num_delegates; i++) {
+      const char *id;
+      if (pte_program_method_delegate(l.program, name, i, &id)) { rc = fail(NULL); break; }
+      if (o->json) {
+        printf("%s{\"backend\": ", i ? ", " : "");
+        json_str(id);
+        printf(", \"registered\": %s}", pte_backend_find(id) ? "true" : "false");
+      } else {
+        printf("    %s%s\n", id, pte_backend_find(id) ? "" : "  (not registered)");
+      }
+    }
+    if (o->json) printf("]}");
+  }
+  if (o->json && !rc) printf("]}\n");
+  unload(&l);
+  return rc;
+}
+
+/* ---- run ---- */
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Deterministic inputs when none are given: floats in [-1, 1), integers 0. */
+static void fill_generated(pte_tensor *t, uint64_t seed) {
+  int64_t n = pte_tensor_numel(t);
+  uint64_t s = seed * 6364136223846793005ull + 1442695040888963407ull;
+  for (int64_t i = 0; i < n; i++) {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    double r = (double)(s >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+    if (t->dtype == PTE_FLOAT32) ((float *)t->data)[i] = (float)r;
+    else if (t->dtype == PTE_FLOAT64) ((double *)t->data)[i] = r;
+  }
+  if (t->dtype != PTE_FLOAT32 && t->dtype != PTE_FLOAT64) memset(t->data, 0, pte_tensor_nbytes(t));
+}
+
+static void print_value(int32_t i, const pte_value *v) {
+  if (v->tag != PTE_TAG_TENSOR) {
+    if (v->tag == PTE_TAG_INT) printf("output %d: Int %lld\n", (int)i, (long long)v->u.i);
+    else if (v->tag == PTE_TAG_DOUBLE) printf("output %d: Double %g\n", (int)i, v->u.d);
+    else if (v->tag == PTE_TAG_BOOL) printf("output %d: Bool %d\n", (int)i, (int)v->u.b);
+    else printf("output %d: %s\n", (int)i, pte_tag_name(v->tag));
+    return;
+  }
+  const pte_tensor *t = v->u.tensor;
+  char shape[256];
+  pte_shape_str(t->dim, t->sizes, shape, sizeof shape);
+  printf("output %d: %s %s [", (int)i, pte_dtype_name(t->dtype), shape);
+  int64_t n = pte_tensor_numel(t);
+  for (int64_t k = 0; k < n && k < 8 && t->data; k++) {
+    if (k) printf(", ");
+    switch (t->dtype) {
+      case PTE_FLOAT32: printf("%.6g", ((const float *)t->data)[k]); break;
+      case PTE_FLOAT64: printf("%.6g", ((const double *)t->data)[k]); break;
+      case PTE_INT64: printf("%lld", (long long)((const int64_t *)t->data)[k]); break;
+      case PTE_INT32: printf("%d", ((const int32_t *)t->data)[k]); break;
+      case PTE_BOOL: printf("%s", ((const uint8_t *)t->data)[k] ? "True" : "False"); break;
+      default: printf("?"); break;
+    }
+  }
+  printf("%s]\n", n > 8 ? ", ..." : "");
+}
+
+static int cmd_run(const options *o) {
+  loaded l;
+  if (load_program(o, &l)) return 1;
+  const char *method = o->method ? o->method : pte_program_method_name(l.program, 0);
+  pte_method *m = NULL;
+  void *owned[MAX_FILES] = {0};
+  void *generated[MAX_FILES] = {0};
+  pte_tensor tensors[MAX_FILES];
+  double *times = NULL;
+  int rc = 0;
+  double t0 = now_ms();
+  if (pte_method_load(l.program, method, NULL, &m)) {
+    rc = fail(NULL);
+    goto done;
+  }
+  double load_ms = now_ms() - t0;
+  int32_t nin = pte_method_num_inputs(m);
+  if (o->ninputs && o->ninputs != nin) {
+    fprintf(stderr, "pterun: method '%s' takes %d inputs, %d were given\n", method, (int)nin, o->ninputs);
+    rc = 1;
+    goto done;
+  }
+  if (nin > MAX_FILES) {
+    fprintf(stderr, "pterun: method '%s' has too many inputs (%d)\n", method, (int)nin);
+    rc = 1;
+    goto done;
+  }
+  for (int32_t i = 0; i < nin; i++) {
+    pte_io_info info;
+    if (pte_program_method_input(l.program, method, i, &info)) { rc = fail(NULL); goto done; }
+    if (o->ninputs) {
+      npy_array a;
+      if (npy_read_file(o->inputs[i], &a, &owned[i])) { rc = fail("input"); goto done; }
+      pte_tensor_init(&tensors[i], a.dtype, a.dim, a.sizes, (void *)a.data);
+    } else {
+      if (info.tag != PTE_TAG_TENSOR) {
+        fprintf(stderr, "pterun: input %d is a %s; pass inputs with --input\n", (int)i, pte_tag_name(info.tag));
+        rc = 1;
+        goto done;
+      }
+      generated[i] = calloc(1, info.nbytes ? info.nbytes : 1);
+      if (!generated[i]) { fprintf(stderr, "pterun: out of memory\n"); rc = 1; goto done; }
+      pte_tensor_init(&tensors[i], info.dtype, info.dim, info.sizes, generated[i]);
+      fill_generated(&tensors[i], (uint64_t)i + 1);
+    }
+    if (pte_method_set_input_tensor(m, i, &tensors[i])) { rc = fail(NULL); goto done; }
+  }
+  for (int w = 0; w < o->warmup; w++)
+    if (pte_method_execute(m)) { rc = fail(NULL); goto done; }
+  times = (double *)malloc(sizeof(double) * (size_t)o->iterations);
+  if (!times) { fprintf(stderr, "pterun: out of memory\n"); rc = 1; goto done; }
+  for (int it = 0; it < o->iterations; it++) {
+    double s = now_ms();
+    if (pte_method_execute(m)) { rc = fail(NULL); goto done; }
+    times[it] = now_ms() - s;
+  }
+  int32_t nout = pte_method_num_outputs(m);
+  if (o->output_dir) {
+    struct stat sb;
+    if (stat(o->output_dir, &sb) != 0 && mkdir(o->output_dir, 0777) != 0 && errno != EEXIST) {
+      fprintf(stderr, "pterun: cannot create '%s': %s\n", o->output_dir, strerror(errno));
+      rc = 1;
+      goto done;
+    }
+  }
+  for (int32_t i = 0; i < nout; i++) {
+    const pte_value *v = pte_method_output(m, i);
+    if (!o->quiet) print_value(i, v);
+    if (o->output_dir) {
+      if (v->tag != PTE_TAG_TENSOR) {
+        fprintf(stderr, "pterun: output %d is a %s; only tensors are written\n", (int)i, pte_tag_name(v->tag));
+        continue;
+      }
+      char path[4096];
+      snprintf(path, sizeof path, "%s/output_%d.npy", o->output_dir, (int)i);
+      if (npy_write_file(path, v->u.tensor)) { rc = fail(NULL); goto done; }
+    }
+  }
+  qsort(times, (size_t)o->iterations, sizeof(double), cmp_double);
+  if (!o->quiet)
+    printf("method '%s': load %.3f ms; %d iteration(s): min %.3f ms, median %.3f ms, max %.3f ms\n", method,
+           load_ms, o->iterations, times[0], times[o->iterations / 2], times[o->iterations - 1]);
+done:
+  free(times);
+  for (int i = 0; i < MAX_FILES; i++) {
+    free(owned[i]);
+    free(generated[i]);
+  }
+  pte_method_free(m);
+  unload(&l);
+  return rc;
+}
+
+int main(int argc, char **argv) {
+  options o;
+  int pr = parse_args(argc, argv, &o);
+  if (pr == -1) {
+    usage(stderr);
+    return 2;
+  }
+  if (pr) return 2;
+  if (pterun_cli_register_components()) return fail("registering components");
+  if (!strcmp(o.command, "info")) return cmd_info(&o);
+  if (!strcmp(o.command, "run")) return cmd_run(&o);
+  if (!strcmp(o.command, "version")) {
+    printf("pterun %s\n", pte_version());
+    return 0;
+  }
+  if (!strcmp(o.command, "operators")) {
+    for (int32_t i = 0; i < pte_operator_count(); i++) printf("%s\n", pte_operator_name(i));
+    return 0;
+  }
+  if (!strcmp(o.command, "backends")) {
+    for (int32_t i = 0; i < pte_backend_count(); i++) printf("%s\n", pte_backend_name(i));
+    return 0;
+  }
+  if (!strcmp(o.command, "--help") || !strcmp(o.command, "-h") || !strcmp(o.command, "help")) {
+    usage(stdout);
+    return 0;
+  }
+  fprintf(stderr, "pterun: unknown command '%s'\n", o.command);
+  usage(stderr);
+  return 2;
+}

@@ -1,0 +1,81 @@
+# Reads components.json (the component table) and builds each component the
+# same way: versioned shared library (or static archive), hidden visibility,
+# a version script exporting only the symbols the table gives it.
+
+file(READ "${PROJECT_SOURCE_DIR}/components.json" PTERUN_COMPONENTS_JSON)
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/components.json")
+string(JSON _n LENGTH "${PTERUN_COMPONENTS_JSON}" components)
+math(EXPR _last "${_n} - 1")
+set(PTERUN_COMPONENTS "")
+foreach(_i RANGE ${_last})
+  string(JSON _name GET "${PTERUN_COMPONENTS_JSON}" components ${_i} name)
+  list(APPEND PTERUN_COMPONENTS ${_name})
+  foreach(_key library target pkgconfig header source_dir optional self_registering description)
+    string(JSON _v GET "${PTERUN_COMPONENTS_JSON}" components ${_i} ${_key})
+    set(PTERUN_${_name}_${_key} "${_v}")
+  endforeach()
+  foreach(_key symbols depends sentinels)
+    set(_list "")
+    string(JSON _len LENGTH "${PTERUN_COMPONENTS_JSON}" components ${_i} ${_key})
+    if(_len GREATER 0)
+      math(EXPR _l "${_len} - 1")
+      foreach(_j RANGE ${_l})
+        string(JSON _v GET "${PTERUN_COMPONENTS_JSON}" components ${_i} ${_key} ${_j})
+        list(APPEND _list "${_v}")
+      endforeach()
+    endif()
+    set(PTERUN_${_name}_${_key} "${_list}")
+  endforeach()
+endforeach()
+
+# Symbols a component exports: its own patterns. The runtime's pattern (pte_*)
+# is the catch-all, so it excludes nothing but is never given to others.
+function(pterun_add_component name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;PRIVATE_LIBS" ${ARGN})
+  list(FIND PTERUN_COMPONENTS ${name} _found)
+  if(_found EQUAL -1)
+    message(FATAL_ERROR "component '${name}' is not in components.json: a component missing from the table cannot ship")
+  endif()
+  set(_tgt pterun_${name})
+  if(PTERUN_BUILD_SHARED)
+    add_library(${_tgt} SHARED ${ARG_SOURCES})
+    set(_script "${CMAKE_CURRENT_BINARY_DIR}/${_tgt}.map")
+    set(_globals "")
+    foreach(_s ${PTERUN_${name}_symbols})
+      string(APPEND _globals "    ${_s};\n")
+    endforeach()
+    file(WRITE "${_script}" "{\n  global:\n${_globals}  local:\n    *;\n};\n")
+    target_link_options(${_tgt} PRIVATE "LINKER:--version-script=${_script}" "LINKER:--no-undefined"
+                        "LINKER:-z,defs" "LINKER:--exclude-libs,ALL")
+    set_target_properties(${_tgt} PROPERTIES LINK_DEPENDS "${_script}"
+      VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR}
+      INSTALL_RPATH "$ORIGIN" BUILD_RPATH_USE_ORIGIN ON)
+    target_compile_definitions(${_tgt} PRIVATE PTE_SHARED_BUILD=1)
+  else()
+    add_library(${_tgt} STATIC ${ARG_SOURCES})
+  endif()
+  set_target_properties(${_tgt} PROPERTIES OUTPUT_NAME "${PTERUN_${name}_library}"
+    C_VISIBILITY_PRESET hidden POSITION_INDEPENDENT_CODE ON)
+  target_include_directories(${_tgt} PUBLIC
+    $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include> $<INSTALL_INTERFACE:include>)
+  foreach(_dep ${PTERUN_${name}_depends})
+    target_link_libraries(${_tgt} PUBLIC pterun_${_dep})
+  endforeach()
+  if(ARG_PRIVATE_LIBS)
+    target_link_libraries(${_tgt} PRIVATE ${ARG_PRIVATE_LIBS})
+  endif()
+  add_library(pterun::${name} ALIAS ${_tgt})
+  set_property(GLOBAL APPEND PROPERTY PTERUN_BUILT_COMPONENTS ${name})
+endfunction()
+
+# Link a self-registering component so the linker keeps it even though nothing
+# references it (its load-time constructor registers it).
+function(pterun_link_retained target)
+  foreach(_c ${ARGN})
+    if(PTERUN_BUILD_SHARED AND PTERUN_${_c}_self_registering)
+      target_link_options(${target} PRIVATE "LINKER:--push-state,--no-as-needed"
+                          "$<TARGET_FILE:pterun_${_c}>" "LINKER:--pop-state")
+    endif()
+    target_link_libraries(${target} PRIVATE pterun_${_c})
+  endforeach()
+endfunction()

@@ -1,0 +1,633 @@
+/*
+ * pterun runtime: loads and runs ExecuTorch programs (.pte) from C.
+ *
+ * This is the public header of the `runtime` component (libpterun). It owns:
+ * status codes and error messages, tensors and values, programs and methods,
+ * the operator (kernel) registry, the backend registry, data maps (.ptd),
+ * the event-tracer hook and the flatbuffer helpers backends use.
+ *
+ * Conventions: every function that can fail returns a pte_status; on failure
+ * pte_last_error() (thread-local) describes what was wrong and where. Handles
+ * are opaque. The caller owns the memory it passes in; the runtime never keeps
+ * a pointer to caller memory beyond what the function documents.
+ */
+#ifndef PTERUN_RUNTIME_H
+#define PTERUN_RUNTIME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32)
+#define PTE_API
+#else
+#define PTE_API __attribute__((visibility("default")))
+#endif
+
+#if defined(__GNUC__)
+#define PTE_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define PTE_PRINTF(f, a)
+#endif
+
+#define PTE_VERSION_MAJOR 0
+#define PTE_VERSION_MINOR 1
+#define PTE_VERSION_PATCH 0
+
+/* Version of the library actually loaded, e.g. "0.1.0". */
+PTE_API const char *pte_version(void);
+
+/* ------------------------------------------------------------------------ */
+/* Status codes                                                             */
+/* ------------------------------------------------------------------------ */
+
+typedef enum pte_status {
+  PTE_OK = 0,
+  PTE_ERR_INVALID_ARGUMENT = 1, /* a caller passed something wrong (shape, dtype, NULL) */
+  PTE_ERR_INVALID_PROGRAM = 2,  /* the .pte/.ptd/payload is malformed or hostile */
+  PTE_ERR_NOT_FOUND = 3,        /* unknown method, operator, backend, key, file */
+  PTE_ERR_NOT_SUPPORTED = 4,    /* valid but not implemented (dtype, feature) */
+  PTE_ERR_OUT_OF_MEMORY = 5,    /* an allocation or caller-provided memory was too small */
+  PTE_ERR_IO = 6,               /* reading a file failed */
+  PTE_ERR_ALREADY_EXISTS = 7,   /* duplicate registration */
+  PTE_ERR_INVALID_STATE = 8,    /* e.g. execute before all inputs are set */
+  PTE_ERR_KERNEL = 9,           /* an operator failed while executing */
+  PTE_ERR_BACKEND = 10,         /* a delegate failed */
+  PTE_ERR_INTERNAL = 11
+} pte_status;
+
+/* Stable name of a status, e.g. "PTE_ERR_NOT_FOUND". Never NULL. */
+PTE_API const char *pte_status_name(pte_status status);
+
+/* Message describing the last failure on this thread ("" if none). */
+PTE_API const char *pte_last_error(void);
+
+/* Record a failure message for this thread and return `status`. For kernels,
+ * backends and other components that report errors through the runtime. */
+PTE_API pte_status pte_error(pte_status status, const char *fmt, ...) PTE_PRINTF(2, 3);
+
+/* ------------------------------------------------------------------------ */
+/* Logging                                                                  */
+/* ------------------------------------------------------------------------ */
+
+typedef enum pte_log_level {
+  PTE_LOG_DEBUG = 0,
+  PTE_LOG_INFO = 1,
+  PTE_LOG_WARNING = 2,
+  PTE_LOG_ERROR = 3
+} pte_log_level;
+
+typedef void (*pte_log_fn)(void *user, pte_log_level level, const char *message);
+
+/* Install a log sink (NULL restores the default: warnings and errors to stderr).
+ * The runtime never logs from pte_method_execute. */
+PTE_API void pte_set_log(pte_log_fn fn, void *user, pte_log_level min_level);
+PTE_API void pte_log(pte_log_level level, const char *fmt, ...) PTE_PRINTF(2, 3);
+
+/* ------------------------------------------------------------------------ */
+/* Memory                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* Allocator used for everything the runtime allocates for a program or method.
+ * NULL wherever one is accepted means malloc/free. */
+typedef struct pte_allocator {
+  void *user;
+  void *(*alloc)(void *user, size_t size, size_t alignment);
+  void (*free)(void *user, void *ptr); /* may be NULL for arenas */
+} pte_allocator;
+
+/* A bump allocator over caller memory: for static, malloc-free builds. */
+typedef struct pte_arena {
+  pte_allocator allocator; /* pass &arena.allocator wherever an allocator is taken */
+  uint8_t *base;
+  size_t size;
+  size_t used;
+} pte_arena;
+
+PTE_API void pte_arena_init(pte_arena *arena, void *buffer, size_t size);
+
+/* ------------------------------------------------------------------------ */
+/* Data types                                                               */
+/* ------------------------------------------------------------------------ */
+
+/* Same codes as ExecuTorch's ScalarType (and c10::ScalarType). */
+typedef enum pte_dtype {
+  PTE_UINT8 = 0,
+  PTE_INT8 = 1,
+  PTE_INT16 = 2,
+  PTE_INT32 = 3,
+  PTE_INT64 = 4,
+  PTE_FLOAT16 = 5,
+  PTE_FLOAT32 = 6,
+  PTE_FLOAT64 = 7,
+  PTE_BOOL = 11,
+  PTE_QINT8 = 12,
+  PTE_QUINT8 = 13,
+  PTE_QINT32 = 14,
+  PTE_BFLOAT16 = 15,
+  PTE_QUINT4X2 = 16,
+  PTE_QUINT2X4 = 17,
+  PTE_BITS16 = 22,
+  PTE_FLOAT8_E5M2 = 23,
+  PTE_FLOAT8_E4M3FN = 24,
+  PTE_FLOAT8_E5M2FNUZ = 25,
+  PTE_FLOAT8_E4M3FNUZ = 26,
+  PTE_UINT16 = 27,
+  PTE_UINT32 = 28,
+  PTE_UINT64 = 29,
+  PTE_DTYPE_COUNT = 30
+} pte_dtype;
+
+/* Bytes per element, or 0 for a code that is not a known dtype. */
+PTE_API size_t pte_dtype_size(int32_t dtype);
+/* "float32", "int64", ...; "invalid" for unknown codes. */
+PTE_API const char *pte_dtype_name(int32_t dtype);
+
+/* ------------------------------------------------------------------------ */
+/* Tensors                                                                  */
+/* ------------------------------------------------------------------------ */
+
+#define PTE_MAX_DIM 16
+
+typedef enum pte_shape_dynamism {
+  PTE_SHAPE_STATIC = 0,
+  PTE_SHAPE_DYNAMIC_BOUND = 1,
+  PTE_SHAPE_DYNAMIC_UNBOUND = 2
+} pte_shape_dynamism;
+
+/* Tensor flags. */
+#define PTE_TENSOR_READONLY 0x1u /* data is constant (e.g. mapped from the program) */
+#define PTE_TENSOR_PLANNED 0x2u  /* data lives in planned (arena) memory */
+
+/* A strided view of memory. The struct is public so kernels can read it
+ * directly; change shapes only with pte_tensor_resize. */
+typedef struct pte_tensor {
+  void *data;
+  size_t capacity; /* bytes usable at data (for resizing); SIZE_MAX = unknown */
+  int32_t dtype;
+  int32_t dim;
+  int32_t dynamism; /* pte_shape_dynamism */
+  uint32_t flags;   /* PTE_TENSOR_* */
+  int64_t sizes[PTE_MAX_DIM];
+  int64_t strides[PTE_MAX_DIM]; /* in elements */
+  uint8_t dim_order[PTE_MAX_DIM];
+} pte_tensor;
+
+/* Fill `t` as a contiguous, static tensor over caller memory (data may be NULL). */
+PTE_API pte_status pte_tensor_init(pte_tensor *t, int32_t dtype, int32_t dim,
+                                   const int64_t *sizes, void *data);
+
+/* Change the shape of `t` (same rank unless the tensor is unbounded), checking
+ * dynamism and capacity; strides are recomputed from the dim order. */
+PTE_API pte_status pte_tensor_resize(pte_tensor *t, int32_t dim, const int64_t *sizes);
+
+/* Format a shape as "[2, 3, 4]" into buf; returns buf. */
+PTE_API const char *pte_shape_str(int32_t dim, const int64_t *sizes, char *buf, size_t n);
+
+static inline int64_t pte_tensor_numel(const pte_tensor *t) {
+  int64_t n = 1;
+  for (int32_t i = 0; i < t->dim; i++) n *= t->sizes[i];
+  return n;
+}
+
+PTE_API size_t pte_tensor_nbytes(const pte_tensor *t);
+
+/* True if the strides are those of a row-major contiguous tensor. */
+PTE_API bool pte_tensor_is_contiguous(const pte_tensor *t);
+
+/* ------------------------------------------------------------------------ */
+/* Values (ExecuTorch's EValue)                                             */
+/* ------------------------------------------------------------------------ */
+
+/* Tags use the program schema's KernelTypes codes; 0 means "not set". */
+typedef enum pte_tag {
+  PTE_TAG_UNSET = 0,
+  PTE_TAG_NONE = 1,
+  PTE_TAG_INT = 2,
+  PTE_TAG_BOOL = 3,
+  PTE_TAG_DOUBLE = 4,
+  PTE_TAG_TENSOR = 5,
+  PTE_TAG_STRING = 6,
+  PTE_TAG_INT_LIST = 7,
+  PTE_TAG_DOUBLE_LIST = 8,
+  PTE_TAG_BOOL_LIST = 9,
+  PTE_TAG_TENSOR_LIST = 10,
+  PTE_TAG_OPTIONAL_TENSOR_LIST = 11
+} pte_tag;
+
+typedef struct pte_value pte_value;
+
+struct pte_value {
+  int32_t tag;
+  int32_t len; /* element count of lists, byte length of strings */
+  union {
+    int64_t i;
+    double d;
+    bool b;
+    pte_tensor *tensor;
+    const char *str; /* NUL-terminated */
+    /* INT_LIST: Int values (read at call time, so symbolic sizes are current);
+     * TENSOR_LIST: Tensor values; OPTIONAL_TENSOR_LIST: Tensor values or NULL. */
+    pte_value *const *items;
+    const double *doubles;
+    const uint8_t *bools; /* nonzero = true */
+  } u;
+};
+
+PTE_API const char *pte_tag_name(int32_t tag);
+
+/* Convenience accessors. They return false when the tag does not fit. */
+PTE_API bool pte_value_to_int(const pte_value *v, int64_t *out);       /* INT or BOOL */
+PTE_API bool pte_value_to_double(const pte_value *v, double *out);     /* INT, DOUBLE or BOOL */
+/* INT_LIST → up to `max` int64; returns the count or -1 (wrong tag, too long, bad item). */
+PTE_API int32_t pte_value_int_list(const pte_value *v, int64_t *out, int32_t max);
+
+/* ------------------------------------------------------------------------ */
+/* Event tracer hook (profilers implement it; see libpterun_etdump)         */
+/* ------------------------------------------------------------------------ */
+
+typedef enum pte_event_kind {
+  PTE_EVENT_PROGRAM_LOAD = 0,
+  PTE_EVENT_METHOD_LOAD = 1,
+  PTE_EVENT_EXECUTE = 2,     /* one pte_method_execute */
+  PTE_EVENT_OPERATOR = 3,    /* a KernelCall; name = "aten::add.out" */
+  PTE_EVENT_DELEGATE = 4,    /* a DelegateCall; name = backend id */
+  PTE_EVENT_MOVE = 5,
+  PTE_EVENT_JUMP = 6,
+  PTE_EVENT_FREE = 7,
+  PTE_EVENT_BACKEND = 8      /* an event inside a delegate (node or subgraph) */
+} pte_event_kind;
+
+typedef struct pte_event {
+  int32_t kind;        /* pte_event_kind */
+  int32_t chain;       /* -1 when not an instruction */
+  int32_t instruction; /* -1 when not an instruction */
+  int32_t reserved;
+  int64_t debug_id;    /* delegate debug handle, -1 if none */
+  const char *name;
+  const char *method;
+} pte_event;
+
+typedef struct pte_tracer {
+  void *user;
+  /* begin returns a token handed back to end (e.g. a start timestamp). */
+  uint64_t (*begin)(void *user, const pte_event *event);
+  void (*end)(void *user, const pte_event *event, uint64_t token);
+  /* Optional: called with every output of an instruction after it ran, when
+   * capture_outputs is true (debug mode). */
+  void (*output)(void *user, const pte_event *event, int32_t index, const pte_value *value);
+  bool capture_outputs;
+} pte_tracer;
+
+/* ------------------------------------------------------------------------ */
+/* Operator registry                                                        */
+/* ------------------------------------------------------------------------ */
+
+typedef struct pte_kernel_ctx pte_kernel_ctx;
+
+typedef pte_status (*pte_kernel_fn)(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs);
+
+typedef struct pte_kernel {
+  const char *name; /* "aten::add.out": name, then ".overload" when the overload is not empty */
+  pte_kernel_fn fn;
+  /* Optional, checked at method load: return false to decline these arguments
+   * (tags and dtypes are final then) so a lower-priority kernel is used. */
+  bool (*accepts)(pte_value *const *args, int32_t nargs);
+  /* Optional: scratch bytes needed for these arguments (shapes at their upper
+   * bounds). The method reserves the maximum once at load. */
+  size_t (*scratch_size)(pte_value *const *args, int32_t nargs);
+} pte_kernel;
+
+typedef struct pte_kernel_library {
+  const char *name;   /* e.g. "kernels_portable" */
+  int32_t priority;   /* higher wins when libraries provide the same operator */
+  const pte_kernel *kernels;
+  int32_t count;
+} pte_kernel_library;
+
+#define PTE_PRIORITY_PORTABLE 0
+#define PTE_PRIORITY_OPTIMIZED 100
+
+/* Register a library of kernels. Registering the same library again is a
+ * no-op; an operator that another library registered at the same priority is
+ * rejected (PTE_ERR_ALREADY_EXISTS) and nothing of `lib` is registered. `lib`
+ * and what it points to must stay valid while registered. Thread-safe. */
+PTE_API pte_status pte_register_kernels(const pte_kernel_library *lib);
+
+/* Distinct registered operator names (the runtime's prim ops included). */
+PTE_API int32_t pte_operator_count(void);
+PTE_API const char *pte_operator_name(int32_t index);
+PTE_API bool pte_operator_registered(const char *name);
+/* The highest-priority kernel for `name` (NULL if none). */
+PTE_API const pte_kernel *pte_operator_find(const char *name, const char **library);
+/* Address of the registry itself: lets tests prove one registry per process. */
+PTE_API const void *pte_registry_identity(void);
+
+/* For kernels: scratch memory reserved at load (see scratch_size). */
+PTE_API void *pte_kernel_scratch(pte_kernel_ctx *ctx, size_t *size);
+/* For kernels: the operator being executed. */
+PTE_API const char *pte_kernel_name(const pte_kernel_ctx *ctx);
+/* For kernels: report a failure; returns `status`. The message names the operator. */
+PTE_API pte_status pte_kernel_fail(pte_kernel_ctx *ctx, pte_status status, const char *fmt, ...)
+    PTE_PRINTF(3, 4);
+
+/* ------------------------------------------------------------------------ */
+/* Backend (delegate) registry                                              */
+/* ------------------------------------------------------------------------ */
+
+typedef struct pte_backend_init_ctx pte_backend_init_ctx;
+typedef struct pte_backend_exec_ctx pte_backend_exec_ctx;
+
+typedef struct pte_compile_spec {
+  const char *key;
+  const void *value;
+  size_t size;
+} pte_compile_spec;
+
+typedef struct pte_backend {
+  const char *name; /* the id the exporter writes, e.g. "XnnpackBackend" */
+  void *user;
+  bool (*is_available)(void *user);
+  /* Build a delegate from its payload. `processed` stays valid as long as the
+   * program. Store the result in *handle. */
+  pte_status (*init)(void *user, pte_backend_init_ctx *ctx, const void *processed, size_t size,
+                     const pte_compile_spec *specs, int32_t num_specs, void **handle);
+  /* args: the delegate's inputs, then its outputs. Must not allocate or do I/O. */
+  pte_status (*execute)(void *user, pte_backend_exec_ctx *ctx, void *handle, pte_value **args,
+                        int32_t nargs);
+  void (*destroy)(void *user, void *handle); /* when the method is freed; may be NULL */
+} pte_backend;
+
+#define PTE_MAX_BACKENDS 32
+
+/* Register a backend by name; the same struct again is a no-op, another one
+ * with a taken name fails with PTE_ERR_ALREADY_EXISTS. Thread-safe. */
+PTE_API pte_status pte_register_backend(const pte_backend *backend);
+PTE_API int32_t pte_backend_count(void);
+PTE_API const char *pte_backend_name(int32_t index);
+PTE_API const pte_backend *pte_backend_find(const char *name);
+
+/* Init context: named data (the program's named data, then attached .ptd maps). */
+PTE_API pte_status pte_backend_named_data(pte_backend_init_ctx *ctx, const char *key,
+                                          const void **data, size_t *size);
+/* Init context: memory that lives as long as the method (freed with it). */
+PTE_API void *pte_backend_alloc(pte_backend_init_ctx *ctx, size_t size, size_t alignment);
+PTE_API const char *pte_backend_init_method(const pte_backend_init_ctx *ctx);
+/* Exec context: the tracer attached to the method (NULL if none) and the call site. */
+PTE_API const pte_tracer *pte_backend_tracer(const pte_backend_exec_ctx *ctx);
+PTE_API int32_t pte_backend_instruction(const pte_backend_exec_ctx *ctx);
+PTE_API const char *pte_backend_exec_method(const pte_backend_exec_ctx *ctx);
+
+/* ------------------------------------------------------------------------ */
+/* Data maps (.ptd files, weights stored outside the program)               */
+/* ------------------------------------------------------------------------ */
+
+typedef struct pte_data_map pte_data_map;
+
+PTE_API pte_status pte_data_map_load_file(const char *path, const pte_allocator *allocator,
+                                          pte_data_map **out);
+/* `data` must stay valid and unchanged while the map lives. */
+PTE_API pte_status pte_data_map_load_buffer(const void *data, size_t size,
+                                            const pte_allocator *allocator, pte_data_map **out);
+PTE_API void pte_data_map_free(pte_data_map *map);
+PTE_API int32_t pte_data_map_count(const pte_data_map *map);
+PTE_API const char *pte_data_map_key(const pte_data_map *map, int32_t index);
+/* Bytes of `key`; layout (may be NULL) receives dtype, dim and sizes if stored. */
+PTE_API pte_status pte_data_map_get(const pte_data_map *map, const char *key, const void **data,
+                                    size_t *size, pte_tensor *layout);
+
+/* ------------------------------------------------------------------------ */
+/* Programs                                                                 */
+/* ------------------------------------------------------------------------ */
+
+typedef struct pte_program pte_program;
+
+#define PTE_LOAD_COPY 0x1u  /* buffer loads: copy the bytes (else the caller keeps them alive) */
+#define PTE_LOAD_READ 0x2u  /* file loads: read into memory instead of mapping */
+#define PTE_LOAD_MLOCK 0x4u /* file loads: lock the mapping in memory */
+
+typedef struct pte_program_options {
+  const pte_allocator *allocator;
+  pte_data_map *const *data_maps; /* external data (.ptd); must outlive the program */
+  int32_t num_data_maps;
+  uint32_t flags; /* PTE_LOAD_* */
+  const pte_tracer *tracer; /* sees PTE_EVENT_PROGRAM_LOAD */
+} pte_program_options;
+
+/* Load and verify a program. `options` may be NULL. */
+PTE_API pte_status pte_program_load_file(const char *path, const pte_program_options *options,
+                                         pte_program **out);
+/* The buffer must be 16-byte aligned unless PTE_LOAD_COPY is given. */
+PTE_API pte_status pte_program_load_buffer(const void *data, size_t size,
+                                           const pte_program_options *options, pte_program **out);
+PTE_API void pte_program_free(pte_program *program);
+
+PTE_API int32_t pte_program_method_count(const pte_program *program);
+PTE_API const char *pte_program_method_name(const pte_program *program, int32_t index);
+
+/* Metadata of a method, read without loading it. */
+typedef struct pte_method_info {
+  const char *name;
+  int32_t num_inputs;
+  int32_t num_outputs;
+  int32_t num_values;
+  int32_t num_instructions;
+  int32_t num_operators;
+  int32_t num_delegates;
+  int32_t num_planned_buffers; /* arenas the method needs (entry 0 of the file's list excluded) */
+  int64_t planned_bytes;       /* sum of their sizes */
+} pte_method_info;
+
+/* An input or output slot of a method. */
+typedef struct pte_io_info {
+  int32_t tag;      /* PTE_TAG_TENSOR, PTE_TAG_INT, ... */
+  int32_t dtype;    /* tensors */
+  int32_t dim;
+  int32_t dynamism;
+  int64_t sizes[PTE_MAX_DIM]; /* upper bounds for dynamic tensors */
+  uint8_t dim_order[PTE_MAX_DIM];
+  bool planned;     /* memory planned (input bytes are copied in) */
+  size_t nbytes;    /* at the upper bound */
+} pte_io_info;
+
+PTE_API pte_status pte_program_method_info(const pte_program *program, const char *method,
+                                           pte_method_info *out);
+PTE_API pte_status pte_program_method_input(const pte_program *program, const char *method,
+                                            int32_t index, pte_io_info *out);
+PTE_API pte_status pte_program_method_output(const pte_program *program, const char *method,
+                                             int32_t index, pte_io_info *out);
+PTE_API pte_status pte_program_method_planned_size(const pte_program *program, const char *method,
+                                                   int32_t index, int64_t *bytes);
+/* Operator `index` of the method's operator table. */
+PTE_API pte_status pte_program_method_operator(const pte_program *program, const char *method,
+                                               int32_t index, const char **name,
+                                               const char **overload);
+/* Backend id of delegate `index`. */
+PTE_API pte_status pte_program_method_delegate(const pte_program *program, const char *method,
+                                               int32_t index, const char **backend_id);
+
+/* ------------------------------------------------------------------------ */
+/* Methods                                                                  */
+/* ------------------------------------------------------------------------ */
+
+typedef struct pte_method pte_method;
+
+typedef struct pte_method_options {
+  const pte_allocator *allocator; /* NULL: malloc, once, at load */
+  /* Caller-provided planned arenas, one per planned buffer, in order. When
+   * NULL the runtime allocates them (once, at load). */
+  void *const *planned_buffers;
+  const size_t *planned_sizes;
+  int32_t num_planned_buffers;
+  size_t extra_scratch;     /* scratch bytes beyond what kernels ask for */
+  const pte_tracer *tracer; /* sees METHOD_LOAD and every execute */
+  int32_t max_instructions; /* per execute, guards against loops; 0 = 10,000,000 */
+} pte_method_options;
+
+/* Load a method: values, planned memory, delegates, and every operator
+ * resolved through the registry. `options` may be NULL. The program must
+ * outlive the method. */
+PTE_API pte_status pte_method_load(pte_program *program, const char *name,
+                                   const pte_method_options *options, pte_method **out);
+PTE_API void pte_method_free(pte_method *method);
+
+PTE_API const char *pte_method_name(const pte_method *method);
+PTE_API int32_t pte_method_num_inputs(const pte_method *method);
+PTE_API int32_t pte_method_num_outputs(const pte_method *method);
+/* Bytes the runtime allocated for this method (structures, planned, scratch). */
+PTE_API size_t pte_method_memory_used(const pte_method *method);
+
+/* Set input `index`. Tensors are checked against the method (dtype, rank,
+ * sizes within bounds); planned inputs are copied in, unplanned ones share
+ * the caller's data, which must then stay valid through execute. */
+PTE_API pte_status pte_method_set_input(pte_method *method, int32_t index, const pte_value *value);
+PTE_API pte_status pte_method_set_input_tensor(pte_method *method, int32_t index,
+                                               const pte_tensor *tensor);
+/* The input slot itself (e.g. to write into planned input memory directly). */
+PTE_API const pte_value *pte_method_input(const pte_method *method, int32_t index);
+
+/* Run the method. No heap allocation and no I/O happen here. */
+PTE_API pte_status pte_method_execute(pte_method *method);
+
+/* Output `index` after execute (planned outputs are overwritten by the next run). */
+PTE_API const pte_value *pte_method_output(const pte_method *method, int32_t index);
+
+/* Attach (or detach with NULL) a tracer for subsequent executes. */
+PTE_API void pte_method_set_tracer(pte_method *method, const pte_tracer *tracer);
+
+/* ------------------------------------------------------------------------ */
+/* Component libraries                                                      */
+/* ------------------------------------------------------------------------ */
+
+/* Open a pterun component or operator library at run time and register what
+ * it provides: a `pte_<component>_register` entry point named after the file
+ * (libpterun_backend_xnnpack.so.0 → pte_backend_xnnpack_register) is called if
+ * present, otherwise the library's own load-time registration applies. Loading
+ * the same library twice is harmless. */
+PTE_API pte_status pte_library_load(const char *path);
+/* Load every pterun component installed next to libpterun. Returns how many
+ * were loaded in *count (may be NULL). */
+PTE_API pte_status pte_library_load_all(int32_t *count);
+/* Directory libpterun was loaded from ("" if unknown). */
+PTE_API const char *pte_library_dir(void);
+
+/* ------------------------------------------------------------------------ */
+/* Flatbuffer helpers (for backend payloads)                                */
+/* ------------------------------------------------------------------------ */
+
+/* A schema description: enough to verify a flatbuffer before reading it. */
+typedef enum pte_fb_kind {
+  PTE_FB_SCALAR = 1,     /* size in `size` (1, 2, 4 or 8) */
+  PTE_FB_STRING = 2,
+  PTE_FB_TABLE = 3,      /* `table` */
+  PTE_FB_VEC_SCALAR = 4, /* element size in `size` */
+  PTE_FB_VEC_STRING = 5,
+  PTE_FB_VEC_TABLE = 6,  /* `table` */
+  PTE_FB_UNION_TYPE = 7, /* u8 tag; the next slot is the union value */
+  PTE_FB_UNION = 8,      /* member tables in `members[tag-1]`, count `num_members` */
+  PTE_FB_STRUCT = 9      /* inline struct of `size` bytes */
+} pte_fb_kind;
+
+typedef struct pte_fb_table pte_fb_table;
+
+typedef struct pte_fb_slot {
+  const char *name;
+  uint8_t kind;
+  uint8_t size;
+  uint8_t num_members;
+  const pte_fb_table *table;
+  const pte_fb_table *const *members;
+} pte_fb_slot;
+
+struct pte_fb_table {
+  const char *name;
+  int32_t num_fields;
+  const pte_fb_slot *fields;
+};
+
+/* Verify that buf[0..size) holds a flatbuffer whose root is `root` (all
+ * offsets, vectors, strings and union tags in range). `identifier` (4 chars,
+ * may be NULL) must match bytes 4..7. On failure the error names the path. */
+PTE_API pte_status pte_fb_verify(const void *buf, size_t size, const pte_fb_table *root,
+                                 const char *identifier);
+
+/* Readers for a verified buffer. A table is an offset from the buffer start. */
+typedef struct pte_fb {
+  const uint8_t *buf;
+  size_t size;
+} pte_fb;
+
+static inline uint32_t pte_fb_u32(const uint8_t *p) {
+  return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+static inline uint16_t pte_fb_u16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
+static inline uint64_t pte_fb_u64(const uint8_t *p) {
+  return (uint64_t)pte_fb_u32(p) | ((uint64_t)pte_fb_u32(p + 4) << 32);
+}
+/* Root table offset. */
+static inline uint32_t pte_fb_root(pte_fb fb) { return pte_fb_u32(fb.buf); }
+/* Offset of field `slot` in table `t`, or 0 if absent. */
+static inline uint32_t pte_fb_field(pte_fb fb, uint32_t t, int slot) {
+  uint32_t vt = (uint32_t)((int64_t)t - (int32_t)pte_fb_u32(fb.buf + t));
+  uint16_t vsize = pte_fb_u16(fb.buf + vt);
+  uint32_t at = 4u + 2u * (uint32_t)slot;
+  if (at + 2 > vsize) return 0;
+  uint16_t off = pte_fb_u16(fb.buf + vt + at);
+  return off ? t + off : 0;
+}
+static inline uint64_t pte_fb_scalar(pte_fb fb, uint32_t t, int slot, int size, uint64_t dflt) {
+  uint32_t f = pte_fb_field(fb, t, slot);
+  if (!f) return dflt;
+  switch (size) {
+    case 1: return fb.buf[f];
+    case 2: return pte_fb_u16(fb.buf + f);
+    case 4: return pte_fb_u32(fb.buf + f);
+    default: return pte_fb_u64(fb.buf + f);
+  }
+}
+/* Referenced object (table, vector or string) of field `slot`, or 0. */
+static inline uint32_t pte_fb_ref(pte_fb fb, uint32_t t, int slot) {
+  uint32_t f = pte_fb_field(fb, t, slot);
+  return f ? f + pte_fb_u32(fb.buf + f) : 0;
+}
+/* Vector at `v` (from pte_fb_ref): length, and element i's address or table. */
+static inline uint32_t pte_fb_vec_len(pte_fb fb, uint32_t v) { return v ? pte_fb_u32(fb.buf + v) : 0; }
+static inline const uint8_t *pte_fb_vec_data(pte_fb fb, uint32_t v) { return fb.buf + v + 4; }
+static inline uint32_t pte_fb_vec_table(pte_fb fb, uint32_t v, uint32_t i) {
+  uint32_t e = v + 4 + 4 * i;
+  return e + pte_fb_u32(fb.buf + e);
+}
+/* String at `s` (NUL-terminated once verified), or NULL when s == 0. */
+static inline const char *pte_fb_str(pte_fb fb, uint32_t s) {
+  return s ? (const char *)(fb.buf + s + 4) : (const char *)0;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PTERUN_RUNTIME_H */

@@ -1,0 +1,38 @@
+/* aten::view_copy.out(Tensor self, SymInt[] size, *, Tensor(a!) out) */
+#include "util/kernel_util.h"
+
+static pte_status view_copy_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
+  pte_tensor *self, *out;
+  int64_t sizes[PTE_MAX_DIM];
+  int32_t n;
+  K_CHECK(k_nargs(ctx, nargs, 4));
+  K_CHECK(k_tensor(ctx, args, 0, &self));
+  K_CHECK(k_int_list(ctx, args, 1, sizes, PTE_MAX_DIM, &n));
+  K_CHECK(k_tensor(ctx, args, 2, &out));
+  K_CHECK(k_has_data(ctx, self, "self"));
+  if (out->dtype != self->dtype)
+    return K_FAIL("output dtype %s differs from input dtype %s", pte_dtype_name(out->dtype), pte_dtype_name(self->dtype));
+  int64_t numel = pte_tensor_numel(self), known = 1;
+  int32_t infer = -1;
+  for (int32_t i = 0; i < n; i++) {
+    if (sizes[i] == -1 && infer < 0) {
+      infer = i;
+      continue;
+    }
+    if (sizes[i] < 0) return K_FAIL("invalid size %lld", (long long)sizes[i]);
+    known *= sizes[i];
+  }
+  if (infer >= 0) {
+    if (known == 0 || numel % known) return K_FAIL("cannot infer the size of dim %d", (int)infer);
+    sizes[infer] = numel / known;
+    known = numel;
+  }
+  if (known != numel) return K_FAIL("cannot view %lld elements as %lld", (long long)numel, (long long)known);
+  K_CHECK(k_out(ctx, out, n, sizes));
+  K_CHECK(k_contiguous(ctx, self, "self"));
+  K_CHECK(k_contiguous(ctx, out, "out"));
+  if (out->data != self->data) memmove(out->data, self->data, pte_tensor_nbytes(self));
+  return PTE_OK;
+}
+
+PTE_PORTABLE_KERNEL(view_copy_out, "aten::view_copy.out")

@@ -1,0 +1,624 @@
+/* Shared helpers for the portable kernels (see kernel_util.h). */
+#include "kernel_util.h"
+
+#include <stdio.h>
+
+/* ---- arguments ---- */
+
+pte_status k_nargs(pte_kernel_ctx *ctx, int32_t nargs, int32_t expected) {
+  if (nargs != expected) return K_FAIL("expected %d arguments, got %d", (int)expected, (int)nargs);
+  return PTE_OK;
+}
+
+static pte_status wrong_tag(pte_kernel_ctx *ctx, int32_t i, const pte_value *v, const char *want) {
+  return K_FAIL("argument %d is a %s, expected %s", (int)i, pte_tag_name(v->tag), want);
+}
+
+pte_status k_tensor(pte_kernel_ctx *ctx, pte_value **args, int32_t i, pte_tensor **out) {
+  if (args[i]->tag != PTE_TAG_TENSOR) return wrong_tag(ctx, i, args[i], "a Tensor");
+  *out = args[i]->u.tensor;
+  return PTE_OK;
+}
+
+pte_status k_opt_tensor(pte_kernel_ctx *ctx, pte_value **args, int32_t i, pte_tensor **out) {
+  if (args[i]->tag == PTE_TAG_NONE) {
+    *out = NULL;
+    return PTE_OK;
+  }
+  return k_tensor(ctx, args, i, out);
+}
+
+pte_status k_int(pte_kernel_ctx *ctx, pte_value **args, int32_t i, int64_t *out) {
+  if (!pte_value_to_int(args[i], out)) return wrong_tag(ctx, i, args[i], "an Int");
+  return PTE_OK;
+}
+
+pte_status k_opt_int(pte_kernel_ctx *ctx, pte_value **args, int32_t i, int64_t *out, bool *present) {
+  *present = args[i]->tag != PTE_TAG_NONE;
+  if (!*present) return PTE_OK;
+  return k_int(ctx, args, i, out);
+}
+
+pte_status k_double(pte_kernel_ctx *ctx, pte_value **args, int32_t i, double *out) {
+  if (!pte_value_to_double(args[i], out)) return wrong_tag(ctx, i, args[i], "a number");
+  return PTE_OK;
+}
+
+pte_status k_opt_double(pte_kernel_ctx *ctx, pte_value **args, int32_t i, double *out, bool *present) {
+  *present = args[i]->tag != PTE_TAG_NONE;
+  if (!*present) return PTE_OK;
+  return k_double(ctx, args, i, out);
+}
+
+pte_status k_bool(pte_kernel_ctx *ctx, pte_value **args, int32_t i, bool *out) {
+  if (args[i]->tag != PTE_TAG_BOOL) return wrong_tag(ctx, i, args[i], "a Bool");
+  *out = args[i]->u.b;
+  return PTE_OK;
+}
+
+pte_status k_int_list(pte_kernel_ctx *ctx, pte_value **args, int32_t i, int64_t *out, int32_t max,
+                      int32_t *n) {
+  if (args[i]->tag != PTE_TAG_INT_LIST) return wrong_tag(ctx, i, args[i], "an IntList");
+  int32_t got = pte_value_int_list(args[i], out, max);
+  if (got < 0) return K_FAIL("argument %d: int list of %d entries (at most %d supported)", (int)i,
+                             (int)args[i]->len, (int)max);
+  *n = got;
+  return PTE_OK;
+}
+
+pte_status k_opt_int_list(pte_kernel_ctx *ctx, pte_value **args, int32_t i, int64_t *out,
+                          int32_t max, int32_t *n) {
+  if (args[i]->tag == PTE_TAG_NONE) {
+    *n = -1;
+    return PTE_OK;
+  }
+  return k_int_list(ctx, args, i, out, max, n);
+}
+
+pte_status k_string(pte_kernel_ctx *ctx, pte_value **args, int32_t i, const char **out) {
+  if (args[i]->tag != PTE_TAG_STRING) return wrong_tag(ctx, i, args[i], "a String");
+  *out = args[i]->u.str;
+  return PTE_OK;
+}
+
+pte_status k_tensor_list(pte_kernel_ctx *ctx, pte_value **args, int32_t i, pte_value *const **items,
+                         int32_t *n) {
+  if (args[i]->tag != PTE_TAG_TENSOR_LIST && args[i]->tag != PTE_TAG_OPTIONAL_TENSOR_LIST)
+    return wrong_tag(ctx, i, args[i], "a TensorList");
+  *items = args[i]->u.items;
+  *n = args[i]->len;
+  return PTE_OK;
+}
+
+pte_status k_opt_dtype(pte_kernel_ctx *ctx, pte_value **args, int32_t i, int32_t *dtype, bool *present) {
+  int64_t v = 0;
+  K_CHECK(k_opt_int(ctx, args, i, &v, present));
+  if (*present) {
+    if (v < 0 || v >= PTE_DTYPE_COUNT || pte_dtype_size((int32_t)v) == 0)
+      return K_FAIL("argument %d: invalid dtype code %lld", (int)i, (long long)v);
+    *dtype = (int32_t)v;
+  }
+  return PTE_OK;
+}
+
+pte_status k_scalar_arg(pte_kernel_ctx *ctx, pte_value **args, int32_t i, k_scalar *out) {
+  const pte_value *v = args[i];
+  memset(out, 0, sizeof *out);
+  switch (v->tag) {
+    case PTE_TAG_INT: out->dtype = PTE_INT64; out->i = v->u.i; out->d = (double)v->u.i; return PTE_OK;
+    case PTE_TAG_DOUBLE: out->dtype = PTE_FLOAT64; out->d = v->u.d; out->i = 0; return PTE_OK;
+    case PTE_TAG_BOOL: out->dtype = PTE_BOOL; out->i = v->u.b; out->d = v->u.b; return PTE_OK;
+    default: return wrong_tag(ctx, i, v, "a Scalar");
+  }
+}
+
+void k_scalar_tensor(const k_scalar *s, pte_tensor *t) {
+  pte_tensor_init(t, s->dtype, 0, NULL, NULL);
+  t->data = (void *)(s->dtype == PTE_FLOAT64 ? (const void *)&s->d : (const void *)&s->i);
+  if (s->dtype == PTE_BOOL) {
+    /* bool storage is one byte: point at the low byte of i (little-endian). */
+    t->data = (void *)&s->i;
+  }
+  t->flags |= PTE_TENSOR_READONLY;
+}
+
+pte_status k_dim(pte_kernel_ctx *ctx, int64_t dim, int32_t rank, int32_t *out) {
+  int32_t r = rank > 0 ? rank : 1;
+  if (dim < -r || dim >= r) return K_FAIL("dim %lld is out of range for a rank-%d tensor", (long long)dim, (int)rank);
+  *out = (int32_t)(dim < 0 ? dim + r : dim);
+  return PTE_OK;
+}
+
+/* ---- outputs ---- */
+
+pte_status k_out(pte_kernel_ctx *ctx, pte_tensor *out, int32_t dim, const int64_t *sizes) {
+  if (out->flags & PTE_TENSOR_READONLY) return K_FAIL("the output tensor is read-only (a constant)");
+  pte_status st = pte_tensor_resize(out, dim, sizes);
+  if (st) return pte_kernel_fail(ctx, st, "output: %s", pte_last_error());
+  if (!out->data && pte_tensor_numel(out) > 0) return K_FAIL("the output tensor has no memory");
+  return PTE_OK;
+}
+
+pte_status k_out_like(pte_kernel_ctx *ctx, pte_tensor *out, const pte_tensor *like) {
+  return k_out(ctx, out, like->dim, like->sizes);
+}
+
+pte_status k_contiguous(pte_kernel_ctx *ctx, const pte_tensor *t, const char *name) {
+  if (!pte_tensor_is_contiguous(t)) return K_FAIL("%s must be contiguous", name);
+  return PTE_OK;
+}
+
+pte_status k_has_data(pte_kernel_ctx *ctx, const pte_tensor *t, const char *name) {
+  if (!t->data && pte_tensor_numel(t) > 0) return K_FAIL("%s has no data", name);
+  return PTE_OK;
+}
+
+/* ---- dtypes ---- */
+
+static int float_rank(int32_t dt) {
+  return dt == PTE_FLOAT16 || dt == PTE_BFLOAT16 ? 1 : dt == PTE_FLOAT32 ? 2 : 3;
+}
+
+int32_t k_promote(int32_t a, int32_t b) {
+  if (!k_is_supported(a) || !k_is_supported(b)) return -1;
+  if (a == b) return a;
+  if (a == PTE_BOOL) return b;
+  if (b == PTE_BOOL) return a;
+  if (k_is_float(a) && k_is_float(b)) {
+    if ((a == PTE_FLOAT16 && b == PTE_BFLOAT16) || (a == PTE_BFLOAT16 && b == PTE_FLOAT16)) return PTE_FLOAT32;
+    return float_rank(a) >= float_rank(b) ? a : b;
+  }
+  if (k_is_float(a)) return a;
+  if (k_is_float(b)) return b;
+  /* both integral */
+  if ((a == PTE_UINT8 && b == PTE_INT8) || (a == PTE_INT8 && b == PTE_UINT8)) return PTE_INT16;
+  if (a == PTE_UINT8) return b;
+  if (b == PTE_UINT8) return a;
+  return pte_dtype_size(a) >= pte_dtype_size(b) ? a : b;
+}
+
+k_operand k_tensor_operand(const pte_tensor *t) {
+  k_operand o = {t->dtype, t->dim, false};
+  return o;
+}
+
+k_operand k_scalar_operand(const k_scalar *s) {
+  k_operand o = {s->dtype, 0, true};
+  return o;
+}
+
+static int32_t promote_opt(int32_t a, int32_t b) { return a < 0 ? b : b < 0 ? a : k_promote(a, b); }
+
+static int32_t combine(int32_t higher, int32_t lower) {
+  if (higher >= 0 && k_is_float(higher)) return higher;
+  if (higher == PTE_BOOL || (lower >= 0 && k_is_float(lower))) return promote_opt(higher, lower);
+  return higher >= 0 ? higher : lower;
+}
+
+int32_t k_result_type(const k_operand *ops, int32_t n) {
+  int32_t dimr = -1, zeror = -1, wrapr = -1;
+  for (int32_t i = 0; i < n; i++) {
+    int32_t dt = ops[i].dtype;
+    if (ops[i].wrapped) {
+      if (k_is_float(dt)) dt = PTE_FLOAT32; /* the default dtype */
+      else if (k_is_int(dt)) dt = PTE_INT64;
+      wrapr = promote_opt(wrapr, dt);
+    } else if (ops[i].dim == 0) {
+      zeror = promote_opt(zeror, dt);
+    } else {
+      dimr = promote_opt(dimr, dt);
+    }
+  }
+  return combine(dimr, combine(zeror, wrapr));
+}
+
+bool k_can_cast(int32_t from, int32_t to) {
+  if (k_is_float(from) && k_is_int(to)) return false;
+  if (from != PTE_BOOL && to == PTE_BOOL) return false;
+  return true;
+}
+
+float k_half_to_float(uint16_t h) {
+  uint32_t sign = (uint32_t)(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, man = h & 0x3ff, bits;
+  if (exp == 0) {
+    if (man == 0) {
+      bits = sign;
+    } else { /* subnormal: normalize */
+      int e = -1;
+      do { e++; man <<= 1; } while (!(man & 0x400));
+      bits = sign | ((uint32_t)(127 - 15 - e) << 23) | ((man & 0x3ff) << 13);
+    }
+  } else if (exp == 31) {
+    bits = sign | 0x7f800000u | (man << 13);
+  } else {
+    bits = sign | ((exp + 127 - 15) << 23) | (man << 13);
+  }
+  float f;
+  memcpy(&f, &bits, 4);
+  return f;
+}
+
+uint16_t k_float_to_half(float f) {
+  uint32_t x;
+  memcpy(&x, &f, 4);
+  uint32_t sign = (x >> 16) & 0x8000;
+  uint32_t ax = x & 0x7fffffffu;
+  if (ax >= 0x7f800000u) return (uint16_t)(sign | 0x7c00 | (ax > 0x7f800000u ? 0x200 : 0));
+  if (ax >= 0x477ff000u) return (uint16_t)(sign | 0x7c00); /* overflow to inf */
+  if (ax < 0x38800000u) { /* subnormal or zero: round to nearest even */
+    float a;
+    memcpy(&a, &ax, 4);
+    uint32_t v = (uint32_t)nearbyintf(a * 16777216.0f); /* a / 2^-24 */
+    return (uint16_t)(sign | v);
+  }
+  uint32_t e = ((ax >> 23) - 127 + 15) << 10;
+  uint32_t m = ax & 0x7fffff;
+  uint32_t h = e | (m >> 13);
+  uint32_t rest = m & 0x1fff;
+  if (rest > 0x1000 || (rest == 0x1000 && (h & 1))) h++;
+  return (uint16_t)(sign | h);
+}
+
+float k_bf16_to_float(uint16_t h) {
+  uint32_t bits = (uint32_t)h << 16;
+  float f;
+  memcpy(&f, &bits, 4);
+  return f;
+}
+
+uint16_t k_float_to_bf16(float f) {
+  uint32_t x;
+  memcpy(&x, &f, 4);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((x >> 16) | 0x40);
+  x += 0x7fff + ((x >> 16) & 1);
+  return (uint16_t)(x >> 16);
+}
+
+/* float → integer without undefined behaviour: NaN → 0, saturate to int64. */
+static inline int64_t f2i(double v) {
+  if (v != v) return 0;
+  if (v >= 9223372036854775807.0) return INT64_MAX;
+  if (v <= -9223372036854775808.0) return INT64_MIN;
+  return (int64_t)v;
+}
+
+double k_get_d(const void *p, int32_t dt, int64_t i) {
+  switch (dt) {
+    case PTE_FLOAT32: return ((const float *)p)[i];
+    case PTE_FLOAT64: return ((const double *)p)[i];
+    case PTE_FLOAT16: return k_half_to_float(((const uint16_t *)p)[i]);
+    case PTE_BFLOAT16: return k_bf16_to_float(((const uint16_t *)p)[i]);
+    case PTE_BOOL: return ((const uint8_t *)p)[i] != 0;
+    case PTE_UINT8: return ((const uint8_t *)p)[i];
+    case PTE_INT8: return ((const int8_t *)p)[i];
+    case PTE_INT16: return ((const int16_t *)p)[i];
+    case PTE_INT32: return ((const int32_t *)p)[i];
+    case PTE_INT64: return (double)((const int64_t *)p)[i];
+    default: return 0;
+  }
+}
+
+int64_t k_get_i(const void *p, int32_t dt, int64_t i) {
+  switch (dt) {
+    case PTE_BOOL: return ((const uint8_t *)p)[i] != 0;
+    case PTE_UINT8: return ((const uint8_t *)p)[i];
+    case PTE_INT8: return ((const int8_t *)p)[i];
+    case PTE_INT16: return ((const int16_t *)p)[i];
+    case PTE_INT32: return ((const int32_t *)p)[i];
+    case PTE_INT64: return ((const int64_t *)p)[i];
+    default: return f2i(k_get_d(p, dt, i));
+  }
+}
+
+void k_set_d(void *p, int32_t dt, int64_t i, double v) {
+  switch (dt) {
+    case PTE_FLOAT32: ((float *)p)[i] = (float)v; break;
+    case PTE_FLOAT64: ((double *)p)[i] = v; break;
+    case PTE_FLOAT16: ((uint16_t *)p)[i] = k_float_to_half((float)v); break;
+    case PTE_BFLOAT16: ((uint16_t *)p)[i] = k_float_to_bf16((float)v); break;
+    case PTE_BOOL: ((uint8_t *)p)[i] = v != 0; break;
+    default: k_set_i(p, dt, i, f2i(v)); break;
+  }
+}
+
+void k_set_i(void *p, int32_t dt, int64_t i, int64_t v) {
+  switch (dt) {
+    case PTE_BOOL: ((uint8_t *)p)[i] = v != 0; break;
+    case PTE_UINT8: ((uint8_t *)p)[i] = (uint8_t)v; break;
+    case PTE_INT8: ((int8_t *)p)[i] = (int8_t)v; break;
+    case PTE_INT16: ((int16_t *)p)[i] = (int16_t)v; break;
+    case PTE_INT32: ((int32_t *)p)[i] = (int32_t)v; break;
+    case PTE_INT64: ((int64_t *)p)[i] = v; break;
+    default: k_set_d(p, dt, i, (double)v); break;
+  }
+}
+
+/* Round an integer through a narrower integer dtype (wraps like a C cast). */
+static inline int64_t through_int(int64_t v, int32_t dt) {
+  switch (dt) {
+    case PTE_UINT8: return (uint8_t)v;
+    case PTE_INT8: return (int8_t)v;
+    case PTE_INT16: return (int16_t)v;
+    case PTE_INT32: return (int32_t)v;
+    default: return v;
+  }
+}
+
+static inline float through_float(float v, int32_t dt) {
+  if (dt == PTE_FLOAT16) return k_half_to_float(k_float_to_half(v));
+  if (dt == PTE_BFLOAT16) return k_bf16_to_float(k_float_to_bf16(v));
+  return v;
+}
+
+#define LOAD_LOOP(DT, CT, EXPR)                                             \
+  do {                                                                      \
+    const DT *s_ = (const DT *)src + off;                                   \
+    CT *d_ = (CT *)dst;                                                     \
+    for (int64_t j = 0; j < n; j++) {                                       \
+      DT x = s_[j * stride];                                                \
+      d_[j] = (CT)(EXPR);                                                   \
+    }                                                                       \
+  } while (0)
+
+#define LOAD_ANY(CT, FROMF, FROMI)                                                   \
+  switch (dt) {                                                                      \
+    case PTE_FLOAT32: LOAD_LOOP(float, CT, FROMF((double)x)); break;                 \
+    case PTE_FLOAT64: LOAD_LOOP(double, CT, FROMF(x)); break;                        \
+    case PTE_FLOAT16: LOAD_LOOP(uint16_t, CT, FROMF((double)k_half_to_float(x))); break; \
+    case PTE_BFLOAT16: LOAD_LOOP(uint16_t, CT, FROMF((double)k_bf16_to_float(x))); break; \
+    case PTE_BOOL: LOAD_LOOP(uint8_t, CT, FROMI((int64_t)(x != 0))); break;          \
+    case PTE_UINT8: LOAD_LOOP(uint8_t, CT, FROMI((int64_t)x)); break;                \
+    case PTE_INT8: LOAD_LOOP(int8_t, CT, FROMI((int64_t)x)); break;                  \
+    case PTE_INT16: LOAD_LOOP(int16_t, CT, FROMI((int64_t)x)); break;                \
+    case PTE_INT32: LOAD_LOOP(int32_t, CT, FROMI((int64_t)x)); break;                \
+    case PTE_INT64: LOAD_LOOP(int64_t, CT, FROMI(x)); break;                         \
+    default: memset(dst, 0, (size_t)n * sizeof(CT)); break;                          \
+  }
+
+void k_load_row(void *dst, k_ctype ct, int32_t through, const void *src, int32_t dt, int64_t off,
+                int64_t stride, int64_t n) {
+  switch (ct) {
+    case K_F32:
+#define F32_F(v) through_float((float)(v), through)
+#define F32_I(v) through_float((float)through_int((v), through), through)
+      if (dt == PTE_FLOAT32 && through == PTE_FLOAT32) {
+        LOAD_LOOP(float, float, x);
+      } else {
+        LOAD_ANY(float, F32_F, F32_I);
+      }
+      break;
+    case K_F64:
+#define F64_F(v) (double)(v)
+#define F64_I(v) (double)through_int((v), through)
+      LOAD_ANY(double, F64_F, F64_I);
+      break;
+    case K_I64:
+#define I64_F(v) through_int(f2i(v), through)
+#define I64_I(v) through_int((v), through)
+      LOAD_ANY(int64_t, I64_F, I64_I);
+      break;
+    case K_BOOL:
+#define B_F(v) ((v) != 0)
+#define B_I(v) ((v) != 0)
+      LOAD_ANY(uint8_t, B_F, B_I);
+      break;
+  }
+}
+
+#define STORE_LOOP(DT, CT, EXPR)                                            \
+  do {                                                                      \
+    DT *d_ = (DT *)dst + off;                                               \
+    const CT *s_ = (const CT *)src;                                         \
+    for (int64_t j = 0; j < n; j++) {                                       \
+      CT x = s_[j];                                                         \
+      d_[j * stride] = (DT)(EXPR);                                          \
+    }                                                                       \
+  } while (0)
+
+#define STORE_FROM_FLOAT(CT)                                                          \
+  switch (dt) {                                                                       \
+    case PTE_FLOAT32: STORE_LOOP(float, CT, x); break;                                \
+    case PTE_FLOAT64: STORE_LOOP(double, CT, x); break;                               \
+    case PTE_FLOAT16: STORE_LOOP(uint16_t, CT, k_float_to_half((float)x)); break;     \
+    case PTE_BFLOAT16: STORE_LOOP(uint16_t, CT, k_float_to_bf16((float)x)); break;    \
+    case PTE_BOOL: STORE_LOOP(uint8_t, CT, x != 0); break;                            \
+    case PTE_UINT8: STORE_LOOP(uint8_t, CT, f2i((double)x)); break;                   \
+    case PTE_INT8: STORE_LOOP(int8_t, CT, f2i((double)x)); break;                     \
+    case PTE_INT16: STORE_LOOP(int16_t, CT, f2i((double)x)); break;                   \
+    case PTE_INT32: STORE_LOOP(int32_t, CT, f2i((double)x)); break;                   \
+    case PTE_INT64: STORE_LOOP(int64_t, CT, f2i((double)x)); break;                   \
+    default: break;                                                                   \
+  }
+
+#define STORE_FROM_INT(CT)                                                            \
+  switch (dt) {                                                                       \
+    case PTE_FLOAT32: STORE_LOOP(float, CT, (float)x); break;                         \
+    case PTE_FLOAT64: STORE_LOOP(double, CT, (double)x); break;                       \
+    case PTE_FLOAT16: STORE_LOOP(uint16_t, CT, k_float_to_half((float)x)); break;     \
+    case PTE_BFLOAT16: STORE_LOOP(uint16_t, CT, k_float_to_bf16((float)x)); break;    \
+    case PTE_BOOL: STORE_LOOP(uint8_t, CT, x != 0); break;                            \
+    case PTE_UINT8: STORE_LOOP(uint8_t, CT, (uint8_t)x); break;                       \
+    case PTE_INT8: STORE_LOOP(int8_t, CT, (int8_t)x); break;                          \
+    case PTE_INT16: STORE_LOOP(int16_t, CT, (int16_t)x); break;                       \
+    case PTE_INT32: STORE_LOOP(int32_t, CT, (int32_t)x); break;                       \
+    case PTE_INT64: STORE_LOOP(int64_t, CT, (int64_t)x); break;                       \
+    default: break;                                                                   \
+  }
+
+void k_store_row(void *dst, int32_t dt, int64_t off, int64_t stride, const void *src, k_ctype ct,
+                 int64_t n) {
+  switch (ct) {
+    case K_F32: STORE_FROM_FLOAT(float); break;
+    case K_F64: STORE_FROM_FLOAT(double); break;
+    case K_I64: STORE_FROM_INT(int64_t); break;
+    case K_BOOL: STORE_FROM_INT(uint8_t); break;
+  }
+}
+
+/* ---- shapes and iteration ---- */
+
+pte_status k_broadcast_shape(pte_kernel_ctx *ctx, const pte_tensor *const *ts, int32_t n,
+                             int32_t *dim, int64_t *sizes) {
+  int32_t d = 0;
+  for (int32_t i = 0; i < n; i++)
+    if (ts[i] && ts[i]->dim > d) d = ts[i]->dim;
+  for (int32_t k = 0; k < d; k++) sizes[k] = 1;
+  for (int32_t i = 0; i < n; i++) {
+    const pte_tensor *t = ts[i];
+    if (!t) continue;
+    for (int32_t k = 0; k < t->dim; k++) {
+      int32_t o = d - t->dim + k;
+      int64_t s = t->sizes[k];
+      if (s == sizes[o] || s == 1) continue;
+      if (sizes[o] == 1) {
+        sizes[o] = s;
+        continue;
+      }
+      char a[160], b[160];
+      return K_FAIL("shapes %s and %s cannot be broadcast together",
+                    pte_shape_str(t->dim, t->sizes, a, sizeof a), pte_shape_str(d, sizes, b, sizeof b));
+    }
+  }
+  *dim = d;
+  return PTE_OK;
+}
+
+void k_broadcast_strides(const pte_tensor *t, int32_t dim, const int64_t *sizes, int64_t *strides) {
+  for (int32_t k = 0; k < dim; k++) {
+    int32_t src = k - (dim - t->dim);
+    strides[k] = (src < 0 || (t->sizes[src] == 1 && sizes[k] != 1)) ? 0 : t->strides[src];
+  }
+}
+
+void k_iter_init(k_iter *it, int32_t dim, const int64_t *sizes, int32_t nops,
+                 int64_t (*strides)[PTE_MAX_DIM]) {
+  memset(it, 0, sizeof *it);
+  it->nops = nops;
+  int64_t numel = k_numel(dim, sizes);
+  /* Drop size-1 dims, then merge neighbours whose strides chain. */
+  int32_t d = 0;
+  for (int32_t k = 0; k < dim; k++) {
+    if (sizes[k] == 1) continue;
+    if (d > 0) {
+      bool merge = true;
+      for (int32_t o = 0; o < nops && merge; o++)
+        merge = strides[o][k - 0] * sizes[k] == it->strides[o][d - 1] ||
+                (strides[o][k] == 0 && it->strides[o][d - 1] == 0);
+      /* strides[o][prev] == strides[o][k] * sizes[k] means prev and k are contiguous */
+      if (merge) {
+        for (int32_t o = 0; o < nops; o++) it->strides[o][d - 1] = strides[o][k];
+        it->sizes[d - 1] *= sizes[k];
+        continue;
+      }
+    }
+    it->sizes[d] = sizes[k];
+    for (int32_t o = 0; o < nops; o++) it->strides[o][d] = strides[o][k];
+    d++;
+  }
+  if (d == 0) { /* a single element */
+    it->sizes[0] = 1;
+    d = 1;
+  }
+  it->dim = d;
+  it->rows_left = numel == 0 ? 0 : numel / it->sizes[d - 1];
+}
+
+int64_t k_iter_row(k_iter *it, int64_t *off) {
+  if (it->rows_left <= 0) return 0;
+  for (int32_t o = 0; o < it->nops; o++) off[o] = it->offset[o];
+  it->rows_left--;
+  /* advance the odometer over the outer dims */
+  for (int32_t k = it->dim - 2; k >= 0; k--) {
+    for (int32_t o = 0; o < it->nops; o++) it->offset[o] += it->strides[o][k];
+    if (++it->index[k] < it->sizes[k]) break;
+    for (int32_t o = 0; o < it->nops; o++) it->offset[o] -= it->strides[o][k] * it->sizes[k];
+    it->index[k] = 0;
+  }
+  return it->sizes[it->dim - 1];
+}
+
+/* ---- elementwise driver ---- */
+
+#define K_CHUNK 256
+
+pte_status k_elementwise(pte_kernel_ctx *ctx, const pte_tensor *const *ins, int32_t nin,
+                         pte_tensor *out, int32_t common, k_ctype out_ct, const k_row_fns *fns,
+                         const k_params *p) {
+  if (nin < 1 || nin > 3) return K_FAIL("internal: %d elementwise inputs", (int)nin);
+  if (!k_is_supported(common)) return K_FAIL("dtype %s is not supported", pte_dtype_name(common));
+  k_ctype ct = k_ctype_of(common);
+  k_row_fn fn = fns->fn[ct];
+  if (!fn) return K_FAIL("not implemented for dtype %s", pte_dtype_name(common));
+  for (int32_t i = 0; i < nin; i++) {
+    if (!k_is_supported(ins[i]->dtype))
+      return K_FAIL("input %d has unsupported dtype %s", (int)i, pte_dtype_name(ins[i]->dtype));
+    K_CHECK(k_has_data(ctx, ins[i], "an input"));
+  }
+  if (!k_is_supported(out->dtype)) return K_FAIL("output has unsupported dtype %s", pte_dtype_name(out->dtype));
+  int32_t result = out_ct == K_BOOL && ct != K_BOOL ? PTE_BOOL : common;
+  if (!k_can_cast(result, out->dtype))
+    return K_FAIL("result type %s can't be cast to the output dtype %s", pte_dtype_name(result),
+                  pte_dtype_name(out->dtype));
+  int32_t dim;
+  int64_t sizes[PTE_MAX_DIM];
+  K_CHECK(k_broadcast_shape(ctx, ins, nin, &dim, sizes));
+  K_CHECK(k_out(ctx, out, dim, sizes));
+  int64_t strides[K_MAX_OPERANDS][PTE_MAX_DIM];
+  for (int32_t i = 0; i < nin; i++) k_broadcast_strides(ins[i], dim, sizes, strides[i]);
+  for (int32_t k = 0; k < dim; k++) strides[nin][k] = out->strides[k];
+  k_iter it;
+  k_iter_init(&it, dim, sizes, nin + 1, strides);
+  int64_t istride[K_MAX_OPERANDS];
+  for (int32_t o = 0; o <= nin; o++) istride[o] = k_iter_stride(&it, o);
+  _Alignas(64) uint8_t buf[4][K_CHUNK * 8];
+  int64_t off[K_MAX_OPERANDS];
+  int64_t n;
+  while ((n = k_iter_row(&it, off)) > 0) {
+    for (int64_t s = 0; s < n; s += K_CHUNK) {
+      int64_t m = n - s < K_CHUNK ? n - s : K_CHUNK;
+      const void *in[3] = {NULL, NULL, NULL};
+      for (int32_t i = 0; i < nin; i++) {
+        k_load_row(buf[i], ct, common, ins[i]->data, ins[i]->dtype, off[i] + s * istride[i], istride[i], m);
+        in[i] = buf[i];
+      }
+      fn(in[0], in[1], in[2], buf[3], m, p);
+      k_store_row(out->data, out->dtype, off[nin] + s * istride[nin], istride[nin], buf[3], out_ct, m);
+    }
+  }
+  return PTE_OK;
+}
+
+/* ---- reductions ---- */
+
+pte_status k_reduce_init(pte_kernel_ctx *ctx, k_reduce *r, const pte_tensor *in,
+                         const int64_t *dims, int32_t ndims, bool keepdim) {
+  memset(r, 0, sizeof *r);
+  bool reduced[PTE_MAX_DIM] = {false};
+  if (ndims <= 0) {
+    for (int32_t k = 0; k < in->dim; k++) reduced[k] = true;
+  } else {
+    for (int32_t j = 0; j < ndims; j++) {
+      int32_t d = 0;
+      K_CHECK(k_dim(ctx, dims[j], in->dim, &d));
+      if (in->dim == 0) continue;
+      if (reduced[d]) return K_FAIL("dim %d appears more than once in the reduction", (int)d);
+      reduced[d] = true;
+    }
+  }
+  r->outer_numel = 1;
+  r->inner_numel = 1;
+  for (int32_t k = 0; k < in->dim; k++) {
+    if (reduced[k]) {
+      r->inner_sizes[r->inner_dim] = in->sizes[k];
+      r->inner_strides[r->inner_dim++] = in->strides[k];
+      r->inner_numel *= in->sizes[k];
+      if (keepdim) r->out_sizes[r->out_dim++] = 1;
+    } else {
+      r->outer_sizes[r->outer_dim] = in->sizes[k];
+      r->outer_strides[r->outer_dim++] = in->strides[k];
+      r->outer_numel *= in->sizes[k];
+      r->out_sizes[r->out_dim++] = in->sizes[k];
+    }
+  }
+  return PTE_OK;
+}

@@ -1,0 +1,269 @@
+/* Shared helpers for the portable kernels: argument access with type checks,
+ * output preparation, ATen dtype promotion, dtype conversion of whole rows,
+ * broadcasting iteration, and elementwise/reduction drivers.
+ *
+ * Internal to kernels_portable (hidden symbols, k_ prefix). */
+#ifndef PTERUN_KERNEL_UTIL_H
+#define PTERUN_KERNEL_UTIL_H
+
+#include <pterun/runtime.h>
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+/* Each op file ends with one or more of these; CMake collects them into the
+ * library's kernel table (see kernels/portable/CMakeLists.txt). */
+#define PTE_PORTABLE_KERNEL(fn, opname) \
+  const pte_kernel pte_portable_kernel_##fn = {opname, fn, 0, 0};
+#define PTE_PORTABLE_KERNEL_EX(fn, opname, accepts, scratch) \
+  const pte_kernel pte_portable_kernel_##fn = {opname, fn, accepts, scratch};
+
+#define K_FAIL(...) pte_kernel_fail(ctx, PTE_ERR_KERNEL, __VA_ARGS__)
+#define K_CHECK(expr)            \
+  do {                           \
+    pte_status k_st_ = (expr);   \
+    if (k_st_) return k_st_;     \
+  } while (0)
+
+/* ---------------------------------------------------------------------- */
+/* Arguments                                                              */
+/* ---------------------------------------------------------------------- */
+
+pte_status k_nargs(pte_kernel_ctx *ctx, int32_t nargs, int32_t expected);
+pte_status k_tensor(pte_kernel_ctx *ctx, pte_value **args, int32_t i, pte_tensor **out);
+/* None → *out = NULL */
+pte_status k_opt_tensor(pte_kernel_ctx *ctx, pte_value **args, int32_t i, pte_tensor **out);
+pte_status k_int(pte_kernel_ctx *ctx, pte_value **args, int32_t i, int64_t *out);
+/* None → *present = false */
+pte_status k_opt_int(pte_kernel_ctx *ctx, pte_value **args, int32_t i, int64_t *out, bool *present);
+pte_status k_double(pte_kernel_ctx *ctx, pte_value **args, int32_t i, double *out);
+pte_status k_opt_double(pte_kernel_ctx *ctx, pte_value **args, int32_t i, double *out, bool *present);
+pte_status k_bool(pte_kernel_ctx *ctx, pte_value **args, int32_t i, bool *out);
+/* IntList of at most `max` entries. */
+pte_status k_int_list(pte_kernel_ctx *ctx, pte_value **args, int32_t i, int64_t *out, int32_t max,
+                      int32_t *n);
+/* IntList or None (→ *n = -1). */
+pte_status k_opt_int_list(pte_kernel_ctx *ctx, pte_value **args, int32_t i, int64_t *out,
+                          int32_t max, int32_t *n);
+pte_status k_string(pte_kernel_ctx *ctx, pte_value **args, int32_t i, const char **out);
+/* TensorList (items are Tensor values) or OptionalTensorList (items may be NULL). */
+pte_status k_tensor_list(pte_kernel_ctx *ctx, pte_value **args, int32_t i, pte_value *const **items,
+                         int32_t *n);
+/* Optional dtype argument (Int ScalarType code, or None → *present = false). */
+pte_status k_opt_dtype(pte_kernel_ctx *ctx, pte_value **args, int32_t i, int32_t *dtype, bool *present);
+
+/* A Scalar argument (Int, Double or Bool EValue). */
+typedef struct k_scalar {
+  int32_t dtype; /* PTE_INT64, PTE_FLOAT64 or PTE_BOOL */
+  int64_t i;
+  double d;
+} k_scalar;
+pte_status k_scalar_arg(pte_kernel_ctx *ctx, pte_value **args, int32_t i, k_scalar *out);
+/* A 0-dim tensor over a scalar's storage (for treating Scalar args like tensors). */
+void k_scalar_tensor(const k_scalar *s, pte_tensor *t);
+
+/* Wrap a possibly negative dim into [0, rank); rank 0 accepts -1 and 0. */
+pte_status k_dim(pte_kernel_ctx *ctx, int64_t dim, int32_t rank, int32_t *out);
+
+/* ---------------------------------------------------------------------- */
+/* Outputs                                                                */
+/* ---------------------------------------------------------------------- */
+
+/* Resize `out` to sizes (checking bounds), refuse read-only (constant)
+ * tensors, and make sure it has memory. */
+pte_status k_out(pte_kernel_ctx *ctx, pte_tensor *out, int32_t dim, const int64_t *sizes);
+/* Same shape as `like`. */
+pte_status k_out_like(pte_kernel_ctx *ctx, pte_tensor *out, const pte_tensor *like);
+/* Fail unless `t` is contiguous (name used in the message). */
+pte_status k_contiguous(pte_kernel_ctx *ctx, const pte_tensor *t, const char *name);
+/* Fail unless `t` has data (when it has elements). */
+pte_status k_has_data(pte_kernel_ctx *ctx, const pte_tensor *t, const char *name);
+
+/* ---------------------------------------------------------------------- */
+/* Dtypes                                                                 */
+/* ---------------------------------------------------------------------- */
+
+static inline bool k_is_float(int32_t dt) {
+  return dt == PTE_FLOAT32 || dt == PTE_FLOAT64 || dt == PTE_FLOAT16 || dt == PTE_BFLOAT16;
+}
+static inline bool k_is_int(int32_t dt) {
+  return dt == PTE_UINT8 || dt == PTE_INT8 || dt == PTE_INT16 || dt == PTE_INT32 || dt == PTE_INT64;
+}
+/* A dtype the portable kernels can load and store. */
+static inline bool k_is_supported(int32_t dt) { return k_is_float(dt) || k_is_int(dt) || dt == PTE_BOOL; }
+
+/* torch.promote_types for the supported dtypes (-1 if either is unsupported). */
+int32_t k_promote(int32_t a, int32_t b);
+
+/* An operand of torch.result_type. */
+typedef struct k_operand {
+  int32_t dtype;
+  int32_t dim;       /* 0-dim tensors rank below dimensioned ones */
+  bool wrapped;      /* a Python number (Scalar argument) */
+} k_operand;
+k_operand k_tensor_operand(const pte_tensor *t);
+k_operand k_scalar_operand(const k_scalar *s);
+/* ATen's result_type: dimensioned tensors, then 0-dim tensors, then wrapped
+ * numbers (float → float32, int → int64), combined by category. */
+int32_t k_result_type(const k_operand *ops, int32_t n);
+
+/* Compute type for a dtype: the type the arithmetic runs in. */
+typedef enum k_ctype { K_F32 = 0, K_F64 = 1, K_I64 = 2, K_BOOL = 3 } k_ctype;
+static inline k_ctype k_ctype_of(int32_t dt) {
+  if (dt == PTE_FLOAT64) return K_F64;
+  if (k_is_float(dt)) return K_F32; /* float16/bfloat16 compute in float, like ATen */
+  if (dt == PTE_BOOL) return K_BOOL;
+  return K_I64;
+}
+static inline size_t k_ctype_size(k_ctype c) { return c == K_F32 ? 4 : c == K_BOOL ? 1 : 8; }
+
+/* Can a value of dtype `from` be written to `to` (ATen's canCast)? */
+bool k_can_cast(int32_t from, int32_t to);
+
+/* Row conversion: n elements of `src` (dtype dt, element offset `off`,
+ * element stride `stride`) into a buffer of compute type ct, rounding through
+ * `through` (the op's common dtype) so results match ATen bit for bit. */
+void k_load_row(void *dst, k_ctype ct, int32_t through, const void *src, int32_t dt, int64_t off,
+                int64_t stride, int64_t n);
+/* n elements of compute type ct into `dst` (dtype dt) at off/stride. */
+void k_store_row(void *dst, int32_t dt, int64_t off, int64_t stride, const void *src, k_ctype ct,
+                 int64_t n);
+/* One element as double / int64 (slow path helpers). */
+double k_get_d(const void *p, int32_t dt, int64_t i);
+int64_t k_get_i(const void *p, int32_t dt, int64_t i);
+void k_set_d(void *p, int32_t dt, int64_t i, double v);
+void k_set_i(void *p, int32_t dt, int64_t i, int64_t v);
+float k_half_to_float(uint16_t h);
+uint16_t k_float_to_half(float f);
+float k_bf16_to_float(uint16_t h);
+uint16_t k_float_to_bf16(float f);
+
+/* ---------------------------------------------------------------------- */
+/* Shapes and iteration                                                   */
+/* ---------------------------------------------------------------------- */
+
+static inline int64_t k_numel(int32_t dim, const int64_t *sizes) {
+  int64_t n = 1;
+  for (int32_t i = 0; i < dim; i++) n *= sizes[i];
+  return n;
+}
+
+/* Broadcast the shapes of n tensors (NULL entries are skipped). */
+pte_status k_broadcast_shape(pte_kernel_ctx *ctx, const pte_tensor *const *ts, int32_t n,
+                             int32_t *dim, int64_t *sizes);
+/* Strides of `t` viewed as broadcast to (dim, sizes): 0 on broadcast dims. */
+void k_broadcast_strides(const pte_tensor *t, int32_t dim, const int64_t *sizes, int64_t *strides);
+
+#define K_MAX_OPERANDS 4
+
+/* Walks an iteration space row by row for up to K_MAX_OPERANDS operands;
+ * adjacent dims are merged where every operand allows it. */
+typedef struct k_iter {
+  int32_t nops;
+  int32_t dim;
+  int64_t sizes[PTE_MAX_DIM];
+  int64_t strides[K_MAX_OPERANDS][PTE_MAX_DIM];
+  int64_t index[PTE_MAX_DIM];
+  int64_t offset[K_MAX_OPERANDS];
+  int64_t rows_left;
+} k_iter;
+
+void k_iter_init(k_iter *it, int32_t dim, const int64_t *sizes, int32_t nops,
+                 int64_t (*strides)[PTE_MAX_DIM]);
+/* Next row: fills off[k] with each operand's start; returns its length (0 when done). */
+int64_t k_iter_row(k_iter *it, int64_t *off);
+/* Inner (row) stride of operand k. */
+static inline int64_t k_iter_stride(const k_iter *it, int32_t k) {
+  return it->dim ? it->strides[k][it->dim - 1] : 0;
+}
+
+/* Element offset of linear (row-major) index `i` in a tensor of that shape. */
+static inline int64_t k_offset(int32_t dim, const int64_t *sizes, const int64_t *strides, int64_t i) {
+  int64_t off = 0;
+  for (int32_t d = dim - 1; d >= 0; d--) {
+    int64_t s = sizes[d];
+    if (s > 1) {
+      off += (i % s) * strides[d];
+      i /= s;
+    }
+  }
+  return off;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Elementwise drivers                                                    */
+/* ---------------------------------------------------------------------- */
+
+/* Extra scalars an elementwise op may need (alpha, bounds, slopes, modes). */
+typedef struct k_params {
+  double d[4];
+  int64_t i[4];
+} k_params;
+
+/* Row functions work on buffers of the compute type (float, double, int64_t
+ * or uint8_t for bool); `out` may be of another compute type (comparisons
+ * produce uint8_t). */
+typedef void (*k_row_fn)(const void *a, const void *b, const void *c, void *out, int64_t n,
+                         const k_params *p);
+typedef struct k_row_fns {
+  k_row_fn fn[4]; /* indexed by k_ctype of the inputs; NULL = dtype not supported */
+} k_row_fns;
+
+/* out = f(inputs...) with broadcasting. `common` is the dtype inputs are
+ * converted to (ATen's common dtype); `out_ct` the compute type the row
+ * function writes (common's ctype, or K_BOOL for predicates). */
+pte_status k_elementwise(pte_kernel_ctx *ctx, const pte_tensor *const *ins, int32_t nin,
+                         pte_tensor *out, int32_t common, k_ctype out_ct, const k_row_fns *fns,
+                         const k_params *p);
+
+/* Define a row function family from one expression per compute type.
+ * In the expression: a, b, c are the inputs (of type T), p the k_params. */
+#define K_ROW_FN(name, T, OUT_T, EXPR)                                                   \
+  static void name(const void *a_, const void *b_, const void *c_, void *o_, int64_t n, \
+                   const k_params *p) {                                                  \
+    const T *A_ = (const T *)a_;                                                         \
+    const T *B_ = (const T *)b_;                                                         \
+    const T *C_ = (const T *)c_;                                                         \
+    OUT_T *O_ = (OUT_T *)o_;                                                             \
+    (void)p; (void)B_; (void)C_;                                                         \
+    for (int64_t j_ = 0; j_ < n; j_++) {                                                 \
+      T a = A_[j_];                                                                      \
+      T b = B_ ? B_[j_] : (T)0;                                                          \
+      T c = C_ ? C_[j_] : (T)0;                                                          \
+      (void)a; (void)b; (void)c;                                                         \
+      O_[j_] = (OUT_T)(EXPR);                                                            \
+    }                                                                                    \
+  }
+
+/* ---------------------------------------------------------------------- */
+/* Reductions                                                             */
+/* ---------------------------------------------------------------------- */
+
+/* Splits a tensor's dims into kept (outer) and reduced (inner) ones. */
+typedef struct k_reduce {
+  int32_t outer_dim;
+  int64_t outer_sizes[PTE_MAX_DIM];
+  int64_t outer_strides[PTE_MAX_DIM];
+  int32_t inner_dim;
+  int64_t inner_sizes[PTE_MAX_DIM];
+  int64_t inner_strides[PTE_MAX_DIM];
+  int64_t outer_numel;
+  int64_t inner_numel;
+  int32_t out_dim; /* shape of the result (keepdim applied) */
+  int64_t out_sizes[PTE_MAX_DIM];
+} k_reduce;
+
+/* dims: the reduced dims (may be negative); ndims < 0 or 0 = all dims
+ * (callers pass 0 only where the op means "all" for an empty list). */
+pte_status k_reduce_init(pte_kernel_ctx *ctx, k_reduce *r, const pte_tensor *in,
+                         const int64_t *dims, int32_t ndims, bool keepdim);
+static inline int64_t k_reduce_outer(const k_reduce *r, int64_t o) {
+  return k_offset(r->outer_dim, r->outer_sizes, r->outer_strides, o);
+}
+static inline int64_t k_reduce_inner(const k_reduce *r, int64_t k) {
+  return k_offset(r->inner_dim, r->inner_sizes, r->inner_strides, k);
+}
+
+#endif

@@ -1,0 +1,61 @@
+/* Reference matrix products (see matmul.h). */
+#include "matmul.h"
+
+#define JCHUNK 256
+
+void k_gemm(int32_t dtype, int64_t M, int64_t N, int64_t K, const void *a, int64_t sa0, int64_t sa1,
+            const void *b, int64_t sb0, int64_t sb1, void *c, int64_t sc0, int64_t sc1,
+            const void *bias, int64_t sbias0, int64_t sbias1, double alpha, double beta) {
+  if (k_is_float(dtype)) {
+    double acc[JCHUNK];
+    for (int64_t i = 0; i < M; i++) {
+      for (int64_t j0 = 0; j0 < N; j0 += JCHUNK) {
+        int64_t nj = N - j0 < JCHUNK ? N - j0 : JCHUNK;
+        for (int64_t j = 0; j < nj; j++) acc[j] = 0;
+        if (dtype == PTE_FLOAT32) {
+          const float *A = (const float *)a, *B = (const float *)b;
+          for (int64_t k = 0; k < K; k++) {
+            double aik = A[i * sa0 + k * sa1];
+            const float *brow = B + k * sb0 + j0 * sb1;
+            if (sb1 == 1)
+              for (int64_t j = 0; j < nj; j++) acc[j] += aik * brow[j];
+            else
+              for (int64_t j = 0; j < nj; j++) acc[j] += aik * brow[j * sb1];
+          }
+        } else {
+          for (int64_t k = 0; k < K; k++) {
+            double aik = k_get_d(a, dtype, i * sa0 + k * sa1);
+            for (int64_t j = 0; j < nj; j++) acc[j] += aik * k_get_d(b, dtype, k * sb0 + (j0 + j) * sb1);
+          }
+        }
+        for (int64_t j = 0; j < nj; j++) {
+          double v = alpha * acc[j];
+          if (bias && beta != 0) v += beta * k_get_d(bias, dtype, i * sbias0 + (j0 + j) * sbias1);
+          k_set_d(c, dtype, i * sc0 + (j0 + j) * sc1, v);
+        }
+      }
+    }
+    return;
+  }
+  int64_t ia = (int64_t)alpha, ib = (int64_t)beta;
+  for (int64_t i = 0; i < M; i++) {
+    for (int64_t j = 0; j < N; j++) {
+      uint64_t acc = 0;
+      for (int64_t k = 0; k < K; k++)
+        acc += (uint64_t)k_get_i(a, dtype, i * sa0 + k * sa1) * (uint64_t)k_get_i(b, dtype, k * sb0 + j * sb1);
+      uint64_t v = (uint64_t)ia * acc;
+      if (bias && ib != 0) v += (uint64_t)ib * (uint64_t)k_get_i(bias, dtype, i * sbias0 + j * sbias1);
+      k_set_i(c, dtype, i * sc0 + j * sc1, (int64_t)v);
+    }
+  }
+}
+
+pte_status k_matmul(pte_kernel_ctx *ctx, const pte_tensor *a, const pte_tensor *b, pte_tensor *out,
+                    const pte_tensor *bias, const int64_t *bias_strides, double alpha, double beta) {
+  if (!k_is_supported(a->dtype) || a->dtype == PTE_BOOL)
+    return K_FAIL("matrix products are not supported for %s", pte_dtype_name(a->dtype));
+  k_gemm(a->dtype, a->sizes[0], b->sizes[1], a->sizes[1], a->data, a->strides[0], a->strides[1],
+         b->data, b->strides[0], b->strides[1], out->data, out->strides[0], out->strides[1],
+         bias ? bias->data : NULL, bias ? bias_strides[0] : 0, bias ? bias_strides[1] : 0, alpha, beta);
+  return PTE_OK;
+}

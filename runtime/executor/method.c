@@ -1,0 +1,679 @@
+/* Method loading: values and tensors (with planned, constant and external
+ * data), delegates, and kernels resolved through the registry. Everything a
+ * method needs is allocated here, so execute never allocates. */
+#include "method.h"
+
+#include <stdio.h>
+#include <string.h>
+
+struct pte_block {
+  pte_block *next;
+  size_t size;
+};
+
+#define BLOCK_HEADER 64 /* keeps the payload 64-byte aligned */
+
+static void *m_alloc(pte_method *m, size_t size) {
+  size_t total;
+  if (!pte_add_ok(size, BLOCK_HEADER, &total)) return NULL;
+  pte_block *b = (pte_block *)pte_alloc(m->allocator, total, 64);
+  if (!b) return NULL;
+  b->next = m->blocks;
+  b->size = total;
+  m->blocks = b;
+  m->memory_used += total;
+  void *p = (uint8_t *)b + BLOCK_HEADER;
+  memset(p, 0, size);
+  return p;
+}
+
+static void *m_array(pte_method *m, size_t count, size_t elem) {
+  size_t n;
+  if (!pte_mul_ok(count, elem, &n)) return NULL;
+  return m_alloc(m, n);
+}
+
+#define OOM(what) pte_error(PTE_ERR_OUT_OF_MEMORY, "out of memory for %s", what)
+
+/* ---- values ---- */
+
+static pte_status bind_tensor_data(pte_method *m, const pte_tensor_desc *d, pte_tensor *t) {
+  pte_program *p = m->program;
+  pte_status st;
+  size_t esize = pte_dtype_size(d->dtype);
+  if (d->has_alloc) {
+    if (d->memory_id == 0 || d->memory_id > (uint32_t)m->num_planned)
+      return pte_error(PTE_ERR_INVALID_PROGRAM, "memory_id %u is out of range (%d planned buffers)",
+                       d->memory_id, (int)m->num_planned);
+    size_t arena = m->planned_sizes[d->memory_id - 1];
+    if (d->memory_offset > arena || d->nbytes > arena - d->memory_offset)
+      return pte_error(PTE_ERR_INVALID_PROGRAM,
+                       "planned range [%llu, +%zu) lies outside buffer %u (%zu bytes)",
+                       (unsigned long long)d->memory_offset, d->nbytes, d->memory_id, arena);
+    if (d->memory_offset % esize)
+      return pte_error(PTE_ERR_INVALID_PROGRAM, "planned offset %llu is misaligned for %s",
+                       (unsigned long long)d->memory_offset, pte_dtype_name(d->dtype));
+    t->data = m->planned[d->memory_id - 1] + d->memory_offset;
+    t->flags |= PTE_TENSOR_PLANNED;
+    if (d->external) { /* external mutable state: initial bytes from the .ptd */
+      const void *src;
+      size_t n;
+      if ((st = pte_program_named(p, d->fqn, &src, &n))) return st;
+      if (n < d->nbytes)
+        return pte_error(PTE_ERR_INVALID_PROGRAM, "external data '%s' has %zu bytes, tensor needs %zu",
+                         d->fqn, n, d->nbytes);
+      memcpy(t->data, src, d->nbytes);
+    } else if (d->data_buffer_idx > 0) { /* mutable state with initial bytes */
+      uint32_t ms = pte_fb_vec_len(p->fb, p->mutable_segments)
+                        ? pte_fb_vec_table(p->fb, p->mutable_segments, 0) : 0;
+      if (!ms)
+        return pte_error(PTE_ERR_INVALID_PROGRAM, "tensor has initial data but the program has no mutable data segment");
+      uint32_t offs = pte_fb_ref(p->fb, ms, SUBSEG_OFFSETS);
+      if (d->data_buffer_idx >= pte_fb_vec_len(p->fb, offs))
+        return pte_error(PTE_ERR_INVALID_PROGRAM, "mutable data index %u is out of range", d->data_buffer_idx);
+      const uint8_t *seg;
+      size_t seg_size;
+      if ((st = pte_program_segment(p, pte_fb_scalar(p->fb, ms, SUBSEG_SEGMENT_INDEX, 4, 0), &seg, &seg_size)))
+        return st;
+      uint64_t off = pte_fb_u64(pte_fb_vec_data(p->fb, offs) + 8ull * d->data_buffer_idx);
+      if (off > seg_size || d->nbytes > seg_size - off)
+        return pte_error(PTE_ERR_INVALID_PROGRAM, "mutable data %u lies outside its segment", d->data_buffer_idx);
+      memcpy(t->data, seg + off, d->nbytes);
+    }
+    return PTE_OK;
+  }
+  const uint8_t *src = NULL;
+  if (d->external) {
+    size_t n;
+    pte_tensor layout;
+    bool found = false;
+    for (int32_t i = 0; i < p->num_maps && !found; i++) {
+      const void *ptr;
+      if (pte_data_map_get(p->maps[i], d->fqn, &ptr, &n, &layout) == PTE_OK) {
+        found = true;
+        src = (const uint8_t *)ptr;
+      }
+    }
+    if (!found) {
+      const void *ptr;
+      if (pte_program_named(p, d->fqn, &ptr, &n) != PTE_OK)
+        return pte_error(PTE_ERR_NOT_FOUND,
+                         "external weight '%s' was not found: load the program with its .ptd data file",
+                         d->fqn);
+      src = (const uint8_t *)ptr;
+      layout.dtype = -1;
+    }
+    if (n < d->nbytes)
+      return pte_error(PTE_ERR_INVALID_PROGRAM, "external data '%s' has %zu bytes, tensor needs %zu",
+                       d->fqn, n, d->nbytes);
+    if (layout.dtype >= 0) {
+      bool same = layout.dtype == d->dtype && layout.dim == d->dim;
+      for (int32_t i = 0; same && i < d->dim; i++) same = layout.sizes[i] == d->sizes[i];
+      if (!same)
+        return pte_error(PTE_ERR_INVALID_PROGRAM,
+                         "external data '%s' has layout %s rank %d, the program expects %s rank %d",
+                         d->fqn, pte_dtype_name(layout.dtype), (int)layout.dim,
+                         pte_dtype_name(d->dtype), (int)d->dim);
+    }
+  } else if (d->data_buffer_idx > 0) {
+    if ((st = pte_program_constant(p, d->data_buffer_idx, d->nbytes, &src))) return st;
+  } else {
+    t->data = NULL; /* set by set_input, or by a kernel (et_view) */
+    t->capacity = 0;
+    return PTE_OK;
+  }
+  if ((uintptr_t)src % esize)
+    return pte_error(PTE_ERR_INVALID_PROGRAM, "constant data is misaligned for %s",
+                     pte_dtype_name(d->dtype));
+  t->data = (void *)src; /* read-only: kernels refuse it as an output */
+  t->flags |= PTE_TENSOR_READONLY;
+  return PTE_OK;
+}
+
+static pte_status build_tensor(pte_method *m, uint32_t table, pte_tensor *t) {
+  pte_tensor_desc d;
+  pte_status st = pte_plan_tensor_desc(m->program, table, &d);
+  if (st) return st;
+  t->dtype = d.dtype;
+  t->dim = d.dim;
+  t->dynamism = d.dynamism;
+  memcpy(t->sizes, d.sizes, sizeof t->sizes);
+  memcpy(t->dim_order, d.dim_order, sizeof t->dim_order);
+  t->capacity = d.nbytes;
+  pte_tensor_compute_strides(t);
+  return bind_tensor_data(m, &d, t);
+}
+
+static pte_status build_values(pte_method *m, uint32_t plan) {
+  pte_program *p = m->program;
+  const pte_fb fb = p->fb;
+  uint32_t values = pte_fb_ref(fb, plan, PLAN_VALUES);
+  int32_t n = (int32_t)pte_fb_vec_len(fb, values);
+  m->num_values = n;
+  m->values = (pte_value *)m_array(m, (size_t)n, sizeof(pte_value));
+  if (!m->values) return OOM("values");
+  int32_t ntensors = 0;
+  for (int32_t i = 0; i < n; i++) {
+    uint32_t ev = pte_fb_vec_table(fb, values, (uint32_t)i);
+    if (pte_fb_scalar(fb, ev, EVALUE_TYPE, 1, 0) == PTE_TAG_TENSOR) ntensors++;
+  }
+  m->tensors = (pte_tensor *)m_array(m, (size_t)ntensors, sizeof(pte_tensor));
+  if (!m->tensors && ntensors) return OOM("tensors");
+  m->num_tensors = ntensors;
+  int32_t ti = 0;
+  for (int32_t i = 0; i < n; i++) {
+    uint8_t type;
+    uint32_t val;
+    pte_status st = pte_plan_value(p, plan, i, &type, &val);
+    if (st) return st;
+    pte_value *v = &m->values[i];
+    v->tag = type;
+    uint32_t items = 0, len = 0;
+    switch (type) {
+      case PTE_TAG_NONE:
+        break;
+      case PTE_TAG_INT:
+        v->u.i = (int64_t)pte_fb_scalar(fb, val, SCALAR_VAL, 8, 0);
+        break;
+      case PTE_TAG_BOOL:
+        v->u.b = pte_fb_scalar(fb, val, SCALAR_VAL, 1, 0) != 0;
+        break;
+      case PTE_TAG_DOUBLE: {
+        uint64_t bits = pte_fb_scalar(fb, val, SCALAR_VAL, 8, 0);
+        memcpy(&v->u.d, &bits, sizeof bits);
+        break;
+      }
+      case PTE_TAG_STRING: {
+        uint32_t s = pte_fb_ref(fb, val, SCALAR_VAL);
+        v->u.str = s ? pte_fb_str(fb, s) : "";
+        v->len = s ? (int32_t)pte_fb_vec_len(fb, s) : 0;
+        break;
+      }
+      case PTE_TAG_TENSOR:
+        v->u.tensor = &m->tensors[ti++];
+        if ((st = build_tensor(m, val, v->u.tensor))) {
+          pte_error_prefix("value %d (tensor)", (int)i);
+          return st;
+        }
+        break;
+      case PTE_TAG_DOUBLE_LIST: {
+        items = pte_fb_ref(fb, val, LIST_ITEMS);
+        len = pte_fb_vec_len(fb, items);
+        double *dst = (double *)m_array(m, len, sizeof(double));
+        if (!dst) return OOM("double list");
+        memcpy(dst, pte_fb_vec_data(fb, items), (size_t)len * sizeof(double)); /* copied: may be unaligned */
+        v->u.doubles = dst;
+        v->len = (int32_t)len;
+        break;
+      }
+      case PTE_TAG_BOOL_LIST:
+        items = pte_fb_ref(fb, val, LIST_ITEMS);
+        v->len = (int32_t)pte_fb_vec_len(fb, items);
+        v->u.bools = items ? pte_fb_vec_data(fb, items) : NULL;
+        break;
+      case PTE_TAG_INT_LIST:
+      case PTE_TAG_TENSOR_LIST:
+      case PTE_TAG_OPTIONAL_TENSOR_LIST: {
+        items = pte_fb_ref(fb, val, LIST_ITEMS);
+        len = pte_fb_vec_len(fb, items);
+        pte_value **dst = (pte_value **)m_array(m, len ? len : 1, sizeof(pte_value *));
+        if (!dst) return OOM("list");
+        const uint8_t *raw = items ? pte_fb_vec_data(fb, items) : NULL;
+        for (uint32_t k = 0; k < len; k++) {
+          int64_t idx = type == PTE_TAG_INT_LIST ? (int64_t)pte_fb_u64(raw + 8ull * k)
+                                                 : (int64_t)(int32_t)pte_fb_u32(raw + 4ull * k);
+          if (type == PTE_TAG_OPTIONAL_TENSOR_LIST && idx == -1) {
+            dst[k] = NULL;
+            continue;
+          }
+          if (idx < 0 || idx >= n)
+            return pte_error(PTE_ERR_INVALID_PROGRAM, "value %d (%s): item %u refers to value %lld, out of range (%d values)",
+                             (int)i, pte_tag_name(type), k, (long long)idx, (int)n);
+          dst[k] = &m->values[idx];
+        }
+        v->u.items = dst;
+        v->len = (int32_t)len;
+        break;
+      }
+      default:
+        return pte_error(PTE_ERR_INVALID_PROGRAM, "value %d has invalid type %u", (int)i, type);
+    }
+  }
+  /* List items must have the right types once every value exists. */
+  for (int32_t i = 0; i < n; i++) {
+    pte_value *v = &m->values[i];
+    if (v->tag != PTE_TAG_INT_LIST && v->tag != PTE_TAG_TENSOR_LIST &&
+        v->tag != PTE_TAG_OPTIONAL_TENSOR_LIST)
+      continue;
+    for (int32_t k = 0; k < v->len; k++) {
+      pte_value **items = (pte_value **)v->u.items;
+      if (!items[k]) continue;
+      int32_t want = v->tag == PTE_TAG_INT_LIST ? PTE_TAG_INT : PTE_TAG_TENSOR;
+      if (v->tag == PTE_TAG_OPTIONAL_TENSOR_LIST && items[k]->tag == PTE_TAG_NONE) {
+        items[k] = NULL;
+        continue;
+      }
+      if (items[k]->tag != want)
+        return pte_error(PTE_ERR_INVALID_PROGRAM, "value %d (%s): item %d is a %s, expected %s",
+                         (int)i, pte_tag_name(v->tag), (int)k, pte_tag_name(items[k]->tag),
+                         pte_tag_name(want));
+    }
+  }
+  return PTE_OK;
+}
+
+/* ---- planned memory ---- */
+
+static pte_status setup_planned(pte_method *m, uint32_t plan, const pte_method_options *o) {
+  pte_program *p = m->program;
+  uint32_t sizes = pte_fb_ref(p->fb, plan, PLAN_NON_CONST_BUFFER_SIZES);
+  uint32_t n = pte_fb_vec_len(p->fb, sizes);
+  if (!sizes) return pte_error(PTE_ERR_INVALID_PROGRAM, "execution plan has no non_const_buffer_sizes");
+  uint32_t dev = pte_fb_ref(p->fb, plan, PLAN_NON_CONST_BUFFER_DEVICE);
+  for (uint32_t i = 0; i < pte_fb_vec_len(p->fb, dev); i++) {
+    uint32_t e = pte_fb_vec_table(p->fb, dev, i);
+    if (pte_fb_scalar(p->fb, e, BUFDEVICE_TYPE, 1, 0) != 0)
+      return pte_error(PTE_ERR_NOT_SUPPORTED, "planned buffer %d is on a non-CPU device",
+                       (int)pte_fb_scalar(p->fb, e, BUFDEVICE_IDX, 4, 0));
+  }
+  m->num_planned = n > 1 ? (int32_t)n - 1 : 0;
+  m->planned = (uint8_t **)m_array(m, (size_t)m->num_planned + 1, sizeof(uint8_t *));
+  m->planned_sizes = (size_t *)m_array(m, (size_t)m->num_planned + 1, sizeof(size_t));
+  if (!m->planned || !m->planned_sizes) return OOM("planned buffer table");
+  bool caller = o && o->planned_buffers;
+  if (caller && o->num_planned_buffers != m->num_planned)
+    return pte_error(PTE_ERR_INVALID_ARGUMENT, "method '%s' needs %d planned buffers, %d were given",
+                     m->name, (int)m->num_planned, (int)o->num_planned_buffers);
+  for (int32_t i = 0; i < m->num_planned; i++) {
+    int64_t s = (int64_t)pte_fb_u64(pte_fb_vec_data(p->fb, sizes) + 8ull * (uint32_t)(i + 1));
+    if (s < 0 || (uint64_t)s > (uint64_t)SIZE_MAX / 2)
+      return pte_error(PTE_ERR_INVALID_PROGRAM, "planned buffer %d has invalid size %lld", (int)i,
+                       (long long)s);
+    m->planned_sizes[i] = (size_t)s;
+    if (caller) {
+      if (!o->planned_buffers[i] || !o->planned_sizes || o->planned_sizes[i] < (size_t)s)
+        return pte_error(PTE_ERR_INVALID_ARGUMENT,
+                         "planned buffer %d needs %lld bytes, the caller gave %zu", (int)i,
+                         (long long)s, o->planned_sizes ? o->planned_sizes[i] : (size_t)0);
+      if ((uintptr_t)o->planned_buffers[i] % 16)
+        return pte_error(PTE_ERR_INVALID_ARGUMENT, "planned buffer %d must be 16-byte aligned", (int)i);
+      m->planned[i] = (uint8_t *)o->planned_buffers[i];
+    } else {
+      m->planned[i] = (uint8_t *)m_alloc(m, (size_t)s);
+      if (!m->planned[i])
+        return pte_error(PTE_ERR_OUT_OF_MEMORY, "out of memory for planned buffer %d (%lld bytes)",
+                         (int)i, (long long)s);
+    }
+  }
+  return PTE_OK;
+}
+
+/* ---- delegates ---- */
+
+static pte_status init_delegates(pte_method *m, uint32_t plan) {
+  pte_program *p = m->program;
+  const pte_fb fb = p->fb;
+  uint32_t dels = pte_fb_ref(fb, plan, PLAN_DELEGATES);
+  m->num_delegates = (int32_t)pte_fb_vec_len(fb, dels);
+  m->delegates = (pte_delegate *)m_array(m, (size_t)m->num_delegates + 1, sizeof(pte_delegate));
+  if (!m->delegates) return OOM("delegates");
+  for (int32_t i = 0; i < m->num_delegates; i++) {
+    uint32_t d = pte_fb_vec_table(fb, dels, (uint32_t)i);
+    const char *id = pte_fb_str(fb, pte_fb_ref(fb, d, DELEGATE_ID));
+    if (!id) return pte_error(PTE_ERR_INVALID_PROGRAM, "delegate %d has no backend id", (int)i);
+    const pte_backend *b = pte_backend_find(id);
+    if (!b) {
+      char names[256];
+      size_t used = 0;
+      names[0] = 0;
+      for (int32_t k = 0; k < pte_backend_count() && used < sizeof names; k++)
+        used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", k ? ", " : "", pte_backend_name(k));
+      return pte_error(PTE_ERR_NOT_FOUND,
+                       "delegate %d: backend '%s' is not registered (registered backends: %s)",
+                       (int)i, id, used ? names : "none");
+    }
+    if (b->is_available && !b->is_available(b->user))
+      return pte_error(PTE_ERR_NOT_SUPPORTED, "delegate %d: backend '%s' is not available on this machine",
+                       (int)i, id);
+    uint32_t ref = pte_fb_ref(fb, d, DELEGATE_PROCESSED);
+    if (!ref) return pte_error(PTE_ERR_INVALID_PROGRAM, "delegate %d has no processed data", (int)i);
+    int8_t loc = (int8_t)pte_fb_scalar(fb, ref, DATAREF_LOCATION, 1, 0);
+    uint32_t index = (uint32_t)pte_fb_scalar(fb, ref, DATAREF_INDEX, 4, 0);
+    const uint8_t *data = NULL;
+    size_t size = 0;
+    if (loc == 0) {
+      uint32_t inl = pte_fb_ref(fb, p->root, PROGRAM_BACKEND_DELEGATE_DATA);
+      if (index >= pte_fb_vec_len(fb, inl))
+        return pte_error(PTE_ERR_INVALID_PROGRAM, "delegate %d: inline data index %u is out of range",
+                         (int)i, index);
+      uint32_t bd = pte_fb_ref(fb, pte_fb_vec_table(fb, inl, index), INLINEDATA_DATA);
+      size = pte_fb_vec_len(fb, bd);
+      data = bd ? pte_fb_vec_data(fb, bd) : p->data;
+    } else if (loc == 1) {
+      pte_status st = pte_program_segment(p, index, &data, &size);
+      if (st) {
+        pte_error_prefix("delegate %d", (int)i);
+        return st;
+      }
+    } else {
+      return pte_error(PTE_ERR_INVALID_PROGRAM, "delegate %d: data location %d is invalid", (int)i, (int)loc);
+    }
+    uint32_t specs = pte_fb_ref(fb, d, DELEGATE_COMPILE_SPECS);
+    uint32_t nspecs = pte_fb_vec_len(fb, specs);
+    pte_compile_spec *cs = (pte_compile_spec *)m_array(m, nspecs + 1, sizeof(pte_compile_spec));
+    if (!cs) return OOM("compile specs");
+    for (uint32_t k = 0; k < nspecs; k++) {
+      uint32_t s = pte_fb_vec_table(fb, specs, k);
+      uint32_t val = pte_fb_ref(fb, s, COMPILESPEC_VALUE);
+      const char *key = pte_fb_str(fb, pte_fb_ref(fb, s, COMPILESPEC_KEY));
+      cs[k].key = key ? key : "";
+      cs[k].value = val ? pte_fb_vec_data(fb, val) : NULL;
+      cs[k].size = pte_fb_vec_len(fb, val);
+    }
+    struct pte_backend_init_ctx ctx = {m};
+    m->delegates[i].backend = b;
+    m->delegates[i].id = id;
+    pte_error(PTE_OK, "%s", "");
+    pte_status st = b->init(b->user, &ctx, data, size, cs, (int32_t)nspecs, &m->delegates[i].handle);
+    if (st) {
+      pte_error_prefix("delegate %d (%s) init failed", (int)i, id);
+      return st;
+    }
+    m->delegates[i].initialized = true;
+  }
+  return PTE_OK;
+}
+
+/* ---- instructions ---- */
+
+static pte_status check_index(const pte_method *m, int64_t idx, const char *what) {
+  if (idx < 0 || idx >= m->num_values)
+    return pte_error(PTE_ERR_INVALID_PROGRAM, "%s refers to value %lld, out of range (%d values)",
+                     what, (long long)idx, (int)m->num_values);
+  return PTE_OK;
+}
+
+static pte_status build_args(pte_method *m, uint32_t vec, pte_instr *in) {
+  const pte_fb fb = m->program->fb;
+  uint32_t n = pte_fb_vec_len(fb, vec);
+  in->nargs = (int32_t)n;
+  in->args = (pte_value **)m_array(m, n ? n : 1, sizeof(pte_value *));
+  if (!in->args) return OOM("instruction arguments");
+  for (uint32_t k = 0; k < n; k++) {
+    int32_t idx = (int32_t)pte_fb_u32(pte_fb_vec_data(fb, vec) + 4ull * k);
+    pte_status st = check_index(m, idx, "argument");
+    if (st) return st;
+    in->args[k] = &m->values[idx];
+  }
+  return PTE_OK;
+}
+
+/* "name.overload" of operator `op` (dot only when the overload is not empty). */
+static const char *op_full_name(pte_method *m, uint32_t ops, int32_t op) {
+  const pte_fb fb = m->program->fb;
+  uint32_t t = pte_fb_vec_table(fb, ops, (uint32_t)op);
+  const char *name = pte_fb_str(fb, pte_fb_ref(fb, t, OPERATOR_NAME));
+  const char *ovl = pte_fb_str(fb, pte_fb_ref(fb, t, OPERATOR_OVERLOAD));
+  if (!name) return NULL;
+  size_t nl = strlen(name), ol = ovl ? strlen(ovl) : 0;
+  char *s = (char *)m_alloc(m, nl + ol + 2);
+  if (!s) return NULL;
+  memcpy(s, name, nl);
+  if (ol) {
+    s[nl] = '.';
+    memcpy(s + nl + 1, ovl, ol);
+  }
+  return s;
+}
+
+static pte_status build_instructions(pte_method *m, uint32_t plan, size_t *scratch) {
+  const pte_fb fb = m->program->fb;
+  uint32_t chains = pte_fb_ref(fb, plan, PLAN_CHAINS);
+  if (pte_fb_vec_len(fb, chains) != 1)
+    return pte_error(PTE_ERR_NOT_SUPPORTED, "method has %u chains (exactly one is supported)",
+                     pte_fb_vec_len(fb, chains));
+  uint32_t chain = pte_fb_vec_table(fb, chains, 0);
+  uint32_t instrs = pte_fb_ref(fb, chain, CHAIN_INSTRUCTIONS);
+  if (!instrs) return pte_error(PTE_ERR_INVALID_PROGRAM, "chain 0 has no instructions vector");
+  uint32_t ops = pte_fb_ref(fb, plan, PLAN_OPERATORS);
+  int32_t nops = (int32_t)pte_fb_vec_len(fb, ops);
+  m->num_instrs = (int32_t)pte_fb_vec_len(fb, instrs);
+  m->instrs = (pte_instr *)m_array(m, (size_t)m->num_instrs + 1, sizeof(pte_instr));
+  const char **names = (const char **)m_array(m, (size_t)nops + 1, sizeof(char *));
+  if (!m->instrs || !names) return OOM("instructions");
+  for (int32_t i = 0; i < nops; i++) {
+    names[i] = op_full_name(m, ops, i);
+    if (!names[i]) return pte_error(PTE_ERR_INVALID_PROGRAM, "operator %d has no name", (int)i);
+  }
+  /* Unknown operators are collected so one error names them all. */
+  char missing[768];
+  size_t mlen = 0;
+  int32_t nmissing = 0;
+  missing[0] = 0;
+  for (int32_t i = 0; i < m->num_instrs; i++) {
+    pte_instr *in = &m->instrs[i];
+    uint32_t t = pte_fb_vec_table(fb, instrs, (uint32_t)i);
+    uint8_t kind = (uint8_t)pte_fb_scalar(fb, t, INSTR_ARGS_TYPE, 1, 0);
+    uint32_t a = pte_fb_ref(fb, t, INSTR_ARGS);
+    if (!a || kind < INSTR_KERNEL || kind > INSTR_FREE)
+      return pte_error(PTE_ERR_INVALID_PROGRAM, "instruction %d has invalid type %u", (int)i, kind);
+    in->kind = kind;
+    pte_status st = PTE_OK;
+    switch (kind) {
+      case INSTR_KERNEL: {
+        int32_t op = (int32_t)pte_fb_scalar(fb, a, KERNELCALL_OP_INDEX, 4, 0);
+        if (op < 0 || op >= nops)
+          return pte_error(PTE_ERR_INVALID_PROGRAM, "instruction %d: operator index %d is out of range (%d operators)",
+                           (int)i, (int)op, (int)nops);
+        in->name = names[op];
+        if ((st = build_args(m, pte_fb_ref(fb, a, KERNELCALL_ARGS), in))) break;
+        const pte_kernel *k = pte_operator_resolve(in->name, in->args, in->nargs, NULL);
+        if (!k) {
+          if (pte_operator_registered(in->name)) {
+            char dt[128];
+            size_t used = 0;
+            dt[0] = 0;
+            for (int32_t j = 0; j < in->nargs && used < sizeof dt; j++)
+              if (in->args[j]->tag == PTE_TAG_TENSOR)
+                used += (size_t)snprintf(dt + used, sizeof dt - used, "%s%s", used ? ", " : "",
+                                         pte_dtype_name(in->args[j]->u.tensor->dtype));
+            return pte_error(PTE_ERR_NOT_SUPPORTED,
+                             "instruction %d: no registered kernel for '%s' accepts these arguments (tensor dtypes: %s)",
+                             (int)i, in->name, dt);
+          }
+          if (!strstr(missing, in->name) && mlen < sizeof missing) {
+            mlen += (size_t)snprintf(missing + mlen, sizeof missing - mlen, "%s%s", nmissing ? ", " : "", in->name);
+            nmissing++;
+          }
+          break;
+        }
+        in->fn = k->fn;
+        if (k->scratch_size) {
+          size_t s = k->scratch_size(in->args, in->nargs);
+          if (s > *scratch) *scratch = s;
+        }
+        break;
+      }
+      case INSTR_DELEGATE: {
+        int32_t d = (int32_t)pte_fb_scalar(fb, a, DELEGATECALL_DELEGATE_INDEX, 4, 0);
+        if (d < 0 || d >= m->num_delegates)
+          return pte_error(PTE_ERR_INVALID_PROGRAM, "instruction %d: delegate index %d is out of range (%d delegates)",
+                           (int)i, (int)d, (int)m->num_delegates);
+        in->a = d;
+        in->name = pte_fb_str(fb, pte_fb_ref(fb, pte_fb_vec_table(fb, pte_fb_ref(fb, plan, PLAN_DELEGATES), (uint32_t)d), DELEGATE_ID));
+        st = build_args(m, pte_fb_ref(fb, a, DELEGATECALL_ARGS), in);
+        break;
+      }
+      case INSTR_MOVE:
+        in->a = (int32_t)pte_fb_scalar(fb, a, MOVECALL_FROM, 4, 0);
+        in->b = (int32_t)pte_fb_scalar(fb, a, MOVECALL_TO, 4, 0);
+        in->name = "MOVE_CALL";
+        if (!(st = check_index(m, in->a, "move source"))) st = check_index(m, in->b, "move destination");
+        break;
+      case INSTR_JUMP_FALSE:
+        in->a = (int32_t)pte_fb_scalar(fb, a, JUMPFALSE_COND, 4, 0);
+        in->b = (int32_t)pte_fb_scalar(fb, a, JUMPFALSE_DEST, 4, 0);
+        in->name = "JF_CALL";
+        st = check_index(m, in->a, "jump condition");
+        if (!st && (in->b < 0 || in->b > m->num_instrs))
+          st = pte_error(PTE_ERR_INVALID_PROGRAM, "jump destination %d is out of range", (int)in->b);
+        break;
+      case INSTR_FREE:
+        in->a = (int32_t)pte_fb_scalar(fb, a, FREECALL_VALUE, 4, 0);
+        in->name = "FREE_CALL";
+        st = check_index(m, in->a, "free");
+        if (!st && m->values[in->a].tag != PTE_TAG_TENSOR)
+          st = pte_error(PTE_ERR_INVALID_PROGRAM, "free of value %d, which is not a tensor", (int)in->a);
+        break;
+    }
+    if (st) {
+      pte_error_prefix("instruction %d", (int)i);
+      return st;
+    }
+  }
+  if (nmissing)
+    return pte_error(PTE_ERR_NOT_FOUND, "%s not registered: %s", nmissing > 1 ? "operators are" : "operator is",
+                     missing);
+  return PTE_OK;
+}
+
+static pte_status load_io(pte_method *m, uint32_t plan) {
+  const pte_fb fb = m->program->fb;
+  uint32_t in = pte_fb_ref(fb, plan, PLAN_INPUTS);
+  uint32_t out = pte_fb_ref(fb, plan, PLAN_OUTPUTS);
+  if (!in || !out) return pte_error(PTE_ERR_INVALID_PROGRAM, "execution plan lacks inputs or outputs");
+  m->num_inputs = (int32_t)pte_fb_vec_len(fb, in);
+  m->num_outputs = (int32_t)pte_fb_vec_len(fb, out);
+  int32_t *ins = (int32_t *)m_array(m, (size_t)m->num_inputs + 1, sizeof(int32_t));
+  int32_t *outs = (int32_t *)m_array(m, (size_t)m->num_outputs + 1, sizeof(int32_t));
+  m->input_set = (uint8_t *)m_alloc(m, (size_t)m->num_inputs + 1);
+  m->input_bounds = (int64_t *)m_array(m, ((size_t)m->num_inputs + 1) * PTE_MAX_DIM, sizeof(int64_t));
+  if (!ins || !outs || !m->input_set || !m->input_bounds) return OOM("inputs and outputs");
+  for (int32_t i = 0; i < m->num_inputs; i++) {
+    ins[i] = (int32_t)pte_fb_u32(pte_fb_vec_data(fb, in) + 4ull * (uint32_t)i);
+    pte_status st = check_index(m, ins[i], "method input");
+    if (st) return st;
+    if (m->values[ins[i]].tag == PTE_TAG_TENSOR) {
+      pte_tensor *t = m->values[ins[i]].u.tensor;
+      t->flags &= ~PTE_TENSOR_READONLY;
+      memcpy(&m->input_bounds[(size_t)i * PTE_MAX_DIM], t->sizes, sizeof t->sizes);
+    }
+  }
+  for (int32_t i = 0; i < m->num_outputs; i++) {
+    outs[i] = (int32_t)pte_fb_u32(pte_fb_vec_data(fb, out) + 4ull * (uint32_t)i);
+    pte_status st = check_index(m, outs[i], "method output");
+    if (st) return st;
+  }
+  m->inputs = ins;
+  m->outputs = outs;
+  return PTE_OK;
+}
+
+static pte_status load(pte_method *m, const char *name, const pte_method_options *o) {
+  uint32_t plan;
+  pte_status st = pte_program_find_plan(m->program, name, &plan);
+  if (st) return st;
+  size_t nl = strlen(name);
+  char *nm = (char *)m_alloc(m, nl + 1);
+  if (!nm) return OOM("method name");
+  memcpy(nm, name, nl);
+  m->name = nm;
+  if (!pte_fb_ref(m->program->fb, plan, PLAN_VALUES))
+    return pte_error(PTE_ERR_INVALID_PROGRAM, "execution plan has no values");
+  if ((st = setup_planned(m, plan, o))) return st;
+  if ((st = build_values(m, plan))) return st;
+  if ((st = load_io(m, plan))) return st;
+  uint32_t dels = pte_fb_ref(m->program->fb, plan, PLAN_DELEGATES);
+  m->num_delegates = (int32_t)pte_fb_vec_len(m->program->fb, dels);
+  size_t scratch = 0;
+  /* Kernels first: a missing operator fails before any delegate is built. */
+  if ((st = build_instructions(m, plan, &scratch))) return st;
+  if ((st = init_delegates(m, plan))) return st;
+  if (o && !pte_add_ok(scratch, o->extra_scratch, &scratch))
+    return pte_error(PTE_ERR_INVALID_ARGUMENT, "scratch size overflows");
+  if (scratch) {
+    m->scratch = m_alloc(m, scratch);
+    if (!m->scratch) return OOM("kernel scratch memory");
+    m->scratch_size = scratch;
+  }
+  return PTE_OK;
+}
+
+pte_status pte_method_load(pte_program *program, const char *name, const pte_method_options *o,
+                           pte_method **out) {
+  if (!program || !name || !out)
+    return pte_error(PTE_ERR_INVALID_ARGUMENT, "program, name and out must not be NULL");
+  *out = NULL;
+  const pte_allocator *a = o ? o->allocator : NULL;
+  pte_method *m = (pte_method *)pte_alloc(a, sizeof *m, 64);
+  if (!m) return OOM("a method");
+  memset(m, 0, sizeof *m);
+  m->program = program;
+  if (a) {
+    m->allocator_copy = *a;
+    m->allocator = &m->allocator_copy;
+  }
+  m->memory_used = sizeof *m;
+  m->tracer = o ? o->tracer : NULL;
+  m->max_instructions = (o && o->max_instructions > 0) ? o->max_instructions : 10000000;
+  pte_event ev = {PTE_EVENT_METHOD_LOAD, -1, -1, 0, -1, "Method::init", name};
+  const pte_tracer *tr = m->tracer;
+  uint64_t tok = (tr && tr->begin) ? tr->begin(tr->user, &ev) : 0;
+  pte_status st = load(m, name, o);
+  if (tr && tr->end) tr->end(tr->user, &ev, tok);
+  if (st) {
+    pte_error_prefix("loading method '%s'", name);
+    pte_method_free(m);
+    return st;
+  }
+  *out = m;
+  return PTE_OK;
+}
+
+void pte_method_free(pte_method *m) {
+  if (!m) return;
+  for (int32_t i = 0; m->delegates && i < m->num_delegates; i++) {
+    pte_delegate *d = &m->delegates[i];
+    if (d->initialized && d->backend->destroy) d->backend->destroy(d->backend->user, d->handle);
+  }
+  pte_allocator copy;
+  const pte_allocator *a = NULL;
+  if (m->allocator) {
+    copy = *m->allocator;
+    a = &copy;
+  }
+  pte_block *b = m->blocks;
+  while (b) {
+    pte_block *next = b->next;
+    pte_free(a, b);
+    b = next;
+  }
+  pte_free(a, m);
+}
+
+const char *pte_method_name(const pte_method *m) { return m ? m->name : NULL; }
+int32_t pte_method_num_inputs(const pte_method *m) { return m ? m->num_inputs : 0; }
+int32_t pte_method_num_outputs(const pte_method *m) { return m ? m->num_outputs : 0; }
+size_t pte_method_memory_used(const pte_method *m) { return m ? m->memory_used : 0; }
+
+void pte_method_set_tracer(pte_method *m, const pte_tracer *tracer) {
+  if (m) m->tracer = tracer;
+}
+
+/* ---- backend contexts ---- */
+
+pte_status pte_backend_named_data(pte_backend_init_ctx *ctx, const char *key, const void **data,
+                                  size_t *size) {
+  if (!ctx || !key || !data || !size)
+    return pte_error(PTE_ERR_INVALID_ARGUMENT, "named data lookup needs a context, key and outputs");
+  return pte_program_named(ctx->method->program, key, data, size);
+}
+
+void *pte_backend_alloc(pte_backend_init_ctx *ctx, size_t size, size_t alignment) {
+  if (!ctx || alignment > BLOCK_HEADER) return NULL;
+  return m_alloc(ctx->method, size);
+}
+
+const char *pte_backend_init_method(const pte_backend_init_ctx *ctx) {
+  return ctx ? ctx->method->name : NULL;
+}

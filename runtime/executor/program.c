@@ -1,0 +1,534 @@
+/* Program loading: the file header, the flatbuffer (verified before any
+ * read), segments, constants and named data, and method metadata. */
+#include "program.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define EH_MAGIC "eh00"
+#define EH_MIN_LENGTH 24
+
+static pte_status parse_header(pte_program *p, size_t *program_size) {
+  const uint8_t *d = p->data;
+  if (p->size < 8)
+    return pte_error(PTE_ERR_INVALID_PROGRAM, "file of %zu bytes is too small to be a program",
+                     p->size);
+  if (memcmp(d + 4, "ET12", 4) != 0) {
+    char got[5] = {0};
+    for (int i = 0; i < 4; i++) got[i] = (d[4 + i] >= 32 && d[4 + i] < 127) ? (char)d[4 + i] : '?';
+    if (d[4] == 'E' && d[5] == 'T')
+      return pte_error(PTE_ERR_INVALID_PROGRAM,
+                       "program identifier '%s' is an incompatible version (this runtime reads 'ET12')",
+                       got);
+    return pte_error(PTE_ERR_INVALID_PROGRAM,
+                     "not an ExecuTorch program: identifier at bytes 4..7 is '%s', expected 'ET12'",
+                     got);
+  }
+  *program_size = p->size;
+  p->segment_base = 0;
+  if (p->size < 8 + EH_MIN_LENGTH || memcmp(d + 8, EH_MAGIC, 4) != 0) return PTE_OK;
+  uint32_t length = pte_fb_u32(d + 12);
+  if (length < EH_MIN_LENGTH || length > p->size - 8)
+    return pte_error(PTE_ERR_INVALID_PROGRAM, "extended header length %u is invalid", length);
+  uint64_t psize = pte_fb_u64(d + 16);
+  uint64_t base = pte_fb_u64(d + 24);
+  uint64_t data_size = length >= 32 ? pte_fb_u64(d + 32) : 0;
+  if (psize < 8 + (uint64_t)length || psize > p->size)
+    return pte_error(PTE_ERR_INVALID_PROGRAM,
+                     "extended header: program size %llu is outside the file (%zu bytes)",
+                     (unsigned long long)psize, p->size);
+  if (base != 0) {
+    if (base < psize || base > p->size)
+      return pte_error(PTE_ERR_INVALID_PROGRAM,
+                       "extended header: segment base offset %llu is outside [%llu, %zu]",
+                       (unsigned long long)base, (unsigned long long)psize, p->size);
+    if (data_size > p->size - base)
+      return pte_error(PTE_ERR_INVALID_PROGRAM,
+                       "file is truncated: segments need %llu bytes after offset %llu but the file has %zu bytes",
+                       (unsigned long long)data_size, (unsigned long long)base, p->size);
+  }
+  *program_size = (size_t)psize;
+  p->segment_base = base;
+  return PTE_OK;
+}
+
+pte_status pte_program_segment(const pte_program *p, uint64_t index, const uint8_t **data,
+                               size_t *size) {
+  if (index >= (uint64_t)p->num_segments)
+    return pte_error(PTE_ERR_INVALID_PROGRAM, "segment index %llu is out of range (%d segments)",
+                     (unsigned long long)index, (int)p->num_segments);
+  uint32_t seg = pte_fb_vec_table(p->fb, p->segments, (uint32_t)index);
+  uint64_t off = pte_fb_scalar(p->fb, seg, SEGMENT_OFFSET, 8, 0);
+  uint64_t len = pte_fb_scalar(p->fb, seg, SEGMENT_SIZE, 8, 0);
+  if (len == 0) {
+    *data = p->data;
+    *size = 0;
+    return PTE_OK;
+  }
+  uint64_t avail = p->segment_base ? p->size - p->segment_base : 0;
+  if (!p->segment_base || off > avail || len > avail - off)
+    return pte_error(PTE_ERR_INVALID_PROGRAM,
+                     "segment %llu (offset %llu, %llu bytes) lies outside the file's segment data (%llu bytes)",
+                     (unsigned long long)index, (unsigned long long)off, (unsigned long long)len,
+                     (unsigned long long)avail);
+  *data = p->data + p->segment_base + off;
+  *size = (size_t)len;
+  return PTE_OK;
+}
+
+static pte_status load_constants(pte_program *p) {
+  uint32_t cs = pte_fb_ref(p->fb, p->root, PROGRAM_CONSTANT_SEGMENT);
+  p->legacy_buffers = pte_fb_ref(p->fb, p->root, PROGRAM_CONSTANT_BUFFER);
+  p->num_legacy_buffers = (int32_t)pte_fb_vec_len(p->fb, p->legacy_buffers);
+  if (!cs) return PTE_OK;
+  p->const_offsets = pte_fb_ref(p->fb, cs, SUBSEG_OFFSETS);
+  p->num_const_offsets = (int32_t)pte_fb_vec_len(p->fb, p->const_offsets);
+  if (p->num_const_offsets <= 1) return PTE_OK; /* only the placeholder: no constants */
+  if (p->num_legacy_buffers > 1)
+    return pte_error(PTE_ERR_INVALID_PROGRAM,
+                     "program has both constant_segment offsets and legacy constant_buffer entries");
+  uint64_t idx = pte_fb_scalar(p->fb, cs, SUBSEG_SEGMENT_INDEX, 4, 0);
+  pte_status st = pte_program_segment(p, idx, &p->const_data, &p->const_size);
+  if (st) pte_error_prefix("constant_segment");
+  return st;
+}
+
+pte_status pte_program_constant(const pte_program *p, uint32_t index, size_t nbytes,
+                                const uint8_t **data) {
+  if (p->num_const_offsets > 1) {
+    if (index >= (uint32_t)p->num_const_offsets)
+      return pte_error(PTE_ERR_INVALID_PROGRAM,
+                       "constant index %u is out of range (%d constants)", index,
+                       (int)p->num_const_offsets - 1);
+    uint64_t off = pte_fb_u64(pte_fb_vec_data(p->fb, p->const_offsets) + 8ull * index);
+    if (off > p->const_size || nbytes > p->const_size - off)
+      return pte_error(PTE_ERR_INVALID_PROGRAM,
+                       "constant %u (offset %llu, %zu bytes) lies outside the constant segment (%zu bytes)",
+                       index, (unsigned long long)off, nbytes, p->const_size);
+    *data = p->const_data + off;
+    return PTE_OK;
+  }
+  if (index < (uint32_t)p->num_legacy_buffers) {
+    uint32_t buf = pte_fb_vec_table(p->fb, p->legacy_buffers, index);
+    uint32_t storage = pte_fb_ref(p->fb, buf, BUFFER_STORAGE);
+    uint32_t len = pte_fb_vec_len(p->fb, storage);
+    if (nbytes > len)
+      return pte_error(PTE_ERR_INVALID_PROGRAM,
+                       "constant buffer %u holds %u bytes but the tensor needs %zu", index, len,
+                       nbytes);
+    *data = storage ? pte_fb_vec_data(p->fb, storage) : p->data;
+    return PTE_OK;
+  }
+  return pte_error(PTE_ERR_INVALID_PROGRAM, "constant index %u is out of range (program has no such constant)",
+                   index);
+}
+
+pte_status pte_program_named(const pte_program *p, const char *key, const void **data,
+                             size_t *size) {
+  uint32_t n = pte_fb_vec_len(p->fb, p->named_data);
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t nd = pte_fb_vec_table(p->fb, p->named_data, i);
+    const char *k = pte_fb_str(p->fb, pte_fb_ref(p->fb, nd, NAMEDDATA_KEY));
+    if (k && strcmp(k, key) == 0) {
+      const uint8_t *d;
+      size_t s;
+      pte_status st = pte_program_segment(p, pte_fb_scalar(p->fb, nd, NAMEDDATA_SEGMENT_INDEX, 4, 0), &d, &s);
+      if (st) {
+        pte_error_prefix("named data '%s'", key);
+        return st;
+      }
+      *data = d;
+      *size = s;
+      return PTE_OK;
+    }
+  }
+  for (int32_t m = 0; m < p->num_maps; m++)
+    if (pte_data_map_get(p->maps[m], key, data, size, NULL) == PTE_OK) return PTE_OK;
+  return pte_error(PTE_ERR_NOT_FOUND, "named data key '%s' is in neither the program nor %d attached data file(s)",
+                   key, (int)p->num_maps);
+}
+
+static pte_status finish_load(pte_program *p, const pte_program_options *o) {
+  size_t program_size = 0;
+  pte_status st = parse_header(p, &program_size);
+  if (st) return st;
+  st = pte_fb_verify(p->data, program_size, &pte_schema_program, "ET12");
+  if (st) return st;
+  p->fb.buf = p->data;
+  p->fb.size = program_size;
+  p->root = pte_fb_root(p->fb);
+  p->plans = pte_fb_ref(p->fb, p->root, PROGRAM_EXECUTION_PLAN);
+  p->num_plans = (int32_t)pte_fb_vec_len(p->fb, p->plans);
+  p->segments = pte_fb_ref(p->fb, p->root, PROGRAM_SEGMENTS);
+  p->num_segments = (int32_t)pte_fb_vec_len(p->fb, p->segments);
+  p->mutable_segments = pte_fb_ref(p->fb, p->root, PROGRAM_MUTABLE_DATA_SEGMENTS);
+  p->named_data = pte_fb_ref(p->fb, p->root, PROGRAM_NAMED_DATA);
+  if (p->num_plans == 0)
+    return pte_error(PTE_ERR_INVALID_PROGRAM, "program has no execution plans (methods)");
+  for (int32_t i = 0; i < p->num_segments; i++) {
+    const uint8_t *d;
+    size_t s;
+    if ((st = pte_program_segment(p, (uint64_t)i, &d, &s))) return st;
+  }
+  for (int32_t i = 0; i < p->num_plans; i++) {
+    uint32_t plan = pte_fb_vec_table(p->fb, p->plans, (uint32_t)i);
+    if (!pte_fb_ref(p->fb, plan, PLAN_NAME))
+      return pte_error(PTE_ERR_INVALID_PROGRAM, "execution plan %d has no name", (int)i);
+  }
+  if ((st = load_constants(p))) return st;
+  uint32_t n = pte_fb_vec_len(p->fb, p->named_data);
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t nd = pte_fb_vec_table(p->fb, p->named_data, i);
+    if (!pte_fb_ref(p->fb, nd, NAMEDDATA_KEY))
+      return pte_error(PTE_ERR_INVALID_PROGRAM, "named_data[%u] has no key", i);
+    const uint8_t *d;
+    size_t s;
+    if ((st = pte_program_segment(p, pte_fb_scalar(p->fb, nd, NAMEDDATA_SEGMENT_INDEX, 4, 0), &d, &s))) {
+      pte_error_prefix("named_data[%u]", i);
+      return st;
+    }
+  }
+  n = pte_fb_vec_len(p->fb, p->mutable_segments);
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t ms = pte_fb_vec_table(p->fb, p->mutable_segments, i);
+    const uint8_t *d;
+    size_t s;
+    if ((st = pte_program_segment(p, pte_fb_scalar(p->fb, ms, SUBSEG_SEGMENT_INDEX, 4, 0), &d, &s))) {
+      pte_error_prefix("mutable_data_segments[%u]", i);
+      return st;
+    }
+  }
+  if (o && o->num_data_maps > 0) {
+    if (!o->data_maps)
+      return pte_error(PTE_ERR_INVALID_ARGUMENT, "num_data_maps is %d but data_maps is NULL",
+                       (int)o->num_data_maps);
+    p->maps = (pte_data_map **)pte_alloc(p->allocator, sizeof(*p->maps) * (size_t)o->num_data_maps, 16);
+    if (!p->maps) return pte_error(PTE_ERR_OUT_OF_MEMORY, "out of memory for data maps");
+    for (int32_t i = 0; i < o->num_data_maps; i++) {
+      if (!o->data_maps[i])
+        return pte_error(PTE_ERR_INVALID_ARGUMENT, "data_maps[%d] is NULL", (int)i);
+      p->maps[i] = o->data_maps[i];
+    }
+    p->num_maps = o->num_data_maps;
+  }
+  return PTE_OK;
+}
+
+static pte_program *program_new(const pte_program_options *o) {
+  const pte_allocator *a = o ? o->allocator : NULL;
+  pte_program *p = (pte_program *)pte_alloc(a, sizeof *p, 16);
+  if (!p) return NULL;
+  memset(p, 0, sizeof *p);
+  if (a) {
+    p->allocator_copy = *a;
+    p->allocator = &p->allocator_copy;
+  }
+  return p;
+}
+
+static pte_status load_traced(pte_program *p, const pte_program_options *o, const char *what) {
+  const pte_tracer *tr = o ? o->tracer : NULL;
+  pte_event ev = {PTE_EVENT_PROGRAM_LOAD, -1, -1, 0, -1, "Program::load", NULL};
+  uint64_t tok = (tr && tr->begin) ? tr->begin(tr->user, &ev) : 0;
+  pte_status st = finish_load(p, o);
+  if (tr && tr->end) tr->end(tr->user, &ev, tok);
+  if (st) pte_error_prefix("%s", what);
+  return st;
+}
+
+pte_status pte_program_load_file(const char *path, const pte_program_options *o,
+                                 pte_program **out) {
+  if (!path || !out) return pte_error(PTE_ERR_INVALID_ARGUMENT, "path and out must not be NULL");
+  *out = NULL;
+  pte_program *p = program_new(o);
+  if (!p) return pte_error(PTE_ERR_OUT_OF_MEMORY, "out of memory loading '%s'", path);
+  pte_status st = pte_file_map_open(path, o ? o->flags : 0, p->allocator, &p->map);
+  if (st) {
+    pte_free(p->allocator, p);
+    return st;
+  }
+  p->data = (const uint8_t *)p->map.data;
+  p->size = p->map.size;
+  st = load_traced(p, o, path);
+  if (st) {
+    pte_program_free(p);
+    return st;
+  }
+  *out = p;
+  return PTE_OK;
+}
+
+pte_status pte_program_load_buffer(const void *data, size_t size, const pte_program_options *o,
+                                   pte_program **out) {
+  if (!data || !out) return pte_error(PTE_ERR_INVALID_ARGUMENT, "data and out must not be NULL");
+  *out = NULL;
+  uint32_t flags = o ? o->flags : 0;
+  if (!(flags & PTE_LOAD_COPY) && ((uintptr_t)data % 16) != 0)
+    return pte_error(PTE_ERR_INVALID_ARGUMENT,
+                     "program buffer must be 16-byte aligned (or pass PTE_LOAD_COPY)");
+  pte_program *p = program_new(o);
+  if (!p) return pte_error(PTE_ERR_OUT_OF_MEMORY, "out of memory loading a program");
+  if (flags & PTE_LOAD_COPY) {
+    p->owned = pte_alloc(p->allocator, size, 64);
+    if (!p->owned) {
+      pte_free(p->allocator, p);
+      return pte_error(PTE_ERR_OUT_OF_MEMORY, "out of memory copying a %zu-byte program", size);
+    }
+    memcpy(p->owned, data, size);
+    data = p->owned;
+  }
+  p->data = (const uint8_t *)data;
+  p->size = size;
+  pte_status st = load_traced(p, o, "program buffer");
+  if (st) {
+    pte_program_free(p);
+    return st;
+  }
+  *out = p;
+  return PTE_OK;
+}
+
+void pte_program_free(pte_program *p) {
+  if (!p) return;
+  const pte_allocator *a = p->allocator;
+  pte_allocator copy;
+  if (a) {
+    copy = *a;
+    a = &copy;
+  }
+  if (p->map.data) pte_file_map_close(&p->map, a);
+  pte_free(a, p->owned);
+  pte_free(a, p->maps);
+  pte_free(a, p);
+}
+
+int32_t pte_program_method_count(const pte_program *p) { return p ? p->num_plans : 0; }
+
+const char *pte_program_method_name(const pte_program *p, int32_t i) {
+  if (!p || i < 0 || i >= p->num_plans) return NULL;
+  uint32_t plan = pte_fb_vec_table(p->fb, p->plans, (uint32_t)i);
+  return pte_fb_str(p->fb, pte_fb_ref(p->fb, plan, PLAN_NAME));
+}
+
+pte_status pte_program_find_plan(const pte_program *p, const char *method, uint32_t *plan) {
+  if (!p || !method) return pte_error(PTE_ERR_INVALID_ARGUMENT, "program and method must not be NULL");
+  for (int32_t i = 0; i < p->num_plans; i++) {
+    if (strcmp(pte_program_method_name(p, i), method) == 0) {
+      *plan = pte_fb_vec_table(p->fb, p->plans, (uint32_t)i);
+      return PTE_OK;
+    }
+  }
+  char names[256];
+  size_t used = 0;
+  names[0] = 0;
+  for (int32_t i = 0; i < p->num_plans && used < sizeof names; i++)
+    used += (size_t)snprintf(names + used, sizeof names - used, "%s'%s'", i ? ", " : "",
+                             pte_program_method_name(p, i));
+  return pte_error(PTE_ERR_NOT_FOUND, "method '%s' is not in the program (it has %s)", method, names);
+}
+
+pte_status pte_plan_value(const pte_program *p, uint32_t plan, int64_t index, uint8_t *type,
+                          uint32_t *val) {
+  uint32_t values = pte_fb_ref(p->fb, plan, PLAN_VALUES);
+  uint32_t n = pte_fb_vec_len(p->fb, values);
+  if (index < 0 || index >= (int64_t)n)
+    return pte_error(PTE_ERR_INVALID_PROGRAM, "value index %lld is out of range (%u values)",
+                     (long long)index, n);
+  uint32_t ev = pte_fb_vec_table(p->fb, values, (uint32_t)index);
+  *type = (uint8_t)pte_fb_scalar(p->fb, ev, EVALUE_TYPE, 1, 0);
+  *val = pte_fb_ref(p->fb, ev, EVALUE_VAL);
+  if (*type == 0 || *type > PTE_TAG_OPTIONAL_TENSOR_LIST)
+    return pte_error(PTE_ERR_INVALID_PROGRAM, "value %lld has invalid type %u", (long long)index,
+                     *type);
+  if (!*val && *type != PTE_TAG_NONE)
+    return pte_error(PTE_ERR_INVALID_PROGRAM, "value %lld (%s) has no payload", (long long)index,
+                     pte_tag_name(*type));
+  return PTE_OK;
+}
+
+pte_status pte_plan_tensor_desc(const pte_program *p, uint32_t t, pte_tensor_desc *d) {
+  memset(d, 0, sizeof *d);
+  d->dtype = (int8_t)pte_fb_scalar(p->fb, t, TENSOR_SCALAR_TYPE, 1, 0);
+  size_t esize = pte_dtype_size(d->dtype);
+  if (esize == 0) return pte_error(PTE_ERR_INVALID_PROGRAM, "tensor has unknown scalar type %d", (int)d->dtype);
+  if ((int32_t)pte_fb_scalar(p->fb, t, TENSOR_STORAGE_OFFSET, 4, 0) != 0)
+    return pte_error(PTE_ERR_NOT_SUPPORTED, "tensor has a nonzero storage offset");
+  d->dynamism = (int8_t)pte_fb_scalar(p->fb, t, TENSOR_SHAPE_DYNAMISM, 1, 0);
+  if (d->dynamism < 0 || d->dynamism > PTE_SHAPE_DYNAMIC_UNBOUND)
+    return pte_error(PTE_ERR_INVALID_PROGRAM, "tensor has invalid shape dynamism %d", (int)d->dynamism);
+  if (d->dynamism == PTE_SHAPE_DYNAMIC_UNBOUND)
+    return pte_error(PTE_ERR_NOT_SUPPORTED, "tensors with unbounded dynamic shapes are not supported");
+  uint32_t sizes = pte_fb_ref(p->fb, t, TENSOR_SIZES);
+  uint32_t dim = pte_fb_vec_len(p->fb, sizes);
+  if (dim > PTE_MAX_DIM)
+    return pte_error(PTE_ERR_INVALID_PROGRAM, "tensor rank %u exceeds %d", dim, PTE_MAX_DIM);
+  d->dim = (int32_t)dim;
+  size_t nbytes = esize;
+  for (uint32_t i = 0; i < dim; i++) {
+    int32_t s = (int32_t)pte_fb_u32(pte_fb_vec_data(p->fb, sizes) + 4 * i);
+    if (s < 0) return pte_error(PTE_ERR_INVALID_PROGRAM, "tensor size %d of dim %u is negative", (int)s, i);
+    if (!pte_mul_ok(nbytes, (size_t)s, &nbytes))
+      return pte_error(PTE_ERR_INVALID_PROGRAM, "tensor byte size overflows");
+    d->sizes[i] = s;
+  }
+  d->nbytes = nbytes;
+  uint32_t order = pte_fb_ref(p->fb, t, TENSOR_DIM_ORDER);
+  uint32_t olen = pte_fb_vec_len(p->fb, order);
+  if (order && olen != dim)
+    return pte_error(PTE_ERR_INVALID_PROGRAM, "dim_order has %u entries for a rank-%u tensor", olen, dim);
+  uint32_t seen = 0;
+  for (uint32_t i = 0; i < dim; i++) {
+    uint8_t o = order ? pte_fb_vec_data(p->fb, order)[i] : (uint8_t)i;
+    if (o >= dim || (seen & (1u << o)))
+      return pte_error(PTE_ERR_INVALID_PROGRAM, "dim_order is not a permutation of 0..%u", dim - 1);
+    seen |= 1u << o;
+    d->dim_order[i] = o;
+  }
+  d->data_buffer_idx = (uint32_t)pte_fb_scalar(p->fb, t, TENSOR_DATA_BUFFER_IDX, 4, 0);
+  uint32_t alloc = pte_fb_ref(p->fb, t, TENSOR_ALLOCATION_INFO);
+  if (alloc) {
+    d->has_alloc = true;
+    d->memory_id = (uint32_t)pte_fb_scalar(p->fb, alloc, ALLOC_MEMORY_ID, 4, 0);
+    d->memory_offset = pte_fb_scalar(p->fb, alloc, ALLOC_OFFSET_LOW, 4, 0) |
+                       (pte_fb_scalar(p->fb, alloc, ALLOC_OFFSET_HIGH, 4, 0) << 32);
+  }
+  uint32_t extra = pte_fb_ref(p->fb, t, TENSOR_EXTRA_INFO);
+  if (extra) {
+    d->fqn = pte_fb_str(p->fb, pte_fb_ref(p->fb, extra, EXTRA_FQN));
+    int8_t loc = (int8_t)pte_fb_scalar(p->fb, extra, EXTRA_LOCATION, 1, 0);
+    if (loc != 0 && loc != 1)
+      return pte_error(PTE_ERR_INVALID_PROGRAM, "tensor data location %d is invalid", (int)loc);
+    d->external = loc == 1;
+    if (d->external && (!d->fqn || !d->fqn[0]))
+      return pte_error(PTE_ERR_INVALID_PROGRAM, "external tensor has no fully qualified name");
+    int8_t dev = (int8_t)pte_fb_scalar(p->fb, extra, EXTRA_DEVICE_TYPE, 1, 0);
+    if (dev != 0)
+      return pte_error(PTE_ERR_NOT_SUPPORTED, "tensor on device type %d (only CPU is supported)", (int)dev);
+  }
+  return PTE_OK;
+}
+
+/* ---- method metadata without loading ---- */
+
+static pte_status plan_io(const pte_program *p, const char *method, int32_t index, int slot,
+                          pte_io_info *out) {
+  uint32_t plan;
+  pte_status st = pte_program_find_plan(p, method, &plan);
+  if (st) return st;
+  if (!out) return pte_error(PTE_ERR_INVALID_ARGUMENT, "out must not be NULL");
+  uint32_t vec = pte_fb_ref(p->fb, plan, slot);
+  uint32_t n = pte_fb_vec_len(p->fb, vec);
+  const char *what = slot == PLAN_INPUTS ? "input" : "output";
+  if (index < 0 || (uint32_t)index >= n)
+    return pte_error(PTE_ERR_INVALID_ARGUMENT, "method '%s' has %u %ss; index %d is out of range",
+                     method, n, what, (int)index);
+  int32_t vi = (int32_t)pte_fb_u32(pte_fb_vec_data(p->fb, vec) + 4u * (uint32_t)index);
+  uint8_t type;
+  uint32_t val;
+  memset(out, 0, sizeof *out);
+  if ((st = pte_plan_value(p, plan, vi, &type, &val))) {
+    pte_error_prefix("method '%s' %s %d", method, what, (int)index);
+    return st;
+  }
+  out->tag = type;
+  if (type != PTE_TAG_TENSOR) return PTE_OK;
+  pte_tensor_desc d;
+  if ((st = pte_plan_tensor_desc(p, val, &d))) {
+    pte_error_prefix("method '%s' %s %d", method, what, (int)index);
+    return st;
+  }
+  out->dtype = d.dtype;
+  out->dim = d.dim;
+  out->dynamism = d.dynamism;
+  memcpy(out->sizes, d.sizes, sizeof out->sizes);
+  memcpy(out->dim_order, d.dim_order, sizeof out->dim_order);
+  out->planned = d.has_alloc || d.data_buffer_idx != 0;
+  out->nbytes = d.nbytes;
+  return PTE_OK;
+}
+
+pte_status pte_program_method_input(const pte_program *p, const char *method, int32_t index,
+                                    pte_io_info *out) {
+  return plan_io(p, method, index, PLAN_INPUTS, out);
+}
+
+pte_status pte_program_method_output(const pte_program *p, const char *method, int32_t index,
+                                     pte_io_info *out) {
+  return plan_io(p, method, index, PLAN_OUTPUTS, out);
+}
+
+pte_status pte_program_method_info(const pte_program *p, const char *method, pte_method_info *out) {
+  uint32_t plan;
+  pte_status st = pte_program_find_plan(p, method, &plan);
+  if (st) return st;
+  if (!out) return pte_error(PTE_ERR_INVALID_ARGUMENT, "out must not be NULL");
+  memset(out, 0, sizeof *out);
+  out->name = pte_fb_str(p->fb, pte_fb_ref(p->fb, plan, PLAN_NAME));
+  out->num_inputs = (int32_t)pte_fb_vec_len(p->fb, pte_fb_ref(p->fb, plan, PLAN_INPUTS));
+  out->num_outputs = (int32_t)pte_fb_vec_len(p->fb, pte_fb_ref(p->fb, plan, PLAN_OUTPUTS));
+  out->num_values = (int32_t)pte_fb_vec_len(p->fb, pte_fb_ref(p->fb, plan, PLAN_VALUES));
+  out->num_operators = (int32_t)pte_fb_vec_len(p->fb, pte_fb_ref(p->fb, plan, PLAN_OPERATORS));
+  out->num_delegates = (int32_t)pte_fb_vec_len(p->fb, pte_fb_ref(p->fb, plan, PLAN_DELEGATES));
+  uint32_t chains = pte_fb_ref(p->fb, plan, PLAN_CHAINS);
+  for (uint32_t c = 0; c < pte_fb_vec_len(p->fb, chains); c++) {
+    uint32_t chain = pte_fb_vec_table(p->fb, chains, c);
+    out->num_instructions += (int32_t)pte_fb_vec_len(p->fb, pte_fb_ref(p->fb, chain, CHAIN_INSTRUCTIONS));
+  }
+  uint32_t sizes = pte_fb_ref(p->fb, plan, PLAN_NON_CONST_BUFFER_SIZES);
+  uint32_t n = pte_fb_vec_len(p->fb, sizes);
+  out->num_planned_buffers = n > 1 ? (int32_t)n - 1 : 0;
+  for (uint32_t i = 1; i < n; i++) {
+    int64_t s = (int64_t)pte_fb_u64(pte_fb_vec_data(p->fb, sizes) + 8 * i);
+    if (s < 0)
+      return pte_error(PTE_ERR_INVALID_PROGRAM, "method '%s': planned buffer %u has negative size %lld",
+                       method, i - 1, (long long)s);
+    out->planned_bytes += s;
+  }
+  return PTE_OK;
+}
+
+pte_status pte_program_method_planned_size(const pte_program *p, const char *method, int32_t index,
+                                           int64_t *bytes) {
+  uint32_t plan;
+  pte_status st = pte_program_find_plan(p, method, &plan);
+  if (st) return st;
+  uint32_t sizes = pte_fb_ref(p->fb, plan, PLAN_NON_CONST_BUFFER_SIZES);
+  uint32_t n = pte_fb_vec_len(p->fb, sizes);
+  if (index < 0 || (uint32_t)index + 1 >= n)
+    return pte_error(PTE_ERR_INVALID_ARGUMENT, "method '%s' has %u planned buffers; index %d is out of range",
+                     method, n > 1 ? n - 1 : 0, (int)index);
+  *bytes = (int64_t)pte_fb_u64(pte_fb_vec_data(p->fb, sizes) + 8 * ((uint32_t)index + 1));
+  return PTE_OK;
+}
+
+pte_status pte_program_method_operator(const pte_program *p, const char *method, int32_t index,
+                                       const char **name, const char **overload) {
+  uint32_t plan;
+  pte_status st = pte_program_find_plan(p, method, &plan);
+  if (st) return st;
+  uint32_t ops = pte_fb_ref(p->fb, plan, PLAN_OPERATORS);
+  if (index < 0 || (uint32_t)index >= pte_fb_vec_len(p->fb, ops))
+    return pte_error(PTE_ERR_INVALID_ARGUMENT, "operator index %d is out of range", (int)index);
+  uint32_t op = pte_fb_vec_table(p->fb, ops, (uint32_t)index);
+  const char *n = pte_fb_str(p->fb, pte_fb_ref(p->fb, op, OPERATOR_NAME));
+  const char *o = pte_fb_str(p->fb, pte_fb_ref(p->fb, op, OPERATOR_OVERLOAD));
+  if (!n) return pte_error(PTE_ERR_INVALID_PROGRAM, "operator %d has no name", (int)index);
+  if (name) *name = n;
+  if (overload) *overload = o ? o : "";
+  return PTE_OK;
+}
+
+pte_status pte_program_method_delegate(const pte_program *p, const char *method, int32_t index,
+                                       const char **backend_id) {
+  uint32_t plan;
+  pte_status st = pte_program_find_plan(p, method, &plan);
+  if (st) return st;
+  uint32_t dels = pte_fb_ref(p->fb, plan, PLAN_DELEGATES);
+  if (index < 0 || (uint32_t)index >= pte_fb_vec_len(p->fb, dels))
+    return pte_error(PTE_ERR_INVALID_ARGUMENT, "delegate index %d is out of range", (int)index);
+  uint32_t d = pte_fb_vec_table(p->fb, dels, (uint32_t)index);
+  const char *id = pte_fb_str(p->fb, pte_fb_ref(p->fb, d, DELEGATE_ID));
+  if (!id) return pte_error(PTE_ERR_INVALID_PROGRAM, "delegate %d has no id", (int)index);
+  *backend_id = id;
+  return PTE_OK;
+}

@@ -1,0 +1,70 @@
+/* Whole-file access: a read-only private mapping, or a read into memory. */
+#define _GNU_SOURCE
+#include "../core/internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+pte_status pte_file_map_open(const char *path, uint32_t flags, const pte_allocator *a,
+                             pte_file_map *out) {
+  memset(out, 0, sizeof *out);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return pte_error(errno == ENOENT ? PTE_ERR_NOT_FOUND : PTE_ERR_IO, "cannot open '%s': %s", path,
+                     strerror(errno));
+  struct stat sb;
+  if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+    close(fd);
+    return pte_error(PTE_ERR_IO, "'%s' is not a regular file", path);
+  }
+  size_t size = (size_t)sb.st_size;
+  if (size == 0) {
+    close(fd);
+    return pte_error(PTE_ERR_INVALID_PROGRAM, "'%s' is empty", path);
+  }
+  if (!(flags & PTE_LOAD_READ)) {
+    void *p = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (p != MAP_FAILED) {
+      close(fd);
+      if (flags & PTE_LOAD_MLOCK) (void)mlock(p, size);
+      out->data = p;
+      out->size = size;
+      out->mapped = 1;
+      return PTE_OK;
+    }
+  }
+  void *buf = pte_alloc(a, size, 64);
+  if (!buf) {
+    close(fd);
+    return pte_error(PTE_ERR_OUT_OF_MEMORY, "out of memory reading '%s' (%zu bytes)", path, size);
+  }
+  size_t got = 0;
+  while (got < size) {
+    ssize_t r = read(fd, (char *)buf + got, size - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) {
+      close(fd);
+      pte_free(a, buf);
+      return pte_error(PTE_ERR_IO, "reading '%s' failed after %zu bytes", path, got);
+    }
+    got += (size_t)r;
+  }
+  close(fd);
+  out->data = buf;
+  out->size = size;
+  out->mapped = 0;
+  return PTE_OK;
+}
+
+void pte_file_map_close(pte_file_map *m, const pte_allocator *a) {
+  if (!m->data) return;
+  if (m->mapped)
+    munmap(m->data, m->size);
+  else
+    pte_free(a, m->data);
+  m->data = NULL;
+}
