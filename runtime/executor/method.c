@@ -13,7 +13,7 @@ struct pte_block {
 
 #define BLOCK_HEADER 64 /* keeps the payload 64-byte aligned */
 
-static void *m_alloc(pte_method *m, size_t size) {
+static void *m_alloc_raw(pte_method *m, size_t size, bool zero) {
   size_t total;
   if (!pte_add_ok(size, BLOCK_HEADER, &total)) return NULL;
   pte_block *b = (pte_block *)pte_alloc(m->allocator, total, 64);
@@ -23,9 +23,11 @@ static void *m_alloc(pte_method *m, size_t size) {
   m->blocks = b;
   m->memory_used += total;
   void *p = (uint8_t *)b + BLOCK_HEADER;
-  memset(p, 0, size);
+  if (zero) memset(p, 0, size);
   return p;
 }
+
+static void *m_alloc(pte_method *m, size_t size) { return m_alloc_raw(m, size, true); }
 
 static void *m_array(pte_method *m, size_t count, size_t elem) {
   size_t n;
@@ -299,7 +301,9 @@ static pte_status setup_planned(pte_method *m, uint32_t plan, const pte_method_o
         return pte_error(PTE_ERR_INVALID_ARGUMENT, "planned buffer %d must be 16-byte aligned", (int)i);
       m->planned[i] = (uint8_t *)o->planned_buffers[i];
     } else {
-      m->planned[i] = (uint8_t *)m_alloc(m, (size_t)s);
+      /* Not zeroed: the planner's memory is written before it is read, and
+       * touching it all would commit pages a program may never use. */
+      m->planned[i] = (uint8_t *)m_alloc_raw(m, (size_t)s, false);
       if (!m->planned[i])
         return pte_error(PTE_ERR_OUT_OF_MEMORY, "out of memory for planned buffer %d (%lld bytes)",
                          (int)i, (long long)s);

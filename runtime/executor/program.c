@@ -482,7 +482,8 @@ pte_status pte_program_method_info(const pte_program *p, const char *method, pte
     if (s < 0)
       return pte_error(PTE_ERR_INVALID_PROGRAM, "method '%s': planned buffer %u has negative size %lld",
                        method, i - 1, (long long)s);
-    out->planned_bytes += s;
+    if (__builtin_add_overflow(out->planned_bytes, s, &out->planned_bytes))
+      return pte_error(PTE_ERR_INVALID_PROGRAM, "method '%s': planned buffer sizes overflow", method);
   }
   return PTE_OK;
 }

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Run every fuzzer for a bounded time, each seeded from the zoo.
+#   fuzz/run_fuzzers.sh BUILD_DIR [SECONDS_PER_FUZZER]
+set -euo pipefail
+build=${1:?usage: run_fuzzers.sh BUILD_DIR [SECONDS]}
+secs=${2:-60}
+root=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/program" "$work/npy" "$work/data_map"
+i=0
+while IFS= read -r f; do cp "$f" "$work/program/seed_$i.pte"; i=$((i+1)); done < <(find "$root/zoo" -name model.pte | sort)
+i=0
+while IFS= read -r f; do cp "$f" "$work/npy/seed_$i.npy"; i=$((i+1)); done < <(find "$root/zoo" -name '*.npy' | sort | head -200)
+i=0
+while IFS= read -r f; do cp "$f" "$work/data_map/seed_$i.ptd"; i=$((i+1)); done < <(find "$root/zoo" -name '*.ptd' | sort)
+export ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=1
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+status=0
+for name in program npy data_map; do
+  bin="$build/fuzz/fuzz_$name"
+  [ -x "$bin" ] || { echo "missing $bin" >&2; exit 1; }
+  extra=()
+  [ -d "$root/fuzz/dict" ] && [ -f "$root/fuzz/dict/$name.dict" ] && extra+=("-dict=$root/fuzz/dict/$name.dict")
+  echo "== fuzz_$name for ${secs}s ($(ls "$work/$name" | wc -l) seeds)"
+  if ! "$bin" "$work/$name" -max_total_time="$secs" -rss_limit_mb=2048 -malloc_limit_mb=512 -timeout=20 \
+       -max_len=1048576 -print_final_stats=1 "${extra[@]}" 2>"$work/$name.log"; then
+    tail -60 "$work/$name.log" >&2
+    echo "fuzz_$name FAILED" >&2
+    status=1
+  else
+    grep -E "stat::number_of_executed_units|Done" "$work/$name.log" | tail -2
+  fi
+done
+exit $status

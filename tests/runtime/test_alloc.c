@@ -1,0 +1,101 @@
+/* execute must not allocate: malloc and friends are interposed in this test
+ * binary and counted across many executions of real programs. */
+#define _GNU_SOURCE
+#include <pterun/kernels_portable.h>
+
+#include <stdatomic.h>
+
+#include "../../cli/npy.h"
+#include "../common/test_util.h"
+
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+extern void *__libc_memalign(size_t, size_t);
+extern void __libc_free(void *);
+
+static atomic_int g_counting;
+static atomic_long g_allocs;
+
+void *malloc(size_t n) {
+  if (atomic_load(&g_counting)) atomic_fetch_add(&g_allocs, 1);
+  return __libc_malloc(n);
+}
+void *calloc(size_t a, size_t b) {
+  if (atomic_load(&g_counting)) atomic_fetch_add(&g_allocs, 1);
+  return __libc_calloc(a, b);
+}
+void *realloc(void *p, size_t n) {
+  if (atomic_load(&g_counting)) atomic_fetch_add(&g_allocs, 1);
+  return __libc_realloc(p, n);
+}
+void *aligned_alloc(size_t a, size_t n) {
+  if (atomic_load(&g_counting)) atomic_fetch_add(&g_allocs, 1);
+  return __libc_memalign(a, n);
+}
+int posix_memalign(void **out, size_t a, size_t n) {
+  if (atomic_load(&g_counting)) atomic_fetch_add(&g_allocs, 1);
+  *out = __libc_memalign(a, n);
+  return *out ? 0 : 12;
+}
+void free(void *p) { __libc_free(p); }
+
+static void count_case(const char *dir, int iterations, long *allocs_during_execute, long *allocs_at_load) {
+  char path[1024];
+  pte_program *p = NULL;
+  pte_method *m = NULL;
+  void *owned[8] = {0};
+  pte_tensor ins[8];
+  *allocs_during_execute = -1;
+  snprintf(path, sizeof path, "%s/model.pte", dir);
+  atomic_store(&g_allocs, 0);
+  atomic_store(&g_counting, 1);
+  if (pte_program_load_file(path, NULL, &p) || pte_method_load(p, "forward", NULL, &m)) goto done;
+  atomic_store(&g_counting, 0);
+  *allocs_at_load = atomic_load(&g_allocs);
+  for (int32_t i = 0; i < pte_method_num_inputs(m) && i < 8; i++) {
+    npy_array a;
+    snprintf(path, sizeof path, "%s/inputs/%d.npy", dir, (int)i);
+    if (npy_read_file(path, &a, &owned[i])) goto done;
+    pte_tensor_init(&ins[i], a.dtype, a.dim, a.sizes, (void *)a.data);
+    if (pte_method_set_input_tensor(m, i, &ins[i])) goto done;
+  }
+  atomic_store(&g_allocs, 0);
+  atomic_store(&g_counting, 1);
+  for (int k = 0; k < iterations; k++)
+    if (pte_method_execute(m)) {
+      atomic_store(&g_counting, 0);
+      goto done;
+    }
+  atomic_store(&g_counting, 0);
+  *allocs_during_execute = atomic_load(&g_allocs);
+done:
+  atomic_store(&g_counting, 0);
+  for (int i = 0; i < 8; i++) free(owned[i]);
+  pte_method_free(m);
+  pte_program_free(p);
+}
+
+TEST(the_counter_works) {
+  atomic_store(&g_allocs, 0);
+  atomic_store(&g_counting, 1);
+  void *volatile p = malloc(16);
+  atomic_store(&g_counting, 0);
+  free(p);
+  CHECK(atomic_load(&g_allocs) == 1, "interposition is not active");
+}
+
+TEST(execute_does_not_allocate) {
+  CHECK_OK(pte_kernels_portable_register());
+  static const char *const cases[] = {"models/mlp", "models/small_cnn", "models/transformer_tiny",
+                                      "models/mobilenet_v2_tiny", "models/resnet_tiny", "models/dynamic_batch_b3"};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    long during = -1, at_load = 0;
+    count_case(zoo_path(cases[i]), 50, &during, &at_load);
+    CHECK(during == 0, "%s: %ld allocations during 50 executions (%s)", cases[i], during,
+          during < 0 ? pte_last_error() : "");
+    printf("  %s: %ld allocations at load, 0 in 50 executions\n", cases[i], at_load);
+  }
+}
+
+TEST_MAIN(T(the_counter_works), T(execute_does_not_allocate))

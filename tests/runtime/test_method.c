@@ -1,0 +1,270 @@
+/* Loading and running real exported programs from the zoo: metadata, inputs
+ * checks, dynamic shapes, multiple methods, external weights, caller memory,
+ * kernel selection. Links the runtime and the portable kernels. */
+#include <pterun/kernels_portable.h>
+
+#include "../../cli/npy.h"
+#include "../common/test_util.h"
+
+static pte_program *load(const char *rel) {
+  pte_program *p = NULL;
+  if (pte_program_load_file(zoo_path(rel), NULL, &p)) {
+    fprintf(stderr, "cannot load %s: %s\n", rel, pte_last_error());
+    return NULL;
+  }
+  return p;
+}
+
+TEST(register_portable_kernels) {
+  /* Explicit registration works for static builds; for shared builds the
+   * library already registered itself and this is a no-op. */
+  CHECK_OK(pte_kernels_portable_register());
+  CHECK(pte_operator_registered("aten::addmm.out"), "portable kernels missing");
+}
+
+TEST(zoo_mlp_matches_eager) {
+  char err[512];
+  pte_status st = run_case(zoo_path("models/mlp"), "forward", NULL, 1e-4, 1e-5, err, sizeof err);
+  CHECK(st == PTE_OK, "%s", err);
+}
+
+TEST(zoo_models_match_eager) {
+  static const char *const cases[] = {"models/small_cnn", "models/mobilenet_v2_tiny", "models/resnet_tiny",
+                                      "models/transformer_tiny", "models/add"};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char err[512];
+    pte_status st = run_case(zoo_path(cases[i]), "forward", NULL, 1e-4, 1e-5, err, sizeof err);
+    CHECK(st == PTE_OK, "%s: %s", cases[i], err);
+  }
+}
+
+TEST(metadata_without_loading) {
+  pte_program *p = load("models/mlp/model.pte");
+  CHECK(p, "load");
+  CHECK(pte_program_method_count(p) == 1, "methods %d", (int)pte_program_method_count(p));
+  CHECK(!strcmp(pte_program_method_name(p, 0), "forward"), "name");
+  pte_method_info mi;
+  CHECK_OK(pte_program_method_info(p, "forward", &mi));
+  CHECK(mi.num_inputs == 1 && mi.num_outputs == 1, "io %d %d", (int)mi.num_inputs, (int)mi.num_outputs);
+  CHECK(mi.num_instructions > 0 && mi.num_operators > 0, "instructions");
+  CHECK(mi.num_planned_buffers >= 1 && mi.planned_bytes > 0, "planned");
+  pte_io_info io;
+  CHECK_OK(pte_program_method_input(p, "forward", 0, &io));
+  CHECK(io.tag == PTE_TAG_TENSOR && io.dtype == PTE_FLOAT32 && io.dim >= 1, "input info");
+  CHECK_FAILS(pte_program_method_input(p, "forward", 5, &io), PTE_ERR_INVALID_ARGUMENT, "out of range");
+  CHECK_FAILS(pte_program_method_info(p, "nope", &mi), PTE_ERR_NOT_FOUND, "'nope'");
+  bool has_addmm = false;
+  for (int32_t i = 0; i < mi.num_operators; i++) {
+    const char *n, *o;
+    CHECK_OK(pte_program_method_operator(p, "forward", i, &n, &o));
+    if (!strcmp(n, "aten::addmm") && !strcmp(o, "out")) has_addmm = true;
+  }
+  CHECK(has_addmm, "mlp should use aten::addmm.out");
+  pte_program_free(p);
+}
+
+static pte_method *load_method(pte_program *p, const char *name) {
+  pte_method *m = NULL;
+  if (pte_method_load(p, name, NULL, &m)) fprintf(stderr, "method load: %s\n", pte_last_error());
+  return m;
+}
+
+TEST(wrong_inputs_are_named) {
+  pte_program *p = load("models/mlp/model.pte");
+  CHECK(p, "load");
+  pte_method *m = load_method(p, "forward");
+  CHECK(m, "method");
+  pte_io_info io;
+  CHECK_OK(pte_program_method_input(p, "forward", 0, &io));
+  float buf[4096] = {0};
+  int64_t sizes[PTE_MAX_DIM];
+  memcpy(sizes, io.sizes, sizeof sizes);
+  sizes[io.dim - 1] += 1;
+  pte_tensor t;
+  CHECK_OK(pte_tensor_init(&t, PTE_FLOAT32, io.dim, sizes, buf));
+  CHECK_FAILS(pte_method_set_input_tensor(m, 0, &t), PTE_ERR_INVALID_ARGUMENT, "input 0");
+  char want[64];
+  pte_shape_str(io.dim, io.sizes, want, sizeof want);
+  CHECK(strstr(pte_last_error(), want), "message should name the expected shape %s: %s", want, pte_last_error());
+  double dbuf[4096] = {0};
+  CHECK_OK(pte_tensor_init(&t, PTE_FLOAT64, io.dim, io.sizes, dbuf));
+  CHECK_FAILS(pte_method_set_input_tensor(m, 0, &t), PTE_ERR_INVALID_ARGUMENT, "float64");
+  CHECK_FAILS(pte_method_set_input_tensor(m, 3, &t), PTE_ERR_INVALID_ARGUMENT, "out of range");
+  CHECK_FAILS(pte_method_execute(m), PTE_ERR_INVALID_STATE, "input 0 is not set");
+  pte_method_free(m);
+  pte_program_free(p);
+}
+
+TEST(dynamic_batch_within_bounds) {
+  char err[512];
+  static const char *const cases[] = {"models/dynamic_batch_b1", "models/dynamic_batch_b3", "models/dynamic_batch_b8"};
+  for (size_t i = 0; i < 3; i++)
+    CHECK(run_case(zoo_path(cases[i]), "forward", NULL, 1e-4, 1e-5, err, sizeof err) == PTE_OK, "%s: %s", cases[i], err);
+  /* one method instance serves several batch sizes in turn */
+  pte_program *p = load("models/dynamic_batch_b3/model.pte");
+  CHECK(p, "load");
+  pte_method *m = load_method(p, "forward");
+  CHECK(m, "method");
+  pte_io_info io;
+  CHECK_OK(pte_program_method_input(p, "forward", 0, &io));
+  CHECK(io.dynamism == PTE_SHAPE_DYNAMIC_BOUND, "input should be dynamic");
+  static float buf[1 << 16];
+  int64_t sizes[PTE_MAX_DIM];
+  memcpy(sizes, io.sizes, sizeof sizes);
+  for (int64_t b = 1; b <= io.sizes[0]; b++) {
+    sizes[0] = b;
+    pte_tensor t;
+    CHECK_OK(pte_tensor_init(&t, PTE_FLOAT32, io.dim, sizes, buf));
+    CHECK_OK(pte_method_set_input_tensor(m, 0, &t));
+    CHECK_OK(pte_method_execute(m));
+    const pte_value *out = pte_method_output(m, 0);
+    CHECK(out->tag == PTE_TAG_TENSOR && out->u.tensor->sizes[0] == b, "output batch %lld for input batch %lld",
+          (long long)out->u.tensor->sizes[0], (long long)b);
+  }
+  sizes[0] = io.sizes[0] + 1;
+  pte_tensor t;
+  CHECK_OK(pte_tensor_init(&t, PTE_FLOAT32, io.dim, sizes, buf));
+  CHECK_FAILS(pte_method_set_input_tensor(m, 0, &t), PTE_ERR_INVALID_ARGUMENT, "upper bounds");
+  pte_method_free(m);
+  pte_program_free(p);
+}
+
+TEST(two_methods) {
+  char err[512];
+  CHECK(run_case(zoo_path("models/two_methods_forward"), "forward", NULL, 1e-4, 1e-5, err, sizeof err) == PTE_OK,
+        "forward: %s", err);
+  CHECK(run_case(zoo_path("models/two_methods_encode"), "encode", NULL, 1e-4, 1e-5, err, sizeof err) == PTE_OK,
+        "encode: %s", err);
+  pte_program *p = load("models/two_methods_forward/model.pte");
+  CHECK(p, "load");
+  CHECK(pte_program_method_count(p) == 2, "two methods expected, got %d", (int)pte_program_method_count(p));
+  pte_program_free(p);
+}
+
+TEST(external_weights_need_the_ptd) {
+  char err[512];
+  CHECK(run_case(zoo_path("models/external_weights"), "forward", "model.ptd", 1e-4, 1e-5, err, sizeof err) == PTE_OK,
+        "%s", err);
+  pte_program *p = load("models/external_weights/model.pte");
+  CHECK(p, "load");
+  pte_method *m = NULL;
+  CHECK_FAILS(pte_method_load(p, "forward", NULL, &m), PTE_ERR_NOT_FOUND, ".ptd");
+  pte_program_free(p);
+  pte_data_map *map = NULL;
+  CHECK_OK(pte_data_map_load_file(zoo_path("models/external_weights/model.ptd"), NULL, &map));
+  CHECK(pte_data_map_count(map) > 0, "empty map");
+  pte_data_map_free(map);
+}
+
+TEST(buffer_loads) {
+  size_t n;
+  void *buf = read_file(zoo_path("models/mlp/model.pte"), &n);
+  CHECK(buf, "read");
+  pte_program *p = NULL;
+  CHECK_OK(pte_program_load_buffer(buf, n, NULL, &p));
+  pte_program_free(p);
+  /* an unaligned buffer needs PTE_LOAD_COPY */
+  char *un = (char *)malloc(n + 1);
+  memcpy(un + 1, buf, n);
+  CHECK_FAILS(pte_program_load_buffer(un + 1, n, NULL, &p), PTE_ERR_INVALID_ARGUMENT, "aligned");
+  pte_program_options o;
+  memset(&o, 0, sizeof o);
+  o.flags = PTE_LOAD_COPY;
+  CHECK_OK(pte_program_load_buffer(un + 1, n, &o, &p));
+  free(un);
+  free(buf);
+  pte_method *m = NULL;
+  CHECK_OK(pte_method_load(p, "forward", NULL, &m)); /* the copy outlives the caller's buffer */
+  pte_method_free(m);
+  pte_program_free(p);
+}
+
+TEST(missing_file_and_method) {
+  pte_program *p = NULL;
+  CHECK_FAILS(pte_program_load_file("/nonexistent/model.pte", NULL, &p), PTE_ERR_NOT_FOUND, "/nonexistent/model.pte");
+  p = load("models/mlp/model.pte");
+  CHECK(p, "load");
+  pte_method *m = NULL;
+  CHECK_FAILS(pte_method_load(p, "backward", NULL, &m), PTE_ERR_NOT_FOUND, "'forward'");
+  pte_program_free(p);
+}
+
+/* Everything in caller memory: arena for structures, caller planned buffers. */
+TEST(caller_provided_memory) {
+  static uint8_t arena_mem[1 << 20] __attribute__((aligned(64)));
+  static uint8_t planned_mem[4][1 << 18] __attribute__((aligned(64)));
+  pte_arena arena;
+  pte_arena_init(&arena, arena_mem, sizeof arena_mem);
+  pte_program_options po;
+  memset(&po, 0, sizeof po);
+  po.allocator = &arena.allocator;
+  pte_program *p = NULL;
+  CHECK_OK(pte_program_load_file(zoo_path("models/mlp/model.pte"), &po, &p));
+  pte_method_info mi;
+  CHECK_OK(pte_program_method_info(p, "forward", &mi));
+  CHECK(mi.num_planned_buffers <= 4, "too many buffers");
+  void *bufs[4];
+  size_t sizes[4];
+  for (int32_t i = 0; i < mi.num_planned_buffers; i++) {
+    int64_t s;
+    CHECK_OK(pte_program_method_planned_size(p, "forward", i, &s));
+    CHECK(s <= (int64_t)sizeof planned_mem[0], "buffer too big");
+    bufs[i] = planned_mem[i];
+    sizes[i] = (size_t)s;
+  }
+  pte_method_options mo;
+  memset(&mo, 0, sizeof mo);
+  mo.allocator = &arena.allocator;
+  mo.planned_buffers = bufs;
+  mo.planned_sizes = sizes;
+  mo.num_planned_buffers = mi.num_planned_buffers;
+  pte_method *m = NULL;
+  CHECK_OK(pte_method_load(p, "forward", &mo, &m));
+  size_t used = arena.used;
+  CHECK(used > 0 && used < sizeof arena_mem, "arena used %zu", used);
+  /* too little caller memory is refused, not overrun */
+  if (mi.num_planned_buffers > 0) {
+    sizes[0] = 1;
+    pte_method *m2 = NULL;
+    CHECK_FAILS(pte_method_load(p, "forward", &mo, &m2), PTE_ERR_INVALID_ARGUMENT, "planned buffer 0");
+  }
+  pte_arena small;
+  static uint8_t small_mem[256] __attribute__((aligned(64)));
+  pte_arena_init(&small, small_mem, sizeof small_mem);
+  mo.allocator = &small.allocator;
+  mo.planned_buffers = NULL;
+  pte_method *m3 = NULL;
+  CHECK_FAILS(pte_method_load(p, "forward", &mo, &m3), PTE_ERR_OUT_OF_MEMORY, "out of memory");
+  pte_method_free(m);
+  pte_program_free(p);
+}
+
+/* A higher-priority kernel that declines falls back to the portable one; one
+ * that accepts replaces it. */
+static int g_fake_calls;
+static pte_status fake_addmm(pte_kernel_ctx *c, pte_value **a, int32_t n) {
+  (void)c; (void)a; (void)n;
+  g_fake_calls++;
+  return PTE_OK;
+}
+static bool decline(pte_value *const *a, int32_t n) { (void)a; (void)n; return false; }
+
+TEST(kernel_selection_by_priority) {
+  static const pte_kernel declining[] = {{"aten::addmm.out", fake_addmm, decline, 0}};
+  static const pte_kernel_library ldecl = {"test_declining", 500, declining, 1};
+  CHECK_OK(pte_register_kernels(&ldecl));
+  char err[512];
+  CHECK(run_case(zoo_path("models/mlp"), "forward", NULL, 1e-4, 1e-5, err, sizeof err) == PTE_OK, "%s", err);
+  CHECK(g_fake_calls == 0, "declining kernel ran");
+  static const pte_kernel taking[] = {{"aten::addmm.out", fake_addmm, 0, 0}};
+  static const pte_kernel_library ltake = {"test_taking", 600, taking, 1};
+  CHECK_OK(pte_register_kernels(&ltake));
+  run_case(zoo_path("models/mlp"), "forward", NULL, 1e-4, 1e-5, err, sizeof err);
+  CHECK(g_fake_calls > 0, "higher-priority kernel did not run");
+}
+
+
+TEST_MAIN(T(register_portable_kernels), T(zoo_mlp_matches_eager), T(zoo_models_match_eager), T(metadata_without_loading),
+          T(wrong_inputs_are_named), T(dynamic_batch_within_bounds), T(two_methods),
+          T(external_weights_need_the_ptd), T(buffer_loads), T(missing_file_and_method),
+          T(caller_provided_memory), T(kernel_selection_by_priority))
