@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "cli_components.h"
+#include "pterun_components.h"
 #include "npy.h"
 
 #define MAX_FILES 64
@@ -396,7 +396,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   if (pr) return 2;
-  if (pterun_cli_register_components()) return fail("registering components");
+  if (pterun_register_built_components()) return fail("registering components");
   if (!strcmp(o.command, "info")) return cmd_info(&o);
   if (!strcmp(o.command, "run")) return cmd_run(&o);
   if (!strcmp(o.command, "version")) {

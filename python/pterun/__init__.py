@@ -1,0 +1,165 @@
+"""pterun: run ExecuTorch programs (.pte) from Python.
+
+    import pterun
+    program = pterun.load("model.pte", data="model.ptd")   # data is optional
+    method = program.method("forward")
+    outputs = method(x)              # numpy arrays, buffers or torch tensors in,
+                                     # numpy arrays out
+    pterun.registered_backends(), pterun.registered_operators()
+
+The bindings are glue over the same shared libraries a C program links
+(pterun/lib), so a process has one runtime, one operator registry, one
+backend registry and one thread pool however many pieces it loads.
+"""
+from __future__ import annotations
+
+import os as _os
+from typing import Any, Dict, List, Optional, Sequence, Union
+
+import numpy as _np
+
+from . import _pterun
+from ._pterun import Error
+
+__all__ = [
+    "Error", "Program", "Method", "load", "registered_backends", "registered_operators",
+    "load_library", "__version__",
+]
+
+__version__ = "0.1.0"
+
+_PKG_DIR = _os.path.dirname(_os.path.abspath(__file__))
+
+# pte dtype codes (ExecuTorch ScalarType) -> numpy dtypes
+_NP_DTYPES = {
+    0: _np.uint8, 1: _np.int8, 2: _np.int16, 3: _np.int32, 4: _np.int64, 5: _np.float16,
+    6: _np.float32, 7: _np.float64, 11: _np.bool_, 27: _np.uint16, 28: _np.uint32, 29: _np.uint64,
+}
+
+
+def _to_buffer(x: Any) -> Any:
+    """numpy arrays and buffer objects pass through; torch tensors and other
+    DLPack producers are viewed without a copy; anything non-contiguous is
+    made contiguous."""
+    if isinstance(x, (bool, int, float)) or x is None:
+        return x
+    if isinstance(x, _np.ndarray):
+        arr = x
+    elif hasattr(x, "__dlpack__"):
+        try:
+            arr = _np.from_dlpack(x)
+        except (TypeError, RuntimeError, BufferError):
+            arr = _np.asarray(x.detach().cpu() if hasattr(x, "detach") else x)
+    else:
+        arr = _np.asarray(x)
+    if not arr.flags.c_contiguous:
+        arr = _np.ascontiguousarray(arr)
+    return arr
+
+
+def _from_output(o: Any) -> Any:
+    if isinstance(o, tuple) and len(o) == 3 and isinstance(o[0], bytearray):
+        data, code, shape = o
+        dtype = _NP_DTYPES.get(code)
+        if dtype is None:
+            raise Error(f"output dtype code {code} has no numpy equivalent")
+        return _np.frombuffer(data, dtype=dtype).reshape(shape)
+    return o
+
+
+class TensorSpec:
+    """Metadata of one input or output slot of a method."""
+
+    def __init__(self, info: Dict[str, Any]):
+        self.kind: str = info["kind"]
+        self.dtype: Optional[Any] = _NP_DTYPES.get(info["dtype_code"]) if self.kind == "Tensor" else None
+        self.shape: tuple = tuple(info.get("shape", ()))
+        self.dynamic: bool = bool(info.get("dynamic", False))
+        self.planned: bool = bool(info.get("planned", False))
+        self.nbytes: int = int(info.get("nbytes", 0))
+
+    def __repr__(self) -> str:
+        if self.kind != "Tensor":
+            return f"TensorSpec({self.kind})"
+        dt = _np.dtype(self.dtype).name if self.dtype is not None else "?"
+        return f"TensorSpec({dt}{list(self.shape)}{', dynamic' if self.dynamic else ''})"
+
+
+class Method:
+    """A loaded method. Call it with inputs: method(x, y) or method.execute([x, y])."""
+
+    def __init__(self, program: "Program", name: str):
+        self._program = program
+        self._m = program._p.load_method(name)
+        info = program._p.method_info(name)
+        self.name: str = name
+        self.inputs: List[TensorSpec] = [TensorSpec(i) for i in info["inputs"]]
+        self.outputs: List[TensorSpec] = [TensorSpec(o) for o in info["outputs"]]
+        self.operators: List[str] = list(info["operators"])
+        self.delegates: List[str] = list(info["delegates"])
+
+    def execute(self, inputs: Sequence[Any]) -> List[Any]:
+        return [_from_output(o) for o in self._m.execute([_to_buffer(x) for x in inputs])]
+
+    def __call__(self, *inputs: Any) -> Union[Any, List[Any]]:
+        outs = self.execute(inputs)
+        return outs[0] if len(outs) == 1 else outs
+
+    @property
+    def memory_used(self) -> int:
+        return self._m.memory_used()
+
+    def __repr__(self) -> str:
+        return f"Method({self.name!r}, inputs={self.inputs}, outputs={self.outputs})"
+
+
+class Program:
+    """A loaded, verified program. Methods are loaded on demand and cached."""
+
+    def __init__(self, path: Union[str, "_os.PathLike[str]"], data: Any = None):
+        if data is not None and isinstance(data, (str, bytes, _os.PathLike)):
+            data = [data]
+        self.path = _os.fspath(path)
+        self._p = _pterun.load(self.path, None if data is None else [_os.fspath(d) for d in data])
+        self._methods: Dict[str, Method] = {}
+
+    @property
+    def method_names(self) -> List[str]:
+        return self._p.method_names()
+
+    def method_info(self, name: str) -> Dict[str, Any]:
+        """Metadata of a method without loading it."""
+        return self._p.method_info(name)
+
+    def method(self, name: str = "forward") -> Method:
+        m = self._methods.get(name)
+        if m is None:
+            m = self._methods[name] = Method(self, name)
+        return m
+
+    def __repr__(self) -> str:
+        return f"Program({self.path!r}, methods={self.method_names})"
+
+
+def load(path: Union[str, "_os.PathLike[str]"], data: Any = None) -> Program:
+    """Load a .pte program; `data` is a .ptd path (or several) for external weights."""
+    return Program(path, data)
+
+
+def registered_backends() -> List[str]:
+    return _pterun.registered_backends()
+
+
+def registered_operators() -> List[str]:
+    return _pterun.registered_operators()
+
+
+def load_library(path: Union[str, "_os.PathLike[str]"]) -> None:
+    """Load a component or custom-operator library into the process's runtime."""
+    _pterun.library_load(_os.fspath(path))
+
+
+def _registry_identity() -> int:
+    return _pterun.registry_identity()
+
+

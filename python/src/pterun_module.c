@@ -1,0 +1,503 @@
+/* pterun._pterun: the Python glue. It links the shared pterun libraries and
+ * holds nothing of its own beyond argument conversion: programs, methods and
+ * registries all live in libpterun. numpy conversion happens in Python
+ * (pterun/__init__.py); this module speaks the buffer protocol. */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <pterun/runtime.h>
+
+#include <string.h>
+
+#include "pterun_components.h"
+
+static PyObject *g_error; /* pterun.Error */
+
+/* Raise pterun.Error with the runtime's message; .status names the code. */
+static PyObject *raise_status(pte_status st) {
+  PyObject *exc = PyObject_CallFunction(g_error, "s", pte_last_error()[0] ? pte_last_error() : pte_status_name(st));
+  if (!exc) return NULL;
+  PyObject *name = PyUnicode_FromString(pte_status_name(st));
+  if (name) {
+    PyObject_SetAttrString(exc, "status", name);
+    Py_DECREF(name);
+  }
+  PyErr_SetObject(g_error, exc);
+  Py_DECREF(exc);
+  return NULL;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Program                                                                */
+/* ---------------------------------------------------------------------- */
+
+#define MAX_MAPS 16
+
+typedef struct {
+  PyObject_HEAD
+  pte_program *program;
+  pte_data_map *maps[MAX_MAPS];
+  int nmaps;
+} ProgramObject;
+
+static void program_dealloc(ProgramObject *self) {
+  pte_program_free(self->program);
+  for (int i = 0; i < self->nmaps; i++) pte_data_map_free(self->maps[i]);
+  Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *io_dict(const pte_io_info *io) {
+  if (io->tag != PTE_TAG_TENSOR) return Py_BuildValue("{s:s}", "kind", pte_tag_name(io->tag));
+  PyObject *shape = PyTuple_New(io->dim);
+  if (!shape) return NULL;
+  for (int32_t i = 0; i < io->dim; i++) PyTuple_SET_ITEM(shape, i, PyLong_FromLongLong(io->sizes[i]));
+  PyObject *d = Py_BuildValue("{s:s,s:s,s:i,s:N,s:O,s:O,s:n}", "kind", "Tensor", "dtype", pte_dtype_name(io->dtype),
+                              "dtype_code", (int)io->dtype, "shape", shape, "dynamic",
+                              io->dynamism ? Py_True : Py_False, "planned", io->planned ? Py_True : Py_False,
+                              "nbytes", (Py_ssize_t)io->nbytes);
+  return d;
+}
+
+static PyObject *program_method_names(ProgramObject *self, PyObject *unused) {
+  int32_t n = pte_program_method_count(self->program);
+  PyObject *list = PyList_New(n);
+  if (!list) return NULL;
+  for (int32_t i = 0; i < n; i++) PyList_SET_ITEM(list, i, PyUnicode_FromString(pte_program_method_name(self->program, i)));
+  return list;
+}
+
+static PyObject *program_method_info(ProgramObject *self, PyObject *args) {
+  const char *name;
+  if (!PyArg_ParseTuple(args, "s", &name)) return NULL;
+  pte_method_info mi;
+  pte_status st = pte_program_method_info(self->program, name, &mi);
+  if (st) return raise_status(st);
+  PyObject *inputs = PyList_New(0), *outputs = PyList_New(0), *ops = PyList_New(0), *dels = PyList_New(0),
+           *planned = PyList_New(0);
+  if (!inputs || !outputs || !ops || !dels || !planned) goto fail;
+  for (int io = 0; io < 2; io++) {
+    int32_t n = io ? mi.num_outputs : mi.num_inputs;
+    for (int32_t i = 0; i < n; i++) {
+      pte_io_info info;
+      st = io ? pte_program_method_output(self->program, name, i, &info)
+              : pte_program_method_input(self->program, name, i, &info);
+      if (st) {
+        raise_status(st);
+        goto fail;
+      }
+      PyObject *d = io_dict(&info);
+      if (!d || PyList_Append(io ? outputs : inputs, d)) {
+        Py_XDECREF(d);
+        goto fail;
+      }
+      Py_DECREF(d);
+    }
+  }
+  for (int32_t i = 0; i < mi.num_operators; i++) {
+    const char *on, *ov;
+    if ((st = pte_program_method_operator(self->program, name, i, &on, &ov))) {
+      raise_status(st);
+      goto fail;
+    }
+    PyObject *s = PyUnicode_FromFormat("%s%s%s", on, ov[0] ? "." : "", ov);
+    if (!s || PyList_Append(ops, s)) {
+      Py_XDECREF(s);
+      goto fail;
+    }
+    Py_DECREF(s);
+  }
+  for (int32_t i = 0; i < mi.num_delegates; i++) {
+    const char *id;
+    if ((st = pte_program_method_delegate(self->program, name, i, &id))) {
+      raise_status(st);
+      goto fail;
+    }
+    PyObject *s = PyUnicode_FromString(id);
+    if (!s || PyList_Append(dels, s)) {
+      Py_XDECREF(s);
+      goto fail;
+    }
+    Py_DECREF(s);
+  }
+  for (int32_t i = 0; i < mi.num_planned_buffers; i++) {
+    int64_t b = 0;
+    pte_program_method_planned_size(self->program, name, i, &b);
+    PyObject *v = PyLong_FromLongLong(b);
+    if (!v || PyList_Append(planned, v)) {
+      Py_XDECREF(v);
+      goto fail;
+    }
+    Py_DECREF(v);
+  }
+  return Py_BuildValue("{s:s,s:N,s:N,s:N,s:N,s:N,s:i}", "name", name, "inputs", inputs, "outputs", outputs,
+                       "operators", ops, "delegates", dels, "planned_buffers", planned, "instructions",
+                       (int)mi.num_instructions);
+fail:
+  Py_XDECREF(inputs);
+  Py_XDECREF(outputs);
+  Py_XDECREF(ops);
+  Py_XDECREF(dels);
+  Py_XDECREF(planned);
+  return NULL;
+}
+
+static PyObject *method_new(ProgramObject *program, const char *name);
+
+static PyObject *program_load_method(ProgramObject *self, PyObject *args) {
+  const char *name;
+  if (!PyArg_ParseTuple(args, "s", &name)) return NULL;
+  return method_new(self, name);
+}
+
+static PyMethodDef program_methods[] = {
+    {"method_names", (PyCFunction)program_method_names, METH_NOARGS, "Names of the program's methods."},
+    {"method_info", (PyCFunction)program_method_info, METH_VARARGS, "Metadata of a method, without loading it."},
+    {"load_method", (PyCFunction)program_load_method, METH_VARARGS, "Load a method."},
+    {NULL, NULL, 0, NULL}};
+
+static PyTypeObject ProgramType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "pterun._pterun.Program",
+    .tp_basicsize = sizeof(ProgramObject),
+    .tp_dealloc = (destructor)program_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "A loaded program (internal; use pterun.load).",
+    .tp_methods = program_methods,
+};
+
+/* load(path, data_paths) */
+static PyObject *mod_load(PyObject *mod, PyObject *args) {
+  PyObject *path_obj, *data_obj = Py_None;
+  if (!PyArg_ParseTuple(args, "O&|O", PyUnicode_FSConverter, &path_obj, &data_obj)) return NULL;
+  ProgramObject *self = PyObject_New(ProgramObject, &ProgramType);
+  if (!self) {
+    Py_DECREF(path_obj);
+    return NULL;
+  }
+  self->program = NULL;
+  self->nmaps = 0;
+  pte_status st = PTE_OK;
+  if (data_obj != Py_None) {
+    PyObject *seq = PySequence_Fast(data_obj, "data must be a path or a sequence of paths");
+    if (!seq) goto error;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    if (n > MAX_MAPS) {
+      Py_DECREF(seq);
+      PyErr_SetString(PyExc_ValueError, "too many data files");
+      goto error;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+      PyObject *p = NULL;
+      if (!PyUnicode_FSConverter(PySequence_Fast_GET_ITEM(seq, i), &p)) {
+        Py_DECREF(seq);
+        goto error;
+      }
+      const char *cp = PyBytes_AS_STRING(p);
+      Py_BEGIN_ALLOW_THREADS st = pte_data_map_load_file(cp, NULL, &self->maps[self->nmaps]);
+      Py_END_ALLOW_THREADS Py_DECREF(p);
+      if (st) {
+        Py_DECREF(seq);
+        raise_status(st);
+        goto error;
+      }
+      self->nmaps++;
+    }
+    Py_DECREF(seq);
+  }
+  pte_program_options po;
+  memset(&po, 0, sizeof po);
+  po.data_maps = self->maps;
+  po.num_data_maps = self->nmaps;
+  const char *cpath = PyBytes_AS_STRING(path_obj);
+  Py_BEGIN_ALLOW_THREADS st = pte_program_load_file(cpath, &po, &self->program);
+  Py_END_ALLOW_THREADS if (st) {
+    raise_status(st);
+    goto error;
+  }
+  Py_DECREF(path_obj);
+  return (PyObject *)self;
+error:
+  Py_DECREF(path_obj);
+  Py_DECREF(self);
+  return NULL;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Method                                                                 */
+/* ---------------------------------------------------------------------- */
+
+typedef struct {
+  PyObject_HEAD
+  ProgramObject *program; /* keeps the program alive */
+  pte_method *method;
+} MethodObject;
+
+static void method_dealloc(MethodObject *self) {
+  pte_method_free(self->method);
+  Py_XDECREF(self->program);
+  Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int format_dtype(const Py_buffer *b) {
+  const char *f = b->format ? b->format : "B";
+  while (*f == '<' || *f == '=' || *f == '@' || *f == '!') f++;
+  if (f[0] == 0 || f[1] != 0) return -1;
+  switch (f[0]) {
+    case 'f': return b->itemsize == 4 ? PTE_FLOAT32 : -1;
+    case 'd': return b->itemsize == 8 ? PTE_FLOAT64 : -1;
+    case 'e': return b->itemsize == 2 ? PTE_FLOAT16 : -1;
+    case 'q': case 'l': case 'i': case 'h': case 'b':
+      return b->itemsize == 8 ? PTE_INT64 : b->itemsize == 4 ? PTE_INT32 : b->itemsize == 2 ? PTE_INT16 : PTE_INT8;
+    case 'Q': case 'L': case 'I': case 'H':
+      return b->itemsize == 8 ? PTE_UINT64 : b->itemsize == 4 ? PTE_UINT32 : PTE_UINT16;
+    case 'B': return PTE_UINT8;
+    case '?': return PTE_BOOL;
+    default: return -1;
+  }
+}
+
+static PyObject *method_new(ProgramObject *program, const char *name) {
+  MethodObject *self = NULL;
+  extern PyTypeObject MethodType;
+  self = PyObject_New(MethodObject, &MethodType);
+  if (!self) return NULL;
+  self->method = NULL;
+  Py_INCREF(program);
+  self->program = program;
+  pte_status st;
+  Py_BEGIN_ALLOW_THREADS st = pte_method_load(program->program, name, NULL, &self->method);
+  Py_END_ALLOW_THREADS if (st) {
+    Py_DECREF(self);
+    return raise_status(st);
+  }
+  return (PyObject *)self;
+}
+
+static PyObject *value_to_py(const pte_value *v) {
+  switch (v->tag) {
+    case PTE_TAG_INT: return PyLong_FromLongLong(v->u.i);
+    case PTE_TAG_DOUBLE: return PyFloat_FromDouble(v->u.d);
+    case PTE_TAG_BOOL: return PyBool_FromLong(v->u.b);
+    case PTE_TAG_NONE: Py_RETURN_NONE;
+    case PTE_TAG_STRING: return PyUnicode_FromString(v->u.str);
+    case PTE_TAG_TENSOR: {
+      const pte_tensor *t = v->u.tensor;
+      size_t n = pte_tensor_nbytes(t);
+      if (n && (!t->data || !pte_tensor_is_contiguous(t))) {
+        PyErr_SetString(g_error, "output tensor is not contiguous or has no data");
+        return NULL;
+      }
+      PyObject *bytes = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)n);
+      if (!bytes) return NULL;
+      if (n) memcpy(PyByteArray_AS_STRING(bytes), t->data, n);
+      PyObject *shape = PyTuple_New(t->dim);
+      if (!shape) {
+        Py_DECREF(bytes);
+        return NULL;
+      }
+      for (int32_t i = 0; i < t->dim; i++) PyTuple_SET_ITEM(shape, i, PyLong_FromLongLong(t->sizes[i]));
+      return Py_BuildValue("(NiN)", bytes, (int)t->dtype, shape);
+    }
+    default:
+      return PyUnicode_FromFormat("<%s>", pte_tag_name(v->tag));
+  }
+}
+
+/* execute(inputs) -> list; tensors come back as (bytearray, dtype_code, shape). */
+static PyObject *method_execute(MethodObject *self, PyObject *arg) {
+  PyObject *seq = PySequence_Fast(arg, "inputs must be a sequence");
+  if (!seq) return NULL;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+  int32_t want = pte_method_num_inputs(self->method);
+  if (n != want) {
+    Py_DECREF(seq);
+    return PyErr_Format(g_error, "method '%s' takes %d inputs, %zd given", pte_method_name(self->method), (int)want, n);
+  }
+  pte_status st = PTE_OK;
+  PyObject *result = NULL;
+  Py_buffer views[16];
+  int nviews = 0;
+  if (n > 16) {
+    Py_DECREF(seq);
+    return PyErr_Format(g_error, "too many inputs (%zd)", n);
+  }
+  for (Py_ssize_t i = 0; i < n; i++) {
+    PyObject *o = PySequence_Fast_GET_ITEM(seq, i);
+    pte_value v;
+    memset(&v, 0, sizeof v);
+    pte_tensor t;
+    if (PyObject_CheckBuffer(o)) {
+      Py_buffer *b = &views[nviews];
+      if (PyObject_GetBuffer(o, b, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) != 0) goto done;
+      nviews++;
+      int dt = format_dtype(b);
+      if (dt < 0) {
+        PyErr_Format(g_error, "input %zd: unsupported buffer format '%s'", i, b->format ? b->format : "?");
+        goto done;
+      }
+      int64_t sizes[PTE_MAX_DIM];
+      if (b->ndim > PTE_MAX_DIM) {
+        PyErr_Format(g_error, "input %zd: too many dimensions", i);
+        goto done;
+      }
+      for (int k = 0; k < b->ndim; k++) sizes[k] = b->shape ? b->shape[k] : b->len / b->itemsize;
+      if ((st = pte_tensor_init(&t, dt, b->ndim, sizes, b->buf))) {
+        raise_status(st);
+        goto done;
+      }
+      v.tag = PTE_TAG_TENSOR;
+      v.u.tensor = &t;
+    } else if (PyBool_Check(o)) {
+      v.tag = PTE_TAG_BOOL;
+      v.u.b = o == Py_True;
+    } else if (PyLong_Check(o)) {
+      v.tag = PTE_TAG_INT;
+      v.u.i = PyLong_AsLongLong(o);
+      if (PyErr_Occurred()) goto done;
+    } else if (PyFloat_Check(o)) {
+      v.tag = PTE_TAG_DOUBLE;
+      v.u.d = PyFloat_AsDouble(o);
+    } else if (o == Py_None) {
+      v.tag = PTE_TAG_NONE;
+    } else {
+      PyErr_Format(g_error, "input %zd: cannot convert %s (expected an array, a number or None)", i, Py_TYPE(o)->tp_name);
+      goto done;
+    }
+    if ((st = pte_method_set_input(self->method, (int32_t)i, &v))) {
+      raise_status(st);
+      goto done;
+    }
+  }
+  Py_BEGIN_ALLOW_THREADS st = pte_method_execute(self->method);
+  Py_END_ALLOW_THREADS if (st) {
+    raise_status(st);
+    goto done;
+  }
+  {
+    int32_t nout = pte_method_num_outputs(self->method);
+    result = PyList_New(nout);
+    if (!result) goto done;
+    for (int32_t i = 0; i < nout; i++) {
+      PyObject *o = value_to_py(pte_method_output(self->method, i));
+      if (!o) {
+        Py_CLEAR(result);
+        goto done;
+      }
+      PyList_SET_ITEM(result, i, o);
+    }
+  }
+done:
+  for (int k = 0; k < nviews; k++) PyBuffer_Release(&views[k]);
+  Py_DECREF(seq);
+  return result;
+}
+
+static PyObject *method_get_name(MethodObject *self, void *c) { return PyUnicode_FromString(pte_method_name(self->method)); }
+
+static PyObject *method_memory(MethodObject *self, PyObject *unused) {
+  return PyLong_FromSize_t(pte_method_memory_used(self->method));
+}
+
+/* The pte_method* as an integer, so other extensions (the profiler) can
+ * attach to it through the C API. */
+static PyObject *method_handle(MethodObject *self, PyObject *unused) { return PyLong_FromVoidPtr(self->method); }
+
+static PyMethodDef method_methods[] = {
+    {"execute", (PyCFunction)method_execute, METH_O, "Run with a sequence of inputs."},
+    {"memory_used", (PyCFunction)method_memory, METH_NOARGS, "Bytes allocated for the method."},
+    {"_handle", (PyCFunction)method_handle, METH_NOARGS, "Address of the pte_method (for other extensions)."},
+    {NULL, NULL, 0, NULL}};
+
+static PyGetSetDef method_getset[] = {{"name", (getter)method_get_name, NULL, "method name", NULL},
+                                      {NULL, NULL, NULL, NULL, NULL}};
+
+PyTypeObject MethodType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "pterun._pterun.Method",
+    .tp_basicsize = sizeof(MethodObject),
+    .tp_dealloc = (destructor)method_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "A loaded method (internal; use Program.method).",
+    .tp_methods = method_methods,
+    .tp_getset = method_getset,
+};
+
+/* ---------------------------------------------------------------------- */
+/* Registries and libraries                                               */
+/* ---------------------------------------------------------------------- */
+
+static PyObject *mod_registered_backends(PyObject *m, PyObject *u) {
+  int32_t n = pte_backend_count();
+  PyObject *l = PyList_New(n);
+  if (!l) return NULL;
+  for (int32_t i = 0; i < n; i++) PyList_SET_ITEM(l, i, PyUnicode_FromString(pte_backend_name(i)));
+  return l;
+}
+
+static PyObject *mod_registered_operators(PyObject *m, PyObject *u) {
+  int32_t n = pte_operator_count();
+  PyObject *l = PyList_New(n);
+  if (!l) return NULL;
+  for (int32_t i = 0; i < n; i++) PyList_SET_ITEM(l, i, PyUnicode_FromString(pte_operator_name(i)));
+  return l;
+}
+
+static PyObject *mod_registry_identity(PyObject *m, PyObject *u) { return PyLong_FromVoidPtr((void *)pte_registry_identity()); }
+
+static PyObject *mod_library_load(PyObject *m, PyObject *args) {
+  PyObject *p;
+  if (!PyArg_ParseTuple(args, "O&", PyUnicode_FSConverter, &p)) return NULL;
+  pte_status st = pte_library_load(PyBytes_AS_STRING(p));
+  Py_DECREF(p);
+  if (st) return raise_status(st);
+  Py_RETURN_NONE;
+}
+
+static PyObject *mod_library_load_all(PyObject *m, PyObject *u) {
+  int32_t n = 0;
+  pte_status st = pte_library_load_all(&n);
+  if (st) return raise_status(st);
+  return PyLong_FromLong(n);
+}
+
+static PyObject *mod_library_dir(PyObject *m, PyObject *u) { return PyUnicode_FromString(pte_library_dir()); }
+static PyObject *mod_version(PyObject *m, PyObject *u) { return PyUnicode_FromString(pte_version()); }
+
+static PyMethodDef module_methods[] = {
+    {"load", mod_load, METH_VARARGS, "load(path, data_paths=None) -> Program"},
+    {"registered_backends", mod_registered_backends, METH_NOARGS, "Names of the registered backends."},
+    {"registered_operators", mod_registered_operators, METH_NOARGS, "Names of the registered operators."},
+    {"registry_identity", mod_registry_identity, METH_NOARGS, "Address of the runtime's registry."},
+    {"library_load", mod_library_load, METH_VARARGS, "Load a component or operator library."},
+    {"library_load_all", mod_library_load_all, METH_NOARGS, "Load every component installed next to the runtime."},
+    {"library_dir", mod_library_dir, METH_NOARGS, "Directory libpterun was loaded from."},
+    {"runtime_version", mod_version, METH_NOARGS, "Version of the loaded libpterun."},
+    {NULL, NULL, 0, NULL}};
+
+static struct PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "_pterun", "pterun runtime bindings (glue only).", -1,
+                                        module_methods, NULL, NULL, NULL, NULL};
+
+PyMODINIT_FUNC PyInit__pterun(void);
+
+PyMODINIT_FUNC PyInit__pterun(void) {
+  if (PyType_Ready(&ProgramType) < 0 || PyType_Ready(&MethodType) < 0) return NULL;
+  /* Components this extension links are registered explicitly as well, so
+   * the bindings work the same with static component archives. */
+  pte_status st = pterun_register_built_components();
+  if (st) {
+    PyErr_Format(PyExc_ImportError, "pterun: registering components failed: %s", pte_last_error());
+    return NULL;
+  }
+  PyObject *m = PyModule_Create(&module_def);
+  if (!m) return NULL;
+  g_error = PyErr_NewExceptionWithDoc("pterun.Error", "An error reported by the pterun runtime.", PyExc_RuntimeError, NULL);
+  if (!g_error || PyModule_AddObject(m, "Error", g_error) < 0) {
+    Py_XDECREF(g_error);
+    Py_DECREF(m);
+    return NULL;
+  }
+  Py_INCREF(g_error);
+  Py_INCREF(&ProgramType);
+  PyModule_AddObject(m, "Program", (PyObject *)&ProgramType);
+  Py_INCREF(&MethodType);
+  PyModule_AddObject(m, "Method", (PyObject *)&MethodType);
+  return m;
+}
