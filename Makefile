@@ -1,0 +1,65 @@
+# The two commands of the README:
+#   make demo   build everything, run a bundled example model
+#   make test   build everything, run every test (what CI runs)
+# Other targets are the steps of `make test`.
+
+PY      ?= $(CURDIR)/.venv/bin/python
+BUILD   ?= build
+JOBS    ?= $(shell nproc)
+FUZZ_SECONDS ?= 45
+CMAKE   ?= cmake
+EXAMPLE ?= zoo/models/mobilenet_v2_tiny
+
+.PHONY: demo test deps pydeps build test-c test-conformance test-clang test-sanitize fuzz \
+        test-static test-python wheel clean
+
+deps:
+	tools/deps.sh
+
+pydeps:
+	tools/deps.sh --python
+
+build: deps
+	$(CMAKE) -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release
+	$(CMAKE) --build $(BUILD) -j $(JOBS)
+
+demo: build
+	@echo "== $(EXAMPLE) (portable kernels)"
+	$(BUILD)/cli/pterun run $(EXAMPLE)/model.pte --input $(EXAMPLE)/inputs/0.npy --iterations 50 --warmup 5
+	@if [ -f zoo/xnnpack/$(notdir $(EXAMPLE))/model.pte ] && $(BUILD)/cli/pterun backends | grep -q XnnpackBackend; then \
+	  echo "== $(EXAMPLE) delegated to XNNPACK"; \
+	  $(BUILD)/cli/pterun run zoo/xnnpack/$(notdir $(EXAMPLE))/model.pte --input $(EXAMPLE)/inputs/0.npy --iterations 50 --warmup 5; fi
+
+test-c: build
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+test-conformance: build pydeps
+	$(PY) tools/conformance.py --pterun $(BUILD)/cli/pterun zoo
+
+test-clang: deps
+	CC=clang $(CMAKE) -S . -B $(BUILD)-clang -G Ninja -DCMAKE_BUILD_TYPE=Release
+	$(CMAKE) --build $(BUILD)-clang -j $(JOBS)
+	ctest --test-dir $(BUILD)-clang --output-on-failure -j $(JOBS) -E test_hostile
+
+test-sanitize: deps
+	CC=clang $(CMAKE) -S . -B $(BUILD)-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DPTERUN_SANITIZE=address,undefined -DPTERUN_BUILD_FUZZERS=ON
+	$(CMAKE) --build $(BUILD)-asan -j $(JOBS)
+	ctest --test-dir $(BUILD)-asan --output-on-failure -j $(JOBS)
+
+fuzz: test-sanitize
+	fuzz/run_fuzzers.sh $(BUILD)-asan $(FUZZ_SECONDS)
+
+test-static: deps
+	$(CMAKE) -S . -B $(BUILD)-static -G Ninja -DCMAKE_BUILD_TYPE=Release -DPTERUN_BUILD_SHARED=OFF
+	$(CMAKE) --build $(BUILD)-static -j $(JOBS)
+	ctest --test-dir $(BUILD)-static --output-on-failure -j $(JOBS) -E test_hostile
+
+test-python: build pydeps
+	$(PY) -m pytest -q tests/python tests/packaging
+
+test: test-c test-conformance test-clang test-static test-sanitize fuzz test-python
+	@echo "make test: all passed"
+
+clean:
+	rm -rf $(BUILD) $(BUILD)-clang $(BUILD)-asan $(BUILD)-static

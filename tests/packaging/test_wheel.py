@@ -1,0 +1,529 @@
+"""The wheel as users get it: installed into a new virtual environment and
+used from a folder with no checkout. Mirrors the checks of the seeds' test
+plans (ExecuTorch's test_shared_libraries and test_cpp_sdk) for pterun's
+components, plus the gaps they leave open (third-party exports, hidden
+duplicates, pkg-config, CMake < 3.28)."""
+import fnmatch
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from conftest import REPO, clean_env, run, wheel_modes
+
+THIRD_PARTY = ("xnn_", "pthreadpool_", "cpuinfo_", "cblas_", "sgemm_", "clog_")
+
+
+def readelf_dynamic(path):
+    out = run(["readelf", "-d", path], cwd="/").stdout
+    needed = re.findall(r"\(NEEDED\)\s+Shared library: \[(.+?)\]", out)
+    soname = re.findall(r"\(SONAME\)\s+Library soname: \[(.+?)\]", out)
+    runpath = re.findall(r"\((?:RUNPATH|RPATH)\)\s+Library r(?:un)?path: \[(.+?)\]", out)
+    return needed, (soname[0] if soname else None), [p for r in runpath for p in r.split(":")]
+
+
+def defined_symbols(path):
+    out = run(["nm", "-D", "--defined-only", path], cwd="/").stdout
+    syms = set()
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) >= 3 and parts[1] in "TDBRVWiu":
+            syms.add(parts[2].split("@")[0])
+    return syms
+
+
+def check_versioned(path):
+    """A shipped library must be lib<name>.so.<N> with exactly that soname."""
+    name = os.path.basename(path)
+    if not re.fullmatch(r"lib[A-Za-z0-9_+-]+\.so\.\d+(\.\d+)*", name):
+        raise AssertionError(f"{name}: not a versioned library file name")
+    _n, soname, _r = readelf_dynamic(path)
+    if soname != name:
+        raise AssertionError(f"{name}: soname {soname!r} does not match the file name")
+
+
+def component_of_symbol(sym, components):
+    """The component whose symbol patterns match `sym` most specifically."""
+    best, best_len = None, -1
+    for c in components:
+        for pat in c["symbols"]:
+            if fnmatch.fnmatchcase(sym, pat) and len(pat) > best_len:
+                best, best_len = c["name"], len(pat)
+    return best
+
+
+def lib_file(c):
+    return f"lib{c['library']}.so.0"
+
+
+# ---------------------------------------------------------------- libraries
+
+
+def test_every_required_component_ships(installed):
+    for c in installed.components:
+        path = os.path.join(installed.lib, lib_file(c))
+        if not c["optional"]:
+            assert os.path.isfile(path), f"required component {c['name']} missing: {path}"
+        if os.path.isfile(path):
+            assert os.path.isfile(os.path.join(installed.pkg, "include", c["header"])), c["header"]
+    table_files = {lib_file(c) for c in installed.components}
+    for lib in installed.shipped_libraries():
+        assert os.path.basename(lib) in table_files, f"{lib} is not in the component table"
+
+
+def test_libraries_are_versioned_with_matching_soname(installed, tmp_path):
+    libs = installed.shipped_libraries()
+    assert libs
+    for lib in libs:
+        check_versioned(lib)
+    # the check itself rejects an unversioned leftover
+    bad = tmp_path / "libpterun.so"
+    shutil.copy(libs[0], bad)
+    with pytest.raises(AssertionError):
+        check_versioned(str(bad))
+
+
+def test_extension_holds_nothing_the_libraries_own(installed):
+    exts = installed.extensions()
+    assert exts, "no Python extension found"
+    shipped = {os.path.basename(p) for p in installed.shipped_libraries()}
+    for ext in exts:
+        syms = defined_symbols(ext)
+        owned = {s for s in syms if not s.startswith("PyInit_")}
+        assert not owned, f"{os.path.basename(ext)} defines {sorted(owned)[:10]}"
+        needed, _s, runpath = readelf_dynamic(ext)
+        if os.path.basename(ext).startswith("_pterun."):
+            missing = shipped - set(needed)
+            assert not missing, f"{os.path.basename(ext)} does not record a dependency on {missing}"
+        size = os.path.getsize(ext)
+        print(f"\n{os.path.basename(ext)}: {size} bytes")
+        assert size < 200 * 1024, f"{ext} is {size} bytes"
+
+
+def test_each_symbol_group_has_exactly_its_owner(installed):
+    objects = installed.shipped_libraries() + installed.extensions() + [os.path.join(installed.pkg, "bin", "pterun")]
+    by_file = {os.path.basename(o): o for o in objects}
+    owner_file = {c["name"]: lib_file(c) for c in installed.components}
+    definers = {}
+    for name, path in by_file.items():
+        for sym in defined_symbols(path):
+            if sym.startswith("PyInit_") or sym in ("_init", "_fini", "main", "_start") or sym.startswith("_IO_"):
+                continue
+            comp = component_of_symbol(sym, installed.components)
+            assert comp is not None, f"{name} exports {sym}, which no component owns"
+            assert owner_file[comp] == name, f"{sym} belongs to {comp} ({owner_file[comp]}) but {name} defines it"
+            definers.setdefault(sym, []).append(name)
+    for c in installed.components:
+        if not os.path.isfile(os.path.join(installed.lib, lib_file(c))):
+            continue
+        for s in c["sentinels"]:
+            assert definers.get(s) == [lib_file(c)], f"sentinel {s}: defined by {definers.get(s)}"
+
+
+def test_no_library_exports_third_party_symbols(installed):
+    for path in installed.shipped_libraries() + installed.extensions():
+        bad = sorted(s for s in defined_symbols(path) if s.startswith(THIRD_PARTY))
+        assert not bad, f"{os.path.basename(path)} exports {bad[:8]}"
+
+
+def test_one_registry_in_process(installed, tmp_path):
+    """nm cannot see hidden duplicates: count registries in one process. The
+    extension, libpterun opened directly, and a C library compiled against the
+    installed package must all see the same registry object."""
+    probe = tmp_path / "probe.c"
+    probe.write_text("#include <pterun/runtime.h>\n"
+                     "const void *probe_registry(void) { return pte_registry_identity(); }\n"
+                     "int probe_operators(void) { return pte_operator_count(); }\n")
+    so = tmp_path / "libprobe.so"
+    run(["cc", "-shared", "-fPIC", "-o", str(so), str(probe), f"-I{installed.pkg}/include", f"-L{installed.lib}",
+         "-l:libpterun.so.0", f"-Wl,-rpath,{installed.lib}"], cwd=str(tmp_path))
+    code = textwrap.dedent(f"""
+        import ctypes, pterun
+        from pterun import _pterun
+        ext = _pterun.registry_identity()
+        lib = ctypes.CDLL({os.path.join(installed.lib, 'libpterun.so.0')!r})
+        lib.pte_registry_identity.restype = ctypes.c_void_p
+        probe = ctypes.CDLL({str(so)!r})
+        probe.probe_registry.restype = ctypes.c_void_p
+        assert ext == lib.pte_registry_identity() == probe.probe_registry(), (ext, lib.pte_registry_identity(), probe.probe_registry())
+        assert probe.probe_operators() == len(pterun.registered_operators())
+        print("one registry", hex(ext))
+    """)
+    installed.py(code)
+
+
+def test_libraries_resolve_and_relocate(installed, tmp_path):
+    objects = installed.shipped_libraries() + installed.extensions() + installed.vendored()
+    for path in objects:
+        r = run(["ldd", "-r", path], cwd=installed.root, check=False)
+        bad = [l for l in (r.stdout + r.stderr).splitlines()
+               if "not found" in l or ("undefined symbol" in l and not re.search(r"undefined symbol: _?Py", l))]
+        assert not bad, f"{os.path.basename(path)}: {bad}"
+        _n, _s, runpath = readelf_dynamic(path)
+        for entry in runpath:
+            assert entry.startswith("$ORIGIN"), f"{os.path.basename(path)} has RUNPATH entry {entry!r}"
+    # a copy of the installed tree elsewhere still resolves, from the copy
+    moved = tmp_path / "moved" / "site-packages"
+    shutil.copytree(installed.pkg, moved / "pterun", symlinks=True)
+    libs_dir = os.path.join(os.path.dirname(installed.pkg), "pterun.libs")
+    if os.path.isdir(libs_dir):
+        shutil.copytree(libs_dir, moved / "pterun.libs", symlinks=True)
+    for path in glob.glob(str(moved / "pterun" / "lib" / "*.so*")) + glob.glob(str(moved / "pterun" / "*.so")):
+        r = run(["ldd", path], cwd=installed.root)
+        for line in r.stdout.splitlines():
+            assert "not found" not in line, f"{path}: {line}"
+            m = re.search(r"=> (\S+)", line)
+            if m and ("libpterun" in line or "pterun.libs" in m.group(1)):
+                assert m.group(1).startswith(str(moved)), f"{path} resolved {line.strip()} outside the copy"
+
+
+def test_every_extension_imports_in_a_clean_environment(installed):
+    exts = installed.extensions()
+    site = os.path.dirname(installed.pkg)
+    for ext in exts:
+        rel = os.path.relpath(ext, site)
+        module = rel.split(".cpython-")[0].replace(os.sep, ".")
+        installed.py(f"import importlib; importlib.import_module({module!r})")
+
+
+def test_read_only_outputs_ship_as_0755(installed):
+    modes = wheel_modes(installed.wheel)
+    for name, mode in modes.items():
+        assert not mode & 0o002, f"{name} is world-writable ({oct(mode)})"
+        if name.endswith(".so") or ".so." in name or name.endswith("/bin/pterun"):
+            assert mode == 0o755, f"{name} has mode {oct(mode)}"
+
+
+def test_platform_tag_is_what_auditwheel_reports(installed):
+    r = run([sys.executable, "-m", "auditwheel", "show", installed.wheel], cwd=installed.root)
+    tags = re.findall(r'"((?:many|musl)linux_\d+_\d+_\w+)"', r.stdout)
+    assert tags, r.stdout
+    wheel_tags = os.path.basename(installed.wheel)[:-4].split("-")[-1].split(".")
+    assert tags[0] in wheel_tags, f"wheel tagged {wheel_tags}, auditwheel says {tags[0]}"
+    print(f"\nplatform tag: {tags[0]}")
+
+
+# ---------------------------------------------------------------- Python
+
+
+def test_python_sdk_locations(installed):
+    for flag, must in (("--cmake-dir", "pterunConfig.cmake"), ("--pkg-config-path", "pterun.pc"),
+                       ("--include-dir", "pterun/runtime.h"), ("--lib-dir", "libpterun.so.0")):
+        out = run([installed.python, "-m", "pterun", flag], cwd=installed.root).stdout.strip()
+        assert os.path.exists(os.path.join(out, must)), (flag, out)
+    r = run([os.path.join(installed.venv, "bin", "pterun"), "version"], cwd=installed.root)
+    assert "pterun" in r.stdout
+    assert os.path.isfile(os.path.join(installed.pkg, "_pterun.pyi"))
+    assert os.path.isfile(os.path.join(installed.pkg, "py.typed"))
+
+
+def _case_io(case):
+    ins = [np.load(p) for p in sorted(glob.glob(os.path.join(case, "inputs", "*.npy")),
+                                      key=lambda p: int(os.path.basename(p)[:-4]))]
+    outs = [np.load(p) for p in sorted(glob.glob(os.path.join(case, "expected", "*.npy")),
+                                       key=lambda p: int(os.path.basename(p)[:-4]))]
+    return ins, outs
+
+
+def test_zoo_models_through_the_bindings(installed, zoo_copy):
+    code = textwrap.dedent(f"""
+        import glob, json, os, sys
+        import numpy as np, pterun
+        root = {zoo_copy!r}
+        n = 0
+        for case in sorted(glob.glob(os.path.join(root, "models", "*"))):
+            meta = json.load(open(os.path.join(case, "case.json")))
+            data = os.path.join(case, meta["data"]) if meta.get("data") else None
+            prog = pterun.load(os.path.join(case, "model.pte"), data=data)
+            m = prog.method(meta.get("method", "forward"))
+            ins = [np.load(p) for p in sorted(glob.glob(os.path.join(case, "inputs", "*.npy")), key=lambda p: int(os.path.basename(p)[:-4]))]
+            exp = [np.load(p) for p in sorted(glob.glob(os.path.join(case, "expected", "*.npy")), key=lambda p: int(os.path.basename(p)[:-4]))]
+            outs = m.execute(ins)
+            for o, e in zip(outs, exp):
+                np.testing.assert_allclose(o, e, rtol=meta["rtol"], atol=meta["atol"], err_msg=case)
+            n += 1
+        print("cases", n)
+        assert n >= 3
+    """)
+    installed.py(code)
+
+
+def test_python_api_and_errors(installed, zoo_copy):
+    mlp = os.path.join(zoo_copy, "models", "mlp")
+    code = textwrap.dedent(f"""
+        import os, numpy as np, torch, pterun
+        case = {mlp!r}
+        prog = pterun.load(os.path.join(case, "model.pte"))
+        assert prog.method_names == ["forward"], prog.method_names
+        m = prog.method("forward")
+        x = np.load(os.path.join(case, "inputs", "0.npy"))
+        e = np.load(os.path.join(case, "expected", "0.npy"))
+        assert m.inputs[0].shape == x.shape and m.inputs[0].dtype == x.dtype
+        np.testing.assert_allclose(m(x), e, rtol=1e-4, atol=1e-5)                      # numpy
+        np.testing.assert_allclose(m(torch.from_numpy(x)), e, rtol=1e-4, atol=1e-5)    # DLPack
+        np.testing.assert_allclose(m.execute([memoryview(x)])[0], e, rtol=1e-4, atol=1e-5)  # buffer protocol
+        xt = torch.from_numpy(np.asfortranarray(x))                                    # non-contiguous
+        np.testing.assert_allclose(m(xt), e, rtol=1e-4, atol=1e-5)
+        try:
+            m(np.zeros((1,) * x.ndim, np.float32))
+            raise SystemExit("wrong shape accepted")
+        except pterun.Error as err:
+            assert "input 0" in str(err) and err.status == "PTE_ERR_INVALID_ARGUMENT", (str(err), err.status)
+        try:
+            pterun.load("/nonexistent.pte")
+            raise SystemExit("missing file accepted")
+        except pterun.Error as err:
+            assert "/nonexistent.pte" in str(err)
+        assert "aten::addmm.out" in pterun.registered_operators()
+        print("ok")
+    """)
+    installed.py(code)
+
+
+@pytest.mark.parametrize("torch_first", [True, False])
+def test_torch_loaded_first_or_last(installed, zoo_copy, torch_first):
+    case = os.path.join(zoo_copy, "models", "small_cnn")
+    if not os.path.isdir(case):
+        case = os.path.join(zoo_copy, "models", "mlp")
+    imports = "import torch\nimport pterun" if torch_first else "import pterun\nimport torch"
+    code = imports + textwrap.dedent(f"""
+        import glob, os, numpy as np
+        for c in [{case!r}] + sorted(glob.glob(os.path.join({zoo_copy!r}, "xnnpack", "*"))):
+            if "xnnpack" in c and "XnnpackBackend" not in pterun.registered_backends():
+                continue
+            x = np.load(os.path.join(c, "inputs", "0.npy"))
+            e = np.load(os.path.join(c, "expected", "0.npy"))
+            out = pterun.load(os.path.join(c, "model.pte")).method("forward")(torch.from_numpy(x))
+            np.testing.assert_allclose(out, e, rtol=1e-4, atol=1e-5, err_msg=c)
+        print("ok")
+    """)
+    installed.py(code)
+
+
+# ---------------------------------------------------------------- C SDK
+
+def _readme_blocks():
+    text = open(os.path.join(REPO, "README.md")).read()
+    c_block = re.search(r"```c\n(.*?)```", text, re.S).group(1)
+    cmake_block = re.search(r"```cmake\n(.*?)```", text, re.S).group(1)
+    return c_block, cmake_block
+
+
+def _check_app(installed, exe, zoo_copy, cwd):
+    add = os.path.join(zoo_copy, "models", "add", "model.pte")
+    r = run([exe, add], cwd=cwd)
+    import torch
+    want = (torch.tensor([[1., 2.], [3., 4.]]) + torch.tensor([[10., 20.], [30., 40.]])).flatten().tolist()
+    got = [float(v) for v in r.stdout.strip().splitlines()[-1].split()]
+    assert got == want, (got, want)
+    assert "method: forward" in r.stdout
+    needed, _s, runpath = readelf_dynamic(exe)
+    assert "libpterun.so.0" in needed, needed
+    assert any(p.startswith("$ORIGIN") for p in runpath), runpath
+    return runpath
+
+
+def test_readme_example_with_cmake(installed, zoo_copy, tmp_path):
+    c_block, cmake_block = _readme_blocks()
+    (tmp_path / "run_model.c").write_text(c_block)
+    (tmp_path / "CMakeLists.txt").write_text(cmake_block)
+    cmake_dir = run([installed.python, "-m", "pterun", "--cmake-dir"], cwd=installed.root).stdout.strip()
+    run(["cmake", "-S", str(tmp_path), "-B", str(tmp_path / "build"), f"-Dpterun_DIR={cmake_dir}"], cwd=str(tmp_path))
+    run(["cmake", "--build", str(tmp_path / "build")], cwd=str(tmp_path))
+    exe = str(tmp_path / "build" / "run_model")
+    _check_app(installed, exe, zoo_copy, str(tmp_path))
+    # relocatable: the app copied beside the libraries ($ORIGIN/../lib) with
+    # the package itself out of reach still runs
+    app = tmp_path / "app"
+    (app / "bin").mkdir(parents=True)
+    shutil.copytree(installed.lib, app / "lib", ignore=shutil.ignore_patterns("cmake", "pkgconfig"))
+    for v in installed.vendored():
+        shutil.copy(v, app / "lib")
+    shutil.copy(exe, app / "bin" / "run_model")
+    hidden = installed.pkg + ".hidden"
+    os.rename(installed.pkg, hidden)
+    try:
+        _check_app(installed, str(app / "bin" / "run_model"), zoo_copy, str(tmp_path))
+    finally:
+        os.rename(hidden, installed.pkg)
+
+
+def test_readme_example_with_pkg_config(installed, zoo_copy, tmp_path):
+    c_block, _ = _readme_blocks()
+    src = tmp_path / "run_model.c"
+    src.write_text(c_block)
+    pc = run([installed.python, "-m", "pterun", "--pkg-config-path"], cwd=installed.root).stdout.strip()
+    env = clean_env({"PKG_CONFIG_PATH": pc})
+    flags = run(["pkg-config", "--cflags", "--libs", "pterun", "pterun-kernels-portable"], cwd=str(tmp_path),
+                env=env).stdout.split()
+    exe = str(tmp_path / "run_model")
+    run(["cc", str(src), "-o", exe, "-Wl,-rpath,$ORIGIN/../lib"] + flags, cwd=str(tmp_path))
+    _check_app(installed, exe, zoo_copy, str(tmp_path))
+
+
+def _configure(installed, tmp_path, body, cmake="cmake", check=True):
+    proj = tmp_path / "proj"
+    proj.mkdir(exist_ok=True)
+    (proj / "CMakeLists.txt").write_text("cmake_minimum_required(VERSION 3.20)\nproject(t C)\n" + body)
+    (proj / "main.c").write_text("#include <pterun/runtime.h>\nint main(void){return pte_backend_count() < 0;}\n")
+    cmake_dir = run([installed.python, "-m", "pterun", "--cmake-dir"], cwd=installed.root).stdout.strip()
+    shutil.rmtree(tmp_path / "b", ignore_errors=True)
+    return run([cmake, "-S", str(proj), "-B", str(tmp_path / "b"), f"-Dpterun_DIR={cmake_dir}"], cwd=str(tmp_path),
+               check=check)
+
+
+def test_missing_component_and_wrong_major_fail_at_configure(installed, tmp_path):
+    r = _configure(installed, tmp_path, "find_package(pterun REQUIRED COMPONENTS no_such_thing)\n", check=False)
+    assert r.returncode != 0 and "no_such_thing" in r.stderr, r.stderr
+    r = _configure(installed, tmp_path, "find_package(pterun 1.0 REQUIRED)\n", check=False)
+    assert r.returncode != 0, "a different major version was accepted"
+    r = _configure(installed, tmp_path, "find_package(pterun 0.1 REQUIRED COMPONENTS runtime kernels_portable)\n"
+                   "add_executable(m main.c)\ntarget_link_libraries(m PRIVATE pterun::runtime)\n")
+    # a table component this installation lacks: remove it from a copy
+    copy = tmp_path / "partial"
+    shutil.copytree(installed.pkg, copy / "pterun", symlinks=True)
+    os.remove(copy / "pterun" / "lib" / "libpterun_kernels_portable.so.0")
+    proj = tmp_path / "proj"
+    r = run(["cmake", "-S", str(proj), "-B", str(tmp_path / "b2"),
+             f"-Dpterun_DIR={copy / 'pterun' / 'lib' / 'cmake' / 'pterun'}"], cwd=str(tmp_path), check=False)
+    assert r.returncode != 0 and "kernels_portable" in r.stderr, r.stderr
+
+
+def test_cmake_3_20(installed, tmp_path):
+    venv = tmp_path / "cmake320"
+    run([sys.executable, "-m", "venv", str(venv)], cwd=str(tmp_path))
+    r = run([str(venv / "bin" / "pip"), "install", "-q", "cmake==3.20.*"], cwd=str(tmp_path), check=False)
+    if r.returncode != 0:
+        pytest.fail(f"cannot install CMake 3.20 to test it: {r.stderr[-500:]}")
+    cmake = str(venv / "bin" / "cmake")
+    assert "3.20" in run([cmake, "--version"], cwd=str(tmp_path)).stdout
+    _configure(installed, tmp_path, "find_package(pterun 0.1 REQUIRED COMPONENTS runtime kernels_portable)\n"
+               "add_executable(m main.c)\ntarget_link_libraries(m PRIVATE pterun::runtime pterun::kernels_portable)\n",
+               cmake=cmake)
+    run([cmake, "--build", str(tmp_path / "b")], cwd=str(tmp_path))
+    run([str(tmp_path / "b" / "m")], cwd=str(tmp_path))
+
+
+def test_runtime_only_program_loads_components_at_run_time(installed, tmp_path):
+    src = tmp_path / "loader.c"
+    src.write_text(textwrap.dedent("""
+        #include <pterun/runtime.h>
+        #include <stdio.h>
+        #include <string.h>
+        int main(int argc, char **argv) {
+          if (pte_operator_registered("aten::add.out")) { printf("registered before loading\\n"); return 1; }
+          const void *reg = pte_registry_identity();
+          if (pte_library_load(argv[1]) != PTE_OK) { printf("load: %s\\n", pte_last_error()); return 1; }
+          if (pte_library_load(argv[1]) != PTE_OK) { printf("second load: %s\\n", pte_last_error()); return 1; }
+          if (!pte_operator_registered("aten::add.out")) { printf("not registered after loading\\n"); return 1; }
+          int32_t n = 0;
+          if (pte_library_load_all(&n) != PTE_OK || n < 1) { printf("load_all: %d %s\\n", (int)n, pte_last_error()); return 1; }
+          if (reg != pte_registry_identity()) return 1;
+          printf("ok %d operators, %d components, %d backends\\n", (int)pte_operator_count(), (int)n, (int)pte_backend_count());
+          return 0;
+        }
+    """))
+    (tmp_path / "CMakeLists.txt").write_text("cmake_minimum_required(VERSION 3.20)\nproject(l C)\n"
+                                             "find_package(pterun REQUIRED COMPONENTS runtime)\n"
+                                             "add_executable(loader loader.c)\n"
+                                             "target_link_libraries(loader PRIVATE pterun::runtime)\n")
+    cmake_dir = run([installed.python, "-m", "pterun", "--cmake-dir"], cwd=installed.root).stdout.strip()
+    run(["cmake", "-S", str(tmp_path), "-B", str(tmp_path / "b"), f"-Dpterun_DIR={cmake_dir}"], cwd=str(tmp_path))
+    run(["cmake", "--build", str(tmp_path / "b")], cwd=str(tmp_path))
+    exe = str(tmp_path / "b" / "loader")
+    needed, _s, _r = readelf_dynamic(exe)
+    assert not any("kernels" in n for n in needed), needed
+    r = run([exe, os.path.join(installed.lib, "libpterun_kernels_portable.so.0")], cwd=str(tmp_path))
+    assert r.stdout.startswith("ok"), r.stdout
+
+
+CUSTOM_OP_C = r"""
+/* A custom operator library built out of tree against the installed pterun. */
+#include <pterun/runtime.h>
+
+static pte_status double_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
+  if (nargs != 3 || args[0]->tag != PTE_TAG_TENSOR || args[1]->tag != PTE_TAG_TENSOR)
+    return pte_kernel_fail(ctx, PTE_ERR_KERNEL, "bad arguments");
+  const pte_tensor *x = args[0]->u.tensor;
+  pte_tensor *out = args[1]->u.tensor;
+  if (x->dtype != PTE_FLOAT32 || out->dtype != PTE_FLOAT32) return pte_kernel_fail(ctx, PTE_ERR_KERNEL, "float32 only");
+  pte_status st = pte_tensor_resize(out, x->dim, x->sizes);
+  if (st) return st;
+  for (int64_t i = 0; i < pte_tensor_numel(x); i++) ((float *)out->data)[i] = 2.0f * ((const float *)x->data)[i];
+  return PTE_OK;
+}
+
+static const pte_kernel kernels[] = {{"pterun_test::custom_double.out", double_out, 0, 0}};
+static const pte_kernel_library library = {"custom_ops", 0, kernels, 1};
+
+__attribute__((visibility("default"))) pte_status pte_custom_ops_register(void) { return pte_register_kernels(&library); }
+"""
+
+CUSTOM_OP_EXPORT = r"""
+import sys, numpy as np, torch
+from torch.library import Library, impl
+lib = Library("pterun_test", "DEF")
+lib.define("custom_double(Tensor x) -> Tensor")
+lib.define("custom_double.out(Tensor x, *, Tensor(a!) out) -> Tensor(a!)")
+@impl(lib, "custom_double", "CompositeExplicitAutograd")
+def custom_double(x):
+    return x * 2
+@impl(lib, "custom_double", "Meta")
+def custom_double_meta(x):
+    return torch.empty_like(x)
+@impl(lib, "custom_double.out", "CompositeExplicitAutograd")
+def custom_double_out(x, *, out):
+    out.copy_(x * 2)
+    return out
+class M(torch.nn.Module):
+    def forward(self, x):
+        return torch.ops.pterun_test.custom_double(x) + 1.0
+from executorch.exir import to_edge_transform_and_lower, EdgeCompileConfig
+x = torch.arange(6, dtype=torch.float32).reshape(2, 3)
+ep = torch.export.export(M(), (x,))
+prog = to_edge_transform_and_lower(ep, compile_config=EdgeCompileConfig(_check_ir_validity=False)).to_executorch()
+open(sys.argv[1], "wb").write(prog.buffer)
+np.save(sys.argv[2], x.numpy())
+np.save(sys.argv[3], (x * 2 + 1).numpy())
+"""
+
+
+def test_custom_operator_library(installed, tmp_path):
+    (tmp_path / "custom_ops.c").write_text(CUSTOM_OP_C)
+    (tmp_path / "CMakeLists.txt").write_text("cmake_minimum_required(VERSION 3.20)\nproject(c C)\n"
+                                             "find_package(pterun REQUIRED COMPONENTS runtime)\n"
+                                             "add_library(custom_ops SHARED custom_ops.c)\n"
+                                             "target_link_libraries(custom_ops PRIVATE pterun::runtime)\n")
+    cmake_dir = run([installed.python, "-m", "pterun", "--cmake-dir"], cwd=installed.root).stdout.strip()
+    run(["cmake", "-S", str(tmp_path), "-B", str(tmp_path / "b"), f"-Dpterun_DIR={cmake_dir}"], cwd=str(tmp_path))
+    run(["cmake", "--build", str(tmp_path / "b")], cwd=str(tmp_path))
+    so = str(tmp_path / "b" / "libcustom_ops.so")
+    pte, x, want = (str(tmp_path / n) for n in ("custom.pte", "x.npy", "want.npy"))
+    # the exporter runs in the development environment (it has executorch)
+    run([sys.executable, "-c", CUSTOM_OP_EXPORT, pte, x, want], cwd=str(tmp_path), timeout=600)
+    code = textwrap.dedent(f"""
+        import numpy as np, pterun
+        m = pterun.load({pte!r}).method("forward")
+        try:
+            m(np.load({x!r}))
+        except pterun.Error as e:
+            assert "pterun_test::custom_double.out" in str(e), str(e)
+        else:
+            raise SystemExit("ran without the custom operator")
+        pterun.load_library({so!r})
+        assert "pterun_test::custom_double.out" in pterun.registered_operators()
+        out = pterun.load({pte!r}).method("forward")(np.load({x!r}))
+        np.testing.assert_array_equal(out, np.load({want!r}))
+        print("ok")
+    """)
+    installed.py(code)
+    cli = os.path.join(installed.pkg, "bin", "pterun")
+    out_dir = str(tmp_path / "out")
+    run([cli, "run", pte, "--library", so, "--input", x, "--output-dir", out_dir], cwd=str(tmp_path))
+    np.testing.assert_array_equal(np.load(os.path.join(out_dir, "output_0.npy")), np.load(want))
