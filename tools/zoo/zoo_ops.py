@@ -1,0 +1,779 @@
+"""Operator cases: one small program per operator (group `ops`)."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, List, Optional, Sequence, Tuple
+
+import torch
+import torch.nn.functional as F
+
+from zoo_common import (
+    BOOL,
+    F32,
+    F64,
+    I32,
+    I64,
+    TOL_DEFAULT,
+    TOL_EW,
+    TOL_TRANSC,
+    Built,
+    CaseIO,
+    FnModule,
+    Spec,
+    distinct,
+    no_half,
+    nz,
+    rb,
+    ri,
+    ri_nz,
+    rn,
+    scalar0,
+    small_ints_f,
+    uni,
+)
+
+aten = torch.ops.aten
+
+_SPECS: List[Spec] = []
+
+DT_NAME = {F32: "float32", F64: "float64", I32: "int32", I64: "int64", BOOL: "bool"}
+
+
+def _sig(inputs: Sequence[torch.Tensor]) -> str:
+    return ", ".join(f"{DT_NAME.get(t.dtype, str(t.dtype))}{list(t.shape)}" for t in inputs)
+
+
+def case(
+    name: str,
+    fn: Callable[..., Any],
+    inputs: Callable[[], Tuple[torch.Tensor, ...]],
+    op: str,
+    desc: str,
+    tol: Tuple[float, float, Optional[str]] = TOL_EW,
+    preserve: Sequence[Any] = (),
+    remove_view_copy: bool = True,
+    extra: Optional[dict] = None,
+    module: Optional[Callable[[], torch.nn.Module]] = None,
+) -> None:
+    """Registers one operator case.
+
+    `fn` is the function under test; alternatively pass `module`, a factory
+    building an nn.Module (called after seeding, so its weights are
+    deterministic), and `fn=None`.
+
+    `inputs` is called after the RNG has been seeded for this case.
+    `desc` is a short human description (the input signature is appended).
+    """
+    if any(s.name == name for s in _SPECS):
+        raise ValueError(f"duplicate op case {name}")
+
+    def build() -> Built:
+        ins = tuple(inputs())
+        full_desc = f"{desc} | inputs: {_sig(ins)}"
+        mod = module() if module is not None else FnModule(fn)
+        return Built(
+            methods={"forward": (mod, ins, None)},
+            cases=[CaseIO(name, "forward", ins, full_desc)],
+        )
+
+    rtol, atol, reason = tol
+    _SPECS.append(
+        Spec(
+            group="ops",
+            name=name,
+            build=build,
+            description=desc,
+            op=op,
+            rtol=rtol,
+            atol=atol,
+            tolerance_reason=reason,
+            preserve_ops=tuple(preserve),
+            remove_view_copy=remove_view_copy,
+            extra=dict(extra or {}),
+        )
+    )
+
+
+# ---------------------------------------------------------------------------
+# Binary arithmetic: add / sub / mul
+# ---------------------------------------------------------------------------
+
+def _binary_arith() -> None:
+    ops = {
+        "add": (torch.add, "aten::add.out", "+"),
+        "sub": (torch.sub, "aten::sub.out", "-"),
+        "mul": (torch.mul, "aten::mul.out", "*"),
+    }
+    for base, (f, op, sym) in ops.items():
+        d = f"x {sym} y ({op})"
+        case(f"{base}_f32", f, lambda: (rn(2, 3, 4), rn(2, 3, 4)), op, f"{d}, same shape")
+        case(f"{base}_f32_broadcast", f, lambda: (rn(2, 3, 4), rn(3, 1)), op, f"{d}, broadcast [2,3,4] with [3,1]")
+        case(f"{base}_f32_broadcast_rank", f, lambda: (rn(4), rn(2, 3, 4)), op, f"{d}, broadcast [4] with [2,3,4]")
+        case(f"{base}_f32_broadcast_both", f, lambda: (rn(2, 1, 4), rn(3, 1)), op, f"{d}, both sides broadcast")
+        case(f"{base}_f32_0d", f, lambda: (rn(2, 3), scalar0(1.75)), op, f"{d}, tensor with 0-d tensor")
+        case(f"{base}_f32_0d_0d", f, lambda: (scalar0(-0.5), scalar0(1.25)), op, f"{d}, two 0-d tensors")
+        case(f"{base}_f64", f, lambda: (rn(2, 3, 4, dt=F64), rn(2, 3, 4, dt=F64)), op, f"{d}, float64")
+        case(f"{base}_i32", f, lambda: (ri(-100, 100, 2, 3, 4, dt=I32), ri(-100, 100, 2, 3, 4, dt=I32)), op, f"{d}, int32")
+        case(f"{base}_i64", f, lambda: (ri(-1000, 1000, 2, 3, 4), ri(-1000, 1000, 3, 1)), op, f"{d}, int64 with broadcast")
+        case(f"{base}_i64_f32_promote", f, lambda: (ri(-10, 10, 2, 3), rn(2, 3)), op, f"{d}, int64 with float32 -> float32")
+        case(f"{base}_i32_i64_promote", f, lambda: (ri(-50, 50, 2, 3, dt=I32), ri(-50, 50, 2, 3)), op, f"{d}, int32 with int64 -> int64")
+        case(f"{base}_f32_f64_promote", f, lambda: (rn(2, 3), rn(2, 3, dt=F64)), op, f"{d}, float32 with float64 -> float64")
+        case(f"{base}_i64_0d_f32_promote", f, lambda: (ri(-10, 10, 2, 3), scalar0(0.25)), op,
+             f"{d}, int64 tensor with 0-d float32 tensor -> float32 (0-d participates in promotion category)")
+        case(f"{base}_f32_0d_f64", f, lambda: (rn(2, 3), scalar0(0.3, F64)), op,
+             f"{d}, float32 tensor with 0-d float64 tensor -> float32 (0-d does not upcast same category)")
+        if base != "sub":
+            case(f"{base}_bool", f, lambda: (rb(2, 3), rb(2, 3)), op, f"{d}, bool with bool -> bool")
+            case(f"{base}_bool_i32_promote", f, lambda: (rb(2, 3), ri(-5, 5, 2, 3, dt=I32)), op, f"{d}, bool with int32 -> int32")
+        # tensor-scalar (python number) forms
+        case(f"{base}_f32_scalar", lambda a, f=f: f(a, 2.5), lambda: (rn(2, 3, 4),), op, f"x {sym} 2.5 (python float)")
+        case(f"{base}_i64_scalar_int", lambda a, f=f: f(a, 3), lambda: (ri(-100, 100, 2, 3),), op, f"x {sym} 3 (python int), int64 stays int64")
+        case(f"{base}_i32_scalar_int", lambda a, f=f: f(a, 3), lambda: (ri(-100, 100, 2, 3, dt=I32),), op, f"x {sym} 3 (python int), int32 stays int32")
+        case(f"{base}_i64_scalar_float", lambda a, f=f: f(a, 0.5), lambda: (ri(-100, 100, 2, 3),), op, f"x {sym} 0.5 (python float), int64 -> float32")
+    case("add_f32_alpha", lambda a, b: torch.add(a, b, alpha=2.5), lambda: (rn(2, 3), rn(2, 3)), "aten::add.out", "x + 2.5*y (alpha)")
+    case("add_i64_alpha", lambda a, b: torch.add(a, b, alpha=3), lambda: (ri(-20, 20, 2, 3), ri(-20, 20, 2, 3)), "aten::add.out", "x + 3*y (alpha), int64")
+    case("sub_f32_alpha", lambda a, b: torch.sub(a, b, alpha=0.5), lambda: (rn(2, 3), rn(2, 3)), "aten::sub.out", "x - 0.5*y (alpha)")
+    case("rsub_f32_scalar", lambda a: 1.5 - a, lambda: (rn(2, 3),), "aten::sub.out", "1.5 - x (python scalar on the left)")
+
+
+# ---------------------------------------------------------------------------
+# Division
+# ---------------------------------------------------------------------------
+
+def _division() -> None:
+    op = "aten::div.out"
+    case("div_f32", torch.div, lambda: (rn(2, 3, 4), nz(2, 3, 4)), op, "x / y")
+    case("div_f32_broadcast", torch.div, lambda: (rn(2, 3, 4), nz(3, 1)), op, "x / y, broadcast [2,3,4] with [3,1]")
+    case("div_f32_broadcast_rank", torch.div, lambda: (rn(4), nz(2, 3, 4)), op, "x / y, broadcast [4] with [2,3,4]")
+    case("div_f32_0d", torch.div, lambda: (rn(2, 3), scalar0(-1.5)), op, "x / y, 0-d divisor")
+    case("div_f64", torch.div, lambda: (rn(2, 3, 4, dt=F64), nz(2, 3, 4, dt=F64)), op, "x / y, float64")
+    case("div_i64", torch.div, lambda: (ri(-100, 100, 2, 3), ri_nz(-9, 10, 2, 3)), op, "x / y true division, int64 -> float32")
+    case("div_i32", torch.div, lambda: (ri(-100, 100, 2, 3, dt=I32), ri_nz(-9, 10, 2, 3, dt=I32)), op, "x / y true division, int32 -> float32")
+    case("div_i64_f32_promote", torch.div, lambda: (ri(-100, 100, 2, 3), nz(2, 3)), op, "x / y, int64 / float32")
+    case("div_f32_f64_promote", torch.div, lambda: (rn(2, 3), nz(2, 3, dt=F64)), op, "x / y, float32 / float64 -> float64")
+    case("div_f32_scalar", lambda a: a / 4.0, lambda: (rn(2, 3, 4),), op, "x / 4.0 (python float)")
+    case("div_i64_scalar", lambda a: a / 3, lambda: (ri(-100, 100, 2, 3),), op, "x / 3 (python int), int64 -> float32")
+    mop = "aten::div.out_mode"
+    for mode in ("trunc", "floor"):
+        f = lambda a, b, m=mode: torch.div(a, b, rounding_mode=m)
+        d = f"torch.div(x, y, rounding_mode='{mode}')"
+        case(f"div_{mode}_f32", f, lambda: (rn(2, 3, 4, scale=5.0), nz(2, 3, 4)), mop, d)
+        case(f"div_{mode}_f32_broadcast", f, lambda: (rn(2, 3, 4, scale=5.0), nz(4)), mop, d + ", broadcast")
+        case(f"div_{mode}_f64", f, lambda: (rn(2, 3, 4, scale=5.0, dt=F64), nz(2, 3, 4, dt=F64)), mop, d + ", float64")
+        case(f"div_{mode}_i64", f, lambda: (ri(-50, 50, 3, 4), ri_nz(-7, 8, 3, 4)), mop, d + ", int64 (negative operands)")
+        case(f"div_{mode}_i32", f, lambda: (ri(-50, 50, 3, 4, dt=I32), ri_nz(-7, 8, 3, 4, dt=I32)), mop, d + ", int32 (negative operands)")
+        case(f"div_{mode}_i64_f32_promote", f, lambda: (ri(-50, 50, 3, 4), nz(3, 4)), mop, d + ", int64 with float32")
+    case("floor_divide_i64", torch.floor_divide, lambda: (ri(-50, 50, 3, 4), ri_nz(-7, 8, 3, 4)), mop,
+         "torch.floor_divide(x, y), int64 (exports as div.out_mode floor)")
+
+
+# ---------------------------------------------------------------------------
+# pow
+# ---------------------------------------------------------------------------
+
+def _pow() -> None:
+    tt = "aten::pow.Tensor_Tensor_out"
+    ts = "aten::pow.Tensor_Scalar_out"
+    case("pow_tt_f32", torch.pow, lambda: (uni(2, 3, 4), rn(2, 3, 4)), tt, "x ** y, positive base", TOL_TRANSC)
+    case("pow_tt_f32_broadcast", torch.pow, lambda: (uni(2, 3, 4), rn(4)), tt, "x ** y, positive base, broadcast exponent", TOL_TRANSC)
+    case("pow_tt_f64", torch.pow, lambda: (uni(2, 3, 4, dt=F64), rn(2, 3, 4, dt=F64)), tt, "x ** y, float64", TOL_TRANSC)
+    case("pow_tt_i64", torch.pow, lambda: (ri(-4, 5, 2, 3), ri(0, 4, 2, 3)), tt, "x ** y, int64 with non-negative exponents")
+    case("pow_tt_f32_i64_promote", torch.pow, lambda: (uni(2, 3), ri(0, 4, 2, 3)), tt, "x ** y, float32 base, int64 exponent", TOL_TRANSC)
+    case("pow_ts_f32", lambda a: a ** 2.5, lambda: (uni(2, 3, 4),), ts, "x ** 2.5, positive base", TOL_TRANSC)
+    case("pow_ts_f32_square", lambda a: a ** 2, lambda: (rn(2, 3, 4),), ts, "x ** 2 (python int exponent), negative bases allowed", TOL_TRANSC)
+    case("pow_ts_f32_neg", lambda a: a ** -0.5, lambda: (uni(2, 3, 4),), ts, "x ** -0.5", TOL_TRANSC)
+    case("pow_ts_f64", lambda a: a ** 1.5, lambda: (uni(2, 3, 4, dt=F64),), ts, "x ** 1.5, float64", TOL_TRANSC)
+    case("pow_ts_i64", lambda a: a ** 3, lambda: (ri(-6, 7, 2, 3),), ts, "x ** 3, int64 stays int64")
+    case("pow_ts_i64_float_exp", lambda a: a ** 0.5, lambda: (ri(0, 20, 2, 3),), ts, "x ** 0.5, int64 -> float32", TOL_TRANSC)
+    case("pow_scalar_f32", lambda a: 2.0 ** a, lambda: (rn(2, 3, 4),), "aten::pow.Scalar_out", "2.0 ** x (scalar base)", TOL_TRANSC)
+
+
+# ---------------------------------------------------------------------------
+# Unary elementwise
+# ---------------------------------------------------------------------------
+
+def _unary() -> None:
+    def u(name: str, fn, op: str, desc: str, gen=rn, tol=TOL_EW, ints: Sequence[torch.dtype] = (),
+          int_gen=None, preserve: Sequence[Any] = (), f64: bool = True, shape=(2, 3, 4)) -> None:
+        case(f"{name}_f32", fn, lambda: (gen(*shape),), op, desc, tol, preserve)
+        if f64:
+            case(f"{name}_f64", fn, lambda: (gen(*shape, dt=F64),), op, desc + ", float64", tol, preserve)
+        for dt in ints:
+            sfx = {I32: "i32", I64: "i64", BOOL: "bool"}[dt]
+            g = int_gen or (lambda *s, dt=dt: ri(-20, 20, *s, dt=dt))
+            it = tol
+            case(f"{name}_{sfx}", fn, lambda g=g, dt=dt: (g(*shape, dt=dt),), op, desc + f", {DT_NAME[dt]} input", it, preserve)
+
+    u("neg", torch.neg, "aten::neg.out", "-x", ints=(I32, I64))
+    u("abs", torch.abs, "aten::abs.out", "abs(x)", ints=(I32, I64))
+    u("sqrt", torch.sqrt, "aten::sqrt.out", "sqrt(x), positive inputs", gen=uni, ints=(I64, I32),
+      int_gen=lambda *s, dt: ri(0, 50, *s, dt=dt))
+    u("rsqrt", torch.rsqrt, "aten::rsqrt.out", "rsqrt(x), positive inputs", gen=uni, ints=(I64,),
+      int_gen=lambda *s, dt: ri(1, 50, *s, dt=dt))
+    u("exp", torch.exp, "aten::exp.out", "exp(x)", tol=TOL_TRANSC, ints=(I64,),
+      int_gen=lambda *s, dt: ri(-5, 5, *s, dt=dt))
+    u("log", torch.log, "aten::log.out", "log(x), positive inputs", gen=lambda *s, dt=F32: uni(*s, lo=0.05, hi=5.0, dt=dt),
+      tol=TOL_TRANSC, ints=(I64,), int_gen=lambda *s, dt: ri(1, 50, *s, dt=dt))
+    u("sin", torch.sin, "aten::sin.out", "sin(x)", tol=TOL_TRANSC, ints=(I32,))
+    u("cos", torch.cos, "aten::cos.out", "cos(x)", tol=TOL_TRANSC, ints=(I32,))
+    u("tanh", torch.tanh, "aten::tanh.out", "tanh(x)", tol=TOL_TRANSC, ints=(I64,),
+      int_gen=lambda *s, dt: ri(-3, 4, *s, dt=dt))
+    u("sigmoid", torch.sigmoid, "aten::sigmoid.out", "sigmoid(x)", tol=TOL_TRANSC, ints=(I64,),
+      int_gen=lambda *s, dt: ri(-5, 6, *s, dt=dt))
+    u("relu", torch.relu, "aten::relu.out", "relu(x)", ints=(I32, I64))
+    u("gelu", F.gelu, "aten::gelu.out", "gelu(x, approximate='none') (erf form)", tol=TOL_TRANSC,
+      gen=lambda *s, dt=F32: rn(*s, scale=2.0, dt=dt))
+    u("gelu_tanh", lambda a: F.gelu(a, approximate="tanh"), "aten::gelu.out", "gelu(x, approximate='tanh')",
+      tol=TOL_TRANSC, gen=lambda *s, dt=F32: rn(*s, scale=2.0, dt=dt))
+    u("hardtanh", lambda a: F.hardtanh(a, -0.5, 0.75), "aten::hardtanh.out", "hardtanh(x, -0.5, 0.75)")
+    u("relu6", F.relu6, "aten::hardtanh.out", "relu6(x) (exports as hardtanh(0, 6))",
+      gen=lambda *s, dt=F32: rn(*s, scale=4.0, dt=dt), f64=False)
+    case("hardtanh_i64", lambda a: F.hardtanh(a, -3, 4), lambda: (ri(-10, 10, 2, 3, 4),), "aten::hardtanh.out",
+         "hardtanh(x, -3, 4), int64")
+    u("clamp", lambda a: torch.clamp(a, -0.5, 0.5), "aten::clamp.out", "clamp(x, -0.5, 0.5)", ints=(I64, I32))
+    u("clamp_min", lambda a: torch.clamp(a, min=0.25), "aten::clamp.out", "clamp(x, min=0.25)", f64=False)
+    u("clamp_max", lambda a: torch.clamp(a, max=-0.25), "aten::clamp.out", "clamp(x, max=-0.25)", f64=False)
+    case("clamp_i64_float_bounds", lambda a: torch.clamp(a, -2.5, 3.5), lambda: (ri(-10, 10, 2, 3),), "aten::clamp.out",
+         "clamp(int64 x, -2.5, 3.5) -> float32 (float bounds promote)")
+    case("clamp_tensor_f32", lambda a, lo, hi: torch.clamp(a, lo, hi), lambda: (rn(2, 3, 4), -uni(4), uni(3, 1)),
+         "aten::clamp.Tensor_out", "clamp(x, min_tensor, max_tensor) with broadcasting")
+    case("clamp_tensor_min_only_f32", lambda a, lo: torch.clamp(a, min=lo), lambda: (rn(2, 3, 4), rn(4)),
+         "aten::clamp.Tensor_out", "clamp(x, min=tensor)")
+    u("leaky_relu", lambda a: F.leaky_relu(a, 0.1), "aten::leaky_relu.out", "leaky_relu(x, 0.1)")
+    u("leaky_relu_default", F.leaky_relu, "aten::leaky_relu.out", "leaky_relu(x) (slope 0.01)", f64=False)
+    # hardswish / silu are decomposed by the default export; preserve them to get the real op.
+    u("hardswish", F.hardswish, "aten::hardswish.out",
+      "hardswish(x), exported with preserve_ops so aten::hardswish survives (not in ExecuTorch's portable kernel lib)",
+      gen=lambda *s, dt=F32: rn(*s, scale=3.0, dt=dt), preserve=(aten.hardswish.default,))
+    u("silu", F.silu, "aten::silu.out",
+      "silu(x), exported with preserve_ops so aten::silu survives (not in ExecuTorch's portable kernel lib)",
+      tol=TOL_TRANSC, gen=lambda *s, dt=F32: rn(*s, scale=3.0, dt=dt), preserve=(aten.silu.default,))
+    case("hardswish_decomposed_f32", F.hardswish, lambda: (rn(2, 3, 4, scale=3.0),), "aten::clamp.out",
+         "hardswish(x) with the default export: decomposes to add/clamp/mul/div")
+    case("silu_decomposed_f32", F.silu, lambda: (rn(2, 3, 4, scale=3.0),), "aten::sigmoid.out",
+         "silu(x) with the default export: decomposes to sigmoid * x", TOL_TRANSC)
+    case("hardsigmoid_decomposed_f32", F.hardsigmoid, lambda: (rn(2, 3, 4, scale=3.0),), "aten::clamp.out",
+         "hardsigmoid(x) with the default export: decomposes to add/clamp/div")
+    # extras
+    u("floor", torch.floor, "aten::floor.out", "floor(x), no values near integers", gen=no_half)
+    u("ceil", torch.ceil, "aten::ceil.out", "ceil(x), no values near integers", gen=no_half)
+    u("round", torch.round, "aten::round.out", "round(x), no values near .5", gen=no_half)
+    u("trunc", torch.trunc, "aten::trunc.out", "trunc(x)", gen=no_half)
+    u("sign", torch.sign, "aten::sign.out", "sign(x)", ints=(I64,))
+    u("reciprocal", torch.reciprocal, "aten::reciprocal.out", "1/x, no zeros", gen=nz)
+    u("erf", torch.erf, "aten::erf.out", "erf(x)", tol=TOL_TRANSC)
+    u("log1p", torch.log1p, "aten::log1p.out", "log1p(x), x > -1", gen=lambda *s, dt=F32: uni(*s, lo=-0.5, hi=3.0, dt=dt), tol=TOL_TRANSC)
+    u("expm1", torch.expm1, "aten::expm1.out", "expm1(x)", tol=TOL_TRANSC)
+    u("log2", torch.log2, "aten::log2.out", "log2(x), positive inputs", gen=uni, tol=TOL_TRANSC, f64=False)
+    u("log10", torch.log10, "aten::log10.out", "log10(x), positive inputs", gen=uni, tol=TOL_TRANSC, f64=False)
+    u("tan", torch.tan, "aten::tan.out", "tan(x), |x| < 1.2", gen=lambda *s, dt=F32: uni(*s, lo=-1.2, hi=1.2, dt=dt), tol=TOL_TRANSC, f64=False)
+    u("atan", torch.atan, "aten::atan.out", "atan(x)", tol=TOL_TRANSC, f64=False)
+    u("asin", torch.asin, "aten::asin.out", "asin(x), |x| < 0.95", gen=lambda *s, dt=F32: uni(*s, lo=-0.95, hi=0.95, dt=dt), tol=TOL_TRANSC, f64=False)
+    u("acos", torch.acos, "aten::acos.out", "acos(x), |x| < 0.95", gen=lambda *s, dt=F32: uni(*s, lo=-0.95, hi=0.95, dt=dt), tol=TOL_TRANSC, f64=False)
+    u("sinh", torch.sinh, "aten::sinh.out", "sinh(x)", tol=TOL_TRANSC, f64=False)
+    u("cosh", torch.cosh, "aten::cosh.out", "cosh(x)", tol=TOL_TRANSC, f64=False)
+    u("elu", F.elu, "aten::elu.out", "elu(x)", tol=TOL_TRANSC)
+    case("softplus_decomposed_f32", F.softplus, lambda: (rn(2, 3, 4, scale=3.0),), "aten::log1p.out",
+         "softplus(x) with the default export: decomposes to exp/log1p/gt/where", TOL_TRANSC)
+    case("mish_decomposed_f32", F.mish, lambda: (rn(2, 3, 4, scale=3.0),), "aten::tanh.out",
+         "mish(x) with the default export: decomposes to exp/log1p/tanh/mul/where", TOL_TRANSC)
+    case("isnan_f32", torch.isnan, lambda: (torch.tensor([1.0, float("nan"), -2.0, float("inf"), float("nan"), 0.0]),),
+         "aten::isnan.out", "isnan(x) with NaN and inf values")
+    case("isinf_f32", torch.isinf, lambda: (torch.tensor([1.0, float("nan"), -float("inf"), float("inf"), 3.0, 0.0]),),
+         "aten::isinf.out", "isinf(x) with NaN and inf values")
+    case("bitwise_not_i64", torch.bitwise_not, lambda: (ri(-100, 100, 2, 3),), "aten::bitwise_not.out", "~x, int64")
+    case("bitwise_not_bool", torch.bitwise_not, lambda: (rb(2, 3),), "aten::bitwise_not.out", "~x, bool")
+
+
+# ---------------------------------------------------------------------------
+# Other binary ops (extras)
+# ---------------------------------------------------------------------------
+
+def _binary_extra() -> None:
+    for name, f, op in (("maximum", torch.maximum, "aten::maximum.out"), ("minimum", torch.minimum, "aten::minimum.out")):
+        case(f"{name}_f32", f, lambda: (rn(2, 3, 4), rn(2, 3, 4)), op, f"{name}(x, y)")
+        case(f"{name}_f32_broadcast", f, lambda: (rn(2, 3, 4), rn(3, 1)), op, f"{name}(x, y), broadcast")
+        case(f"{name}_i64", f, lambda: (ri(-50, 50, 2, 3), ri(-50, 50, 2, 3)), op, f"{name}(x, y), int64")
+        case(f"{name}_i32_f32_promote", f, lambda: (ri(-5, 5, 2, 3, dt=I32), rn(2, 3, scale=3.0)), op, f"{name}(x, y), int32 with float32")
+    for name, f, op in (("remainder", torch.remainder, "aten::remainder.Tensor_out"), ("fmod", torch.fmod, "aten::fmod.Tensor_out")):
+        case(f"{name}_f32", f, lambda: (no_half(2, 3, 4, scale=5.0), nz(2, 3, 4, lo=0.7, hi=2.2)), op, f"{name}(x, y), signed operands")
+        case(f"{name}_i64", f, lambda: (ri(-50, 50, 3, 4), ri_nz(-7, 8, 3, 4)), op, f"{name}(x, y), int64, signed operands")
+        sop = op.replace("Tensor_out", "Scalar_out")
+        case(f"{name}_f32_scalar", lambda a, f=f: f(a, 1.5), lambda: (no_half(2, 3, 4, scale=5.0),), sop, f"{name}(x, 1.5)")
+        case(f"{name}_i64_scalar", lambda a, f=f: f(a, 3), lambda: (ri(-50, 50, 3, 4),), sop, f"{name}(x, 3), int64")
+    for name, f, op in (("bitwise_and", torch.bitwise_and, "aten::bitwise_and.Tensor_out"),
+                        ("bitwise_or", torch.bitwise_or, "aten::bitwise_or.Tensor_out"),
+                        ("bitwise_xor", torch.bitwise_xor, "aten::bitwise_xor.Tensor_out")):
+        case(f"{name}_i64", f, lambda: (ri(-100, 100, 2, 3), ri(-100, 100, 2, 3)), op, f"{name}(x, y), int64")
+        case(f"{name}_i32_broadcast", f, lambda: (ri(0, 100, 2, 3, dt=I32), ri(0, 100, 3, dt=I32)), op, f"{name}(x, y), int32 broadcast")
+        case(f"{name}_bool", f, lambda: (rb(2, 3), rb(2, 3)), op, f"{name}(x, y), bool")
+    case("atan2_f32", torch.atan2, lambda: (nz(2, 3, 4), nz(2, 3, 4)), "aten::atan2.out", "atan2(y, x)", TOL_TRANSC)
+
+
+# ---------------------------------------------------------------------------
+# Comparison / logic
+# ---------------------------------------------------------------------------
+
+def _comparison() -> None:
+    cmps = {"eq": torch.eq, "ne": torch.ne, "lt": torch.lt, "le": torch.le, "gt": torch.gt, "ge": torch.ge}
+    for n, f in cmps.items():
+        top = f"aten::{n}.Tensor_out"
+        sop = f"aten::{n}.Scalar_out"
+        d = f"{n}(x, y)"
+        case(f"{n}_f32", f, lambda: (small_ints_f(2, 3, 4), small_ints_f(2, 3, 4)), top, d + ", float32 with ties")
+        case(f"{n}_f32_broadcast", f, lambda: (small_ints_f(2, 3, 4), small_ints_f(3, 1)), top, d + ", broadcast [2,3,4] with [3,1]")
+        case(f"{n}_f32_broadcast_rank", f, lambda: (small_ints_f(4), small_ints_f(2, 3, 4)), top, d + ", broadcast [4] with [2,3,4]")
+        case(f"{n}_f64", f, lambda: (small_ints_f(2, 3, 4, dt=F64), small_ints_f(2, 3, 4, dt=F64)), top, d + ", float64")
+        case(f"{n}_i32", f, lambda: (ri(-2, 3, 2, 3, 4, dt=I32), ri(-2, 3, 2, 3, 4, dt=I32)), top, d + ", int32")
+        case(f"{n}_i64", f, lambda: (ri(-2, 3, 2, 3, 4), ri(-2, 3, 2, 3, 4)), top, d + ", int64")
+        case(f"{n}_bool", f, lambda: (rb(2, 3), rb(2, 3)), top, d + ", bool")
+        case(f"{n}_i64_f32_promote", f, lambda: (ri(-2, 3, 2, 3), small_ints_f(2, 3) + 0.5 * (torch.rand(2, 3) < 0.3)), top,
+             d + ", int64 with float32")
+        case(f"{n}_f32_0d", f, lambda: (small_ints_f(2, 3), scalar0(1.0)), top, d + ", 0-d tensor on the right")
+        case(f"{n}_scalar_f32", lambda a, f=f: f(a, 1.0), lambda: (small_ints_f(2, 3, 4),), sop, f"{n}(x, 1.0) python scalar")
+        case(f"{n}_scalar_f32_frac", lambda a, f=f: f(a, 0.25), lambda: (rn(2, 3, 4),), sop, f"{n}(x, 0.25) python scalar")
+        case(f"{n}_scalar_i64", lambda a, f=f: f(a, 1), lambda: (ri(-2, 3, 2, 3, 4),), sop, f"{n}(x, 1) int64 with python int")
+        case(f"{n}_scalar_i32_float", lambda a, f=f: f(a, 0.5), lambda: (ri(-2, 3, 2, 3, 4, dt=I32),), sop,
+             f"{n}(x, 0.5) int32 with python float")
+    case("eq_scalar_bool", lambda a: a == True, lambda: (rb(2, 3),), "aten::eq.Scalar_out", "eq(x, True), bool")  # noqa: E712
+    for n, f in (("logical_and", torch.logical_and), ("logical_or", torch.logical_or), ("logical_xor", torch.logical_xor)):
+        op = f"aten::{n}.out"
+        case(f"{n}_bool", f, lambda: (rb(2, 3, 4), rb(2, 3, 4)), op, f"{n}(x, y), bool")
+        case(f"{n}_bool_broadcast", f, lambda: (rb(2, 3, 4), rb(3, 1)), op, f"{n}(x, y), bool broadcast")
+        case(f"{n}_f32", f, lambda: (small_ints_f(2, 3, lo=-1, hi=2), small_ints_f(2, 3, lo=-1, hi=2)), op, f"{n}(x, y), float32 -> bool")
+        case(f"{n}_i64_bool", f, lambda: (ri(-1, 2, 2, 3), rb(2, 3)), op, f"{n}(x, y), int64 with bool")
+    case("logical_not_bool", torch.logical_not, lambda: (rb(2, 3, 4),), "aten::logical_not.out", "logical_not(x), bool")
+    case("logical_not_f32", torch.logical_not, lambda: (small_ints_f(2, 3, lo=-1, hi=2),), "aten::logical_not.out", "logical_not(x), float32 -> bool")
+    case("logical_not_i64", torch.logical_not, lambda: (ri(-1, 2, 2, 3),), "aten::logical_not.out", "logical_not(x), int64 -> bool")
+    w = "aten::where.self_out"
+    case("where_f32", torch.where, lambda: (rb(2, 3, 4), rn(2, 3, 4), rn(2, 3, 4)), w, "where(c, x, y)")
+    case("where_f32_broadcast", torch.where, lambda: (rb(3, 1), rn(2, 3, 4), rn(4)), w, "where(c, x, y) all broadcast")
+    case("where_i64", torch.where, lambda: (rb(2, 3), ri(-9, 9, 2, 3), ri(-9, 9, 2, 3)), w, "where(c, x, y), int64")
+    case("where_bool", torch.where, lambda: (rb(2, 3), rb(2, 3), rb(2, 3)), w, "where(c, x, y), bool values")
+    case("where_f32_f64_promote", torch.where, lambda: (rb(2, 3), rn(2, 3), rn(2, 3, dt=F64)), w, "where(c, x, y), float32/float64 -> float64")
+    case("where_i64_f32_promote", torch.where, lambda: (rb(2, 3), ri(-9, 9, 2, 3), rn(2, 3)), w, "where(c, x, y), int64/float32 -> float32")
+    case("where_scalar_other", lambda c, a: torch.where(c, a, 0.5), lambda: (rb(2, 3), rn(2, 3)), w, "where(c, x, 0.5) python scalar")
+    case("where_from_compare", lambda a, b: torch.where(a > b, a, b), lambda: (rn(2, 3, 4), rn(2, 3, 4)), w, "where(x > y, x, y)")
+    case("masked_fill_f32", lambda a, m: a.masked_fill(m, -1.5), lambda: (rn(2, 3, 4), rb(3, 4)), "aten::masked_fill.Scalar_out",
+         "x.masked_fill(mask, -1.5), preserved op", preserve=(aten.masked_fill.Scalar,))
+    case("masked_fill_decomposed_f32", lambda a, m: a.masked_fill(m, -1.5), lambda: (rn(2, 3, 4), rb(3, 4)), w,
+         "x.masked_fill(mask, -1.5) with the default export (decomposes to where)")
+
+
+# ---------------------------------------------------------------------------
+# Reductions
+# ---------------------------------------------------------------------------
+
+def _reductions() -> None:
+    s = "aten::sum.IntList_out"
+    T = TOL_DEFAULT
+    case("sum_dim_f32", lambda a: torch.sum(a, 1), lambda: (rn(2, 3, 4),), s, "sum(x, dim=1)", T)
+    case("sum_dim_keepdim_f32", lambda a: torch.sum(a, 1, keepdim=True), lambda: (rn(2, 3, 4),), s, "sum(x, dim=1, keepdim=True)", T)
+    case("sum_dims_f32", lambda a: torch.sum(a, (0, 2)), lambda: (rn(2, 3, 4),), s, "sum(x, dim=(0,2))", T)
+    case("sum_dims_keepdim_f32", lambda a: torch.sum(a, (0, 2), keepdim=True), lambda: (rn(2, 3, 4),), s, "sum(x, dim=(0,2), keepdim=True)", T)
+    case("sum_lastdim_f32", lambda a: torch.sum(a, -1), lambda: (rn(3, 5, 7),), s, "sum(x, dim=-1)", T)
+    case("sum_all_f32", lambda a: torch.sum(a), lambda: (rn(3, 4, 5),), s, "sum(x) over all elements -> 0-d", T)
+    case("sum_dim_f64", lambda a: torch.sum(a, 2), lambda: (rn(2, 3, 4, dt=F64),), s, "sum(x, dim=2), float64", T)
+    case("sum_dim_keepdim_f64", lambda a: torch.sum(a, 0, keepdim=True), lambda: (rn(2, 3, 4, dt=F64),), s, "sum(x, dim=0, keepdim=True), float64", T)
+    case("sum_dim_i64", lambda a: torch.sum(a, 1), lambda: (ri(-100, 100, 2, 3, 4),), s, "sum(x, dim=1), int64")
+    case("sum_dim_keepdim_i64", lambda a: torch.sum(a, -1, keepdim=True), lambda: (ri(-100, 100, 2, 3, 4),), s, "sum(x, dim=-1, keepdim=True), int64")
+    case("sum_dim_i32", lambda a: torch.sum(a, 0), lambda: (ri(-100, 100, 2, 3, 4, dt=I32),), s, "sum(x, dim=0), int32 -> int64")
+    case("sum_dim_bool", lambda a: torch.sum(a, 1), lambda: (rb(2, 5, 4),), s, "sum(x, dim=1), bool -> int64")
+    case("sum_dim_dtype_f64", lambda a: torch.sum(a, 1, dtype=F64), lambda: (rn(2, 3, 4),), s, "sum(x, dim=1, dtype=float64)", T)
+    m = "aten::mean.out"
+    case("mean_dim_f32", lambda a: torch.mean(a, 1), lambda: (rn(2, 3, 4),), m, "mean(x, dim=1)", T)
+    case("mean_dim_keepdim_f32", lambda a: torch.mean(a, -1, keepdim=True), lambda: (rn(2, 3, 4),), m, "mean(x, dim=-1, keepdim=True)", T)
+    case("mean_dims_f32", lambda a: torch.mean(a, (2, 3)), lambda: (rn(1, 3, 5, 5),), m, "mean(x, dim=(2,3)) (spatial mean)", T)
+    case("mean_dim_f64", lambda a: torch.mean(a, 0), lambda: (rn(2, 3, 4, dt=F64),), m, "mean(x, dim=0), float64", T)
+    case("mean_all_f32", lambda a: torch.mean(a), lambda: (rn(3, 4, 5),), "aten::mean.dtype_out", "mean(x) over all elements", T)
+    for n in ("amax", "amin"):
+        f = getattr(torch, n)
+        op = f"aten::{n}.out"
+        case(f"{n}_dim_f32", lambda a, f=f: f(a, 1), lambda: (rn(2, 3, 4),), op, f"{n}(x, dim=1)")
+        case(f"{n}_dim_keepdim_f32", lambda a, f=f: f(a, -1, keepdim=True), lambda: (rn(2, 3, 4),), op, f"{n}(x, dim=-1, keepdim=True)")
+        case(f"{n}_dims_f32", lambda a, f=f: f(a, (0, 2)), lambda: (rn(2, 3, 4),), op, f"{n}(x, dim=(0,2))")
+        case(f"{n}_dim_f64", lambda a, f=f: f(a, 0), lambda: (rn(2, 3, 4, dt=F64),), op, f"{n}(x, dim=0), float64")
+        case(f"{n}_dim_i64", lambda a, f=f: f(a, 1), lambda: (ri(-100, 100, 2, 3, 4),), op, f"{n}(x, dim=1), int64")
+        case(f"{n}_dim_i32", lambda a, f=f: f(a, 2), lambda: (ri(-100, 100, 2, 3, 4, dt=I32),), op, f"{n}(x, dim=2), int32")
+        case(f"{n}_dim_bool", lambda a, f=f: f(a, 1), lambda: (rb(2, 3, 4),), op, f"{n}(x, dim=1), bool")
+    for n in ("argmax", "argmin"):
+        f = getattr(torch, n)
+        op = f"aten::{n}.out"
+        case(f"{n}_dim_f32", lambda a, f=f: f(a, 1), lambda: (distinct(2, 3, 4),), op, f"{n}(x, dim=1), distinct values")
+        case(f"{n}_dim_keepdim_f32", lambda a, f=f: f(a, -1, keepdim=True), lambda: (distinct(2, 3, 4),), op, f"{n}(x, dim=-1, keepdim=True)")
+        case(f"{n}_all_f32", lambda a, f=f: f(a), lambda: (distinct(3, 4),), op, f"{n}(x) over the flattened tensor -> 0-d int64")
+        case(f"{n}_dim_f64", lambda a, f=f: f(a, 0), lambda: (distinct(2, 3, 4, dt=F64),), op, f"{n}(x, dim=0), float64")
+        case(f"{n}_dim_i64", lambda a, f=f: f(a, 2), lambda: (distinct(2, 3, 4).to(I64) * 3,), op, f"{n}(x, dim=2), int64")
+    case("any_dim_bool", lambda a: torch.any(a, 1), lambda: (rb(2, 3, 4, p=0.2),), "aten::any.out", "any(x, dim=1), bool")
+    case("any_dim_keepdim_bool", lambda a: torch.any(a, -1, keepdim=True), lambda: (rb(2, 3, 4, p=0.2),), "aten::any.out", "any(x, dim=-1, keepdim=True)")
+    case("any_dim_f32", lambda a: torch.any(a, 0), lambda: (small_ints_f(2, 3, 4, lo=0, hi=2) * (torch.rand(2, 3, 4) < 0.3),),
+         "aten::any.out", "any(x, dim=0), float32 input (non-zero test)")
+    case("any_dim_i64", lambda a: torch.any(a, 2), lambda: (ri(0, 2, 2, 3, 4) * (torch.rand(2, 3, 4) < 0.3),), "aten::any.out", "any(x, dim=2), int64 input")
+    case("any_dims_bool", lambda a: torch.any(a, dim=(0, 2)), lambda: (rb(2, 3, 4, p=0.1),), "aten::any.dims_out", "any(x, dim=(0,2))")
+    case("any_all_bool", lambda a: torch.any(a), lambda: (rb(3, 4, p=0.1),), "aten::any.all_out", "any(x) over all elements")
+    case("max_dim_f32", lambda a: tuple(torch.max(a, 1)), lambda: (distinct(2, 3, 4),), "aten::max.dim_max", "torch.max(x, dim=1) -> (values, indices)")
+    case("min_dim_keepdim_f32", lambda a: tuple(torch.min(a, -1, keepdim=True)), lambda: (distinct(2, 3, 4),), "aten::min.dim_min",
+         "torch.min(x, dim=-1, keepdim=True) -> (values, indices)")
+    case("prod_dim_f32", lambda a: torch.prod(a, 1), lambda: (uni(2, 4, 3, lo=0.5, hi=1.5),), "aten::prod.int_out", "prod(x, dim=1)", T)
+    case("prod_dim_i64", lambda a: torch.prod(a, 1), lambda: (ri_nz(-4, 5, 2, 4, 3),), "aten::prod.int_out", "prod(x, dim=1), int64")
+    case("var_dim_f32", lambda a: torch.var(a, 1), lambda: (rn(2, 5, 4),), "aten::var.correction_out", "var(x, dim=1) (unbiased, correction=1)", T)
+    case("var_dim_keepdim_f32", lambda a: torch.var(a, -1, keepdim=True, correction=0), lambda: (rn(2, 5, 4),),
+         "aten::var.correction_out", "var(x, dim=-1, keepdim=True, correction=0)", T)
+    case("std_dim_f32", lambda a: torch.std(a, 1), lambda: (rn(2, 5, 4),), "aten::var.correction_out", "std(x, dim=1) (var + sqrt)", T)
+    case("cumsum_f32", lambda a: torch.cumsum(a, 1), lambda: (rn(2, 5, 4),), "aten::cumsum.out", "cumsum(x, dim=1)", T)
+    case("cumsum_i64", lambda a: torch.cumsum(a, -1), lambda: (ri(-10, 10, 2, 6),), "aten::cumsum.out", "cumsum(x, dim=-1), int64")
+    case("topk_f32", lambda a: tuple(torch.topk(a, 3)), lambda: (distinct(2, 3, 6),), "aten::topk.values", "topk(x, 3) -> (values, indices), distinct values")
+    case("topk_smallest_dim_f32", lambda a: tuple(torch.topk(a, 2, dim=1, largest=False)), lambda: (distinct(2, 5, 3),), "aten::topk.values",
+         "topk(x, 2, dim=1, largest=False)")
+
+
+# ---------------------------------------------------------------------------
+# Matrix
+# ---------------------------------------------------------------------------
+
+def _matrix() -> None:
+    T = TOL_DEFAULT
+    case("mm_f32", torch.mm, lambda: (rn(3, 8), rn(8, 5)), "aten::mm.out", "mm(a, b)", T)
+    case("mm_f64", torch.mm, lambda: (rn(4, 6, dt=F64), rn(6, 3, dt=F64)), "aten::mm.out", "mm(a, b), float64", T)
+    case("mm_vecshape_f32", torch.mm, lambda: (rn(1, 16), rn(16, 1)), "aten::mm.out", "mm(a, b) [1,16]x[16,1]", T)
+    case("addmm_f32", torch.addmm, lambda: (rn(5), rn(3, 8), rn(8, 5)), "aten::addmm.out", "addmm(bias[5], a, b)", T)
+    case("addmm_full_bias_f32", torch.addmm, lambda: (rn(3, 5), rn(3, 8), rn(8, 5)), "aten::addmm.out", "addmm(c[3,5], a, b)", T)
+    case("addmm_alpha_beta_f32", lambda c, a, b: torch.addmm(c, a, b, beta=0.5, alpha=2.0), lambda: (rn(1, 5), rn(3, 8), rn(8, 5)),
+         "aten::addmm.out", "addmm(c, a, b, beta=0.5, alpha=2.0)", T)
+    case("addmm_f64", torch.addmm, lambda: (rn(5, dt=F64), rn(3, 8, dt=F64), rn(8, 5, dt=F64)), "aten::addmm.out", "addmm, float64", T)
+    case("linear_f32", F.linear, lambda: (rn(4, 16), rn(8, 16), rn(8)), "aten::addmm.out", "F.linear(x, W, b) -> permute + addmm", T)
+    case("linear_3d_f32", F.linear, lambda: (rn(2, 5, 16), rn(8, 16), rn(8)), "aten::addmm.out", "F.linear on [2,5,16] -> view + addmm", T)
+    case("linear_nobias_f32", lambda x, w: F.linear(x, w), lambda: (rn(4, 16), rn(8, 16)), "aten::mm.out", "F.linear(x, W) without bias -> mm", T)
+    case("bmm_f32", torch.bmm, lambda: (rn(2, 3, 8), rn(2, 8, 5)), "aten::bmm.out", "bmm(a, b)", T)
+    case("bmm_f64", torch.bmm, lambda: (rn(3, 4, 6, dt=F64), rn(3, 6, 2, dt=F64)), "aten::bmm.out", "bmm(a, b), float64", T)
+    case("matmul_broadcast_f32", torch.matmul, lambda: (rn(2, 3, 8), rn(8, 5)), "aten::mm.out", "matmul([2,3,8], [8,5])", T)
+    case("matmul_batched_f32", torch.matmul, lambda: (rn(2, 2, 3, 8), rn(2, 2, 8, 4)), "aten::bmm.out", "matmul 4-D batched -> view + bmm", T)
+
+
+# ---------------------------------------------------------------------------
+# NN
+# ---------------------------------------------------------------------------
+
+class _ConstConv(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 8, 3, padding=1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.conv(x)
+
+
+def _nn() -> None:
+    T = TOL_DEFAULT
+    c = "aten::convolution.out"
+    img = lambda c=3, h=8, w=8, dt=F32: rn(1, c, h, w, dt=dt)
+    case("conv2d_f32", lambda x, w, b: F.conv2d(x, w, b), lambda: (img(), rn(4, 3, 3, 3), rn(4)), c, "conv2d 3->4, k3, no padding", T)
+    case("conv2d_nobias_f32", lambda x, w: F.conv2d(x, w), lambda: (img(), rn(4, 3, 3, 3)), c, "conv2d without bias", T)
+    case("conv2d_stride_pad_f32", lambda x, w, b: F.conv2d(x, w, b, stride=2, padding=1), lambda: (img(h=9, w=9), rn(6, 3, 3, 3), rn(6)), c,
+         "conv2d stride 2, padding 1, odd input", T)
+    case("conv2d_asym_f32", lambda x, w, b: F.conv2d(x, w, b, stride=(1, 2), padding=(2, 0)), lambda: (img(h=7, w=10), rn(4, 3, 3, 2), rn(4)), c,
+         "conv2d with asymmetric kernel/stride/padding", T)
+    case("conv2d_grouped_f32", lambda x, w, b: F.conv2d(x, w, b, padding=1, groups=2), lambda: (img(c=4), rn(6, 2, 3, 3), rn(6)), c,
+         "conv2d groups=2 (4->6 channels)", T)
+    case("conv2d_depthwise_f32", lambda x, w, b: F.conv2d(x, w, b, stride=2, padding=1, groups=8), lambda: (img(c=8), rn(8, 1, 3, 3), rn(8)), c,
+         "depthwise conv2d groups=8, stride 2", T)
+    case("conv2d_depthwise_mult_f32", lambda x, w: F.conv2d(x, w, padding=1, groups=4), lambda: (img(c=4), rn(8, 1, 3, 3)), c,
+         "depthwise conv2d with channel multiplier 2", T)
+    case("conv2d_dilated_f32", lambda x, w, b: F.conv2d(x, w, b, padding=2, dilation=2), lambda: (img(h=10, w=10), rn(4, 3, 3, 3), rn(4)), c,
+         "conv2d dilation 2", T)
+    case("conv2d_pointwise_f32", lambda x, w, b: F.conv2d(x, w, b), lambda: (img(c=8), rn(16, 8, 1, 1), rn(16)), c, "1x1 conv2d", T)
+    case("conv2d_batch2_f32", lambda x, w, b: F.conv2d(x, w, b, padding=1), lambda: (rn(2, 3, 6, 6), rn(4, 3, 3, 3), rn(4)), c,
+         "conv2d with batch 2", T)
+    case("conv2d_f64", lambda x, w, b: F.conv2d(x, w, b, padding=1), lambda: (img(dt=F64), rn(4, 3, 3, 3, dt=F64), rn(4, dt=F64)), c,
+         "conv2d float64", T)
+    case("conv2d_const_weights_f32", None, lambda: (img(),), c, "nn.Conv2d(3, 8, 3, padding=1): weights are program constants", T,
+         module=_ConstConv)
+    case("conv1d_f32", lambda x, w, b: F.conv1d(x, w, b), lambda: (rn(1, 3, 12), rn(4, 3, 3), rn(4)), c, "conv1d 3->4, k3", T)
+    case("conv1d_stride_pad_f32", lambda x, w, b: F.conv1d(x, w, b, stride=2, padding=2, dilation=2), lambda: (rn(2, 4, 15), rn(6, 4, 3), rn(6)), c,
+         "conv1d stride 2, padding 2, dilation 2, batch 2", T)
+    case("conv1d_depthwise_f32", lambda x, w: F.conv1d(x, w, padding=1, groups=4), lambda: (rn(1, 4, 10), rn(4, 1, 3)), c, "depthwise conv1d", T)
+    case("conv_transpose2d_f32", lambda x, w, b: F.conv_transpose2d(x, w, b, stride=2, padding=1, output_padding=1),
+         lambda: (img(c=4, h=5, w=5), rn(4, 3, 3, 3), rn(3)), c, "conv_transpose2d stride 2 (convolution with transposed=True)", T)
+
+    mp = "aten::max_pool2d_with_indices.out"
+    case("max_pool2d_f32", lambda x: F.max_pool2d(x, 2), lambda: (img(),), mp, "max_pool2d k2 s2")
+    case("max_pool2d_k3s2p1_f32", lambda x: F.max_pool2d(x, 3, 2, 1), lambda: (img(h=9, w=9),), mp, "max_pool2d k3 s2 p1")
+    case("max_pool2d_ceil_f32", lambda x: F.max_pool2d(x, 3, 2, ceil_mode=True), lambda: (img(h=8, w=10),), mp, "max_pool2d k3 s2 ceil_mode")
+    case("max_pool2d_dilation_f32", lambda x: F.max_pool2d(x, 2, 1, dilation=2), lambda: (img(h=7, w=7),), mp, "max_pool2d k2 s1 dilation 2")
+    case("max_pool2d_indices_f32", lambda x: tuple(F.max_pool2d(x, 2, return_indices=True)), lambda: (distinct(1, 3, 6, 6),), mp,
+         "max_pool2d k2 returning (values, int64 indices)")
+    case("max_pool2d_i64", lambda x: F.max_pool2d(x, 2), lambda: (distinct(1, 2, 6, 6).to(I64),), mp, "max_pool2d on int64")
+    ap = "aten::avg_pool2d.out"
+    case("avg_pool2d_f32", lambda x: F.avg_pool2d(x, 2), lambda: (img(),), ap, "avg_pool2d k2 s2", T)
+    case("avg_pool2d_pad_f32", lambda x: F.avg_pool2d(x, 3, 2, 1), lambda: (img(h=9, w=9),), ap, "avg_pool2d k3 s2 p1, count_include_pad=True", T)
+    case("avg_pool2d_pad_exclude_f32", lambda x: F.avg_pool2d(x, 3, 2, 1, count_include_pad=False), lambda: (img(h=9, w=9),), ap,
+         "avg_pool2d k3 s2 p1, count_include_pad=False", T)
+    case("avg_pool2d_ceil_f32", lambda x: F.avg_pool2d(x, 3, 2, ceil_mode=True), lambda: (img(h=8, w=10),), ap, "avg_pool2d k3 s2 ceil_mode", T)
+    case("avg_pool2d_ceil_pad_exclude_f32", lambda x: F.avg_pool2d(x, 3, 2, 1, ceil_mode=True, count_include_pad=False),
+         lambda: (img(h=8, w=8),), ap, "avg_pool2d k3 s2 p1 ceil_mode, count_include_pad=False", T)
+    case("avg_pool2d_divisor_f32", lambda x: F.avg_pool2d(x, 2, divisor_override=3), lambda: (img(),), ap, "avg_pool2d k2 divisor_override=3", T)
+    aap = "aten::_adaptive_avg_pool2d.out"
+    case("adaptive_avg_pool2d_f32", lambda x: F.adaptive_avg_pool2d(x, (2, 3)), lambda: (img(),), aap, "adaptive_avg_pool2d to (2,3) from 8x8", T)
+    case("adaptive_avg_pool2d_uneven_f32", lambda x: F.adaptive_avg_pool2d(x, (3, 3)), lambda: (img(h=7, w=10),), aap,
+         "adaptive_avg_pool2d to (3,3) from 7x10 (overlapping windows)", T)
+    case("adaptive_avg_pool2d_1x1_f32", lambda x: F.adaptive_avg_pool2d(x, 1), lambda: (img(),), "aten::mean.out",
+         "adaptive_avg_pool2d to 1x1 (exports as mean over H,W)", T)
+    ln = "aten::native_layer_norm.out"
+    case("layer_norm_f32", lambda x, w, b: F.layer_norm(x, (16,), w, b), lambda: (rn(2, 5, 16, scale=2.0), rn(16), rn(16)), ln,
+         "layer_norm over last dim with weight and bias", T)
+    case("layer_norm_noaffine_f32", lambda x: F.layer_norm(x, (16,)), lambda: (rn(4, 16) + 3.0,), ln, "layer_norm without affine, mean offset 3", T)
+    case("layer_norm_2d_f32", lambda x, w, b: F.layer_norm(x, (4, 8), w, b, eps=1e-3), lambda: (rn(2, 4, 8), rn(4, 8), rn(4, 8)), ln,
+         "layer_norm over last two dims, eps=1e-3", T)
+    case("layer_norm_f64", lambda x, w, b: F.layer_norm(x, (16,), w, b), lambda: (rn(3, 16, dt=F64), rn(16, dt=F64), rn(16, dt=F64)), ln,
+         "layer_norm float64", T)
+    bn = "aten::_native_batch_norm_legit_no_training.out"
+    case("batch_norm_f32", lambda x, m, v, w, b: F.batch_norm(x, m, v, w, b, training=False, eps=1e-5),
+         lambda: (rn(2, 4, 5, 5), rn(4), uni(4), rn(4), rn(4)), bn, "batch_norm (eval) with running stats, weight, bias", T)
+    case("batch_norm_noaffine_f32", lambda x, m, v: F.batch_norm(x, m, v, training=False, eps=1e-3),
+         lambda: (rn(1, 3, 4, 4), rn(3), uni(3)), bn, "batch_norm (eval) without affine, eps=1e-3", T)
+    case("batch_norm_1d_f32", lambda x, m, v, w, b: F.batch_norm(x, m, v, w, b, training=False),
+         lambda: (rn(4, 6), rn(6), uni(6), rn(6), rn(6)), bn, "batch_norm (eval) on [N, C] input", T)
+    case("batch_norm_module_f32", None, lambda: (rn(1, 4, 6, 6),), bn, "nn.BatchNorm2d(4) in eval mode: stats are program constants", T,
+         module=_bn_module)
+    case("group_norm_f32", lambda x, w, b: F.group_norm(x, 2, w, b), lambda: (rn(2, 4, 3, 3), rn(4), rn(4)), "aten::native_group_norm.out",
+         "group_norm with 2 groups", T)
+    sm = "aten::_softmax.out"
+    case("softmax_lastdim_f32", lambda x: F.softmax(x, -1), lambda: (rn(2, 3, 8, scale=3.0),), sm, "softmax over dim -1", T)
+    case("softmax_dim1_f32", lambda x: F.softmax(x, 1), lambda: (rn(2, 5, 4, scale=3.0),), sm, "softmax over dim 1 (non-contiguous reduction)", T)
+    case("softmax_f64", lambda x: F.softmax(x, -1), lambda: (rn(3, 7, dt=F64, scale=3.0),), sm, "softmax float64", T)
+    case("softmax_large_f32", lambda x: F.softmax(x, -1), lambda: (rn(2, 6) * 30 + 50,), sm, "softmax with large logits (needs max subtraction)", T)
+    lsm = "aten::_log_softmax.out"
+    case("log_softmax_lastdim_f32", lambda x: F.log_softmax(x, -1), lambda: (rn(2, 3, 8, scale=3.0),), lsm, "log_softmax over dim -1", T)
+    case("log_softmax_dim0_f32", lambda x: F.log_softmax(x, 0), lambda: (rn(4, 5, scale=3.0),), lsm, "log_softmax over dim 0", T)
+    case("log_softmax_f64", lambda x: F.log_softmax(x, -1), lambda: (rn(3, 7, dt=F64),), lsm, "log_softmax float64", T)
+    em = "aten::embedding.out"
+    case("embedding_f32", lambda i, w: F.embedding(i, w), lambda: (ri(0, 10, 2, 5), rn(10, 8)), em, "embedding lookup, int64 ids [2,5]")
+    case("embedding_i32_ids", lambda i, w: F.embedding(i, w), lambda: (ri(0, 10, 7, dt=I32), rn(10, 4)), em, "embedding lookup, int32 ids")
+    case("embedding_module_f32", None, lambda: (ri(0, 20, 3, 4),), em, "nn.Embedding(20, 16): table is a program constant",
+         module=_emb_module)
+    pad = "aten::constant_pad_nd.out"
+    case("constant_pad_1d_f32", lambda x: F.pad(x, (1, 2)), lambda: (rn(2, 3, 4),), pad, "pad last dim (1, 2) with zeros")
+    case("constant_pad_2d_f32", lambda x: F.pad(x, (1, 2, 0, 1), value=0.5), lambda: (img(),), pad, "pad H,W (1,2,0,1) with 0.5")
+    case("constant_pad_3d_i64", lambda x: F.pad(x, (0, 1, 1, 0, 2, 1), value=-7), lambda: (ri(-9, 9, 2, 3, 4),), pad, "pad three dims, int64, value -7")
+    up = "aten::upsample_nearest2d.vec_out"
+    case("upsample_nearest2d_scale2_f32", lambda x: F.interpolate(x, scale_factor=2, mode="nearest"), lambda: (img(h=5, w=6),), up,
+         "interpolate nearest scale_factor 2")
+    case("upsample_nearest2d_size_f32", lambda x: F.interpolate(x, size=(12, 7), mode="nearest"), lambda: (img(h=5, w=6),), up,
+         "interpolate nearest to size (12, 7) (non-integer ratios)")
+    case("upsample_nearest2d_down_f32", lambda x: F.interpolate(x, size=(3, 4), mode="nearest"), lambda: (img(),), up,
+         "interpolate nearest downsample 8x8 -> 3x4")
+    case("upsample_bilinear2d_f32", lambda x: F.interpolate(x, scale_factor=2, mode="bilinear"), lambda: (img(h=5, w=6),),
+         "aten::upsample_bilinear2d.vec_out", "interpolate bilinear scale 2, align_corners=False", T)
+    case("upsample_bilinear2d_align_f32", lambda x: F.interpolate(x, size=(9, 11), mode="bilinear", align_corners=True), lambda: (img(h=5, w=6),),
+         "aten::upsample_bilinear2d.vec_out", "interpolate bilinear to (9,11), align_corners=True", T)
+
+
+def _bn_module() -> torch.nn.Module:
+    m = torch.nn.BatchNorm2d(4)
+    with torch.no_grad():
+        m.running_mean.copy_(torch.linspace(-0.5, 0.5, 4))
+        m.running_var.copy_(torch.linspace(0.5, 2.0, 4))
+        m.weight.copy_(torch.linspace(0.8, 1.2, 4))
+        m.bias.copy_(torch.linspace(-0.1, 0.1, 4))
+    return m
+
+
+def _emb_module() -> torch.nn.Module:
+    g = torch.Generator().manual_seed(1234)
+    m = torch.nn.Embedding(20, 16)
+    with torch.no_grad():
+        m.weight.copy_(torch.randn(20, 16, generator=g))
+    return m
+
+
+# ---------------------------------------------------------------------------
+# Shape / index
+# ---------------------------------------------------------------------------
+
+def _shape() -> None:
+    vc = "aten::view_copy.out"
+    case("view_copy_f32", lambda x: x.view(6, 4), lambda: (rn(2, 3, 4),), vc,
+         "x.view(6, 4) exported with remove_view_copy=False (keeps view_copy)", remove_view_copy=False)
+    case("view_copy_flatten_f32", lambda x: x.reshape(2, -1), lambda: (rn(2, 3, 4),), vc, "x.reshape(2, -1), default export config")
+    case("view_copy_i64", lambda x: x.view(4, 3, 2) * 2, lambda: (ri(-9, 9, 2, 3, 4),), vc,
+         "x.view(4,3,2) * 2, int64, remove_view_copy=False", remove_view_copy=False)
+    case("view_copy_0d_f32", lambda x: x.reshape(1, 1), lambda: (scalar0(2.5),), vc, "0-d tensor reshaped to [1,1]")
+    pc = "aten::permute_copy.out"
+    case("permute_copy_f32", lambda x: x.permute(2, 0, 1), lambda: (rn(2, 3, 4),), pc, "x.permute(2, 0, 1)")
+    case("permute_copy_4d_f32", lambda x: x.permute(0, 2, 3, 1), lambda: (rn(2, 3, 4, 5),), pc, "NCHW -> NHWC permute")
+    case("transpose_f32", lambda x: x.transpose(0, 1), lambda: (rn(3, 5),), pc, "x.transpose(0, 1) (exports as permute)")
+    case("permute_copy_i64", lambda x: x.permute(1, 0, 2), lambda: (ri(-9, 9, 2, 3, 4),), pc, "permute int64")
+    ex = "aten::expand_copy.out"
+    case("expand_copy_f32", lambda x: x.expand(2, 3, 4), lambda: (rn(3, 1),), ex, "x[3,1].expand(2, 3, 4)")
+    case("expand_copy_neg1_f32", lambda x: x.expand(-1, 5), lambda: (rn(3, 1),), ex, "x[3,1].expand(-1, 5)")
+    case("expand_copy_bool", lambda x: x.expand(2, 2, 3), lambda: (rb(1, 3),), ex, "expand bool")
+    cat = "aten::cat.out"
+    case("cat_dim0_f32", lambda a, b: torch.cat([a, b]), lambda: (rn(2, 3), rn(4, 3)), cat, "cat([a, b], dim=0)")
+    case("cat_dim1_f32", lambda a, b, c: torch.cat([a, b, c], 1), lambda: (rn(2, 1, 4), rn(2, 3, 4), rn(2, 2, 4)), cat, "cat three tensors dim=1")
+    case("cat_neg_dim_i64", lambda a, b: torch.cat([a, b], -1), lambda: (ri(-9, 9, 2, 3), ri(-9, 9, 2, 2)), cat, "cat int64 dim=-1")
+    case("cat_mixed_dtype", lambda a, b: torch.cat([a, b]), lambda: (rn(2, 3), ri(-9, 9, 2, 3)), cat, "cat float32 with int64 -> float32")
+    case("cat_bool", lambda a, b: torch.cat([a, b], 1), lambda: (rb(2, 3), rb(2, 1)), cat, "cat bool")
+    case("stack_f32", lambda a, b: torch.stack([a, b], 1), lambda: (rn(2, 3), rn(2, 3)), cat, "stack([a, b], dim=1) (exports as cat + view)")
+    sl = "aten::slice_copy.Tensor_out"
+    case("slice_copy_f32", lambda x: x[:, 1:3], lambda: (rn(2, 4, 3),), sl, "x[:, 1:3]")
+    case("slice_copy_step_f32", lambda x: x[:, ::2], lambda: (rn(2, 5, 3),), sl, "x[:, ::2]")
+    case("slice_copy_neg_f32", lambda x: x[..., -2:], lambda: (rn(2, 3, 5),), sl, "x[..., -2:]")
+    case("slice_copy_i64", lambda x: x[1:, 2:5:2], lambda: (ri(-9, 9, 3, 6),), sl, "x[1:, 2:5:2] int64")
+    case("narrow_f32", lambda x: x.narrow(2, 1, 2), lambda: (rn(2, 3, 4),), sl, "x.narrow(2, 1, 2)")
+    se = "aten::select_copy.int_out"
+    case("select_copy_f32", lambda x: x[:, 1], lambda: (rn(2, 3, 4),), se, "x[:, 1]")
+    case("select_copy_neg_f32", lambda x: x[-1], lambda: (rn(2, 3, 4),), se, "x[-1]")
+    case("select_copy_to_0d_i64", lambda x: x[2], lambda: (ri(-9, 9, 4),), se, "x[2] of a 1-d int64 -> 0-d")
+    sq = "aten::squeeze_copy.dims_out"
+    case("squeeze_copy_dim_f32", lambda x: x.squeeze(2), lambda: (rn(2, 3, 1, 4),), sq, "x.squeeze(2)")
+    case("squeeze_copy_all_f32", lambda x: x.squeeze(), lambda: (rn(1, 3, 1, 4),), sq, "x.squeeze() (all size-1 dims)")
+    case("squeeze_copy_noop_f32", lambda x: x.squeeze(1) + 1.0, lambda: (rn(2, 3),), "aten::add.out", "x.squeeze(1) on a non-1 dim (no-op)")
+    us = "aten::unsqueeze_copy.out"
+    case("unsqueeze_copy_f32", lambda x: x.unsqueeze(1), lambda: (rn(2, 3),), us, "x.unsqueeze(1)")
+    case("unsqueeze_copy_neg_i64", lambda x: x.unsqueeze(-1), lambda: (ri(-9, 9, 2, 3),), us, "x.unsqueeze(-1) int64")
+    case("unsqueeze_copy_0d_f32", lambda x: x.unsqueeze(0), lambda: (scalar0(1.5),), us, "0-d unsqueeze(0) -> [1]")
+    sp = "aten::split_with_sizes_copy.out"
+    case("split_with_sizes_f32", lambda x: torch.split(x, [1, 3, 2], dim=2), lambda: (rn(2, 3, 6),), sp, "split(x, [1, 3, 2], dim=2) -> 3 outputs")
+    case("split_equal_f32", lambda x: torch.split(x, 2, dim=1), lambda: (rn(2, 5, 3),), sp, "split(x, 2, dim=1) with a short last chunk")
+    case("chunk_i64", lambda x: torch.chunk(x, 2, dim=0), lambda: (ri(-9, 9, 4, 3),), sp, "chunk(x, 2, dim=0) int64")
+    case("unbind_f32", lambda x: torch.unbind(x, 1), lambda: (rn(2, 3, 4),), sl, "unbind(x, 1) (exports as slices + squeezes)")
+    isel = "aten::index_select.out"
+    case("index_select_dim0_f32", lambda x, i: torch.index_select(x, 0, i), lambda: (rn(5, 3), torch.tensor([4, 0, 2, 2])), isel,
+         "index_select(x, 0, idx) with a repeated index")
+    case("index_select_dim1_f32", lambda x, i: torch.index_select(x, 1, i), lambda: (rn(2, 5, 3), torch.tensor([3, 1])), isel,
+         "index_select(x, 1, idx)")
+    case("index_select_i32_idx", lambda x, i: torch.index_select(x, -1, i), lambda: (ri(-9, 9, 3, 6), torch.tensor([5, 0, 3], dtype=I32)), isel,
+         "index_select(x, -1, int32 idx), int64 data")
+    ga = "aten::gather.out"
+    case("gather_dim1_f32", lambda x, i: torch.gather(x, 1, i), lambda: (rn(3, 5), ri(0, 5, 3, 4)), ga, "gather(x, 1, idx)")
+    case("gather_dim0_f32", lambda x, i: torch.gather(x, 0, i), lambda: (rn(4, 3), ri(0, 4, 2, 3)), ga, "gather(x, 0, idx)")
+    case("gather_3d_i64", lambda x, i: torch.gather(x, 2, i), lambda: (ri(-9, 9, 2, 3, 4), ri(0, 4, 2, 3, 2)), ga, "gather(x, 2, idx), int64 data")
+    it = "aten::index.Tensor_out"
+    case("index_tensor_f32", lambda x, i: x[i], lambda: (rn(5, 3), torch.tensor([4, 0, 2, 2])), it, "x[idx] (advanced indexing, one index)")
+    case("index_tensor_2idx_f32", lambda x, i, j: x[i, j], lambda: (rn(4, 5, 3), torch.tensor([0, 3, 1]), torch.tensor([4, 0, 2])), it,
+         "x[i, j] two index tensors")
+    case("index_tensor_broadcast_f32", lambda x, i, j: x[i, j], lambda: (rn(4, 5), torch.tensor([[0], [3]]), torch.tensor([4, 0, 2])), it,
+         "x[i, j] with broadcasting index tensors [2,1] and [3]")
+    case("index_tensor_middle_f32", lambda x, i: x[:, i], lambda: (rn(2, 5, 3), torch.tensor([1, 4])), it, "x[:, idx] (None in indices)")
+    case("index_tensor_neg_i64", lambda x, i: x[i], lambda: (ri(-9, 9, 5, 2), torch.tensor([-1, 0, -3])), it, "x[idx] with negative indices, int64 data")
+    case("flip_f32", lambda x: torch.flip(x, [0, 2]), lambda: (rn(2, 3, 4),), "aten::flip.out", "flip(x, [0, 2])")
+    case("repeat_f32", lambda x: x.repeat(2, 1, 3), lambda: (rn(2, 3),), "aten::repeat.out", "x[2,3].repeat(2, 1, 3)")
+    case("roll_f32", lambda x: torch.roll(x, 2, 1), lambda: (rn(2, 5),), "aten::index_select.out", "roll(x, 2, 1) (exports as arange/fmod/index_select)")
+    case("tril_f32", torch.tril, lambda: (rn(5, 5),), "aten::tril.out", "tril(x), preserved op", preserve=(aten.tril.default,))
+    case("tril_diag_f32", lambda x: torch.tril(x, -1), lambda: (rn(2, 4, 6),), "aten::tril.out", "tril(x, -1) batched, preserved op",
+         preserve=(aten.tril.default,))
+    case("triu_decomposed_f32", torch.triu, lambda: (rn(4, 5),), "aten::ge.Scalar_out", "triu(x) with the default export (arange/sub/ge/where)")
+
+
+# ---------------------------------------------------------------------------
+# Creation
+# ---------------------------------------------------------------------------
+
+def _creation() -> None:
+    case("full_f32", lambda x: torch.full((2, 3), 1.5) + x, lambda: (rn(2, 3),), "aten::full.out", "torch.full((2,3), 1.5) + x")
+    case("full_i64", lambda x: torch.full((3,), 7, dtype=I64) * x, lambda: (ri(-9, 9, 3),), "aten::full.out", "torch.full((3,), 7, int64) * x")
+    case("ones_f32", lambda x: torch.ones(2, 3) - x, lambda: (rn(2, 3),), "aten::full.out", "torch.ones(2,3) - x (exports as full)")
+    case("full_like_f32", lambda x: torch.full_like(x, 2.25), lambda: (rn(2, 3),), "aten::full_like.out", "full_like(x, 2.25)")
+    case("full_like_i32", lambda x: torch.full_like(x, -3), lambda: (ri(-9, 9, 4, dt=I32),), "aten::full_like.out", "full_like(int32 x, -3)")
+    case("zeros_like_f32", lambda x: torch.zeros_like(x) + x, lambda: (rn(2, 3),), "aten::full_like.out", "zeros_like(x) + x")
+    case("full_like_dtype_f32", lambda x: torch.full_like(x, 1, dtype=F64), lambda: (rn(2, 3),), "aten::full_like.out", "full_like(x, 1, dtype=float64)")
+    ar = "aten::arange.start_out"
+    case("arange_f32", lambda x: torch.arange(6, dtype=F32) + x, lambda: (rn(6),), ar, "torch.arange(6, dtype=float32) + x")
+    case("arange_start_step_i64", lambda x: torch.arange(1, 12, 2) * x, lambda: (ri(-5, 5, 6),), ar, "torch.arange(1, 12, 2) * x (int64)")
+    case("arange_float_step_f32", lambda x: torch.arange(0.0, 1.0, 0.25) + x, lambda: (rn(4),), ar, "torch.arange(0.0, 1.0, 0.25) + x")
+    case("arange_neg_step_f32", lambda x: torch.arange(5, -1, -1.5) * x, lambda: (rn(4),), ar, "torch.arange(5, -1, -1.5) * x")
+    st = "aten::scalar_tensor.out"
+    case("scalar_tensor_f32", lambda x: torch.ops.aten.scalar_tensor.default(2.5) * x, lambda: (rn(2, 3),), st, "aten.scalar_tensor(2.5) * x")
+    case("scalar_tensor_i64", lambda x: torch.ops.aten.scalar_tensor.default(3, dtype=I64) + x, lambda: (ri(-9, 9, 3),), st,
+         "aten.scalar_tensor(3, dtype=int64) + x")
+
+
+# ---------------------------------------------------------------------------
+# Copies / casts
+# ---------------------------------------------------------------------------
+
+def _copies() -> None:
+    cl = "dim_order_ops::_clone_dim_order.out"
+    case("clone_f32", lambda x: x.clone(), lambda: (rn(2, 3, 4),), cl, "x.clone()")
+    case("clone_i64", lambda x: x.clone(), lambda: (ri(-9, 9, 3, 2),), cl, "x.clone() int64")
+    case("contiguous_after_permute_f32", lambda x: x.permute(0, 2, 1).contiguous() * 1.0, lambda: (rn(2, 3, 4),), cl,
+         "x.permute(0,2,1).contiguous()")
+    case("clone_channels_last_f32", lambda x: x.clone(memory_format=torch.channels_last), lambda: (rn(1, 3, 4, 5),), cl,
+         "x.clone(memory_format=channels_last): the output has dim order (0,2,3,1); expected values are in logical NCHW order")
+    to = "dim_order_ops::_to_dim_order_copy.out"
+    pairs = [
+        (F32, I32, lambda: (rn(2, 3, 4, scale=5.0),), "float32 -> int32 (truncation toward zero)"),
+        (F32, I64, lambda: (rn(2, 3, 4, scale=5.0),), "float32 -> int64 (truncation toward zero)"),
+        (F32, F64, lambda: (rn(2, 3, 4),), "float32 -> float64"),
+        (F64, F32, lambda: (rn(2, 3, 4, dt=F64),), "float64 -> float32 (round to nearest)"),
+        (I64, F32, lambda: (ri(-1000, 1000, 2, 3),), "int64 -> float32"),
+        (I32, I64, lambda: (ri(-1000, 1000, 2, 3, dt=I32),), "int32 -> int64"),
+        (I64, I32, lambda: (ri(-1000, 1000, 2, 3),), "int64 -> int32"),
+        (I32, F64, lambda: (ri(-1000, 1000, 2, 3, dt=I32),), "int32 -> float64"),
+        (BOOL, F32, lambda: (rb(2, 3),), "bool -> float32"),
+        (BOOL, I64, lambda: (rb(2, 3),), "bool -> int64"),
+        (F32, BOOL, lambda: (small_ints_f(2, 3, lo=-1, hi=2) * 0.5,), "float32 -> bool (non-zero test)"),
+        (I64, BOOL, lambda: (ri(-2, 3, 2, 3),), "int64 -> bool"),
+    ]
+    sfx = {F32: "f32", F64: "f64", I32: "i32", I64: "i64", BOOL: "bool"}
+    for src, dst, gen, d in pairs:
+        case(f"to_{sfx[src]}_to_{sfx[dst]}", lambda x, dst=dst: x.to(dst), gen, to, f"x.to({DT_NAME[dst]}): {d}")
+    case("to_same_dtype_f32", lambda x: x.to(F32) * 2.0, lambda: (rn(2, 3),), "aten::mul.out", "x.to(float32) on float32 (no-op) * 2")
+    case("copy_inplace_f32", lambda a, b: a.copy_(b), lambda: (rn(2, 3), rn(2, 3)), "aten::copy_",
+         "a.copy_(b): mutates user input 0; the method has 2 outputs (mutated input 0, then the returned tensor)")
+    case("copy_broadcast_f32", lambda a, b: torch.ops.aten.copy.default(a, b), lambda: (rn(2, 3), rn(3)), "aten::copy.out",
+         "aten.copy(a, b) functional copy with broadcasting")
+
+
+def build_op_specs() -> List[Spec]:
+    if not _SPECS:
+        _binary_arith()
+        _division()
+        _pow()
+        _unary()
+        _binary_extra()
+        _comparison()
+        _reductions()
+        _matrix()
+        _nn()
+        _shape()
+        _creation()
+        _copies()
+    return list(_SPECS)
+
+
+# Operators (name.overload) the C runtime needs; each must be the "op" of at
+# least one ops case whose program really contains it.
+REQUIRED_OPS = [
+    "aten::add.out", "aten::sub.out", "aten::mul.out", "aten::div.out", "aten::div.out_mode",
+    "aten::pow.Tensor_Tensor_out", "aten::pow.Tensor_Scalar_out",
+    "aten::neg.out", "aten::abs.out", "aten::sqrt.out", "aten::rsqrt.out", "aten::exp.out", "aten::log.out",
+    "aten::sin.out", "aten::cos.out", "aten::tanh.out", "aten::sigmoid.out", "aten::relu.out", "aten::gelu.out",
+    "aten::hardtanh.out", "aten::clamp.out", "aten::hardswish.out", "aten::silu.out", "aten::leaky_relu.out",
+    "aten::eq.Tensor_out", "aten::eq.Scalar_out", "aten::ne.Tensor_out", "aten::ne.Scalar_out",
+    "aten::lt.Tensor_out", "aten::lt.Scalar_out", "aten::le.Tensor_out", "aten::le.Scalar_out",
+    "aten::gt.Tensor_out", "aten::gt.Scalar_out", "aten::ge.Tensor_out", "aten::ge.Scalar_out",
+    "aten::logical_and.out", "aten::logical_or.out", "aten::logical_not.out", "aten::where.self_out",
+    "aten::sum.IntList_out", "aten::mean.out", "aten::amax.out", "aten::amin.out", "aten::argmax.out",
+    "aten::argmin.out", "aten::any.out",
+    "aten::mm.out", "aten::addmm.out", "aten::bmm.out",
+    "aten::convolution.out", "aten::max_pool2d_with_indices.out", "aten::avg_pool2d.out",
+    "aten::_adaptive_avg_pool2d.out", "aten::native_layer_norm.out",
+    "aten::_native_batch_norm_legit_no_training.out", "aten::_softmax.out", "aten::_log_softmax.out",
+    "aten::embedding.out", "aten::constant_pad_nd.out", "aten::upsample_nearest2d.vec_out",
+    "aten::view_copy.out", "aten::permute_copy.out", "aten::expand_copy.out", "aten::cat.out",
+    "aten::slice_copy.Tensor_out", "aten::select_copy.int_out", "aten::squeeze_copy.dims_out",
+    "aten::unsqueeze_copy.out", "aten::split_with_sizes_copy.out", "aten::index_select.out",
+    "aten::gather.out", "aten::index.Tensor_out",
+    "aten::full.out", "aten::full_like.out", "aten::arange.start_out", "aten::scalar_tensor.out",
+    "dim_order_ops::_clone_dim_order.out", "dim_order_ops::_to_dim_order_copy.out",
+]
+
+# Variants the brief asks for explicitly (case names that must exist).
+REQUIRED_CASES = [
+    "div_trunc_f32", "div_floor_f32", "div_trunc_i64", "div_floor_i64",
+    "gelu_f32", "gelu_tanh_f32",
+    "conv2d_f32", "conv2d_stride_pad_f32", "conv2d_grouped_f32", "conv2d_depthwise_f32", "conv2d_dilated_f32", "conv1d_f32",
+    "avg_pool2d_pad_exclude_f32", "avg_pool2d_ceil_f32", "adaptive_avg_pool2d_f32",
+    "add_f32_broadcast", "add_i64_f32_promote", "sum_dim_keepdim_f64", "sum_dim_i64", "any_dim_bool",
+]
