@@ -74,4 +74,14 @@ pte_status kr_minmax(pte_kernel_ctx *ctx, const pte_tensor *self, const int64_t 
 pte_status kr_anyall(pte_kernel_ctx *ctx, const pte_tensor *self, const int64_t *dims, int32_t ndims,
                      bool keepdim, bool is_any, pte_tensor *out);
 
+/* Sorting along a dim (sort, topk): scratch bytes for lines of n elements. */
+static inline size_t kr_sort_scratch(int64_t n) { return n > 0 ? (size_t)n * 24 + 64 : 64; }
+/* Sort every line of `self` along `dim` (stable; NaN is the largest value)
+ * and write the first `k` of each into values/indices (int64), which are
+ * resized to self's shape with size k along dim. */
+pte_status kr_sort_lines(pte_kernel_ctx *ctx, const pte_tensor *self, int64_t dim, int64_t k, bool descending,
+                         pte_tensor *values, pte_tensor *indices);
+/* Scratch size for a sort of args[0] along the dim given by Int args[dim_arg]. */
+size_t kr_sort_scratch_for(pte_value *const *args, int32_t nargs, int32_t dim_arg);
+
 #endif
