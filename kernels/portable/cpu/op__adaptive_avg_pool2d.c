@@ -2,6 +2,7 @@
  * Output cell (i, j) averages input rows [floor(i*H/OH), ceil((i+1)*H/OH))
  * and the same for columns. */
 #include "util/kernel_util.h"
+#include "util/nn_util.h"
 
 static pte_status adaptive_avg_pool2d_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
   pte_tensor *in, *out;
@@ -27,8 +28,15 @@ static pte_status adaptive_avg_pool2d_out(pte_kernel_ctx *ctx, pte_value **args,
   osz[b + 1] = OH;
   osz[b + 2] = OW;
   K_CHECK(k_out(ctx, out, in->dim, osz));
-  K_CHECK(k_contiguous(ctx, in, "self"));
-  K_CHECK(k_contiguous(ctx, out, "out"));
+  /* strided (channels-last) tensors are repacked into kernel scratch */
+  kn_packer pk_;
+  kn_packer_init(ctx, &pk_);
+  pte_tensor v_in_;
+  K_CHECK(kn_pack(ctx, &pk_, in, true, &v_in_));
+  in = &v_in_;
+  pte_tensor v_out_, *real_out_ = out;
+  K_CHECK(kn_pack(ctx, &pk_, out, false, &v_out_));
+  out = &v_out_;
   int64_t planes = k_numel(b + 1, in->sizes);
   bool f32 = in->dtype == PTE_FLOAT32;
   for (int64_t pl = 0; pl < planes; pl++) {
@@ -50,7 +58,13 @@ static pte_status adaptive_avg_pool2d_out(pte_kernel_ctx *ctx, pte_value **args,
       }
     }
   }
+  kn_unpack(&v_out_, real_out_);
   return PTE_OK;
 }
 
-PTE_PORTABLE_KERNEL(adaptive_avg_pool2d_out, "aten::_adaptive_avg_pool2d.out")
+static size_t adaptive_avg_pool2d_out_scratch(pte_value *const *args, int32_t nargs) {
+  static const int32_t idx[2] = {0, 2};
+  return kn_pack_scratch(args, nargs, idx, 2);
+}
+
+PTE_PORTABLE_KERNEL_EX(adaptive_avg_pool2d_out, "aten::_adaptive_avg_pool2d.out", 0, adaptive_avg_pool2d_out_scratch)

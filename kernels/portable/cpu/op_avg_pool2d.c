@@ -26,8 +26,15 @@ static pte_status avg_pool2d_out(pte_kernel_ctx *ctx, pte_value **args, int32_t 
   int64_t osz[4];
   K_CHECK(kn_pool2d_init(ctx, args, in, 1, 2, 3, -1, ceil_mode, &p, osz));
   K_CHECK(k_out(ctx, out, in->dim, osz));
-  K_CHECK(k_contiguous(ctx, in, "self"));
-  K_CHECK(k_contiguous(ctx, out, "out"));
+  /* strided (channels-last) tensors are repacked into kernel scratch */
+  kn_packer pk_;
+  kn_packer_init(ctx, &pk_);
+  pte_tensor v_in_;
+  K_CHECK(kn_pack(ctx, &pk_, in, true, &v_in_));
+  in = &v_in_;
+  pte_tensor v_out_, *real_out_ = out;
+  K_CHECK(kn_pack(ctx, &pk_, out, false, &v_out_));
+  out = &v_out_;
   int64_t planes = p.N * p.C, H = p.H, W = p.W, OH = p.OH, OW = p.OW;
   bool f32 = in->dtype == PTE_FLOAT32, is_f = k_is_float(in->dtype);
   for (int64_t pl = 0; pl < planes; pl++) {
@@ -69,7 +76,13 @@ static pte_status avg_pool2d_out(pte_kernel_ctx *ctx, pte_value **args, int32_t 
       }
     }
   }
+  kn_unpack(&v_out_, real_out_);
   return PTE_OK;
 }
 
-PTE_PORTABLE_KERNEL(avg_pool2d_out, "aten::avg_pool2d.out")
+static size_t avg_pool2d_out_scratch(pte_value *const *args, int32_t nargs) {
+  static const int32_t idx[2] = {0, 7};
+  return kn_pack_scratch(args, nargs, idx, 2);
+}
+
+PTE_PORTABLE_KERNEL_EX(avg_pool2d_out, "aten::avg_pool2d.out", 0, avg_pool2d_out_scratch)

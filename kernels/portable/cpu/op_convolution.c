@@ -9,8 +9,11 @@
  * dims. The float32 path for contiguous tensors accumulates directly into
  * the output plane, tile by tile of output rows so the tile stays in cache,
  * with the innermost loop running over contiguous output and input memory.
- * Other dtypes and strided tensors use a gather loop accumulating in double. */
+ * Strided float32 tensors (channels-last) are repacked into kernel scratch
+ * memory for that path; other dtypes (and strided tensors without scratch)
+ * use a gather loop accumulating in double. */
 #include "util/kernel_util.h"
+#include "util/nn_util.h"
 
 typedef struct conv_geom {
   int64_t N, C, OC, G, icg, ocg;
@@ -282,18 +285,32 @@ static pte_status convolution_out(pte_kernel_ctx *ctx, pte_value **args, int32_t
     }
     return PTE_OK;
   }
-  bool fast = in->dtype == PTE_FLOAT32 && pte_tensor_is_contiguous(in) && pte_tensor_is_contiguous(w) &&
-              pte_tensor_is_contiguous(out) && (!bias || bias->strides[0] == 1);
-  if (fast) {
-    const float *bp = bias ? (const float *)bias->data : NULL;
+  /* float32: the fast path, over contiguous copies in scratch memory for
+   * strided (e.g. channels-last) tensors when the scratch can hold them */
+  const pte_tensor *all[4] = {in, w, bias, out};
+  if (in->dtype == PTE_FLOAT32 && kn_pack_fits(ctx, all, 4)) {
+    kn_packer pk;
+    pte_tensor vi, vw, vb, vo;
+    kn_packer_init(ctx, &pk);
+    K_CHECK(kn_pack(ctx, &pk, in, true, &vi));
+    K_CHECK(kn_pack(ctx, &pk, w, true, &vw));
+    if (bias) K_CHECK(kn_pack(ctx, &pk, bias, true, &vb));
+    K_CHECK(kn_pack(ctx, &pk, out, false, &vo));
+    const float *bp = bias ? (const float *)vb.data : NULL;
     if (transposed)
-      conv_transposed_f32(&g, (const float *)in->data, (const float *)w->data, bp, (float *)out->data);
+      conv_transposed_f32(&g, (const float *)vi.data, (const float *)vw.data, bp, (float *)vo.data);
     else
-      conv_f32(&g, (const float *)in->data, (const float *)w->data, bp, (float *)out->data);
+      conv_f32(&g, (const float *)vi.data, (const float *)vw.data, bp, (float *)vo.data);
+    kn_unpack(&vo, out);
     return PTE_OK;
   }
   conv_generic(&g, in, view_of(in, batched, S), w, view_of(w, true, S), bias, out, view_of(out, batched, S));
   return PTE_OK;
 }
 
-PTE_PORTABLE_KERNEL(convolution_out, "aten::convolution.out")
+static size_t convolution_scratch(pte_value *const *args, int32_t nargs) {
+  static const int32_t idx[4] = {0, 1, 2, 9};
+  return kn_pack_scratch(args, nargs, idx, 4);
+}
+
+PTE_PORTABLE_KERNEL_EX(convolution_out, "aten::convolution.out", 0, convolution_scratch)

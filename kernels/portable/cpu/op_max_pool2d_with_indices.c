@@ -25,9 +25,18 @@ static pte_status max_pool2d_with_indices_out(pte_kernel_ctx *ctx, pte_value **a
   K_CHECK(kn_pool2d_init(ctx, args, in, 1, 2, 3, 4, ceil_mode, &p, osz));
   K_CHECK(k_out(ctx, out, in->dim, osz));
   K_CHECK(k_out(ctx, ind, in->dim, osz));
-  K_CHECK(k_contiguous(ctx, in, "self"));
-  K_CHECK(k_contiguous(ctx, out, "out"));
-  K_CHECK(k_contiguous(ctx, ind, "indices"));
+  /* strided (channels-last) tensors are repacked into kernel scratch */
+  kn_packer pk_;
+  kn_packer_init(ctx, &pk_);
+  pte_tensor v_in_;
+  K_CHECK(kn_pack(ctx, &pk_, in, true, &v_in_));
+  in = &v_in_;
+  pte_tensor v_out_, *real_out_ = out;
+  K_CHECK(kn_pack(ctx, &pk_, out, false, &v_out_));
+  out = &v_out_;
+  pte_tensor v_ind_, *real_ind_ = ind;
+  K_CHECK(kn_pack(ctx, &pk_, ind, false, &v_ind_));
+  ind = &v_ind_;
   int64_t planes = p.N * p.C, H = p.H, W = p.W, OH = p.OH, OW = p.OW;
   bool f32 = in->dtype == PTE_FLOAT32, is_f = k_is_float(in->dtype);
   int64_t *I = (int64_t *)ind->data;
@@ -87,7 +96,14 @@ static pte_status max_pool2d_with_indices_out(pte_kernel_ctx *ctx, pte_value **a
       }
     }
   }
+  kn_unpack(&v_out_, real_out_);
+  kn_unpack(&v_ind_, real_ind_);
   return PTE_OK;
 }
 
-PTE_PORTABLE_KERNEL(max_pool2d_with_indices_out, "aten::max_pool2d_with_indices.out")
+static size_t max_pool2d_with_indices_out_scratch(pte_value *const *args, int32_t nargs) {
+  static const int32_t idx[3] = {0, 6, 7};
+  return kn_pack_scratch(args, nargs, idx, 3);
+}
+
+PTE_PORTABLE_KERNEL_EX(max_pool2d_with_indices_out, "aten::max_pool2d_with_indices.out", 0, max_pool2d_with_indices_out_scratch)

@@ -2,8 +2,9 @@
  *     SymInt HxW, int group, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2)
  * Normalizes each of `group` channel groups of every sample with population
  * variance; out1 = mean and out2 = rstd of shape [N, group]. Statistics in
- * double. Input and output must be contiguous. */
+ * double. Strided (channels-last) tensors are repacked into kernel scratch. */
 #include "util/kernel_util.h"
+#include "util/nn_util.h"
 
 static pte_status native_group_norm_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
   pte_tensor *in, *w, *b, *out, *mean_t, *rstd_t;
@@ -36,12 +37,19 @@ static pte_status native_group_norm_out(pte_kernel_ctx *ctx, pte_value **args, i
       return K_FAIL("weight and bias must be float tensors of shape [%lld]", (long long)C);
     K_CHECK(k_has_data(ctx, wb[i], "weight/bias"));
   }
-  K_CHECK(k_contiguous(ctx, in, "input"));
   int64_t stat[2] = {N, G};
   K_CHECK(k_out(ctx, out, in->dim, in->sizes));
   K_CHECK(k_out(ctx, mean_t, 2, stat));
   K_CHECK(k_out(ctx, rstd_t, 2, stat));
-  K_CHECK(k_contiguous(ctx, out, "out"));
+  /* strided (channels-last) tensors are repacked into kernel scratch */
+  kn_packer pk_;
+  kn_packer_init(ctx, &pk_);
+  pte_tensor v_in_;
+  K_CHECK(kn_pack(ctx, &pk_, in, true, &v_in_));
+  in = &v_in_;
+  pte_tensor v_out_, *real_out_ = out;
+  K_CHECK(kn_pack(ctx, &pk_, out, false, &v_out_));
+  out = &v_out_;
   int64_t cg = C / G, len = cg * HxW;
   bool f32 = in->dtype == PTE_FLOAT32;
   for (int64_t n = 0; n < N; n++) {
@@ -83,7 +91,13 @@ static pte_status native_group_norm_out(pte_kernel_ctx *ctx, pte_value **args, i
       k_set_d(rstd_t->data, rstd_t->dtype, k_offset(2, rstd_t->sizes, rstd_t->strides, n * G + g), rstd);
     }
   }
+  kn_unpack(&v_out_, real_out_);
   return PTE_OK;
 }
 
-PTE_PORTABLE_KERNEL(native_group_norm_out, "aten::native_group_norm.out")
+static size_t native_group_norm_out_scratch(pte_value *const *args, int32_t nargs) {
+  static const int32_t idx[2] = {0, 8};
+  return kn_pack_scratch(args, nargs, idx, 2);
+}
+
+PTE_PORTABLE_KERNEL_EX(native_group_norm_out, "aten::native_group_norm.out", 0, native_group_norm_out_scratch)

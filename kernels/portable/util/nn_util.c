@@ -200,3 +200,73 @@ pte_status kn_pool2d_init(pte_kernel_ctx *ctx, pte_value **args, const pte_tenso
   out_sizes[b + 2] = p->OW;
   return PTE_OK;
 }
+
+/* ---- packing strided tensors into scratch ---- */
+
+size_t kn_pack_scratch(pte_value *const *args, int32_t nargs, const int32_t *idx, int32_t n) {
+  size_t total = 0;
+  for (int32_t i = 0; i < n; i++) {
+    if (idx[i] >= nargs || args[idx[i]]->tag != PTE_TAG_TENSOR) continue;
+    total += kn_pack_bytes(args[idx[i]]->u.tensor);
+  }
+  return total;
+}
+
+void kn_packer_init(pte_kernel_ctx *ctx, kn_packer *p) {
+  size_t size = 0;
+  uint8_t *s = (uint8_t *)pte_kernel_scratch(ctx, &size);
+  p->next = s;
+  p->end = s ? s + size : s;
+}
+
+/* Copy between a strided tensor and a contiguous buffer of the same shape. */
+static void strided_copy(const pte_tensor *t, void *buf, bool to_buf) {
+  int64_t strides[2][PTE_MAX_DIM];
+  int64_t cs = 1;
+  for (int32_t d = t->dim - 1; d >= 0; d--) {
+    strides[0][d] = t->strides[d];
+    strides[1][d] = cs;
+    cs *= t->sizes[d];
+  }
+  size_t es = pte_dtype_size(t->dtype);
+  k_iter it;
+  k_iter_init(&it, t->dim, t->sizes, 2, strides);
+  int64_t off[2], len, s0 = k_iter_stride(&it, 0), s1 = k_iter_stride(&it, 1);
+  uint8_t *a = (uint8_t *)t->data, *b = (uint8_t *)buf;
+  while ((len = k_iter_row(&it, off)) > 0) {
+    for (int64_t j = 0; j < len; j++) {
+      uint8_t *pa = a + (size_t)(off[0] + j * s0) * es, *pb = b + (size_t)(off[1] + j * s1) * es;
+      if (to_buf) memcpy(pb, pa, es);
+      else memcpy(pa, pb, es);
+    }
+  }
+}
+
+pte_status kn_pack(pte_kernel_ctx *ctx, kn_packer *p, const pte_tensor *t, bool copy_in, pte_tensor *view) {
+  *view = *t;
+  if (pte_tensor_is_contiguous(t)) return PTE_OK;
+  size_t need = (size_t)pte_tensor_numel(t) * pte_dtype_size(t->dtype);
+  uintptr_t at = ((uintptr_t)p->next + 63) & ~(uintptr_t)63;
+  if (!p->next || at + need > (uintptr_t)p->end)
+    return K_FAIL("not enough scratch memory to repack a non-contiguous tensor (%zu bytes)", need);
+  pte_tensor_init(view, t->dtype, t->dim, t->sizes, (void *)at);
+  view->flags = t->flags & ~PTE_TENSOR_READONLY;
+  view->flags |= 0x80000000u; /* marks a packed copy for kn_unpack */
+  p->next = (uint8_t *)(at + need);
+  if (copy_in) strided_copy(t, view->data, true);
+  return PTE_OK;
+}
+
+void kn_unpack(const pte_tensor *view, pte_tensor *t) {
+  if (!(view->flags & 0x80000000u) || view->data == t->data) return;
+  strided_copy(t, view->data, false);
+}
+
+bool kn_pack_fits(pte_kernel_ctx *ctx, const pte_tensor *const *ts, int32_t n) {
+  size_t need = 0, have = 0;
+  for (int32_t i = 0; i < n; i++)
+    if (ts[i]) need += kn_pack_bytes(ts[i]);
+  if (need == 0) return true;
+  void *s = pte_kernel_scratch(ctx, &have);
+  return s && need <= have;
+}

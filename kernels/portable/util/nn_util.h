@@ -35,3 +35,24 @@ typedef struct kn_pool2d {
 pte_status kn_pool2d_init(pte_kernel_ctx *ctx, pte_value **args, const pte_tensor *in, int32_t k_arg,
                           int32_t s_arg, int32_t p_arg, int32_t dil_arg, bool ceil_mode, kn_pool2d *p,
                           int64_t *out_sizes);
+
+/* Contiguous copies of strided tensors in kernel scratch memory, so the
+ * contiguous fast paths also serve channels-last (dim-order) tensors. */
+static inline size_t kn_pack_bytes(const pte_tensor *t) {
+  if (pte_tensor_is_contiguous(t)) return 0;
+  return (size_t)pte_tensor_numel(t) * pte_dtype_size(t->dtype) + 64;
+}
+/* Scratch bytes for packing args[i] for every i in idx[0..n) that is a tensor. */
+size_t kn_pack_scratch(pte_value *const *args, int32_t nargs, const int32_t *idx, int32_t n);
+
+typedef struct kn_packer {
+  uint8_t *next, *end;
+} kn_packer;
+void kn_packer_init(pte_kernel_ctx *ctx, kn_packer *p);
+/* Make *view a contiguous tensor with t's values: t itself when contiguous,
+ * else a copy in scratch (copy_in false: uninitialized, for outputs). */
+pte_status kn_pack(pte_kernel_ctx *ctx, kn_packer *p, const pte_tensor *t, bool copy_in, pte_tensor *view);
+/* Copy a packed output back into the strided tensor (no-op when not packed). */
+void kn_unpack(const pte_tensor *view, pte_tensor *t);
+/* True when scratch memory can hold packed copies of the n tensors (NULLs skipped). */
+bool kn_pack_fits(pte_kernel_ctx *ctx, const pte_tensor *const *ts, int32_t n);
