@@ -115,7 +115,9 @@ static pte_status upsample_bilinear2d_vec_out(pte_kernel_ctx *ctx, pte_value **a
     return K_FAIL("scale_factors must be a list of 2 floats when output_size is None");
   double s0 = sf->u.doubles[0], s1 = sf->u.doubles[1];
   if (!(s0 > 0) || !(s1 > 0) || s0 > 1e9 || s1 > 1e9) return K_FAIL("invalid scale factors");
-  int64_t OH = (int64_t)((double)in->sizes[2] * s0), OW = (int64_t)((double)in->sizes[3] * s1);
+  double dh = (double)in->sizes[2] * s0, dw = (double)in->sizes[3] * s1;
+  if (dh > 4e18 || dw > 4e18) return K_FAIL("scaled output size is too large");
+  int64_t OH = (int64_t)dh, OW = (int64_t)dw;
   return bilinear_common(ctx, in, OH, OW, align, true, s0, true, s1, out);
 }
 

@@ -312,11 +312,13 @@ void kn_avg_pool(const kn_pool *p, const pte_tensor *in, pte_tensor *out, bool c
             else k_set_d(out->data, out->dtype, o, s / (double)div);
           } else {
             /* integers: ATen sums in int64 and divides with truncation */
-            int64_t s = 0;
+            uint64_t su = 0; /* wraps like ATen's int64 accumulator */
             for (int64_t d = ds; d < de; d++)
               for (int64_t h = hs; h < he; h++)
-                for (int64_t w = ws; w < we; w++) s += k_get_i(in->data, in->dtype, ib + (d * H + h) * W + w);
-            k_set_i(out->data, out->dtype, o, s / div);
+                for (int64_t w = ws; w < we; w++) su += (uint64_t)k_get_i(in->data, in->dtype, ib + (d * H + h) * W + w);
+            int64_t s = (int64_t)su;
+            /* INT64_MIN / -1 overflows: it wraps to INT64_MIN */
+            k_set_i(out->data, out->dtype, o, (s == INT64_MIN && div == -1) ? s : s / div);
           }
         }
       }
