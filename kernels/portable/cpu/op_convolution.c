@@ -6,13 +6,19 @@
  * Inputs are [N, C, *spatial] (or unbatched [C, *spatial]).
  *
  * Every case is mapped onto 3 spatial dims (D, H, W) with leading size-1
- * dims. The float32 path for contiguous tensors accumulates directly into
- * the output plane, tile by tile of output rows so the tile stays in cache,
- * with the innermost loop running over contiguous output and input memory.
- * Strided float32 tensors (channels-last) are repacked into kernel scratch
- * memory for that path; other dtypes (and strided tensors without scratch)
- * use a gather loop accumulating in double. */
+ * dims. float32 paths (contiguous tensors; strided ones, e.g. channels-last,
+ * are repacked into kernel scratch first):
+ *  - 1x1 stride-1 unpadded kernels: one matrix product per sample and group;
+ *  - other forward convolutions with at least 16 taps per output: im2col
+ *    tiles in bounded kernel scratch (256 KiB) and register-tiled matrix
+ *    products;
+ *  - the rest (depthwise, tiny kernels, transposed, or no scratch): direct
+ *    loops accumulating into the output plane tile by tile, the innermost
+ *    loop over contiguous output and input memory.
+ * All of these accumulate in float like ATen. Other dtypes (and strided
+ * tensors without scratch) use a gather loop accumulating in double. */
 #include "util/kernel_util.h"
+#include "util/gemm_util.h"
 #include "util/nn_util.h"
 
 typedef struct conv_geom {
@@ -42,6 +48,71 @@ static pte_status spatial_arg(pte_kernel_ctx *ctx, pte_value **args, int32_t i, 
 }
 
 #define TILE 4096 /* output floats per tile (16 KiB) */
+
+/* 1x1 kernel, stride 1, no padding: per sample and group a matrix product
+ * out[oc, pixels] = w[oc, ic] @ x[ic, pixels] + bias[oc]. */
+static bool conv_is_pointwise(const conv_geom *g) {
+  for (int j = 0; j < 3; j++)
+    if (g->k[j] != 1 || g->s[j] != 1 || g->p[j] != 0) return false;
+  return !g->transposed;
+}
+
+static void conv_pointwise_f32(const conv_geom *g, const float *x, const float *w, const float *bias, float *y) {
+  int64_t P = g->in[0] * g->in[1] * g->in[2];
+  for (int64_t n = 0; n < g->N; n++)
+    for (int64_t gr = 0; gr < g->G; gr++)
+      kg_sgemm(g->ocg, P, g->icg, w + gr * g->ocg * g->icg, g->icg, 1, x + (n * g->C + gr * g->icg) * P, P, 1,
+               y + (n * g->OC + gr * g->ocg) * P, P, 1, bias ? bias + gr * g->ocg : NULL, 1, 0, 1.0f, 1.0f);
+}
+
+/* Lowering to matrix products through im2col tiles: for a tile of T output
+ * pixels, col[r][t] holds the input value that kernel tap r (ic, kd, kh, kw,
+ * in the weight's order) sees at pixel t (0 in the padding); then
+ * out[oc, tile] = w[oc, r] @ col[r, tile] + bias. The tile lives in kernel
+ * scratch (bounded, see convolution_scratch). */
+#define COL_BUDGET (256 * 1024)
+
+static int64_t conv_col_rows(const conv_geom *g) { return g->icg * g->k[0] * g->k[1] * g->k[2]; }
+
+static void conv_im2col_f32(const conv_geom *g, const float *x, const float *w, const float *bias, float *y,
+                            float *col, int64_t T) {
+  const int64_t ID = g->in[0], IH = g->in[1], IW = g->in[2];
+  const int64_t KD = g->k[0], KH = g->k[1], KW = g->k[2];
+  const int64_t OH = g->out[1], OW = g->out[2];
+  const int64_t P = g->out[0] * OH * OW, R = conv_col_rows(g), iplane = ID * IH * IW;
+  for (int64_t n = 0; n < g->N; n++)
+    for (int64_t gr = 0; gr < g->G; gr++) {
+      const float *xg = x + (n * g->C + gr * g->icg) * iplane;
+      for (int64_t p0 = 0; p0 < P; p0 += T) {
+        int64_t t_n = P - p0 < T ? P - p0 : T;
+        int64_t r = 0;
+        for (int64_t ic = 0; ic < g->icg; ic++)
+          for (int64_t kd = 0; kd < KD; kd++)
+            for (int64_t kh = 0; kh < KH; kh++)
+              for (int64_t kw = 0; kw < KW; kw++, r++) {
+                float *cr = col + r * t_n;
+                const float *xc = xg + ic * iplane;
+                int64_t od = p0 / (OH * OW), oh = (p0 / OW) % OH, ow = p0 % OW;
+                for (int64_t t = 0; t < t_n; t++) {
+                  int64_t id = od * g->s[0] - g->p[0] + kd * g->d[0];
+                  int64_t ih = oh * g->s[1] - g->p[1] + kh * g->d[1];
+                  int64_t iw = ow * g->s[2] - g->p[2] + kw * g->d[2];
+                  cr[t] = (id >= 0 && id < ID && ih >= 0 && ih < IH && iw >= 0 && iw < IW) ? xc[(id * IH + ih) * IW + iw]
+                                                                                           : 0.0f;
+                  if (++ow == OW) {
+                    ow = 0;
+                    if (++oh == OH) {
+                      oh = 0;
+                      od++;
+                    }
+                  }
+                }
+              }
+        kg_sgemm(g->ocg, t_n, R, w + gr * g->ocg * R, R, 1, col, t_n, 1, y + (n * g->OC + gr * g->ocg) * P + p0, P, 1,
+                 bias ? bias + gr * g->ocg : NULL, 1, 0, 1.0f, 1.0f);
+      }
+    }
+}
 
 static void conv_f32(const conv_geom *g, const float *x, const float *w, const float *bias, float *y) {
   const int64_t ID = g->in[0], IH = g->in[1], IW = g->in[2];
@@ -297,7 +368,15 @@ static pte_status convolution_out(pte_kernel_ctx *ctx, pte_value **args, int32_t
     if (bias) K_CHECK(kn_pack(ctx, &pk, bias, true, &vb));
     K_CHECK(kn_pack(ctx, &pk, out, false, &vo));
     const float *bp = bias ? (const float *)vb.data : NULL;
-    if (transposed)
+    /* what is left of the scratch after packing can hold im2col tiles */
+    int64_t R = conv_col_rows(&g), T = 0;
+    uintptr_t col = ((uintptr_t)pk.next + 63) & ~(uintptr_t)63;
+    if (pk.next && col < (uintptr_t)pk.end) T = (int64_t)(((uintptr_t)pk.end - col) / 4) / R;
+    if (conv_is_pointwise(&g))
+      conv_pointwise_f32(&g, (const float *)vi.data, (const float *)vw.data, bp, (float *)vo.data);
+    else if (!transposed && g.icg * g.k[0] * g.k[1] * g.k[2] >= 16 && T >= 8)
+      conv_im2col_f32(&g, (const float *)vi.data, (const float *)vw.data, bp, (float *)vo.data, (float *)col, T);
+    else if (transposed)
       conv_transposed_f32(&g, (const float *)vi.data, (const float *)vw.data, bp, (float *)vo.data);
     else
       conv_f32(&g, (const float *)vi.data, (const float *)vw.data, bp, (float *)vo.data);
@@ -310,7 +389,22 @@ static pte_status convolution_out(pte_kernel_ctx *ctx, pte_value **args, int32_t
 
 static size_t convolution_scratch(pte_value *const *args, int32_t nargs) {
   static const int32_t idx[4] = {0, 1, 2, 9};
-  return kn_pack_scratch(args, nargs, idx, 4);
+  size_t bytes = kn_pack_scratch(args, nargs, idx, 4);
+  /* im2col tiles: up to COL_BUDGET bytes, at least 8 pixels' worth */
+  if (nargs == 11 && args[1]->tag == PTE_TAG_TENSOR && args[9]->tag == PTE_TAG_TENSOR &&
+      args[6]->tag == PTE_TAG_BOOL && !args[6]->u.b) {
+    const pte_tensor *w = args[1]->u.tensor, *out = args[9]->u.tensor;
+    if (w->dim >= 3 && w->dim <= 5 && out->dim >= 2) {
+      int64_t R = k_numel(w->dim - 1, w->sizes + 1);
+      int64_t P = k_numel(w->dim - 2, out->sizes + out->dim - (w->dim - 2));
+      if (R >= 16 && R <= (1 << 20) && P > 0) {
+        int64_t want = R * (P < 8 ? 8 : P) * 4;
+        int64_t cap = R * 8 * 4 > COL_BUDGET ? R * 8 * 4 : COL_BUDGET;
+        bytes += (size_t)(want < cap ? want : cap) + 64;
+      }
+    }
+  }
+  return bytes;
 }
 
 PTE_PORTABLE_KERNEL_EX(convolution_out, "aten::convolution.out", 0, convolution_scratch)
