@@ -6,8 +6,6 @@
  * ATen's. */
 #include "util/kernel_util.h"
 
-#define BN_MAX_C_BLOCK 256
-
 static pte_status bn_no_training_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
   pte_tensor *in, *w, *b, *rm, *rv, *out, *o1, *o2;
   double momentum = 0, eps = 0;

@@ -41,28 +41,6 @@ int64_t kr_next(kr_walk *w, void *buf, k_ctype ct) {
   return m;
 }
 
-pte_status kr_out_sizes(pte_kernel_ctx *ctx, const pte_tensor *in, bool has_dim, int64_t dim,
-                        bool keepdim, int32_t *out_dim, int64_t *out_sizes) {
-  int32_t n = 0;
-  if (!has_dim) {
-    if (keepdim)
-      for (int32_t k = 0; k < in->dim; k++) out_sizes[n++] = 1;
-    *out_dim = n;
-    return PTE_OK;
-  }
-  int32_t d = 0;
-  K_CHECK(k_dim(ctx, dim, in->dim, &d));
-  for (int32_t k = 0; k < in->dim; k++) {
-    if (k == d) {
-      if (keepdim) out_sizes[n++] = 1;
-    } else {
-      out_sizes[n++] = in->sizes[k];
-    }
-  }
-  *out_dim = n;
-  return PTE_OK;
-}
-
 pte_status kr_minmax(pte_kernel_ctx *ctx, const pte_tensor *self, const int64_t *dims, int32_t ndims,
                      bool keepdim, bool is_max, pte_tensor *values, pte_tensor *indices) {
   K_CHECK(k_has_data(ctx, self, "self"));

@@ -51,10 +51,6 @@ static inline int64_t kr_offset(const pte_tensor *t, int64_t i) {
   return k_offset(t->dim, t->sizes, t->strides, i);
 }
 
-/* Output shape of a reduction over one optional dim (None = all dims). */
-pte_status kr_out_sizes(pte_kernel_ctx *ctx, const pte_tensor *in, bool has_dim, int64_t dim,
-                        bool keepdim, int32_t *out_dim, int64_t *out_sizes);
-
 /* Variance (or standard deviation when take_sqrt) over dims (ndims <= 0:
  * all) with divisor max(N - correction, 0); floating point only. */
 pte_status kr_var(pte_kernel_ctx *ctx, const pte_tensor *self, const int64_t *dims, int32_t ndims,
