@@ -1,12 +1,13 @@
 /* aten::sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *,
  *                       ScalarType? dtype=None, Tensor(a!) out) */
 #include "util/kernel_util.h"
+#include "util/reduce_util.h"
 
 static pte_status sum_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
   pte_tensor *self, *out;
   int64_t dims[PTE_MAX_DIM];
-  int32_t ndims, dtype;
-  bool keepdim, has_dtype;
+  int32_t ndims = 0, dtype = 0;
+  bool keepdim = false, has_dtype = false;
   K_CHECK(k_nargs(ctx, nargs, 6));
   K_CHECK(k_tensor(ctx, args, 0, &self));
   K_CHECK(k_opt_int_list(ctx, args, 1, dims, PTE_MAX_DIM, &ndims));
@@ -19,21 +20,28 @@ static pte_status sum_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) 
   if (has_dtype && dtype != out->dtype)
     return K_FAIL("dtype argument %s does not match the output dtype %s", pte_dtype_name(dtype),
                   pte_dtype_name(out->dtype));
-  k_reduce r;
-  K_CHECK(k_reduce_init(ctx, &r, self, dims, ndims, keepdim)); /* None or [] reduces everything */
-  K_CHECK(k_out(ctx, out, r.out_dim, r.out_sizes));
+  kr_plan p;
+  K_CHECK(kr_plan_init(ctx, &p, self, dims, ndims, keepdim)); /* None or [] reduces everything */
+  K_CHECK(k_out(ctx, out, p.r.out_dim, p.r.out_sizes));
+  /* Floats accumulate in double (at least as accurate as ATen's cascade sum);
+   * integers in wrapping 64-bit arithmetic like ATen's int64 accumulator. */
   bool as_float = k_is_float(out->dtype) || k_is_float(self->dtype);
-  for (int64_t o = 0; o < r.outer_numel; o++) {
-    int64_t base = k_reduce_outer(&r, o);
-    int64_t dst = k_offset(out->dim, out->sizes, out->strides, o);
+  _Alignas(16) uint8_t buf[KR_CHUNK * 8];
+  kr_walk w;
+  for (int64_t o = 0; o < p.r.outer_numel; o++) {
+    kr_begin(&p, o, &w);
+    int64_t dst = kr_offset(out, o), m;
     if (as_float) {
+      const double *v = (const double *)buf;
       double acc = 0;
-      for (int64_t k = 0; k < r.inner_numel; k++) acc += k_get_d(self->data, self->dtype, base + k_reduce_inner(&r, k));
+      while ((m = kr_next(&w, buf, K_F64)) > 0)
+        for (int64_t j = 0; j < m; j++) acc += v[j];
       k_set_d(out->data, out->dtype, dst, acc);
     } else {
+      const int64_t *v = (const int64_t *)buf;
       uint64_t acc = 0;
-      for (int64_t k = 0; k < r.inner_numel; k++)
-        acc += (uint64_t)k_get_i(self->data, self->dtype, base + k_reduce_inner(&r, k));
+      while ((m = kr_next(&w, buf, K_I64)) > 0)
+        for (int64_t j = 0; j < m; j++) acc += (uint64_t)v[j];
       k_set_i(out->data, out->dtype, dst, (int64_t)acc);
     }
   }
