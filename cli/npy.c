@@ -139,7 +139,16 @@ static const char *descr_of(int32_t dtype) {
 pte_status npy_write_file(const char *path, const pte_tensor *t) {
   const char *descr = descr_of(t->dtype);
   if (!descr) return pte_error(PTE_ERR_NOT_SUPPORTED, "cannot write dtype %s to .npy", pte_dtype_name(t->dtype));
-  if (!pte_tensor_is_contiguous(t)) return pte_error(PTE_ERR_NOT_SUPPORTED, "cannot write a non-contiguous tensor");
+  pte_tensor row_major;
+  void *tmp = NULL;
+  if (!pte_tensor_is_contiguous(t)) { /* e.g. channels-last: .npy is row-major */
+    tmp = malloc(pte_tensor_nbytes(t));
+    if (!tmp || pte_tensor_init(&row_major, t->dtype, t->dim, t->sizes, tmp) || pte_tensor_copy(&row_major, t)) {
+      free(tmp);
+      return pte_error(PTE_ERR_OUT_OF_MEMORY, "cannot convert a strided tensor for writing");
+    }
+    t = &row_major;
+  }
   char shape[256];
   size_t used = 0;
   for (int32_t i = 0; i < t->dim && used < sizeof shape; i++)
@@ -149,11 +158,17 @@ pte_status npy_write_file(const char *path, const pte_tensor *t) {
   shape[used < sizeof shape ? used : sizeof shape - 1] = 0;
   char header[512];
   int n = snprintf(header, sizeof header, "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }", descr, shape);
-  if (n < 0 || n > 400) return pte_error(PTE_ERR_INTERNAL, "npy header too long");
+  if (n < 0 || n > 400) {
+    free(tmp);
+    return pte_error(PTE_ERR_INTERNAL, "npy header too long");
+  }
   size_t total = 10 + (size_t)n + 1;
   size_t pad = (64 - total % 64) % 64;
   FILE *f = fopen(path, "wb");
-  if (!f) return pte_error(PTE_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
+  if (!f) {
+    free(tmp);
+    return pte_error(PTE_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
+  }
   uint16_t hl = (uint16_t)((size_t)n + pad + 1);
   unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(hl & 0xff), (unsigned char)(hl >> 8)};
   bool ok = fwrite(pre, 1, 10, f) == 10 && fwrite(header, 1, (size_t)n, f) == (size_t)n;
@@ -162,6 +177,7 @@ pte_status npy_write_file(const char *path, const pte_tensor *t) {
   size_t nbytes = pte_tensor_nbytes(t);
   if (ok && nbytes) ok = t->data && fwrite(t->data, 1, nbytes, f) == nbytes;
   if (fclose(f) != 0) ok = false;
+  free(tmp);
   if (!ok) return pte_error(PTE_ERR_IO, "writing '%s' failed", path);
   return PTE_OK;
 }

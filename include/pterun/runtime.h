@@ -196,8 +196,13 @@ static inline int64_t pte_tensor_numel(const pte_tensor *t) {
 
 PTE_API size_t pte_tensor_nbytes(const pte_tensor *t);
 
-/* True if the strides are those of a row-major contiguous tensor. */
+/* True if the strides are those of a row-major contiguous tensor (tensors
+ * without elements always are). */
 PTE_API bool pte_tensor_is_contiguous(const pte_tensor *t);
+
+/* Copy src into dst element by element, whatever their strides (e.g. from a
+ * row-major buffer into a channels-last tensor). Same dtype and sizes. */
+PTE_API pte_status pte_tensor_copy(pte_tensor *dst, const pte_tensor *src);
 
 /* ------------------------------------------------------------------------ */
 /* Values (ExecuTorch's EValue)                                             */

@@ -282,13 +282,21 @@ static PyObject *value_to_py(const pte_value *v) {
     case PTE_TAG_TENSOR: {
       const pte_tensor *t = v->u.tensor;
       size_t n = pte_tensor_nbytes(t);
-      if (n && (!t->data || !pte_tensor_is_contiguous(t))) {
-        PyErr_SetString(g_error, "output tensor is not contiguous or has no data");
+      if (n && !t->data) {
+        PyErr_SetString(g_error, "output tensor has no data");
         return NULL;
       }
       PyObject *bytes = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)n);
       if (!bytes) return NULL;
-      if (n) memcpy(PyByteArray_AS_STRING(bytes), t->data, n);
+      if (n) { /* row-major for numpy, whatever the tensor's dim order */
+        pte_tensor dst;
+        pte_status st = pte_tensor_init(&dst, t->dtype, t->dim, t->sizes, PyByteArray_AS_STRING(bytes));
+        if (!st) st = pte_tensor_copy(&dst, t);
+        if (st) {
+          Py_DECREF(bytes);
+          return raise_status(st);
+        }
+      }
       PyObject *shape = PyTuple_New(t->dim);
       if (!shape) {
         Py_DECREF(bytes);

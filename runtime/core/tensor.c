@@ -143,6 +143,7 @@ size_t pte_tensor_nbytes(const pte_tensor *t) {
 }
 
 bool pte_tensor_is_contiguous(const pte_tensor *t) {
+  if (pte_tensor_numel(t) == 0) return true;
   int64_t expect = 1;
   for (int32_t i = t->dim - 1; i >= 0; i--) {
     if (t->sizes[i] != 1 && t->strides[i] != expect) return false;
@@ -174,4 +175,39 @@ int32_t pte_value_int_list(const pte_value *v, int64_t *out, int32_t max) {
     out[i] = item->u.i;
   }
   return v->len;
+}
+
+pte_status pte_tensor_copy(pte_tensor *dst, const pte_tensor *src) {
+  char a[160], b[160];
+  if (dst->dtype != src->dtype || dst->dim != src->dim)
+    return pte_error(PTE_ERR_INVALID_ARGUMENT, "copy from %s%s to %s%s: dtype or rank differs",
+                     pte_dtype_name(src->dtype), pte_shape_str(src->dim, src->sizes, a, sizeof a),
+                     pte_dtype_name(dst->dtype), pte_shape_str(dst->dim, dst->sizes, b, sizeof b));
+  for (int32_t i = 0; i < src->dim; i++)
+    if (dst->sizes[i] != src->sizes[i])
+      return pte_error(PTE_ERR_INVALID_ARGUMENT, "copy from %s to %s: shapes differ",
+                       pte_shape_str(src->dim, src->sizes, a, sizeof a), pte_shape_str(dst->dim, dst->sizes, b, sizeof b));
+  int64_t n = pte_tensor_numel(src);
+  size_t es = pte_dtype_size(src->dtype);
+  if (n == 0) return PTE_OK;
+  if (!dst->data || !src->data) return pte_error(PTE_ERR_INVALID_ARGUMENT, "copy of a tensor without data");
+  if (pte_tensor_is_contiguous(dst) && pte_tensor_is_contiguous(src)) {
+    memmove(dst->data, src->data, (size_t)n * es);
+    return PTE_OK;
+  }
+  /* Walk the logical (row-major) index space with an odometer. */
+  int64_t idx[PTE_MAX_DIM] = {0};
+  int64_t so = 0, d_o = 0;
+  for (int64_t k = 0; k < n; k++) {
+    memcpy((uint8_t *)dst->data + (size_t)d_o * es, (const uint8_t *)src->data + (size_t)so * es, es);
+    for (int32_t d = src->dim - 1; d >= 0; d--) {
+      so += src->strides[d];
+      d_o += dst->strides[d];
+      if (++idx[d] < src->sizes[d]) break;
+      so -= src->strides[d] * src->sizes[d];
+      d_o -= dst->strides[d] * dst->sizes[d];
+      idx[d] = 0;
+    }
+  }
+  return PTE_OK;
 }

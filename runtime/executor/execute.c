@@ -34,9 +34,6 @@ static pte_status set_tensor_input(pte_method *m, int32_t index, pte_tensor *slo
                      "method '%s' input %d: expected %s %s (%s), got %s %s", m->name, (int)index,
                      pte_dtype_name(slot->dtype), want, dyn_name(slot->dynamism),
                      pte_dtype_name(t->dtype), got);
-  if (!pte_tensor_is_contiguous(t))
-    return pte_error(PTE_ERR_INVALID_ARGUMENT, "method '%s' input %d: tensor %s is not contiguous",
-                     m->name, (int)index, got);
   if (nbytes && !t->data)
     return pte_error(PTE_ERR_INVALID_ARGUMENT, "method '%s' input %d: tensor data is NULL", m->name,
                      (int)index);
@@ -46,9 +43,13 @@ static pte_status set_tensor_input(pte_method *m, int32_t index, pte_tensor *slo
       pte_error_prefix("method '%s' input %d", m->name, (int)index);
       return st;
     }
-    if (nbytes && slot->data != t->data) memmove(slot->data, t->data, nbytes);
+    /* Strided copy: the slot may want another dim order (e.g. channels-last). */
+    if (nbytes && slot->data != t->data && (st = pte_tensor_copy(slot, t))) return st;
   } else {
-    /* Unplanned: share the caller's memory. */
+    /* Unplanned: share the caller's memory, which must then be row-major. */
+    if (!pte_tensor_is_contiguous(t))
+      return pte_error(PTE_ERR_INVALID_ARGUMENT, "method '%s' input %d: tensor %s is not contiguous",
+                       m->name, (int)index, got);
     slot->data = t->data;
     slot->capacity = nbytes;
     for (int32_t i = 0; i < t->dim; i++) slot->sizes[i] = t->sizes[i];
