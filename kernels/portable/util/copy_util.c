@@ -125,6 +125,43 @@ void kc_copy_flat(pte_tensor *dst, const pte_tensor *src) {
   }
 }
 
+#define KC_ACC(T, EXPR)                                   \
+  do {                                                    \
+    T *d_ = (T *)dst + off[0];                            \
+    const T *s_ = (const T *)src + off[1];                \
+    for (int64_t j = 0; j < len; j++) {                   \
+      T a = d_[j * s0], b = s_[j * s1];                   \
+      d_[j * s0] = (T)(EXPR);                             \
+    }                                                     \
+  } while (0)
+
+void kc_accumulate(void *dst, const int64_t *ds, const void *src, const int64_t *ss, int32_t dim,
+                   const int64_t *sizes, int32_t dt) {
+  int64_t strides[2][PTE_MAX_DIM];
+  for (int32_t k = 0; k < dim; k++) {
+    strides[0][k] = ds[k];
+    strides[1][k] = ss[k];
+  }
+  k_iter it;
+  k_iter_init(&it, dim, sizes, 2, strides);
+  int64_t off[2], len, s0 = k_iter_stride(&it, 0), s1 = k_iter_stride(&it, 1);
+  while ((len = k_iter_row(&it, off)) > 0) {
+    switch (dt) {
+      case PTE_FLOAT32: KC_ACC(float, a + b); break;
+      case PTE_FLOAT64: KC_ACC(double, a + b); break;
+      case PTE_FLOAT16: KC_ACC(uint16_t, k_float_to_half(k_half_to_float(a) + k_half_to_float(b))); break;
+      case PTE_BFLOAT16: KC_ACC(uint16_t, k_float_to_bf16(k_bf16_to_float(a) + k_bf16_to_float(b))); break;
+      case PTE_BOOL: KC_ACC(uint8_t, a || b); break;
+      case PTE_UINT8: KC_ACC(uint8_t, (uint32_t)a + b); break;
+      case PTE_INT8: KC_ACC(int8_t, (uint8_t)((uint32_t)(uint8_t)a + (uint8_t)b)); break;
+      case PTE_INT16: KC_ACC(int16_t, (uint16_t)((uint32_t)(uint16_t)a + (uint16_t)b)); break;
+      case PTE_INT32: KC_ACC(int32_t, (uint32_t)a + (uint32_t)b); break;
+      case PTE_INT64: KC_ACC(int64_t, (uint64_t)a + (uint64_t)b); break;
+      default: break;
+    }
+  }
+}
+
 #define KC_FILL(T)                                         \
   do {                                                     \
     T v_;                                                  \
@@ -265,6 +302,148 @@ pte_status kc_slice_range(pte_kernel_ctx *ctx, int64_t size, bool has_start, int
   else if (e > size) e = size;
   *first = s;
   *len = e == s ? 0 : (e - s - 1) / step + 1;
+  return PTE_OK;
+}
+
+/* ---- scatter ---- */
+
+#define KC_ADD1(T, EXPR)            \
+  do {                              \
+    T a, b;                         \
+    memcpy(&a, dst, sizeof a);      \
+    memcpy(&b, src, sizeof b);      \
+    T r_ = (T)(EXPR);               \
+    memcpy(dst, &r_, sizeof r_);    \
+  } while (0)
+
+/* *dst += *src for one element of dtype dt (same rules as kc_accumulate). */
+static void add_elem(void *dst, const void *src, int32_t dt) {
+  switch (dt) {
+    case PTE_FLOAT32: KC_ADD1(float, a + b); break;
+    case PTE_FLOAT64: KC_ADD1(double, a + b); break;
+    case PTE_FLOAT16: KC_ADD1(uint16_t, k_float_to_half(k_half_to_float(a) + k_half_to_float(b))); break;
+    case PTE_BFLOAT16: KC_ADD1(uint16_t, k_float_to_bf16(k_bf16_to_float(a) + k_bf16_to_float(b))); break;
+    case PTE_BOOL: KC_ADD1(uint8_t, a || b); break;
+    case PTE_UINT8: KC_ADD1(uint8_t, (uint32_t)a + b); break;
+    case PTE_INT8: KC_ADD1(int8_t, (uint8_t)((uint32_t)(uint8_t)a + (uint8_t)b)); break;
+    case PTE_INT16: KC_ADD1(int16_t, (uint16_t)((uint32_t)(uint16_t)a + (uint16_t)b)); break;
+    case PTE_INT32: KC_ADD1(int32_t, (uint32_t)a + (uint32_t)b); break;
+    case PTE_INT64: KC_ADD1(int64_t, (uint64_t)a + (uint64_t)b); break;
+    default: break;
+  }
+}
+
+pte_status kc_scatter(pte_kernel_ctx *ctx, const pte_tensor *self, int64_t dim_arg,
+                      const pte_tensor *index, const pte_tensor *src, const void *value, bool add,
+                      pte_tensor *out) {
+  K_CHECK(k_has_data(ctx, self, "self"));
+  K_CHECK(k_has_data(ctx, index, "index"));
+  K_CHECK(kc_supported(ctx, self->dtype, "self"));
+  K_CHECK(kc_same_dtype(ctx, out, self));
+  if (index->dtype != PTE_INT64 && index->dtype != PTE_INT32)
+    return K_FAIL("expected dtype int64 for index, got %s", pte_dtype_name(index->dtype));
+  if (src) {
+    K_CHECK(k_has_data(ctx, src, "src"));
+    if (src->dtype != self->dtype) return K_FAIL("expected self.dtype to be equal to src.dtype");
+  }
+  int32_t dim = 0;
+  K_CHECK(k_dim(ctx, dim_arg, self->dim, &dim));
+  /* 0-dim tensors act as 1-D tensors of one element */
+  int32_t rank = self->dim ? self->dim : 1;
+  if ((index->dim ? index->dim : 1) != rank || (src && (src->dim ? src->dim : 1) != rank))
+    return K_FAIL("index tensor must have the same number of dimensions as self and src");
+  int64_t isz[PTE_MAX_DIM], ist[PTE_MAX_DIM], sst[PTE_MAX_DIM] = {0};
+  for (int32_t k = 0; k < rank; k++) {
+    isz[k] = index->dim ? index->sizes[k] : 1;
+    ist[k] = index->dim ? index->strides[k] : 0;
+    int64_t ss = self->dim ? self->sizes[k] : 1;
+    if (k != dim && isz[k] > ss)
+      return K_FAIL("expected index size %lld to be no larger than self size %lld at dimension %d",
+                    (long long)isz[k], (long long)ss, (int)k);
+    if (src) {
+      int64_t rs = src->dim ? src->sizes[k] : 1;
+      sst[k] = src->dim ? src->strides[k] : 0;
+      if (isz[k] > rs)
+        return K_FAIL("expected index size %lld to be no larger than src size %lld at dimension %d",
+                      (long long)isz[k], (long long)rs, (int)k);
+    }
+  }
+  int64_t size = self->dim ? self->sizes[dim] : 1;
+  int64_t n = pte_tensor_numel(index);
+  int64_t pos[PTE_MAX_DIM] = {0};
+  for (int64_t e = 0; e < n; e++) { /* validate before writing */
+    int64_t v = k_get_i(index->data, index->dtype, k_offset(rank, isz, ist, e));
+    if (v < 0 || v >= size)
+      return K_FAIL("index %lld is out of bounds for dimension %d with size %lld", (long long)v, (int)dim, (long long)size);
+  }
+  K_CHECK(k_out_like(ctx, out, self));
+  if (out->data != self->data) kc_copy_tensor(out, (pte_tensor *)self);
+  if (n == 0) return PTE_OK;
+  int64_t ost[PTE_MAX_DIM];
+  for (int32_t k = 0; k < rank; k++) ost[k] = out->dim ? out->strides[k] : 0;
+  size_t es = pte_dtype_size(self->dtype);
+  uint8_t *dst = (uint8_t *)out->data;
+  const uint8_t *sp = src ? (const uint8_t *)src->data : NULL;
+  int64_t ioff = 0, ooff = 0, soff = 0; /* ooff: out offset without dim */
+  for (int64_t e = 0; e < n; e++) {
+    int64_t v = k_get_i(index->data, index->dtype, ioff);
+    uint8_t *d = dst + (ooff + v * ost[dim]) * (int64_t)es;
+    const void *s = sp ? (const void *)(sp + soff * (int64_t)es) : value;
+    if (add)
+      add_elem(d, s, self->dtype);
+    else
+      kc_copy_elem(d, s, es);
+    for (int32_t k = rank - 1; k >= 0; k--) {
+      ioff += ist[k];
+      soff += sst[k];
+      if (k != dim) ooff += ost[k];
+      if (++pos[k] < isz[k]) break;
+      ioff -= ist[k] * isz[k];
+      soff -= sst[k] * isz[k];
+      if (k != dim) ooff -= ost[k] * isz[k];
+      pos[k] = 0;
+    }
+  }
+  return PTE_OK;
+}
+
+/* ---- tril / triu ---- */
+
+pte_status kc_triangle(pte_kernel_ctx *ctx, const pte_tensor *self, int64_t diagonal, bool upper,
+                       pte_tensor *out) {
+  K_CHECK(k_has_data(ctx, self, "self"));
+  K_CHECK(kc_supported(ctx, self->dtype, "self"));
+  K_CHECK(kc_same_dtype(ctx, out, self));
+  if (self->dim < 2) return K_FAIL("%s: input tensor must have at least 2 dimensions", upper ? "triu" : "tril");
+  K_CHECK(k_out_like(ctx, out, self));
+  int64_t numel = pte_tensor_numel(self);
+  if (numel == 0) return PTE_OK;
+  if (out->data != self->data) kc_copy_tensor(out, self);
+  int32_t nb = self->dim - 2;
+  int64_t rows = self->sizes[nb], cols = self->sizes[nb + 1];
+  int64_t rs = out->strides[nb], cs = out->strides[nb + 1];
+  int64_t batches = numel / (rows * cols);
+  size_t es = pte_dtype_size(out->dtype);
+  const uint8_t zero[8] = {0};
+  for (int64_t b = 0; b < batches; b++) {
+    uint8_t *m = (uint8_t *)out->data + k_offset(nb, out->sizes, out->strides, b) * (int64_t)es;
+    for (int64_t i = 0; i < rows; i++) {
+      /* zero columns [lo, hi) of row i; clamp in a way that can't overflow */
+      int64_t lo, hi;
+      if (upper) { /* keep j >= i + diagonal */
+        lo = 0;
+        hi = diagonal >= cols ? cols : diagonal <= -rows ? 0 : i + diagonal;
+      } else { /* keep j <= i + diagonal */
+        lo = diagonal >= cols ? cols : diagonal <= -rows ? 0 : i + diagonal + 1;
+        hi = cols;
+      }
+      if (lo < 0) lo = 0;
+      if (hi > cols) hi = cols;
+      if (lo >= hi) continue;
+      int64_t n = hi - lo;
+      kc_fill(m + (i * rs + lo * cs) * (int64_t)es, &cs, 1, &n, zero, es);
+    }
+  }
   return PTE_OK;
 }
 

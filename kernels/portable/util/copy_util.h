@@ -29,6 +29,11 @@ void kc_copy_tensor(pte_tensor *dst, const pte_tensor *src);
  * shapes may differ but the element counts and dtypes must agree. */
 void kc_copy_flat(pte_tensor *dst, const pte_tensor *src);
 
+/* dst += src elementwise over a strided block (both of dtype dt), in the
+ * dtype's own arithmetic (integers wrap, bool is `or`). */
+void kc_accumulate(void *dst, const int64_t *ds, const void *src, const int64_t *ss, int32_t dim,
+                   const int64_t *sizes, int32_t dt);
+
 /* Fill a strided block with one element (es bytes at `elem`). */
 void kc_fill(void *dst, const int64_t *ds, int32_t dim, const int64_t *sizes, const void *elem,
              size_t es);
@@ -79,6 +84,19 @@ pte_status kc_check_dim_order(pte_kernel_ctx *ctx, pte_value **args, int32_t i,
  * the start and the number of elements. */
 pte_status kc_slice_range(pte_kernel_ctx *ctx, int64_t size, bool has_start, int64_t start,
                           bool has_end, int64_t end, int64_t step, int64_t *first, int64_t *len);
+
+/* scatter / scatter_add: out = self, then for every position i of index,
+ * out[i with dim replaced by index[i]] = src[i] (or `value`, an element of
+ * self's dtype, when src is NULL); with `add`, src is added instead. */
+pte_status kc_scatter(pte_kernel_ctx *ctx, const pte_tensor *self, int64_t dim,
+                      const pte_tensor *index, const pte_tensor *src, const void *value, bool add,
+                      pte_tensor *out);
+
+/* tril (upper=false) / triu (upper=true) of the last two dims of self into
+ * out: keeps j <= i + diagonal (tril) or j >= i + diagonal (triu), zeroes
+ * the rest. */
+pte_status kc_triangle(pte_kernel_ctx *ctx, const pte_tensor *self, int64_t diagonal, bool upper,
+                       pte_tensor *out);
 
 /* ---------------------------------------------------------------------- */
 /* Advanced indexing (aten::index.Tensor, aten::index_put)                */
