@@ -51,6 +51,7 @@ static pte_status cat_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) 
       if (k != dim && t->sizes[k] != ref->sizes[k])
         return K_FAIL("sizes of tensors must match except in dimension %d: expected size %lld but got size %lld for tensor number %d in the list",
                       (int)dim, (long long)ref->sizes[k], (long long)t->sizes[k], (int)i);
+    if (t->sizes[dim] > INT64_MAX - sizes[dim]) return K_FAIL("the concatenated size overflows");
     sizes[dim] += t->sizes[dim];
   }
   K_CHECK(k_out(ctx, out, ref->dim, sizes));

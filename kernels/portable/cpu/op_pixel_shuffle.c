@@ -17,6 +17,7 @@ static pte_status pixel_shuffle_out(pte_kernel_ctx *ctx, pte_value **args, int32
   int32_t nb = self->dim - 3;
   int64_t c = self->sizes[nb], h = self->sizes[nb + 1], w = self->sizes[nb + 2];
   if (c % (r * r)) return K_FAIL("channels (%lld) must be divisible by the square of upscale_factor (%lld)", (long long)c, (long long)r);
+  if (h > INT64_MAX / r || w > INT64_MAX / r) return K_FAIL("the output size overflows");
   int64_t oc = c / (r * r);
   int64_t sizes[PTE_MAX_DIM];
   for (int32_t k = 0; k < nb; k++) sizes[k] = self->sizes[k];

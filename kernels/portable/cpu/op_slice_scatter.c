@@ -37,7 +37,7 @@ static pte_status slice_scatter_out(pte_kernel_ctx *ctx, pte_value **args, int32
   if (pte_tensor_numel(src) == 0) return PTE_OK;
   int64_t ost[PTE_MAX_DIM];
   for (int32_t k = 0; k < self->dim; k++) ost[k] = out->strides[k];
-  ost[dim] *= step;
+  if (len > 1) ost[dim] *= step; /* step only matters with 2+ elements */
   uint8_t *d = (uint8_t *)out->data + first * out->strides[dim] * (int64_t)pte_dtype_size(out->dtype);
   kc_convert(d, out->dtype, ost, src->data, src->dtype, src->strides, src->dim, src->sizes);
   return PTE_OK;
