@@ -12,6 +12,56 @@
     for (int64_t j = 0; j < len; j++) d_[j * s0] = s_[j * s1];        \
   } while (0)
 
+/* Tiled copy for transposing layouts: dst is contiguous along dim a, src
+ * along dim b. Copying TILE x TILE blocks keeps both sides in cache (and
+ * in the TLB) instead of striding through memory on one of them. */
+#define KC_TILE 32
+#define KC_TILED(T)                                                              \
+  do {                                                                           \
+    T *d_ = (T *)d;                                                              \
+    const T *s_ = (const T *)s;                                                  \
+    for (int64_t j = j0; j < j1; j++)                                            \
+      for (int64_t i = i0; i < i1; i++) d_[i + j * dsb] = s_[i * ssa + j];       \
+  } while (0)
+
+static void copy_tiled(uint8_t *dst, const uint8_t *src, const k_iter *it, int32_t a, int32_t b,
+                       size_t es) {
+  int64_t na = it->sizes[a], nb = it->sizes[b];
+  int64_t ssa = it->strides[1][a], dsb = it->strides[0][b];
+  /* walk the other dims with an odometer */
+  int32_t other[PTE_MAX_DIM], no = 0;
+  for (int32_t k = 0; k < it->dim; k++)
+    if (k != a && k != b) other[no++] = k;
+  int64_t pos[PTE_MAX_DIM] = {0}, od = 0, os = 0;
+  int64_t outer = 1;
+  for (int32_t k = 0; k < no; k++) outer *= it->sizes[other[k]];
+  for (int64_t o = 0; o < outer; o++) {
+    uint8_t *d = dst + od * (int64_t)es;
+    const uint8_t *s = src + os * (int64_t)es;
+    for (int64_t i0 = 0; i0 < na; i0 += KC_TILE) {
+      int64_t i1 = i0 + KC_TILE < na ? i0 + KC_TILE : na;
+      for (int64_t j0 = 0; j0 < nb; j0 += KC_TILE) {
+        int64_t j1 = j0 + KC_TILE < nb ? j0 + KC_TILE : nb;
+        switch (es) {
+          case 1: KC_TILED(uint8_t); break;
+          case 2: KC_TILED(uint16_t); break;
+          case 4: KC_TILED(uint32_t); break;
+          default: KC_TILED(uint64_t); break;
+        }
+      }
+    }
+    for (int32_t q = no - 1; q >= 0; q--) {
+      int32_t k = other[q];
+      od += it->strides[0][k];
+      os += it->strides[1][k];
+      if (++pos[q] < it->sizes[k]) break;
+      od -= it->strides[0][k] * it->sizes[k];
+      os -= it->strides[1][k] * it->sizes[k];
+      pos[q] = 0;
+    }
+  }
+}
+
 void kc_copy(void *dst, const int64_t *ds, const void *src, const int64_t *ss, int32_t dim,
              const int64_t *sizes, size_t es) {
   int64_t strides[2][PTE_MAX_DIM];
@@ -22,6 +72,18 @@ void kc_copy(void *dst, const int64_t *ds, const void *src, const int64_t *ss, i
   k_iter it;
   k_iter_init(&it, dim, sizes, 2, strides);
   int64_t off[2], len, s0 = k_iter_stride(&it, 0), s1 = k_iter_stride(&it, 1);
+  if (it.dim >= 2 && (s0 != 1 || s1 != 1) && (es == 1 || es == 2 || es == 4 || es == 8)) {
+    /* a transpose: one dim contiguous in dst, another in src */
+    int32_t a = -1, b = -1;
+    for (int32_t k = 0; k < it.dim; k++) {
+      if (it.strides[0][k] == 1 && it.sizes[k] >= 8) a = k;
+      if (it.strides[1][k] == 1 && it.sizes[k] >= 8) b = k;
+    }
+    if (a >= 0 && b >= 0 && a != b) {
+      copy_tiled((uint8_t *)dst, (const uint8_t *)src, &it, a, b, es);
+      return;
+    }
+  }
   while ((len = k_iter_row(&it, off)) > 0) {
     uint8_t *d = (uint8_t *)dst + off[0] * (int64_t)es;
     const uint8_t *s = (const uint8_t *)src + off[1] * (int64_t)es;
@@ -54,6 +116,67 @@ static k_ctype exact_ctype(int32_t dt, int32_t *through) {
 
 #define KC_CHUNK 256
 
+/* float → float16, round to nearest even, NaN → quiet NaN, overflow → inf.
+ * Same results as k_float_to_half but without the data-dependent rounding
+ * branch, which dominates f32 → f16 casts otherwise. */
+static inline uint16_t f32_to_f16(float f) {
+  uint32_t x;
+  memcpy(&x, &f, 4);
+  uint32_t sign = x & 0x80000000u;
+  x ^= sign;
+  uint32_t o;
+  if (x >= 0x47800000u) { /* >= 65536 (after rounding: inf), inf or NaN */
+    o = x > 0x7f800000u ? 0x7e00u : 0x7c00u;
+  } else if (x < 0x38800000u) { /* subnormal half or zero: let the FPU round */
+    const uint32_t magic_u = 126u << 23; /* 0.5f: aligns the half subnormal ulp */
+    float fx, magic;
+    memcpy(&fx, &x, 4);
+    memcpy(&magic, &magic_u, 4);
+    fx += magic;
+    uint32_t r;
+    memcpy(&r, &fx, 4);
+    o = r - magic_u;
+  } else {
+    uint32_t odd = (x >> 13) & 1u;
+    x += ((uint32_t)(15 - 127) << 23) + 0xfffu + odd; /* rebias and round half to even */
+    o = x >> 13;                                      /* a carry into the exponent gives inf */
+  }
+  return (uint16_t)(o | (sign >> 16));
+}
+
+/* Direct loops for the hottest casts (no staging buffer). */
+static bool convert_fast(void *dst, int32_t ddt, int64_t doff, int64_t ds, const void *src, int32_t sdt,
+                         int64_t soff, int64_t ss, int64_t n) {
+  if (sdt == PTE_FLOAT32 && ddt == PTE_FLOAT16) {
+    uint16_t *d = (uint16_t *)dst + doff;
+    const float *s = (const float *)src + soff;
+    for (int64_t j = 0; j < n; j++) d[j * ds] = f32_to_f16(s[j * ss]);
+    return true;
+  }
+  if (sdt == PTE_FLOAT16 && ddt == PTE_FLOAT32) {
+    float *d = (float *)dst + doff;
+    const uint16_t *s = (const uint16_t *)src + soff;
+    for (int64_t j = 0; j < n; j++) d[j * ds] = k_half_to_float(s[j * ss]);
+    return true;
+  }
+  if (sdt == PTE_FLOAT32 && ddt == PTE_BFLOAT16) {
+    uint16_t *d = (uint16_t *)dst + doff;
+    const float *s = (const float *)src + soff;
+    for (int64_t j = 0; j < n; j++) d[j * ds] = k_float_to_bf16(s[j * ss]);
+    return true;
+  }
+  if (sdt == PTE_BFLOAT16 && ddt == PTE_FLOAT32) {
+    float *d = (float *)dst + doff;
+    const uint16_t *s = (const uint16_t *)src + soff;
+    for (int64_t j = 0; j < n; j++) {
+      uint32_t bits = (uint32_t)s[j * ss] << 16;
+      memcpy(&d[j * ds], &bits, 4);
+    }
+    return true;
+  }
+  return false;
+}
+
 void kc_convert(void *dst, int32_t ddt, const int64_t *ds, const void *src, int32_t sdt,
                 const int64_t *ss, int32_t dim, const int64_t *sizes) {
   if (ddt == sdt) {
@@ -72,6 +195,7 @@ void kc_convert(void *dst, int32_t ddt, const int64_t *ds, const void *src, int3
   int64_t off[2], len, s0 = k_iter_stride(&it, 0), s1 = k_iter_stride(&it, 1);
   _Alignas(64) uint8_t buf[KC_CHUNK * 8];
   while ((len = k_iter_row(&it, off)) > 0) {
+    if (convert_fast(dst, ddt, off[0], s0, src, sdt, off[1], s1, len)) continue;
     for (int64_t s = 0; s < len; s += KC_CHUNK) {
       int64_t m = len - s < KC_CHUNK ? len - s : KC_CHUNK;
       k_load_row(buf, ct, through, src, sdt, off[1] + s * s1, s1, m);
