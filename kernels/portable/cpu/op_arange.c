@@ -45,6 +45,7 @@ static pte_status arange_common(pte_kernel_ctx *ctx, const k_scalar *start, cons
       int64_t diff = ie - is, extra = ist - sgn; /* diff and extra have step's sign (or are 0) */
       if ((extra > 0 && diff > INT64_MAX - extra) || (extra < 0 && diff < INT64_MIN - extra))
         return K_FAIL("invalid size, possible overflow?");
+      if (diff + extra == INT64_MIN && ist == -1) return K_FAIL("invalid size, possible overflow?");
       size_d = (double)((diff + extra) / ist);
     } else {
       size_d = ceil((de - ds) / dst);

@@ -16,6 +16,7 @@ static pte_status as_strided_copy_out(pte_kernel_ctx *ctx, pte_value **args, int
   K_CHECK(k_int_list(ctx, args, 2, strides, PTE_MAX_DIM, &ns));
   K_CHECK(k_opt_int(ctx, args, 3, &offset, &has_offset));
   K_CHECK(k_tensor(ctx, args, 4, &out));
+  K_CHECK(kc_no_alias(ctx, out, self, NULL, NULL));
   K_CHECK(k_has_data(ctx, self, "self"));
   K_CHECK(kc_same_dtype(ctx, out, self));
   K_CHECK(k_contiguous(ctx, self, "self"));

@@ -11,6 +11,7 @@ static pte_status clone_dim_order_out(pte_kernel_ctx *ctx, pte_value **args, int
   K_CHECK(k_tensor(ctx, args, 0, &self));
   K_CHECK(k_bool(ctx, args, 1, &non_blocking));
   K_CHECK(k_tensor(ctx, args, 3, &out));
+  K_CHECK(kc_no_alias(ctx, out, self, NULL, NULL));
   K_CHECK(k_has_data(ctx, self, "self"));
   K_CHECK(kc_same_dtype(ctx, out, self));
   K_CHECK(k_out_like(ctx, out, self));

@@ -43,6 +43,7 @@ static pte_status copy_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs)
   K_CHECK(k_tensor(ctx, args, 1, &src));
   K_CHECK(k_bool(ctx, args, 2, &non_blocking));
   K_CHECK(k_tensor(ctx, args, 3, &out));
+  K_CHECK(kc_no_alias(ctx, out, self, src, NULL));
   K_CHECK(kc_same_dtype(ctx, out, self));
   K_CHECK(k_out_like(ctx, out, self));
   return copy_broadcast(ctx, out, src);

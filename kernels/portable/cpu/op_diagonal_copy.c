@@ -12,6 +12,7 @@ static pte_status diagonal_copy_out(pte_kernel_ctx *ctx, pte_value **args, int32
   K_CHECK(k_int(ctx, args, 2, &a));
   K_CHECK(k_int(ctx, args, 3, &b));
   K_CHECK(k_tensor(ctx, args, 4, &out));
+  K_CHECK(kc_no_alias(ctx, out, self, NULL, NULL));
   K_CHECK(k_has_data(ctx, self, "self"));
   K_CHECK(kc_same_dtype(ctx, out, self));
   if (self->dim < 2) return K_FAIL("diagonal expects a tensor with at least 2 dimensions");

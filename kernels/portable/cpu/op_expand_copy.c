@@ -11,6 +11,7 @@ static pte_status expand_copy_out(pte_kernel_ctx *ctx, pte_value **args, int32_t
   K_CHECK(k_int_list(ctx, args, 1, sizes, PTE_MAX_DIM, &n));
   K_CHECK(k_bool(ctx, args, 2, &implicit));
   K_CHECK(k_tensor(ctx, args, 3, &out));
+  K_CHECK(kc_no_alias(ctx, out, self, NULL, NULL));
   K_CHECK(k_has_data(ctx, self, "self"));
   K_CHECK(kc_same_dtype(ctx, out, self));
   if (n < self->dim)

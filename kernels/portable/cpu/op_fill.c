@@ -11,6 +11,7 @@ static pte_status fill_scalar_out(pte_kernel_ctx *ctx, pte_value **args, int32_t
   K_CHECK(k_tensor(ctx, args, 0, &self));
   K_CHECK(k_scalar_arg(ctx, args, 1, &v));
   K_CHECK(k_tensor(ctx, args, 2, &out));
+  K_CHECK(kc_no_alias(ctx, out, self, NULL, NULL));
   K_CHECK(kc_same_dtype(ctx, out, self));
   _Alignas(8) uint8_t elem[8] = {0};
   K_CHECK(kc_scalar_to(ctx, &v, out->dtype, true, elem));
@@ -25,6 +26,7 @@ static pte_status fill_tensor_out(pte_kernel_ctx *ctx, pte_value **args, int32_t
   K_CHECK(k_tensor(ctx, args, 0, &self));
   K_CHECK(k_tensor(ctx, args, 1, &value));
   K_CHECK(k_tensor(ctx, args, 2, &out));
+  K_CHECK(kc_no_alias(ctx, out, self, value, NULL));
   K_CHECK(kc_same_dtype(ctx, out, self));
   K_CHECK(kc_supported(ctx, value->dtype, "value"));
   K_CHECK(kc_supported(ctx, out->dtype, "out"));

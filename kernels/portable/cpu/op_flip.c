@@ -9,6 +9,7 @@ static pte_status flip_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs)
   K_CHECK(k_tensor(ctx, args, 0, &self));
   K_CHECK(k_int_list(ctx, args, 1, dims, PTE_MAX_DIM, &n));
   K_CHECK(k_tensor(ctx, args, 2, &out));
+  K_CHECK(kc_no_alias(ctx, out, self, NULL, NULL));
   K_CHECK(k_has_data(ctx, self, "self"));
   K_CHECK(kc_same_dtype(ctx, out, self));
   bool flip[PTE_MAX_DIM] = {false};

@@ -10,6 +10,7 @@ static pte_status full_like_out(pte_kernel_ctx *ctx, pte_value **args, int32_t n
   K_CHECK(k_scalar_arg(ctx, args, 1, &v));
   K_CHECK(kc_memory_format(ctx, args, 2, true));
   K_CHECK(k_tensor(ctx, args, 3, &out));
+  K_CHECK(kc_no_alias(ctx, out, self, NULL, NULL));
   _Alignas(8) uint8_t elem[8] = {0};
   K_CHECK(kc_scalar_to(ctx, &v, out->dtype, true, elem));
   K_CHECK(k_out_like(ctx, out, self));

@@ -13,6 +13,7 @@ static pte_status gather_out(pte_kernel_ctx *ctx, pte_value **args, int32_t narg
   K_CHECK(k_tensor(ctx, args, 2, &index));
   K_CHECK(k_bool(ctx, args, 3, &sparse));
   K_CHECK(k_tensor(ctx, args, 4, &out));
+  K_CHECK(kc_no_alias(ctx, out, self, index, NULL));
   K_CHECK(k_has_data(ctx, self, "self"));
   K_CHECK(k_has_data(ctx, index, "index"));
   K_CHECK(kc_same_dtype(ctx, out, self));

@@ -15,6 +15,8 @@ static pte_status index_tensor_out(pte_kernel_ctx *ctx, pte_value **args, int32_
   K_CHECK(k_tensor(ctx, args, 0, &self));
   K_CHECK(k_tensor_list(ctx, args, 1, &items, &n));
   K_CHECK(k_tensor(ctx, args, 2, &out));
+  K_CHECK(kc_no_alias(ctx, out, self, NULL, NULL));
+  K_CHECK(kc_no_alias_list(ctx, out, items, n));
   K_CHECK(k_has_data(ctx, self, "self"));
   K_CHECK(kc_same_dtype(ctx, out, self));
   kc_index_plan p;

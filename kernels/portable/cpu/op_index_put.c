@@ -1,22 +1,18 @@
 /* aten::index_put.out(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False, *,
  *                     Tensor(a!) out)
+ * aten::index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False)
+ *   (in place; args: self, indices, values, accumulate, return slot)
  * out = self with out[indices] = values (values broadcast to the shape of
  * self[indices]); with accumulate, values are added (repeated indices add
  * up). Without it, the last write to a repeated index wins. Index rules as
  * in aten::index.Tensor; values must have self's dtype. */
 #include "util/copy_util.h"
 
-static pte_status index_put_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
-  pte_tensor *self, *values, *out;
-  pte_value *const *items;
-  int32_t n = 0;
-  bool accumulate = false;
-  K_CHECK(k_nargs(ctx, nargs, 6));
-  K_CHECK(k_tensor(ctx, args, 0, &self));
-  K_CHECK(k_tensor_list(ctx, args, 1, &items, &n));
-  K_CHECK(k_tensor(ctx, args, 2, &values));
-  K_CHECK(k_bool(ctx, args, 3, &accumulate));
-  K_CHECK(k_tensor(ctx, args, 4, &out));
+static pte_status index_put_common(pte_kernel_ctx *ctx, pte_tensor *self, pte_value *const *items,
+                                   int32_t n, pte_tensor *values, bool accumulate, pte_tensor *out) {
+  /* out may be self (in place); it must not be one of the other inputs */
+  K_CHECK(kc_no_alias(ctx, out, values, NULL, NULL));
+  K_CHECK(kc_no_alias_list(ctx, out, items, n));
   K_CHECK(k_has_data(ctx, self, "self"));
   K_CHECK(k_has_data(ctx, values, "values"));
   K_CHECK(kc_supported(ctx, self->dtype, "self"));
@@ -82,4 +78,32 @@ static pte_status index_put_out(pte_kernel_ctx *ctx, pte_value **args, int32_t n
   return PTE_OK;
 }
 
+static pte_status index_put_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
+  pte_tensor *self, *values, *out;
+  pte_value *const *items;
+  int32_t n = 0;
+  bool accumulate = false;
+  K_CHECK(k_nargs(ctx, nargs, 6));
+  K_CHECK(k_tensor(ctx, args, 0, &self));
+  K_CHECK(k_tensor_list(ctx, args, 1, &items, &n));
+  K_CHECK(k_tensor(ctx, args, 2, &values));
+  K_CHECK(k_bool(ctx, args, 3, &accumulate));
+  K_CHECK(k_tensor(ctx, args, 4, &out));
+  return index_put_common(ctx, self, items, n, values, accumulate, out);
+}
+
+static pte_status index_put_(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
+  pte_tensor *self, *values;
+  pte_value *const *items;
+  int32_t n = 0;
+  bool accumulate = false;
+  K_CHECK(k_nargs(ctx, nargs, 5));
+  K_CHECK(k_tensor(ctx, args, 0, &self));
+  K_CHECK(k_tensor_list(ctx, args, 1, &items, &n));
+  K_CHECK(k_tensor(ctx, args, 2, &values));
+  K_CHECK(k_bool(ctx, args, 3, &accumulate));
+  return index_put_common(ctx, self, items, n, values, accumulate, self);
+}
+
 PTE_PORTABLE_KERNEL(index_put_out, "aten::index_put.out")
+PTE_PORTABLE_KERNEL(index_put_, "aten::index_put_")

@@ -11,6 +11,7 @@ static pte_status index_select_out(pte_kernel_ctx *ctx, pte_value **args, int32_
   K_CHECK(k_int(ctx, args, 1, &dim_arg));
   K_CHECK(k_tensor(ctx, args, 2, &index));
   K_CHECK(k_tensor(ctx, args, 3, &out));
+  K_CHECK(kc_no_alias(ctx, out, self, index, NULL));
   K_CHECK(k_has_data(ctx, self, "self"));
   K_CHECK(k_has_data(ctx, index, "index"));
   K_CHECK(kc_same_dtype(ctx, out, self));

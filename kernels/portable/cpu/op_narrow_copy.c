@@ -12,6 +12,7 @@ static pte_status narrow_copy_out(pte_kernel_ctx *ctx, pte_value **args, int32_t
   K_CHECK(k_int(ctx, args, 2, &start));
   K_CHECK(k_int(ctx, args, 3, &length));
   K_CHECK(k_tensor(ctx, args, 4, &out));
+  K_CHECK(kc_no_alias(ctx, out, self, NULL, NULL));
   K_CHECK(k_has_data(ctx, self, "self"));
   K_CHECK(kc_same_dtype(ctx, out, self));
   if (self->dim == 0) return K_FAIL("narrow() cannot be applied to a 0-dim tensor");

@@ -9,6 +9,7 @@ static pte_status nonzero_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nar
   K_CHECK(k_nargs(ctx, nargs, 3));
   K_CHECK(k_tensor(ctx, args, 0, &self));
   K_CHECK(k_tensor(ctx, args, 1, &out));
+  K_CHECK(kc_no_alias(ctx, out, self, NULL, NULL));
   K_CHECK(k_has_data(ctx, self, "self"));
   K_CHECK(kc_supported(ctx, self->dtype, "self"));
   if (out->dtype != PTE_INT64) return K_FAIL("the output must be int64, not %s", pte_dtype_name(out->dtype));

@@ -9,6 +9,7 @@ static pte_status permute_copy_out(pte_kernel_ctx *ctx, pte_value **args, int32_
   K_CHECK(k_tensor(ctx, args, 0, &self));
   K_CHECK(k_int_list(ctx, args, 1, perm, PTE_MAX_DIM, &n));
   K_CHECK(k_tensor(ctx, args, 2, &out));
+  K_CHECK(kc_no_alias(ctx, out, self, NULL, NULL));
   K_CHECK(k_has_data(ctx, self, "self"));
   if (n != self->dim) return K_FAIL("%d dims given for a rank-%d tensor", (int)n, (int)self->dim);
   if (out->dtype != self->dtype)

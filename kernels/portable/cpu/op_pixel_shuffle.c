@@ -9,6 +9,7 @@ static pte_status pixel_shuffle_out(pte_kernel_ctx *ctx, pte_value **args, int32
   K_CHECK(k_tensor(ctx, args, 0, &self));
   K_CHECK(k_int(ctx, args, 1, &r));
   K_CHECK(k_tensor(ctx, args, 2, &out));
+  K_CHECK(kc_no_alias(ctx, out, self, NULL, NULL));
   K_CHECK(k_has_data(ctx, self, "self"));
   K_CHECK(kc_same_dtype(ctx, out, self));
   if (self->dim < 3) return K_FAIL("pixel_shuffle expects input to have at least 3 dimensions, but got %d", (int)self->dim);

@@ -10,6 +10,7 @@ static pte_status repeat_out(pte_kernel_ctx *ctx, pte_value **args, int32_t narg
   K_CHECK(k_tensor(ctx, args, 0, &self));
   K_CHECK(k_int_list(ctx, args, 1, rep, PTE_MAX_DIM, &r));
   K_CHECK(k_tensor(ctx, args, 2, &out));
+  K_CHECK(kc_no_alias(ctx, out, self, NULL, NULL));
   K_CHECK(k_has_data(ctx, self, "self"));
   K_CHECK(kc_same_dtype(ctx, out, self));
   if (r < self->dim)

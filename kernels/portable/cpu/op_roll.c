@@ -12,6 +12,7 @@ static pte_status roll_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs)
   K_CHECK(k_int_list(ctx, args, 1, shifts, PTE_MAX_DIM, &ns));
   K_CHECK(k_int_list(ctx, args, 2, dims, PTE_MAX_DIM, &nd));
   K_CHECK(k_tensor(ctx, args, 3, &out));
+  K_CHECK(kc_no_alias(ctx, out, self, NULL, NULL));
   K_CHECK(k_has_data(ctx, self, "self"));
   K_CHECK(kc_same_dtype(ctx, out, self));
   if (ns == 0) return K_FAIL("shifts must be non-empty");

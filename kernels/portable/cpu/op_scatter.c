@@ -13,6 +13,7 @@ static pte_status scatter_src_out(pte_kernel_ctx *ctx, pte_value **args, int32_t
   K_CHECK(k_tensor(ctx, args, 2, &index));
   K_CHECK(k_tensor(ctx, args, 3, &src));
   K_CHECK(k_tensor(ctx, args, 4, &out));
+  K_CHECK(kc_no_alias(ctx, out, self, index, src));
   return kc_scatter(ctx, self, dim, index, src, NULL, false, out);
 }
 
@@ -26,6 +27,7 @@ static pte_status scatter_value_out(pte_kernel_ctx *ctx, pte_value **args, int32
   K_CHECK(k_tensor(ctx, args, 2, &index));
   K_CHECK(k_scalar_arg(ctx, args, 3, &v));
   K_CHECK(k_tensor(ctx, args, 4, &out));
+  K_CHECK(kc_no_alias(ctx, out, self, index, NULL));
   _Alignas(8) uint8_t elem[8] = {0};
   K_CHECK(kc_scalar_to(ctx, &v, self->dtype, true, elem));
   return kc_scatter(ctx, self, dim, index, NULL, elem, false, out);

@@ -11,6 +11,7 @@ static pte_status scatter_add_out(pte_kernel_ctx *ctx, pte_value **args, int32_t
   K_CHECK(k_tensor(ctx, args, 2, &index));
   K_CHECK(k_tensor(ctx, args, 3, &src));
   K_CHECK(k_tensor(ctx, args, 4, &out));
+  K_CHECK(kc_no_alias(ctx, out, self, index, src));
   return kc_scatter(ctx, self, dim, index, src, NULL, true, out);
 }
 

@@ -9,6 +9,7 @@ static pte_status select_copy_int_out(pte_kernel_ctx *ctx, pte_value **args, int
   K_CHECK(k_int(ctx, args, 1, &dim_arg));
   K_CHECK(k_int(ctx, args, 2, &index));
   K_CHECK(k_tensor(ctx, args, 3, &out));
+  K_CHECK(kc_no_alias(ctx, out, self, NULL, NULL));
   K_CHECK(k_has_data(ctx, self, "self"));
   K_CHECK(kc_same_dtype(ctx, out, self));
   if (self->dim == 0) return K_FAIL("select() cannot be applied to a 0-dim tensor");

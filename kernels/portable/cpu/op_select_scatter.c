@@ -12,6 +12,7 @@ static pte_status select_scatter_out(pte_kernel_ctx *ctx, pte_value **args, int3
   K_CHECK(k_int(ctx, args, 2, &dim_arg));
   K_CHECK(k_int(ctx, args, 3, &index));
   K_CHECK(k_tensor(ctx, args, 4, &out));
+  K_CHECK(kc_no_alias(ctx, out, self, src, NULL));
   K_CHECK(k_has_data(ctx, self, "self"));
   K_CHECK(k_has_data(ctx, src, "src"));
   K_CHECK(kc_supported(ctx, self->dtype, "self"));

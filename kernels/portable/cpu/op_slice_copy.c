@@ -15,6 +15,7 @@ static pte_status slice_copy_out(pte_kernel_ctx *ctx, pte_value **args, int32_t 
   K_CHECK(k_opt_int(ctx, args, 3, &end, &has_end));
   K_CHECK(k_int(ctx, args, 4, &step));
   K_CHECK(k_tensor(ctx, args, 5, &out));
+  K_CHECK(kc_no_alias(ctx, out, self, NULL, NULL));
   K_CHECK(k_has_data(ctx, self, "self"));
   K_CHECK(kc_same_dtype(ctx, out, self));
   if (self->dim == 0) return K_FAIL("slice() cannot be applied to a 0-dim tensor");

@@ -16,6 +16,7 @@ static pte_status slice_scatter_out(pte_kernel_ctx *ctx, pte_value **args, int32
   K_CHECK(k_opt_int(ctx, args, 4, &end, &has_end));
   K_CHECK(k_int(ctx, args, 5, &step));
   K_CHECK(k_tensor(ctx, args, 6, &out));
+  K_CHECK(kc_no_alias(ctx, out, self, src, NULL));
   K_CHECK(k_has_data(ctx, self, "self"));
   K_CHECK(k_has_data(ctx, src, "src"));
   K_CHECK(kc_supported(ctx, self->dtype, "self"));

@@ -20,8 +20,7 @@ static pte_status split_copy_tensor_out(pte_kernel_ctx *ctx, pte_value **args, i
   int64_t size = self->sizes[dim];
   if (split < 0) return K_FAIL("split_size must be non-negative, got %lld", (long long)split);
   if (split == 0 && size != 0) return K_FAIL("split_size can only be 0 if dimension size is 0");
-  int64_t chunks = split == 0 ? 1 : (size + split - 1) / split;
-  if (chunks < 1) chunks = 1;
+  int64_t chunks = (split == 0 || size == 0) ? 1 : (size - 1) / split + 1;
   if (chunks != nout) return K_FAIL("split gives %lld chunks but %d outputs were given", (long long)chunks, (int)nout);
   size_t es = pte_dtype_size(self->dtype);
   int64_t sizes[PTE_MAX_DIM];
@@ -29,6 +28,7 @@ static pte_status split_copy_tensor_out(pte_kernel_ctx *ctx, pte_value **args, i
   for (int32_t i = 0; i < nout; i++) {
     if (!outs[i] || outs[i]->tag != PTE_TAG_TENSOR) return K_FAIL("output %d is not a Tensor", (int)i);
     K_CHECK(kc_same_dtype(ctx, outs[i]->u.tensor, self));
+    K_CHECK(kc_no_alias(ctx, outs[i]->u.tensor, self, NULL, NULL));
   }
   int64_t at = 0;
   for (int32_t i = 0; i < nout; i++) {

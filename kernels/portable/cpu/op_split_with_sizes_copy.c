@@ -29,6 +29,7 @@ static pte_status split_with_sizes_copy_out(pte_kernel_ctx *ctx, pte_value **arg
     total += s;
     if (!outs[i] || outs[i]->tag != PTE_TAG_TENSOR) return K_FAIL("output %d is not a Tensor", (int)i);
     K_CHECK(kc_same_dtype(ctx, outs[i]->u.tensor, self));
+    K_CHECK(kc_no_alias(ctx, outs[i]->u.tensor, self, NULL, NULL));
   }
   if (total != self->sizes[dim])
     return K_FAIL("split sizes sum to %lld but dim %d has size %lld", (long long)total, (int)dim, (long long)self->sizes[dim]);

@@ -25,6 +25,7 @@ static pte_status squeeze_copy_out(pte_kernel_ctx *ctx, pte_value **args, int32_
   K_CHECK(k_nargs(ctx, nargs, 3));
   K_CHECK(k_tensor(ctx, args, 0, &self));
   K_CHECK(k_tensor(ctx, args, 1, &out));
+  K_CHECK(kc_no_alias(ctx, out, self, NULL, NULL));
   bool drop[PTE_MAX_DIM];
   for (int32_t k = 0; k < PTE_MAX_DIM; k++) drop[k] = true;
   return squeeze_common(ctx, self, out, drop);
@@ -37,6 +38,7 @@ static pte_status squeeze_copy_dim_out(pte_kernel_ctx *ctx, pte_value **args, in
   K_CHECK(k_tensor(ctx, args, 0, &self));
   K_CHECK(k_int(ctx, args, 1, &dim_arg));
   K_CHECK(k_tensor(ctx, args, 2, &out));
+  K_CHECK(kc_no_alias(ctx, out, self, NULL, NULL));
   int32_t dim = 0;
   K_CHECK(k_dim(ctx, dim_arg, self->dim, &dim));
   bool drop[PTE_MAX_DIM] = {false};
@@ -52,6 +54,7 @@ static pte_status squeeze_copy_dims_out(pte_kernel_ctx *ctx, pte_value **args, i
   K_CHECK(k_tensor(ctx, args, 0, &self));
   K_CHECK(k_int_list(ctx, args, 1, dims, PTE_MAX_DIM, &n));
   K_CHECK(k_tensor(ctx, args, 2, &out));
+  K_CHECK(kc_no_alias(ctx, out, self, NULL, NULL));
   bool drop[PTE_MAX_DIM] = {false};
   for (int32_t i = 0; i < n; i++) {
     int32_t d = 0;

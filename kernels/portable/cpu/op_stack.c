@@ -13,6 +13,7 @@ static pte_status stack_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs
   K_CHECK(k_tensor_list(ctx, args, 0, &items, &n));
   K_CHECK(k_int(ctx, args, 1, &dim_arg));
   K_CHECK(k_tensor(ctx, args, 2, &out));
+  K_CHECK(kc_no_alias_list(ctx, out, items, n));
   if (n == 0) return K_FAIL("stack expects a non-empty TensorList");
   K_CHECK(kc_supported(ctx, out->dtype, "out"));
   const pte_tensor *ref = NULL;

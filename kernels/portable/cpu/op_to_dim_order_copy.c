@@ -12,6 +12,7 @@ static pte_status to_dim_order_copy_out(pte_kernel_ctx *ctx, pte_value **args, i
   K_CHECK(k_tensor(ctx, args, 0, &self));
   K_CHECK(k_bool(ctx, args, 1, &non_blocking));
   K_CHECK(k_tensor(ctx, args, 3, &out));
+  K_CHECK(kc_no_alias(ctx, out, self, NULL, NULL));
   K_CHECK(k_has_data(ctx, self, "self"));
   K_CHECK(kc_supported(ctx, self->dtype, "self"));
   K_CHECK(kc_supported(ctx, out->dtype, "out"));

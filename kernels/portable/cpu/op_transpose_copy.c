@@ -9,6 +9,7 @@ static pte_status transpose_copy_int_out(pte_kernel_ctx *ctx, pte_value **args, 
   K_CHECK(k_int(ctx, args, 1, &a));
   K_CHECK(k_int(ctx, args, 2, &b));
   K_CHECK(k_tensor(ctx, args, 3, &out));
+  K_CHECK(kc_no_alias(ctx, out, self, NULL, NULL));
   K_CHECK(k_has_data(ctx, self, "self"));
   K_CHECK(kc_same_dtype(ctx, out, self));
   int32_t d0 = 0, d1 = 0;

@@ -8,6 +8,7 @@ static pte_status triu_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs)
   K_CHECK(k_tensor(ctx, args, 0, &self));
   K_CHECK(k_int(ctx, args, 1, &diagonal));
   K_CHECK(k_tensor(ctx, args, 2, &out));
+  K_CHECK(kc_no_alias(ctx, out, self, NULL, NULL));
   return kc_triangle(ctx, self, diagonal, true, out);
 }
 

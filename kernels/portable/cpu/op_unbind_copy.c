@@ -28,6 +28,7 @@ static pte_status unbind_copy_int_out(pte_kernel_ctx *ctx, pte_value **args, int
   for (int32_t i = 0; i < nout; i++) {
     if (!outs[i] || outs[i]->tag != PTE_TAG_TENSOR) return K_FAIL("output %d is not a Tensor", (int)i);
     K_CHECK(kc_same_dtype(ctx, outs[i]->u.tensor, self));
+    K_CHECK(kc_no_alias(ctx, outs[i]->u.tensor, self, NULL, NULL));
   }
   for (int32_t i = 0; i < nout; i++) {
     pte_tensor *out = outs[i]->u.tensor;

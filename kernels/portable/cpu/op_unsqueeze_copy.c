@@ -8,6 +8,7 @@ static pte_status unsqueeze_copy_out(pte_kernel_ctx *ctx, pte_value **args, int3
   K_CHECK(k_tensor(ctx, args, 0, &self));
   K_CHECK(k_int(ctx, args, 1, &dim_arg));
   K_CHECK(k_tensor(ctx, args, 2, &out));
+  K_CHECK(kc_no_alias(ctx, out, self, NULL, NULL));
   K_CHECK(k_has_data(ctx, self, "self"));
   K_CHECK(kc_same_dtype(ctx, out, self));
   if (self->dim >= PTE_MAX_DIM) return K_FAIL("the result would have more than %d dims", PTE_MAX_DIM);

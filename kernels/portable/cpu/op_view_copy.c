@@ -9,6 +9,7 @@ static pte_status view_copy_out(pte_kernel_ctx *ctx, pte_value **args, int32_t n
   K_CHECK(k_tensor(ctx, args, 0, &self));
   K_CHECK(k_int_list(ctx, args, 1, sizes, PTE_MAX_DIM, &n));
   K_CHECK(k_tensor(ctx, args, 2, &out));
+  K_CHECK(kc_no_alias(ctx, out, self, NULL, NULL));
   K_CHECK(k_has_data(ctx, self, "self"));
   if (out->dtype != self->dtype)
     return K_FAIL("output dtype %s differs from input dtype %s", pte_dtype_name(out->dtype), pte_dtype_name(self->dtype));

@@ -380,6 +380,20 @@ pte_status kc_supported(pte_kernel_ctx *ctx, int32_t dt, const char *what) {
   return PTE_OK;
 }
 
+pte_status kc_no_alias(pte_kernel_ctx *ctx, const pte_tensor *out, const pte_tensor *a,
+                       const pte_tensor *b, const pte_tensor *c) {
+  if (out == a || out == b || out == c) return K_FAIL("the output tensor is also an input");
+  return PTE_OK;
+}
+
+pte_status kc_no_alias_list(pte_kernel_ctx *ctx, const pte_tensor *out, pte_value *const *items,
+                            int32_t n) {
+  for (int32_t i = 0; i < n; i++)
+    if (items[i] && items[i]->tag == PTE_TAG_TENSOR && items[i]->u.tensor == out)
+      return K_FAIL("the output tensor is also an input");
+  return PTE_OK;
+}
+
 pte_status kc_same_dtype(pte_kernel_ctx *ctx, const pte_tensor *out, const pte_tensor *like) {
   if (out->dtype != like->dtype)
     return K_FAIL("output dtype %s differs from input dtype %s", pte_dtype_name(out->dtype),

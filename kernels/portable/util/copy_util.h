@@ -67,6 +67,15 @@ void kc_convert_elem(void *out, int32_t dtype, const void *p, int32_t src_dtype)
 /* Fail unless `dt` is one of the dtypes the portable kernels handle. */
 pte_status kc_supported(pte_kernel_ctx *ctx, int32_t dt, const char *what);
 
+/* Fail if out is the same tensor as one of the inputs (NULL entries are
+ * skipped): the kernels resize out before reading their inputs, so a
+ * hostile program passing one tensor as both must be refused. */
+pte_status kc_no_alias(pte_kernel_ctx *ctx, const pte_tensor *out, const pte_tensor *a,
+                       const pte_tensor *b, const pte_tensor *c);
+/* Same for every tensor of a TensorList / OptionalTensorList. */
+pte_status kc_no_alias_list(pte_kernel_ctx *ctx, const pte_tensor *out, pte_value *const *items,
+                            int32_t n);
+
 /* Fail unless out has the same dtype as `like`. */
 pte_status kc_same_dtype(pte_kernel_ctx *ctx, const pte_tensor *out, const pte_tensor *like);
 
