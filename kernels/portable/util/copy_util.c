@@ -62,15 +62,39 @@ static void copy_tiled(uint8_t *dst, const uint8_t *src, const k_iter *it, int32
   }
 }
 
+/* Reorder the dims of a copy so they walk dst in memory order (largest
+ * |stride| first): the order of a copy doesn't matter, and this lets
+ * k_iter merge dims of tensors in any dim order (e.g. channels-last into
+ * channels-last becomes one memcpy). */
+static void memory_order(int32_t dim, const int64_t *sizes, const int64_t *const *in, int32_t nops,
+                         int64_t *osizes, int64_t (*out)[PTE_MAX_DIM]) {
+  int32_t perm[PTE_MAX_DIM];
+  for (int32_t k = 0; k < dim; k++) perm[k] = k;
+  for (int32_t i = 1; i < dim; i++) { /* stable insertion sort on |dst stride| */
+    int32_t p = perm[i];
+    int64_t key = in[0][p] < 0 ? -in[0][p] : in[0][p];
+    int32_t j = i - 1;
+    while (j >= 0) {
+      int64_t kj = in[0][perm[j]] < 0 ? -in[0][perm[j]] : in[0][perm[j]];
+      if (kj >= key) break;
+      perm[j + 1] = perm[j];
+      j--;
+    }
+    perm[j + 1] = p;
+  }
+  for (int32_t k = 0; k < dim; k++) {
+    osizes[k] = sizes[perm[k]];
+    for (int32_t o = 0; o < nops; o++) out[o][k] = in[o][perm[k]];
+  }
+}
+
 void kc_copy(void *dst, const int64_t *ds, const void *src, const int64_t *ss, int32_t dim,
              const int64_t *sizes, size_t es) {
-  int64_t strides[2][PTE_MAX_DIM];
-  for (int32_t k = 0; k < dim; k++) {
-    strides[0][k] = ds[k];
-    strides[1][k] = ss[k];
-  }
+  int64_t strides[2][PTE_MAX_DIM], msizes[PTE_MAX_DIM];
+  const int64_t *in[2] = {ds, ss};
+  memory_order(dim, sizes, in, 2, msizes, strides);
   k_iter it;
-  k_iter_init(&it, dim, sizes, 2, strides);
+  k_iter_init(&it, dim, msizes, 2, strides);
   int64_t off[2], len, s0 = k_iter_stride(&it, 0), s1 = k_iter_stride(&it, 1);
   if (it.dim >= 2 && (s0 != 1 || s1 != 1) && (es == 1 || es == 2 || es == 4 || es == 8)) {
     /* a transpose: one dim contiguous in dst, another in src */
@@ -185,13 +209,11 @@ void kc_convert(void *dst, int32_t ddt, const int64_t *ds, const void *src, int3
   }
   int32_t through = PTE_INT64;
   k_ctype ct = exact_ctype(sdt, &through);
-  int64_t strides[2][PTE_MAX_DIM];
-  for (int32_t k = 0; k < dim; k++) {
-    strides[0][k] = ds[k];
-    strides[1][k] = ss[k];
-  }
+  int64_t strides[2][PTE_MAX_DIM], msizes[PTE_MAX_DIM];
+  const int64_t *in[2] = {ds, ss};
+  memory_order(dim, sizes, in, 2, msizes, strides);
   k_iter it;
-  k_iter_init(&it, dim, sizes, 2, strides);
+  k_iter_init(&it, dim, msizes, 2, strides);
   int64_t off[2], len, s0 = k_iter_stride(&it, 0), s1 = k_iter_stride(&it, 1);
   _Alignas(64) uint8_t buf[KC_CHUNK * 8];
   while ((len = k_iter_row(&it, off)) > 0) {
@@ -296,10 +318,11 @@ void kc_accumulate(void *dst, const int64_t *ds, const void *src, const int64_t 
 
 void kc_fill(void *dst, const int64_t *ds, int32_t dim, const int64_t *sizes, const void *elem,
              size_t es) {
-  int64_t strides[1][PTE_MAX_DIM];
-  for (int32_t k = 0; k < dim; k++) strides[0][k] = ds[k];
+  int64_t strides[1][PTE_MAX_DIM], msizes[PTE_MAX_DIM];
+  const int64_t *in[1] = {ds};
+  memory_order(dim, sizes, in, 1, msizes, strides);
   k_iter it;
-  k_iter_init(&it, dim, sizes, 1, strides);
+  k_iter_init(&it, dim, msizes, 1, strides);
   int64_t off[1], len, s0 = k_iter_stride(&it, 0);
   bool zero = true;
   for (size_t b = 0; b < es; b++) zero = zero && ((const uint8_t *)elem)[b] == 0;
