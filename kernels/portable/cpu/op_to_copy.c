@@ -14,8 +14,10 @@ static pte_status to_copy_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nar
   K_CHECK(k_tensor(ctx, args, 3, &out));
   K_CHECK(kc_no_alias(ctx, out, self, NULL, NULL));
   K_CHECK(k_has_data(ctx, self, "self"));
-  K_CHECK(kc_supported(ctx, self->dtype, "self"));
-  K_CHECK(kc_supported(ctx, out->dtype, "out"));
+  if (self->dtype != out->dtype) { /* same-dtype copies are byte copies: any dtype */
+    K_CHECK(kc_supported(ctx, self->dtype, "self"));
+    K_CHECK(kc_supported(ctx, out->dtype, "out"));
+  }
   K_CHECK(k_out_like(ctx, out, self));
   kc_copy_tensor(out, self);
   return PTE_OK;
