@@ -1,14 +1,15 @@
 /* aten::view_copy.out(Tensor self, SymInt[] size, *, Tensor(a!) out) */
-#include "util/kernel_util.h"
+#include "util/copy_util.h"
 
 static pte_status view_copy_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
   pte_tensor *self, *out;
   int64_t sizes[PTE_MAX_DIM];
-  int32_t n;
+  int32_t n = 0;
   K_CHECK(k_nargs(ctx, nargs, 4));
   K_CHECK(k_tensor(ctx, args, 0, &self));
   K_CHECK(k_int_list(ctx, args, 1, sizes, PTE_MAX_DIM, &n));
   K_CHECK(k_tensor(ctx, args, 2, &out));
+  K_CHECK(kc_no_alias(ctx, out, self, NULL, NULL));
   K_CHECK(k_has_data(ctx, self, "self"));
   if (out->dtype != self->dtype)
     return K_FAIL("output dtype %s differs from input dtype %s", pte_dtype_name(out->dtype), pte_dtype_name(self->dtype));
@@ -29,9 +30,9 @@ static pte_status view_copy_out(pte_kernel_ctx *ctx, pte_value **args, int32_t n
   }
   if (known != numel) return K_FAIL("cannot view %lld elements as %lld", (long long)numel, (long long)known);
   K_CHECK(k_out(ctx, out, n, sizes));
-  K_CHECK(k_contiguous(ctx, self, "self"));
-  K_CHECK(k_contiguous(ctx, out, "out"));
-  if (out->data != self->data) memmove(out->data, self->data, pte_tensor_nbytes(self));
+  /* row-major element order; a memmove when both are contiguous (out may
+   * share self's memory) */
+  kc_copy_flat(out, self);
   return PTE_OK;
 }
 

@@ -1,0 +1,51 @@
+/* aten::pixel_unshuffle.out(Tensor self, int downscale_factor, *, Tensor(a!) out)
+ * [*, C, H*r, W*r] → [*, C*r*r, H, W]: out[c*r*r + i*r + j, h, w] = self[c, h*r+i, w*r+j]. */
+#include "util/copy_util.h"
+
+static pte_status pixel_unshuffle_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
+  pte_tensor *self, *out;
+  int64_t r = 0;
+  K_CHECK(k_nargs(ctx, nargs, 4));
+  K_CHECK(k_tensor(ctx, args, 0, &self));
+  K_CHECK(k_int(ctx, args, 1, &r));
+  K_CHECK(k_tensor(ctx, args, 2, &out));
+  K_CHECK(kc_no_alias(ctx, out, self, NULL, NULL));
+  K_CHECK(k_has_data(ctx, self, "self"));
+  K_CHECK(kc_same_dtype(ctx, out, self));
+  if (self->dim < 3) return K_FAIL("pixel_unshuffle expects input to have at least 3 dimensions, but got %d", (int)self->dim);
+  if (self->dim > PTE_MAX_DIM - 2) return K_FAIL("pixel_unshuffle supports at most %d dimensions", PTE_MAX_DIM - 2);
+  if (r <= 0 || r > 65536) return K_FAIL("downscale_factor must be positive, got %lld", (long long)r);
+  int32_t nb = self->dim - 3;
+  int64_t c = self->sizes[nb], h = self->sizes[nb + 1], w = self->sizes[nb + 2];
+  if (h % r || w % r)
+    return K_FAIL("height (%lld) and width (%lld) must be divisible by downscale_factor (%lld)", (long long)h, (long long)w, (long long)r);
+  int64_t oh = h / r, ow = w / r;
+  if (c > INT64_MAX / (r * r)) return K_FAIL("channels overflow");
+  int64_t sizes[PTE_MAX_DIM];
+  for (int32_t k = 0; k < nb; k++) sizes[k] = self->sizes[k];
+  sizes[nb] = c * r * r;
+  sizes[nb + 1] = oh;
+  sizes[nb + 2] = ow;
+  K_CHECK(k_out(ctx, out, self->dim, sizes));
+  if (pte_tensor_numel(out) == 0) return PTE_OK;
+  /* iterate (batch..., c, i, j, h, w) */
+  int64_t is[PTE_MAX_DIM], ds[PTE_MAX_DIM], ss[PTE_MAX_DIM];
+  for (int32_t k = 0; k < nb; k++) {
+    is[k] = self->sizes[k];
+    ds[k] = out->strides[k];
+    ss[k] = self->strides[k];
+  }
+  const int64_t *o = out->strides + nb, *s = self->strides + nb;
+  int64_t sz5[5] = {c, r, r, oh, ow};
+  int64_t d5[5] = {r * r * o[0], r * o[0], o[0], o[1], o[2]};
+  int64_t s5[5] = {s[0], s[1], s[2], r * s[1], r * s[2]};
+  for (int32_t k = 0; k < 5; k++) {
+    is[nb + k] = sz5[k];
+    ds[nb + k] = d5[k];
+    ss[nb + k] = s5[k];
+  }
+  kc_copy(out->data, ds, self->data, ss, nb + 5, is, pte_dtype_size(self->dtype));
+  return PTE_OK;
+}
+
+PTE_PORTABLE_KERNEL(pixel_unshuffle_out, "aten::pixel_unshuffle.out")
