@@ -4,16 +4,16 @@
  * min(max(x, lo), hi) in the common dtype of self and the bounds (ATen's
  * result_type, so an integer tensor with float bounds gives float). When
  * lo > hi the result is hi. NaN in x or in a bound gives NaN (ATen's
- * vectorised behaviour). At least one bound is required. */
+ * vectorised behaviour). At least one bound is required. Like ATen, bool
+ * is only supported with a single tensor bound. */
 #include "util/elementwise_util.h"
 
 /* Scalar bounds: p->d[0..1] (float compute) or p->i[0..1] (integer/bool
  * compute); a missing bound is -inf/+inf or INT64_MIN/INT64_MAX. */
 K_ROW_FN(clamp_f32, float, float, ew_minf(ew_maxf(a, (float)p->d[0]), (float)p->d[1]))
 K_ROW_FN(clamp_f64, double, double, ew_min(ew_max(a, p->d[0]), p->d[1]))
-K_ROW_FN(clamp_i64, int64_t, int64_t, a < p->i[0] ? p->i[0] : a > p->i[1] ? p->i[1] : a)
-K_ROW_FN(clamp_bool, uint8_t, uint8_t, a < p->i[0] ? p->i[0] : a > p->i[1] ? p->i[1] : a)
-static const k_row_fns clamp_fns = {{clamp_f32, clamp_f64, clamp_i64, clamp_bool}};
+K_ROW_FN(clamp_i64, int64_t, int64_t, ew_clampi(a, p->i[0], p->i[1]))
+static const k_row_fns clamp_fns = {{clamp_f32, clamp_f64, clamp_i64, NULL}};
 
 /* Tensor bounds: a = self, then b = min and/or c = max. */
 #define CLAMP_MAXI(x, y) ((x) < (y) ? (y) : (x))
@@ -21,8 +21,7 @@ static const k_row_fns clamp_fns = {{clamp_f32, clamp_f64, clamp_i64, clamp_bool
 K_ROW_FN(clamp_both_f32, float, float, ew_minf(ew_maxf(a, b), c))
 K_ROW_FN(clamp_both_f64, double, double, ew_min(ew_max(a, b), c))
 K_ROW_FN(clamp_both_i64, int64_t, int64_t, CLAMP_MINI(CLAMP_MAXI(a, b), c))
-K_ROW_FN(clamp_both_bool, uint8_t, uint8_t, CLAMP_MINI(CLAMP_MAXI(a, b), c))
-static const k_row_fns clamp_both_fns = {{clamp_both_f32, clamp_both_f64, clamp_both_i64, clamp_both_bool}};
+static const k_row_fns clamp_both_fns = {{clamp_both_f32, clamp_both_f64, clamp_both_i64, NULL}};
 
 K_ROW_FN(clamp_lo_f32, float, float, ew_maxf(a, b))
 K_ROW_FN(clamp_lo_f64, double, double, ew_max(a, b))
@@ -49,6 +48,8 @@ static pte_status clamp_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs
   ew_operand *ops[3] = {&self, has_lo ? &lo : NULL, has_hi ? &hi : NULL};
   int32_t common = ew_result_type(ops, 3);
   if (common < 0) return K_FAIL("unsupported input dtype");
+  if (has_lo) K_CHECK(ew_scalar_check(ctx, &lo.s, common, "min"));
+  if (has_hi) K_CHECK(ew_scalar_check(ctx, &hi.s, common, "max"));
   k_params p;
   memset(&p, 0, sizeof p);
   p.d[0] = has_lo ? ew_scalar_d(&lo.s, common) : -INFINITY;

@@ -5,14 +5,19 @@
  *
  * True division promotes integral inputs to float32. 'trunc' and 'floor'
  * keep the common dtype; integer division by zero is an error (ATen raises
- * ZeroDivisionError), float division follows IEEE. */
+ * ZeroDivisionError), float division follows IEEE. For float16/bfloat16 a
+ * one-element divisor keeps its own precision (ATen divides by the original
+ * scalar value in float); otherwise 'trunc' rounds the quotient to the
+ * reduced type before truncating, as ATen does. */
 #include "util/elementwise_util.h"
 
 K_ROW_FN(div_f32, float, float, a / b)
 K_ROW_FN(div_f64, double, double, a / b)
 static const k_row_fns div_true_fns = {{div_f32, div_f64, NULL, NULL}};
 
-K_ROW_FN(div_trunc_f32, float, float, truncf(a / b))
+/* p->i[1]: a float16/bfloat16 common dtype when the quotient is rounded to it
+ * before truncation (ATen's tensor-tensor path), else 0 */
+K_ROW_FN(div_trunc_f32, float, float, truncf(ew_round_reduced(a / b, p->i[1])))
 K_ROW_FN(div_trunc_f64, double, double, trunc(a / b))
 K_ROW_FN(div_trunc_i64, int64_t, int64_t, ew_div_trunc_i(a, b, p))
 static const k_row_fns div_trunc_fns = {{div_trunc_f32, div_trunc_f64, div_trunc_i64, NULL}};
@@ -31,11 +36,13 @@ static pte_status div_run(pte_kernel_ctx *ctx, pte_value **args, bool scalar, di
   K_CHECK(ew_operand_arg(ctx, args, 0, false, &self));
   K_CHECK(ew_operand_arg(ctx, args, 1, scalar, &other));
   K_CHECK(k_tensor(ctx, args, out_index, &out));
+  ew_keep_scalar_precision(&other);
   ew_operand *ops[2] = {&self, &other};
   int32_t common = ew_result_type(ops, 2);
   if (common < 0) return K_FAIL("unsupported input dtype");
   k_params p;
   memset(&p, 0, sizeof p);
+  if (!other.keep_precision) p.i[1] = common;
   const k_row_fns *fns = &div_true_fns;
   if (mode == DIV_TRUE) {
     common = ew_int_to_float(common);

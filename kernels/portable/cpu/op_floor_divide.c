@@ -2,7 +2,8 @@
  * aten::floor_divide.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out)
  *
  * Same as div(rounding_mode='floor'): Python floor division in the common
- * dtype; integer division by zero is an error. */
+ * dtype; integer division by zero is an error. For float16/bfloat16 a
+ * one-element divisor keeps its own precision, like ATen. */
 #include "util/elementwise_util.h"
 
 K_ROW_FN(floor_divide_f32, float, float, ew_div_floor_f(a, b))
@@ -13,13 +14,13 @@ static const k_row_fns floor_divide_fns = {{floor_divide_f32, floor_divide_f64, 
 static pte_status floor_divide_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
   k_params p;
   memset(&p, 0, sizeof p);
-  return ew_binary(ctx, args, nargs, false, false, &floor_divide_fns, EW_NO_BOOL, &p);
+  return ew_binary(ctx, args, nargs, false, false, &floor_divide_fns, EW_NO_BOOL | EW_KEEP_SCALAR, &p);
 }
 
 static pte_status floor_divide_scalar_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
   k_params p;
   memset(&p, 0, sizeof p);
-  return ew_binary(ctx, args, nargs, false, true, &floor_divide_fns, EW_NO_BOOL, &p);
+  return ew_binary(ctx, args, nargs, false, true, &floor_divide_fns, EW_NO_BOOL | EW_KEEP_SCALAR, &p);
 }
 
 PTE_PORTABLE_KERNEL(floor_divide_out, "aten::floor_divide.out")

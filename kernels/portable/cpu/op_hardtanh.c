@@ -7,7 +7,7 @@
 
 K_ROW_FN(hardtanh_f32, float, float, ew_minf(ew_maxf(a, (float)p->d[0]), (float)p->d[1]))
 K_ROW_FN(hardtanh_f64, double, double, ew_min(ew_max(a, p->d[0]), p->d[1]))
-K_ROW_FN(hardtanh_i64, int64_t, int64_t, a < p->i[0] ? p->i[0] : a > p->i[1] ? p->i[1] : a)
+K_ROW_FN(hardtanh_i64, int64_t, int64_t, ew_clampi(a, p->i[0], p->i[1]))
 static const k_row_fns hardtanh_fns = {{hardtanh_f32, hardtanh_f64, hardtanh_i64, NULL}};
 
 static pte_status hardtanh_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
@@ -22,6 +22,11 @@ static pte_status hardtanh_out(pte_kernel_ctx *ctx, pte_value **args, int32_t na
   int32_t dt = self.t->dtype;
   if (dt == PTE_BOOL) return K_FAIL("hardtanh: bool inputs are not supported");
   if (!k_is_supported(dt)) return K_FAIL("input has unsupported dtype %s", pte_dtype_name(dt));
+  if (dt == PTE_UINT8 && ((lo.dtype == PTE_FLOAT64 ? lo.d : (double)lo.i) < 0 ||
+                          (hi.dtype == PTE_FLOAT64 ? hi.d : (double)hi.i) < 0))
+    return K_FAIL("hardtanh: cannot do hardtanh on an unsigned type with negative limits");
+  K_CHECK(ew_scalar_check(ctx, &lo, dt, "min_val"));
+  K_CHECK(ew_scalar_check(ctx, &hi, dt, "max_val"));
   k_params p;
   memset(&p, 0, sizeof p);
   p.d[0] = ew_scalar_d(&lo, dt);

@@ -26,6 +26,7 @@ static pte_status masked_fill_scalar_out(pte_kernel_ctx *ctx, pte_value **args, 
     return K_FAIL("masked_fill only supports boolean masks, got %s", pte_dtype_name(mask.t->dtype));
   int32_t dt = self.t->dtype;
   if (!k_is_supported(dt)) return K_FAIL("input has unsupported dtype %s", pte_dtype_name(dt));
+  K_CHECK(ew_scalar_check(ctx, &value, dt, "value"));
   k_params p;
   memset(&p, 0, sizeof p);
   p.d[0] = ew_scalar_d(&value, dt);

@@ -30,6 +30,8 @@ static pte_status sub_common(pte_kernel_ctx *ctx, pte_value **args, int32_t narg
   if (common < 0) return K_FAIL("unsupported input dtype");
   if (!k_is_float(common) && alpha.dtype == PTE_FLOAT64)
     return K_FAIL("alpha must not be a floating point number for %s inputs", pte_dtype_name(common));
+  if (alpha.dtype == PTE_BOOL && common != PTE_BOOL)
+    return K_FAIL("boolean alpha is only supported for boolean results");
   k_params p;
   memset(&p, 0, sizeof p);
   p.d[0] = alpha.d;

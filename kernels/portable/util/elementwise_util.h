@@ -27,6 +27,10 @@ typedef struct ew_operand {
   k_scalar s;
   k_operand op;
   bool is_scalar;
+  /* Load this operand from its own dtype instead of rounding it through a
+   * float16/bfloat16 common dtype: ATen's mul/div use the original value of
+   * a one-element second operand in float ("opmath") for reduced floats. */
+  bool keep_precision;
 } ew_operand;
 
 /* Read argument i as a Tensor (scalar = false) or a Scalar (scalar = true). */
@@ -36,6 +40,11 @@ pte_status ew_operand_arg(pte_kernel_ctx *ctx, pte_value **args, int32_t i, bool
 void ew_operand_scalar(const k_scalar *s, ew_operand *o);
 /* Make an operand from a tensor. */
 void ew_operand_tensor(const pte_tensor *t, ew_operand *o);
+
+/* Sets keep_precision when `o` has one element (ATen's is_scalar operand). */
+static inline void ew_keep_scalar_precision(ew_operand *o) {
+  o->keep_precision = pte_tensor_numel(o->t) == 1;
+}
 
 /* ATen's result_type over the operands (NULL entries are skipped). */
 int32_t ew_result_type(ew_operand *const *ops, int32_t n);
@@ -49,15 +58,25 @@ static inline int32_t ew_int_to_float(int32_t dt) { return k_is_float(dt) ? dt :
 double ew_scalar_d(const k_scalar *s, int32_t common);
 int64_t ew_scalar_i(const k_scalar *s, int32_t common);
 
-/* k_elementwise over the operands (NULL entries are skipped, order kept),
- * then reports a flag raised by a row function. `p` may be NULL. */
+/* out = f(operands...) with broadcasting (NULL operands are skipped, order
+ * kept), like k_elementwise: operands are converted to `common`, row
+ * functions compute in its compute type and write `out_ct` (common's ctype,
+ * or K_BOOL for predicates). Unlike k_elementwise, results are rounded
+ * through `common` before being stored to an output of another dtype (as
+ * ATen computes in the common dtype, then casts), and a flag raised by a row
+ * function becomes an error. `p` may be NULL. */
 pte_status ew_run(pte_kernel_ctx *ctx, ew_operand *const *ops, int32_t n, pte_tensor *out,
                   int32_t common, k_ctype out_ct, const k_row_fns *fns, k_params *p);
+
+/* Fail like ATen's Scalar::to<T>() when a Scalar argument (a fill value, a
+ * bound) does not fit `dtype`; `what` names it in the message. */
+pte_status ew_scalar_check(pte_kernel_ctx *ctx, const k_scalar *s, int32_t dtype, const char *what);
 
 /* Flags for the one-call helpers below. */
 #define EW_FLOAT 0x1u    /* integral/bool common dtype computes in float32 */
 #define EW_PRED 0x2u     /* row functions write bool (uint8_t) */
 #define EW_NO_BOOL 0x4u  /* a bool common dtype is an error */
+#define EW_KEEP_SCALAR 0x8u /* ew_keep_scalar_precision on the second operand */
 
 /* Unary op: args = (self, out, ret). The common dtype is self's dtype
  * (adjusted by EW_FLOAT). */
@@ -76,6 +95,20 @@ static inline float ew_maxf(float a, float b) { return a != a ? a : b != b ? b :
 static inline float ew_minf(float a, float b) { return a != a ? a : b != b ? b : a < b ? a : b; }
 static inline double ew_max(double a, double b) { return a != a ? a : b != b ? b : a > b ? a : b; }
 static inline double ew_min(double a, double b) { return a != a ? a : b != b ? b : a < b ? a : b; }
+
+/* max(x, lo) then min(., hi): with lo > hi every element becomes hi (ATen). */
+static inline int64_t ew_clampi(int64_t x, int64_t lo, int64_t hi) {
+  x = x < lo ? lo : x;
+  return x > hi ? hi : x;
+}
+
+/* Round a float to dtype `dt` and back when it is float16/bfloat16 (for
+ * intermediate results ATen rounds to the reduced type). */
+static inline float ew_round_reduced(float v, int64_t dt) {
+  if (dt == PTE_FLOAT16) return k_half_to_float(k_float_to_half(v));
+  if (dt == PTE_BFLOAT16) return k_bf16_to_float(k_float_to_bf16(v));
+  return v;
+}
 
 /* Wrapping int64 arithmetic (two's complement, no undefined behaviour). */
 static inline int64_t ew_addi(int64_t a, int64_t b) { return (int64_t)((uint64_t)a + (uint64_t)b); }
