@@ -1,8 +1,9 @@
 /* Helpers for the elementwise operator family (arithmetic, math functions,
  * activations, comparisons, logic): argument decoding for the usual
- * Tensor/Scalar overloads, ATen's common-dtype rules, and a thin layer over
- * k_elementwise that reports errors raised inside row functions (integer
- * division by zero).
+ * Tensor/Scalar overloads, ATen's common-dtype rules, Scalar overflow checks,
+ * and an elementwise driver (ew_run) that, unlike k_elementwise, rounds
+ * results through the common dtype and reports errors raised inside row
+ * functions (integer division by zero).
  *
  * Internal to kernels_portable (ew_ prefix). */
 #ifndef PTERUN_ELEMENTWISE_UTIL_H
@@ -73,9 +74,9 @@ pte_status ew_run(pte_kernel_ctx *ctx, ew_operand *const *ops, int32_t n, pte_te
 pte_status ew_scalar_check(pte_kernel_ctx *ctx, const k_scalar *s, int32_t dtype, const char *what);
 
 /* Flags for the one-call helpers below. */
-#define EW_FLOAT 0x1u    /* integral/bool common dtype computes in float32 */
-#define EW_PRED 0x2u     /* row functions write bool (uint8_t) */
-#define EW_NO_BOOL 0x4u  /* a bool common dtype is an error */
+#define EW_FLOAT 0x1u       /* integral/bool common dtype computes in float32 */
+#define EW_PRED 0x2u        /* row functions write bool (uint8_t) */
+#define EW_NO_BOOL 0x4u     /* a bool common dtype is an error */
 #define EW_KEEP_SCALAR 0x8u /* ew_keep_scalar_precision on the second operand */
 
 /* Unary op: args = (self, out, ret). The common dtype is self's dtype
