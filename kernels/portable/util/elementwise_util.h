@@ -1,7 +1,7 @@
 /* Helpers for the elementwise operator family (arithmetic, math functions,
  * activations, comparisons, logic): argument decoding for the usual
  * Tensor/Scalar overloads, ATen's common-dtype rules, Scalar overflow checks,
- * and an elementwise driver (ew_run) that, unlike k_elementwise, rounds
+ * and the elementwise driver (ew_run), which rounds
  * results through the common dtype and reports errors raised inside row
  * functions (integer division by zero).
  *
@@ -60,12 +60,11 @@ double ew_scalar_d(const k_scalar *s, int32_t common);
 int64_t ew_scalar_i(const k_scalar *s, int32_t common);
 
 /* out = f(operands...) with broadcasting (NULL operands are skipped, order
- * kept), like k_elementwise: operands are converted to `common`, row
- * functions compute in its compute type and write `out_ct` (common's ctype,
- * or K_BOOL for predicates). Unlike k_elementwise, results are rounded
- * through `common` before being stored to an output of another dtype (as
- * ATen computes in the common dtype, then casts), and a flag raised by a row
- * function becomes an error. `p` may be NULL. */
+ * kept): operands are converted to `common`, row functions compute in its
+ * compute type and write `out_ct` (common's ctype, or K_BOOL for predicates).
+ * Results are rounded through `common` before being stored to an output of
+ * another dtype (as ATen computes in the common dtype, then casts), and a
+ * flag raised by a row function becomes an error. `p` may be NULL. */
 pte_status ew_run(pte_kernel_ctx *ctx, ew_operand *const *ops, int32_t n, pte_tensor *out,
                   int32_t common, k_ctype out_ct, const k_row_fns *fns, k_params *p);
 

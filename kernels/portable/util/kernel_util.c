@@ -537,57 +537,6 @@ int64_t k_iter_row(k_iter *it, int64_t *off) {
   return it->sizes[it->dim - 1];
 }
 
-/* ---- elementwise driver ---- */
-
-#define K_CHUNK 256
-
-pte_status k_elementwise(pte_kernel_ctx *ctx, const pte_tensor *const *ins, int32_t nin,
-                         pte_tensor *out, int32_t common, k_ctype out_ct, const k_row_fns *fns,
-                         const k_params *p) {
-  if (nin < 1 || nin > 3) return K_FAIL("internal: %d elementwise inputs", (int)nin);
-  if (!k_is_supported(common)) return K_FAIL("dtype %s is not supported", pte_dtype_name(common));
-  k_ctype ct = k_ctype_of(common);
-  k_row_fn fn = fns->fn[ct];
-  if (!fn) return K_FAIL("not implemented for dtype %s", pte_dtype_name(common));
-  for (int32_t i = 0; i < nin; i++) {
-    if (!k_is_supported(ins[i]->dtype))
-      return K_FAIL("input %d has unsupported dtype %s", (int)i, pte_dtype_name(ins[i]->dtype));
-    K_CHECK(k_has_data(ctx, ins[i], "an input"));
-  }
-  if (!k_is_supported(out->dtype)) return K_FAIL("output has unsupported dtype %s", pte_dtype_name(out->dtype));
-  int32_t result = out_ct == K_BOOL && ct != K_BOOL ? PTE_BOOL : common;
-  if (!k_can_cast(result, out->dtype))
-    return K_FAIL("result type %s can't be cast to the output dtype %s", pte_dtype_name(result),
-                  pte_dtype_name(out->dtype));
-  int32_t dim;
-  int64_t sizes[PTE_MAX_DIM];
-  K_CHECK(k_broadcast_shape(ctx, ins, nin, &dim, sizes));
-  K_CHECK(k_out(ctx, out, dim, sizes));
-  int64_t strides[K_MAX_OPERANDS][PTE_MAX_DIM];
-  for (int32_t i = 0; i < nin; i++) k_broadcast_strides(ins[i], dim, sizes, strides[i]);
-  for (int32_t k = 0; k < dim; k++) strides[nin][k] = out->strides[k];
-  k_iter it;
-  k_iter_init(&it, dim, sizes, nin + 1, strides);
-  int64_t istride[K_MAX_OPERANDS];
-  for (int32_t o = 0; o <= nin; o++) istride[o] = k_iter_stride(&it, o);
-  _Alignas(64) uint8_t buf[4][K_CHUNK * 8];
-  int64_t off[K_MAX_OPERANDS];
-  int64_t n;
-  while ((n = k_iter_row(&it, off)) > 0) {
-    for (int64_t s = 0; s < n; s += K_CHUNK) {
-      int64_t m = n - s < K_CHUNK ? n - s : K_CHUNK;
-      const void *in[3] = {NULL, NULL, NULL};
-      for (int32_t i = 0; i < nin; i++) {
-        k_load_row(buf[i], ct, common, ins[i]->data, ins[i]->dtype, off[i] + s * istride[i], istride[i], m);
-        in[i] = buf[i];
-      }
-      fn(in[0], in[1], in[2], buf[3], m, p);
-      k_store_row(out->data, out->dtype, off[nin] + s * istride[nin], istride[nin], buf[3], out_ct, m);
-    }
-  }
-  return PTE_OK;
-}
-
 /* ---- reductions ---- */
 
 pte_status k_reduce_init(pte_kernel_ctx *ctx, k_reduce *r, const pte_tensor *in,

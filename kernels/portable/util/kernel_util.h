@@ -211,12 +211,8 @@ typedef struct k_row_fns {
   k_row_fn fn[4]; /* indexed by k_ctype of the inputs; NULL = dtype not supported */
 } k_row_fns;
 
-/* out = f(inputs...) with broadcasting. `common` is the dtype inputs are
- * converted to (ATen's common dtype); `out_ct` the compute type the row
- * function writes (common's ctype, or K_BOOL for predicates). */
-pte_status k_elementwise(pte_kernel_ctx *ctx, const pte_tensor *const *ins, int32_t nin,
-                         pte_tensor *out, int32_t common, k_ctype out_ct, const k_row_fns *fns,
-                         const k_params *p);
+/* The elementwise driver that runs row functions with broadcasting and
+ * ATen's dtype rules is ew_run (util/elementwise_util.h). */
 
 /* Define a row function family from one expression per compute type.
  * In the expression: a, b, c are the inputs (of type T), p the k_params. */
