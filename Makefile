@@ -41,11 +41,12 @@ test-clang: deps
 	$(CMAKE) --build $(BUILD)-clang -j $(JOBS)
 	ctest --test-dir $(BUILD)-clang --output-on-failure -j $(JOBS) -E test_hostile
 
-test-sanitize: deps
+test-sanitize: deps pydeps
 	CC=clang $(CMAKE) -S . -B $(BUILD)-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DPTERUN_SANITIZE=address,undefined -DPTERUN_BUILD_FUZZERS=ON
 	$(CMAKE) --build $(BUILD)-asan -j $(JOBS)
 	ctest --test-dir $(BUILD)-asan --output-on-failure -j $(JOBS)
+	$(PY) tools/conformance.py --no-executorch -q --pterun $(BUILD)-asan/cli/pterun zoo
 
 fuzz: test-sanitize
 	fuzz/run_fuzzers.sh $(BUILD)-asan $(FUZZ_SECONDS)

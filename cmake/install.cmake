@@ -7,6 +7,8 @@
 # (a wheel cannot hold symlinks), and RUNPATHs are $ORIGIN-relative only.
 
 include(CMakePackageConfigHelpers)
+# Shipped programs and libraries use PTERUN_EXEC_PERMISSIONS (0755, set in
+# the top-level CMakeLists) whatever the umask or the build output's own mode.
 get_property(_built GLOBAL PROPERTY PTERUN_BUILT_COMPONENTS)
 
 set(PTERUN_CONFIG_TABLE "set(_pterun_all_components ${PTERUN_COMPONENTS})\n")
@@ -32,9 +34,9 @@ foreach(_c ${_built})
   set(_tgt pterun_${_c})
   if(PTERUN_BUILD_SHARED)
     if(PTERUN_WHEEL)
-      install(TARGETS ${_tgt} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} NAMELINK_SKIP)
+      install(TARGETS ${_tgt} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} NAMELINK_SKIP PERMISSIONS ${PTERUN_EXEC_PERMISSIONS})
     else()
-      install(TARGETS ${_tgt} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+      install(TARGETS ${_tgt} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} PERMISSIONS ${PTERUN_EXEC_PERMISSIONS})
     endif()
   else()
     install(TARGETS ${_tgt} ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})

@@ -113,8 +113,10 @@ def test_each_symbol_group_has_exactly_its_owner(installed):
     definers = {}
     for name, path in by_file.items():
         for sym in defined_symbols(path):
-            if sym.startswith("PyInit_") or sym in ("_init", "_fini", "main", "_start") or sym.startswith("_IO_"):
+            if sym.startswith("PyInit_") or sym in ("_init", "_fini"):
                 continue
+            if name == "pterun" and not sym.startswith("pte_"):
+                continue  # an executable carries copy-relocated libc data (stdout, ...)
             comp = component_of_symbol(sym, installed.components)
             assert comp is not None, f"{name} exports {sym}, which no component owns"
             assert owner_file[comp] == name, f"{sym} belongs to {comp} ({owner_file[comp]}) but {name} defines it"
@@ -509,9 +511,8 @@ def test_custom_operator_library(installed, tmp_path):
     run([sys.executable, "-c", CUSTOM_OP_EXPORT, pte, x, want], cwd=str(tmp_path), timeout=600)
     code = textwrap.dedent(f"""
         import numpy as np, pterun
-        m = pterun.load({pte!r}).method("forward")
         try:
-            m(np.load({x!r}))
+            pterun.load({pte!r}).method("forward")(np.load({x!r}))
         except pterun.Error as e:
             assert "pterun_test::custom_double.out" in str(e), str(e)
         else:
