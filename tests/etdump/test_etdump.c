@@ -673,11 +673,14 @@ static void test_no_alloc(void) {
   pte_etdump_stats s;
   pte_etdump_get_stats(e, &s);
   CHECK(s.executes == 201 && s.dropped_events == 0);
-  /* Sanity: the hook does see allocations. */
+  /* Sanity: the hook does see allocations made inside the libraries. */
+  void *data;
+  size_t size;
   g_counting = 1;
-  free(malloc(16));
+  CHECK(pte_etdump_serialize(e, &data, &size) == PTE_OK);
   g_counting = 0;
-  CHECK(g_allocs == 1);
+  free(data);
+  CHECK(g_allocs > 0);
   unload_run(&c);
   pte_etdump_free(e);
 #endif
