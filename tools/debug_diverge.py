@@ -166,10 +166,26 @@ def tensor_from_bytes(raw, t):
     return stored.permute(inverse).contiguous() if sizes else stored
 
 
+def strides_for(sizes, order):
+    strides = [0] * len(sizes)
+    step = 1
+    for d in reversed(order):
+        strides[d] = step
+        step *= max(sizes[d], 1)
+    return strides
+
+
 def build_values(pte, plan, external, case):
-    """Eager initial values: constants, placeholders for planned tensors, scalars, lists (as index lists)."""
+    """Eager initial values: constants, planned tensors, scalars, lists (as index lists).
+
+    Planned tensors are views into one byte arena per planned buffer, at the
+    offsets the exporter chose, exactly as a runtime lays them out: the
+    exporter turns views (reshape, flatten, squeeze) into tensors that share
+    their base's memory without any instruction, so separate tensors would
+    never see the data."""
     import torch
 
+    arenas = [torch.zeros(int(n), dtype=torch.uint8) for n in plan.non_const_buffer_sizes]
     vals = []
     for ev in plan.values:
         v = ev.val
@@ -185,17 +201,14 @@ def build_values(pte, plan, external, case):
                 vals.append(tensor_from_bytes(external[key], v))
             elif v.allocation_info is None and v.data_buffer_idx > 0:
                 vals.append(tensor_from_bytes(pte.program.constant_buffer[v.data_buffer_idx].storage, v))
-            elif v.allocation_info is not None and v.data_buffer_idx > 0 and pte.mutable_data:
-                vals.append(tensor_from_bytes(pte.mutable_data[v.data_buffer_idx].storage, v))
-            else:  # written by an instruction: an empty tensor laid out in its dim order
+            elif v.allocation_info is not None:
+                vals.append(planned_tensor(arenas, v, dtype))
+                if v.data_buffer_idx > 0 and pte.mutable_data:  # a mutable buffer's initial value
+                    vals[-1].copy_(tensor_from_bytes(pte.mutable_data[v.data_buffer_idx].storage, v))
+            else:  # unplanned: its own memory, laid out in its dim order
                 sizes = list(v.sizes)
                 order = list(v.dim_order) if v.dim_order else list(range(len(sizes)))
-                strides = [0] * len(sizes)
-                step = 1
-                for d in reversed(order):
-                    strides[d] = step
-                    step *= max(sizes[d], 1)
-                vals.append(torch.empty_strided(sizes, strides, dtype=dtype).zero_())
+                vals.append(torch.empty_strided(sizes, strides_for(sizes, order), dtype=dtype).zero_())
         elif kind == "Int":
             vals.append(int(v.int_val))
         elif kind == "Double":
@@ -223,24 +236,60 @@ def build_values(pte, plan, external, case):
     for idx, path in zip(plan.inputs, case["inputs"]):
         arr = np.load(path)
         if isinstance(vals[idx], torch.Tensor):
-            vals[idx] = torch.from_numpy(np.ascontiguousarray(arr)).clone()
+            t = torch.from_numpy(np.ascontiguousarray(arr))
+            if tuple(t.shape) == tuple(vals[idx].shape) and plan.values[idx].val.allocation_info is not None:
+                vals[idx].copy_(t)  # into its planned memory
+            else:  # unplanned, or smaller than the planned upper bound
+                vals[idx] = t.clone()
         else:
             vals[idx] = arr.item()
     return vals
 
 
-def resolve(vals, idx, override=None):
+def planned_tensor(arenas, v, dtype):
+    import torch
+
+    a = v.allocation_info
+    mid = a.memory_id
+    offset = a.memory_offset_low + (a.memory_offset_high << 32)
+    sizes = list(v.sizes)
+    order = list(v.dim_order) if v.dim_order else list(range(len(sizes)))
+    elem = torch.empty((), dtype=dtype).element_size()
+    n = math.prod(sizes)
+    if mid <= 0 or mid >= len(arenas) or offset + n * elem > arenas[mid].numel() or offset % elem:
+        raise Failure(f"planned tensor at buffer {mid} offset {offset} is outside the plan")
+    flat = arenas[mid][offset:offset + n * elem].view(dtype)
+    return flat.as_strided(sizes, strides_for(sizes, order))
+
+
+def resolve(vals, idx):
     """The Python value an operator receives for value `idx`."""
-    v = override[idx] if override is not None and idx in override else vals[idx]
+    v = vals[idx]
     if isinstance(v, tuple) and len(v) == 2 and isinstance(v[0], str):
         tag, items = v
         if tag == "intlist":
-            return [int(resolve(vals, i, override)) for i in items]
+            return [int(resolve(vals, i)) for i in items]
         if tag == "tensorlist":
-            return [resolve(vals, i, override) for i in items]
+            return [resolve(vals, i) for i in items]
         if tag == "optlist":
-            return [None if i == -1 else resolve(vals, i, override) for i in items]
+            return [None if i == -1 else resolve(vals, i) for i in items]
     return v
+
+
+def store(vals, idx, value):
+    """Put pterun's value for `idx` where the program keeps it (in place for
+    planned tensors, so views of it see it)."""
+    import torch
+
+    cur = vals[idx]
+    if isinstance(cur, torch.Tensor):
+        t = torch.from_numpy(np.ascontiguousarray(value))
+        if tuple(cur.shape) == tuple(t.shape):
+            cur.copy_(t.to(cur.dtype))
+        else:
+            vals[idx] = t.clone()
+    else:
+        vals[idx] = np.asarray(value).item()
 
 
 def list_items(vals, idx):
@@ -302,23 +351,22 @@ class Interpreter:
             outs = list(args[n:])
         return outs
 
-    def call(self, full, op_fn, args, override=None):
-        """Run one KernelCall on self.vals (inputs from `override` where given)."""
+    def call(self, full, op_fn, args, vals=None):
+        """Run one KernelCall on `vals` (default: the eager state)."""
         torch = self.torch
+        vals = self.vals if vals is None else vals
         if op_fn is None:
             fn = _PRIM.get(full.split("::", 1)[1])
             if fn is None:
                 raise Failure(f"{full} is not implemented by this tool")
-            ins = [resolve(self.vals, i, override) for i in args[:-1]]
-            self.vals[args[-1]] = fn(*ins)
+            ins = [resolve(vals, i) for i in args[:-1]]
+            vals[args[-1]] = fn(*ins)
             return
         schema = op_fn._schema
         n = len(schema.arguments)
         pos, kw = [], {}
         for a, idx in zip(schema.arguments, args[:n]):
-            v = resolve(self.vals, idx, override)
-            if a.alias_info is not None and a.alias_info.is_write:
-                v = resolve(self.vals, idx)  # outs are written, never overridden
+            v = resolve(vals, idx)
             if a.kwarg_only:
                 kw[a.name] = v
             else:
@@ -330,8 +378,8 @@ class Interpreter:
         rets = args[n:]
         res = list(result) if isinstance(result, (tuple, list)) and len(rets) > 1 else [result]
         for idx, r in zip(rets, res):
-            if list_items(self.vals, idx) is None:
-                self.vals[idx] = r
+            if list_items(vals, idx) is None:
+                vals[idx] = r
 
 
 def to_numpy(v):
@@ -387,6 +435,9 @@ def diverge(case, index, pterun_dir):
     warnings.filterwarnings("ignore", message=".*resized.*")  # outs at upper-bound shapes
     pte, plan, external = load_program(case)
     vals = build_values(pte, plan, external, case)
+    # The same program state fed with pterun's outputs instead, for re-running
+    # one operator on exactly the inputs pterun gave it.
+    pvals = build_values(pte, plan, external, case)
     interp = Interpreter(pte, plan, vals)
     by_instr = {}
     for e in index["values"]:
@@ -400,7 +451,6 @@ def diverge(case, index, pterun_dir):
 
     report = {"method": case["method"], "instructions": len(interp.instrs), "rtol": case["rtol"],
               "atol": case["atol"], "checked": 0, "delegates": [], "first": None, "later": []}
-    pterun_vals = {}  # value index -> pterun's captured value (for the local re-run)
     occurrence = {}
     pc, steps = 0, 0
     while pc < len(interp.instrs):
@@ -420,7 +470,6 @@ def diverge(case, index, pterun_dir):
             outs = interp.out_values(op_fn, list(args.args))
             for k, (vidx, e) in enumerate(zip(outs, captured)):
                 got = pterun_value(e)
-                pterun_vals[vidx] = got
                 ok, det = compare(got, to_numpy(resolve(vals, vidx)), case["rtol"], case["atol"])
                 report["checked"] += 1
                 if ok:
@@ -431,11 +480,12 @@ def diverge(case, index, pterun_dir):
                     entry["eager"] = preview(to_numpy(resolve(vals, vidx)))
                     entry["shape"] = list(np.asarray(got).shape)
                     entry["dtype"] = str(np.asarray(got).dtype)
-                    entry["local"] = local_check(interp, full, op_fn, list(args.args), outs, k, pterun_vals, got,
-                                                 case)
+                    entry["local"] = local_check(interp, pvals, full, op_fn, list(args.args), outs, k, got, case)
                     report["first"] = entry
                 else:
                     report["later"].append(entry)
+            for vidx, e in zip(outs, captured):
+                store(pvals, vidx, pterun_value(e))
             if len(captured) != len(outs):
                 report.setdefault("notes", []).append(
                     f"instruction {pc} ({full}): pterun reported {len(captured)} outputs, the schema has {len(outs)}")
@@ -445,11 +495,12 @@ def diverge(case, index, pterun_dir):
             n = len(captured)
             for e, vidx in zip(captured, items[len(items) - n:]):
                 got = pterun_value(e)
-                pterun_vals[vidx] = got
-                vals[vidx] = torch.from_numpy(np.ascontiguousarray(got)).clone()
+                store(vals, vidx, got)
+                store(pvals, vidx, got)
             report["delegates"].append(pc)
         elif kind == "MoveCall":
             vals[args.move_to] = vals[args.move_from]
+            pvals[args.move_to] = pvals[args.move_from]
         elif kind == "JumpFalseCall":
             cond = resolve(vals, args.cond_value_index)
             cond = bool(cond.all()) if hasattr(cond, "all") else bool(cond)
@@ -477,28 +528,56 @@ def diverge(case, index, pterun_dir):
     return report
 
 
-def local_check(interp, full, op_fn, args, outs, k, pterun_vals, got, case):
+def interpret(case):
+    """Eager values of the method's outputs, from the program alone (no pterun).
+
+    Checks this tool's side of the comparison: `--eager-only` compares them
+    with the case's expected files."""
+    import warnings
+
+    warnings.filterwarnings("ignore", message=".*resized.*")
+    pte, plan, external = load_program(case)
+    vals = build_values(pte, plan, external, case)
+    interp = Interpreter(pte, plan, vals)
+    pc, steps = 0, 0
+    while pc < len(interp.instrs):
+        steps += 1
+        if steps > 1_000_000:
+            raise Failure("more than a million instructions: a loop?")
+        args = interp.instrs[pc].instr_args
+        kind = type(args).__name__
+        nxt = pc + 1
+        if kind == "KernelCall":
+            full, op_fn = interp.kernel(args.op_index)
+            interp.call(full, op_fn, list(args.args))
+        elif kind == "MoveCall":
+            vals[args.move_to] = vals[args.move_from]
+        elif kind == "JumpFalseCall":
+            cond = resolve(vals, args.cond_value_index)
+            if not (bool(cond.all()) if hasattr(cond, "all") else bool(cond)):
+                nxt = args.destination_instruction
+        elif kind == "DelegateCall":
+            raise Failure(f"instruction {pc} calls a delegate, which only a runtime can run")
+        elif kind != "FreeCall":
+            raise Failure(f"instruction {pc}: {kind} is not supported")
+        pc = nxt
+    return [to_numpy(resolve(vals, i)) for i in plan.outputs]
+
+
+def local_check(interp, pvals, full, op_fn, args, outs, k, got, case):
     """Run the diverging operator again on pterun's own inputs."""
     import torch
 
-    saved = {i: interp.vals[i] for i in outs}
-    override = {}
-    for idx, v in pterun_vals.items():
-        if idx in outs:
-            continue
-        if isinstance(interp.vals[idx], torch.Tensor):
-            override[idx] = torch.from_numpy(np.ascontiguousarray(v)).clone()
-        else:
-            override[idx] = np.asarray(v).item()
-    for i in outs:
-        if isinstance(interp.vals[i], torch.Tensor):
-            interp.vals[i] = torch.empty_like(interp.vals[i])
+    saved = {i: pvals[i] for i in outs}
+    for i in outs:  # fresh outs: pterun's state stays as it was
+        if isinstance(pvals[i], torch.Tensor):
+            pvals[i] = torch.empty_like(pvals[i])
     try:
-        interp.call(full, op_fn, args, override)
-        local = to_numpy(resolve(interp.vals, outs[k]))
+        interp.call(full, op_fn, args, pvals)
+        local = to_numpy(resolve(pvals, outs[k]))
     finally:
         for i, v in saved.items():
-            interp.vals[i] = v
+            pvals[i] = v
     ok, det = compare(got, local, case["rtol"], case["atol"])
     return {"matches_pterun": ok, "max_abs_diff": det.get("max_abs_diff")}
 
@@ -549,6 +628,8 @@ def main(argv=None):
     ap.add_argument("--atol", type=float)
     ap.add_argument("--work", help="where pterun writes its debug tensors (default: a temporary folder)")
     ap.add_argument("--json", action="store_true", help="print the report as JSON")
+    ap.add_argument("--eager-only", action="store_true",
+                    help="only interpret the program with PyTorch and compare with expected/ (checks this tool)")
     a = ap.parse_args(argv)
     try:
         case = load_case(a.case_dir)
@@ -556,6 +637,15 @@ def main(argv=None):
             case["rtol"] = a.rtol
         if a.atol is not None:
             case["atol"] = a.atol
+        if a.eager_only:
+            bad = 0
+            for k, got in enumerate(interpret(case)):
+                if k < len(case["expected"]):
+                    ok, det = compare(got, np.load(case["expected"][k]), case["rtol"], case["atol"])
+                    bad += not ok
+                    print(f"output {k}: {'matches' if ok else 'DIFFERS FROM'} expected/{k}.npy "
+                          f"(max abs diff {det.get('max_abs_diff', float('nan')):.3g})")
+            return 1 if bad else 0
         pterun = find_pterun(a.pterun)
         work = a.work or tempfile.mkdtemp(prefix="debug_diverge_")
         try:

@@ -83,3 +83,64 @@ def test_zoo_cases_when_present():
         pytest.skip("no zoo mlp case here")
     rc, r = diverge(case)
     assert rc == 0, r["first"]
+
+
+def test_interpreter_reproduces_eager(tmp_path):
+    """The tool's eager side alone, on programs beyond the portable kernels of
+    this branch: convolutions, batch norm, pooling with indices, views that
+    the exporter turns into shared memory, attention, layer norm, tensor lists
+    and multi-output operators."""
+    import torch
+    from executorch.exir import to_edge_transform_and_lower
+
+    sys.path.insert(0, os.path.join(REPO, "tools"))
+    import debug_diverge as dd
+
+    F = torch.nn.functional
+
+    class CNN(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.c = torch.nn.Conv2d(3, 8, 3, padding=1)
+            self.bn = torch.nn.BatchNorm2d(8)
+            self.dw = torch.nn.Conv2d(8, 8, 3, padding=1, groups=8)
+            self.l = torch.nn.Linear(8 * 4 * 4, 5)
+
+        def forward(self, x):
+            y = F.max_pool2d(torch.relu(self.bn(self.c(x))), 2)
+            y = F.avg_pool2d(F.relu6(self.dw(y)) + y, 2)
+            return self.l(y.flatten(1))
+
+    class Encoder(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.e = torch.nn.Embedding(20, 16)
+            self.enc = torch.nn.TransformerEncoderLayer(16, 2, 32, dropout=0.0, batch_first=True)
+
+        def forward(self, t):
+            return self.enc(self.e(t)).softmax(-1)
+
+    class Lists(torch.nn.Module):
+        def forward(self, x):
+            a, b, c = torch.split(x, [1, 2, 3], dim=1)
+            y = torch.cat([c, a * 2, b], dim=1)
+            v, i = torch.max(y, dim=1)
+            return y.permute(1, 0)[:, :2], v, i
+
+    torch.manual_seed(0)
+    for name, m, inputs in [("cnn", CNN(), (torch.randn(2, 3, 16, 16),)),
+                            ("encoder", Encoder(), (torch.randint(0, 20, (2, 5)),)),
+                            ("lists", Lists(), (torch.randn(4, 6),))]:
+        m = m.eval()
+        want = m(*inputs)
+        want = list(want) if isinstance(want, tuple) else [want]
+        program = to_edge_transform_and_lower(torch.export.export(m, inputs)).to_executorch()
+        pte = tmp_path / f"{name}.pte"
+        pte.write_bytes(program.buffer)
+        case = make_case(tmp_path / name, pte, [t.numpy() for t in inputs], [w.detach().numpy() for w in want])
+        got = dd.interpret(dd.load_case(case))
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g, w.detach().numpy(), rtol=1e-4, atol=1e-5, err_msg=name)
+        proc = subprocess.run([sys.executable, TOOL, str(case), "--eager-only"], capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
