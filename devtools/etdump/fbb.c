@@ -115,8 +115,15 @@ void fbb_table_start(fbb *b) {
   b->nfields = 0;
 }
 
+/* The table's inline size starts at its first field, not at the padding
+ * before it, so tables with the same fields get identical, shared vtables. */
+static void field_start(fbb *b) {
+  if (b->nfields == 0) b->table_start = b->size;
+}
+
 static void add_scalar(fbb *b, int slot, uint64_t v, size_t n) {
   prep(b, n, n);
+  field_start(b);
   push_le(b, v, n);
   b->field[slot] = (uint32_t)b->size;
   if (slot + 1 > b->nfields) b->nfields = slot + 1;
@@ -135,6 +142,7 @@ void fbb_add_f64(fbb *b, int slot, double v) {
 
 void fbb_add_ref(fbb *b, int slot, fbb_ref ref) {
   prep(b, 4, 4);
+  field_start(b);
   push_le(b, (uint32_t)(b->size + 4 - ref), 4);
   b->field[slot] = (uint32_t)b->size;
   if (slot + 1 > b->nfields) b->nfields = slot + 1;
