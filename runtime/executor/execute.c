@@ -167,21 +167,33 @@ static pte_status jump_condition(const pte_value *v, bool *cond) {
                    pte_tag_name(v->tag));
 }
 
+/* Whether output `v` of `in` was already handed over: the exporter lists the
+ * outs again as the returns (the same tensor, or a list of them). */
+static bool handed_before(const pte_instr *in, int32_t first, int32_t a, int32_t item, const pte_value *v) {
+  for (int32_t b = first; b <= a; b++) {
+    const pte_value *x = in->args[b];
+    if (b < a && x == v) return true;
+    if (x->tag == PTE_TAG_TENSOR_LIST) {
+      int32_t n = b < a ? x->len : item;
+      for (int32_t j = 0; j < n; j++)
+        if (x->u.items[j] == v) return true;
+    }
+  }
+  return false;
+}
+
 /* Hand the instruction's outputs (its trailing `nouts` arguments, see
- * count_outputs, each value once) to a debugging tracer, numbered from 0; a
- * tensor list counts one per tensor. */
+ * count_outputs) to a debugging tracer, each tensor once, numbered from 0. */
 static void trace_outputs(const pte_tracer *tr, const pte_event *ev, const pte_instr *in) {
   if (!tr->output || !tr->capture_outputs || in->nouts == 0) return;
   int32_t k = 0;
   const int32_t first = in->nargs - in->nouts;
   for (int32_t a = first; a < in->nargs; a++) {
     const pte_value *out = in->args[a];
-    bool repeat = false;
-    for (int32_t b = first; b < a && !repeat; b++) repeat = in->args[b] == out;
-    if (repeat) continue;
     if (out->tag == PTE_TAG_TENSOR_LIST) {
-      for (int32_t j = 0; j < out->len; j++) tr->output(tr->user, ev, k++, out->u.items[j]);
-    } else {
+      for (int32_t j = 0; j < out->len; j++)
+        if (!handed_before(in, first, a, j, out->u.items[j])) tr->output(tr->user, ev, k++, out->u.items[j]);
+    } else if (!handed_before(in, first, a, 0, out)) {
       tr->output(tr->user, ev, k++, out);
     }
   }

@@ -437,10 +437,10 @@ static bool fresh_tensor(const pte_method *m, const uint8_t *seen, const pte_val
 
 /* How many trailing arguments of `in` are outputs. The program does not say
  * which arguments an out-variant writes; ATen puts them last (`*, out`, or
- * `out0, out1, out2` for native_layer_norm) and the exporter repeats them as
- * the returns, and they are values no earlier instruction touched. Only
- * debugging tracers use this: it lets them see every output of multi-output
- * operators, not just the last argument. */
+ * `out0, out1, out2` for native_layer_norm), the exporter appends the returns
+ * after them (the same tensor, or a list of the outs), and they are values no
+ * earlier instruction touched. Only debugging tracers use this: it lets them
+ * see every output of multi-output operators, not just the last argument. */
 static uint8_t count_outputs(const pte_method *m, uint8_t *seen, const pte_instr *in) {
   int32_t n = 0;
   for (int32_t k = in->nargs - 1; k >= 0 && n < 255; k--, n++) {

@@ -2,6 +2,8 @@
  * tests can run a delegated program: it adds its first two float inputs into
  * its output, and emits one BACKEND event per op of its payload, keyed by the
  * debug handle the exporter wrote there, like a real delegate's profiler.
+ * Also a float aten::max.dim_max (two outputs) for multi_out.pte, registered
+ * above the portable library's priority so a real kernel there does not clash.
  *
  * Payload: "<n>version:0#op:demo::aten.add.Tensor, numel:12, dtype:...<debug_handle>1#". */
 #include <pterun/runtime.h>
@@ -68,7 +70,36 @@ static pte_status execute(void *user, pte_backend_exec_ctx *ctx, void *handle, p
   return PTE_OK;
 }
 
+/* max.dim_max(self, dim, keepdim, *, max, max_values): 2-D float, dim 1. */
+static pte_status max_dim(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
+  if (nargs < 5 || args[0]->tag != PTE_TAG_TENSOR || args[3]->tag != PTE_TAG_TENSOR ||
+      args[4]->tag != PTE_TAG_TENSOR)
+    return pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, "expected (self, dim, keepdim, max, max_values)");
+  const pte_tensor *x = args[0]->u.tensor;
+  pte_tensor *mx = args[3]->u.tensor, *ix = args[4]->u.tensor;
+  if (x->dim != 2 || x->dtype != PTE_FLOAT32 || ix->dtype != PTE_INT64 || (args[1]->u.i != 1 && args[1]->u.i != -1))
+    return pte_kernel_fail(ctx, PTE_ERR_NOT_SUPPORTED, "test kernel: 2-D float32, dim 1 only");
+  pte_status st = pte_tensor_resize(mx, 1, x->sizes);
+  if (!st) st = pte_tensor_resize(ix, 1, x->sizes);
+  if (st) return st;
+  const float *in = (const float *)x->data;
+  for (int64_t r = 0; r < x->sizes[0]; r++) {
+    int64_t best = 0;
+    for (int64_t c = 1; c < x->sizes[1]; c++)
+      if (in[r * x->sizes[1] + c] > in[r * x->sizes[1] + best]) best = c;
+    ((float *)mx->data)[r] = in[r * x->sizes[1] + best];
+    ((int64_t *)ix->data)[r] = best;
+  }
+  return PTE_OK;
+}
+
+static const pte_kernel k_kernels[] = {{"aten::max.dim_max", max_dim, NULL, NULL}};
+static const pte_kernel_library k_lib = {"test_delegate_kernels", 50, k_kernels, 1};
+
 static const pte_backend k_demo = {"BackendWithCompilerDemo", NULL, available, init, execute, NULL};
 
 __attribute__((visibility("default"))) pte_status pte_test_delegate_register(void);
-pte_status pte_test_delegate_register(void) { return pte_register_backend(&k_demo); }
+pte_status pte_test_delegate_register(void) {
+  pte_status st = pte_register_backend(&k_demo);
+  return st ? st : pte_register_kernels(&k_lib);
+}

@@ -748,6 +748,40 @@ static void test_delegate(void) {
   pte_etdump_free(e);
 }
 
+/* A multi-output operator: the debugging tracer sees both outputs, once each,
+ * though the instruction lists them twice (outs, then the returned list). */
+static void test_multi_output(void) {
+  REQUIRE(pte_test_delegate_register() == PTE_OK); /* provides aten::max.dim_max */
+  pte_etdump_options o;
+  memset(&o, 0, sizeof o);
+  o.debug_buffer_size = 4096;
+  pte_etdump *e;
+  REQUIRE(pte_etdump_create(&o, &e) == PTE_OK);
+  run_ctx c;
+  REQUIRE(load_run(&c, "multi_out.pte", pte_etdump_tracer(e)));
+  CHECK(execute(&c) == PTE_OK);
+  parsed p;
+  REQUIRE(parse_etdump(e, &p));
+  int n = 0;
+  for (int i = 0; i < p.n; i++) {
+    const pev *x = &p.ev[i];
+    if (!x->debug || x->output) continue;
+    CHECK(x->instruction == 0);
+    CHECK(x->scalar_type == (n == 0 ? PTE_FLOAT32 : PTE_INT64));
+    CHECK(x->dim == 1 && x->sizes[0] == 3);
+    n++;
+  }
+  CHECK(n == 2);
+  parsed_free(&p);
+  const char *dir = path_in(g_work, "multi_out_tensors");
+  CHECK(pte_etdump_write_debug_tensors(e, dir, 0) == PTE_OK);
+  CHECK(file_exists(path_in(dir, "0_aten__max.dim_max_0.npy")));
+  CHECK(file_exists(path_in(dir, "0_aten__max.dim_max_1.npy")));
+  CHECK(!file_exists(path_in(dir, "0_aten__max.dim_max_2.npy")));
+  unload_run(&c);
+  pte_etdump_free(e);
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: test_etdump CASE [PROGRAMS_DIR [WORK_DIR]]\n");
@@ -765,7 +799,7 @@ int main(int argc, char **argv) {
     void (*fn)(void);
   } cases[] = {{"synthetic", test_synthetic}, {"caller_memory", test_caller_memory}, {"fbb", test_fbb},
                {"mlp_profile", test_mlp_profile}, {"mlp_debug", test_mlp_debug}, {"no_alloc", test_no_alloc},
-               {"delegate", test_delegate}};
+               {"delegate", test_delegate}, {"multi_output", test_multi_output}};
   int ran = 0;
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
     if (!strcmp(argv[1], cases[i].name) || !strcmp(argv[1], "all")) {

@@ -144,3 +144,14 @@ def test_interpreter_reproduces_eager(tmp_path):
             np.testing.assert_allclose(g, w.detach().numpy(), rtol=1e-4, atol=1e-5, err_msg=name)
         proc = subprocess.run([sys.executable, TOOL, str(case), "--eager-only"], capture_output=True, text=True)
         assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_multi_output_operator(tmp_path):
+    # aten::max.dim_max writes two outputs (the test library provides its kernel).
+    x = np.random.RandomState(1).randn(3, 5).astype(np.float32)
+    case = make_case(tmp_path / "max", os.path.join(PROGRAMS, "multi_out.pte"), [x],
+                     [x.max(axis=1), x.argmax(axis=1)])
+    rc, r = diverge(case, "--library", delegate_lib())
+    assert rc == 0, r
+    assert r["checked"] == 2 and "notes" not in r
+    assert all(o["matches_expected"] for o in r["outputs"])

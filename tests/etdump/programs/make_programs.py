@@ -9,6 +9,9 @@ Needs torch and executorch; seeds are fixed so the files are reproducible.
   "BackendWithCompilerDemo" (executorch's demo backend), so the program has two
   DelegateCalls around one portable relu. The tests implement that backend id
   with a fake that adds (tests/etdump/test_delegate.c).
+- multi_out.pte: torch.max(x, dim=1) on [3, 5]: one aten::max.dim_max
+  instruction with two outputs (values, indices); test_delegate.c also has a
+  kernel for it, as the portable library may not.
 """
 import os
 
@@ -27,6 +30,12 @@ class MLP(torch.nn.Module):
 
     def forward(self, x):
         return self.l2(torch.relu(self.l1(x))).sum(dim=1)
+
+
+class MaxDim(torch.nn.Module):
+    def forward(self, x):
+        values, indices = torch.max(x, dim=1)
+        return values, indices
 
 
 class AddReluAdd(torch.nn.Module):
@@ -54,6 +63,9 @@ def main():
     ep = torch.export.export(AddReluAdd().eval(), (a, b))
     edge = to_edge(ep).to_backend(AddMulPartitionerDemo())
     save("delegated.pte", edge.to_executorch())
+
+    ep = torch.export.export(MaxDim().eval(), (torch.randn(3, 5),))
+    save("multi_out.pte", to_edge_transform_and_lower(ep).to_executorch())
 
 
 if __name__ == "__main__":
