@@ -111,16 +111,23 @@ static int32_t intern_slow(pte_etdump *e, const char *s) {
 }
 
 /* Names given by the runtime point into methods that may be freed before the
- * etdump is written, so they are copied once; the pointer cache makes the
- * common case one hash and one strcmp (which also catches a freed string whose
- * address was reused for another). Id 0 is "?" (table full). */
+ * etdump is written, so they are copied once. The pointer cache makes the
+ * common case one hash: within one top-level event (a load or an execute) the
+ * program and method cannot be freed, so a pointer seen earlier in the same
+ * event still holds the same string; across events a strcmp confirms it (a
+ * freed string's address may have been reused for another). Id 0 is "?"
+ * (table full). */
 static inline int32_t intern(pte_etdump *e, const char *s) {
   if (!s) return -1;
   etd_pslot *ps = &e->pcache[hash_ptr(s) & e->hmask];
-  if (ps->ptr == s && strcmp(e->names + e->name_off[ps->id], s) == 0) return ps->id;
+  if (ps->ptr == s && (ps->epoch == e->epoch || strcmp(e->names + e->name_off[ps->id], s) == 0)) {
+    ps->epoch = e->epoch;
+    return ps->id;
+  }
   int32_t id = intern_slow(e, s);
   ps->ptr = s;
   ps->id = id;
+  ps->epoch = e->epoch;
   return id;
 }
 
@@ -136,6 +143,7 @@ static inline void push_open(pte_etdump *e, int32_t rec) {
 static uint64_t on_begin(void *user, const pte_event *ev) {
   pte_etdump *e = (pte_etdump *)user;
   int32_t kind = ev->kind;
+  if (e->depth == 0 && e->overflow == 0) e->epoch++; /* a new top-level event: see intern */
   bool new_block = e->nblocks == 0 || kind == PTE_EVENT_EXECUTE ||
                    ((kind == PTE_EVENT_PROGRAM_LOAD || kind == PTE_EVENT_METHOD_LOAD) &&
                     e->block_kind[e->nblocks - 1] != ETD_BLOCK_DEFAULT);
@@ -288,6 +296,7 @@ pte_status pte_etdump_create(const pte_etdump_options *o, pte_etdump **out) {
   e->hmask = p.hsize - 1;
   memset(e->htab, 0xff, (size_t)p.hsize * sizeof(int32_t));
   memset(e->pcache, 0, (size_t)p.hsize * sizeof(etd_pslot));
+  e->epoch = 1;
   intern_slow(e, "?");
   e->tracer.user = e;
   e->tracer.begin = on_begin;

@@ -53,6 +53,7 @@ typedef struct etd_dbg {
 typedef struct etd_pslot {
   const char *ptr;
   int32_t id;
+  uint32_t epoch; /* top-level event in which ptr was last checked */
 } etd_pslot;
 
 struct pte_etdump {
@@ -90,6 +91,7 @@ struct pte_etdump {
   int32_t *htab;      /* content hash -> name id, -1 empty */
   etd_pslot *pcache;  /* pointer -> name id, checked with strcmp */
   uint32_t hmask;
+  uint32_t epoch; /* counts top-level events (loads, executes) */
 };
 
 static inline const char *etd_name(const pte_etdump *e, int32_t id) {

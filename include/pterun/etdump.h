@@ -27,7 +27,10 @@
  * Times are CLOCK_MONOTONIC nanoseconds.
  *
  * A pte_etdump records from one thread at a time: do not execute two methods
- * that share one concurrently.
+ * that share one concurrently. Event names are copied, so they need not
+ * outlive the event; but a name's bytes must not change while the top-level
+ * event (load or execute) it occurs in is running, as the runtime's and
+ * delegates' names do not.
  */
 #ifndef PTERUN_ETDUMP_H
 #define PTERUN_ETDUMP_H
