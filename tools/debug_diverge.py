@@ -193,8 +193,9 @@ def build_values(pte, plan, external, case):
         if kind == "Tensor":
             dtype = torch_dtype(v.scalar_type.value if hasattr(v.scalar_type, "value") else v.scalar_type)
             info = v.extra_tensor_info
+            location = getattr(info, "location", None)
             if info is not None and getattr(info, "fully_qualified_name", None) and \
-                    str(getattr(info, "location", "")).endswith("EXTERNAL"):
+                    getattr(location, "name", str(location)) == "EXTERNAL":
                 key = info.fully_qualified_name
                 if key not in external:
                     raise Failure(f"tensor '{key}' lives in a .ptd that the case does not have")
@@ -236,7 +237,7 @@ def build_values(pte, plan, external, case):
     for idx, path in zip(plan.inputs, case["inputs"]):
         arr = np.load(path)
         if isinstance(vals[idx], torch.Tensor):
-            t = torch.from_numpy(np.ascontiguousarray(arr))
+            t = torch.from_numpy(np.array(arr, order="C"))  # not ascontiguousarray: it makes 0-d arrays 1-d
             if tuple(t.shape) == tuple(vals[idx].shape) and plan.values[idx].val.allocation_info is not None:
                 vals[idx].copy_(t)  # into its planned memory
             else:  # unplanned, or smaller than the planned upper bound
@@ -283,7 +284,7 @@ def store(vals, idx, value):
 
     cur = vals[idx]
     if isinstance(cur, torch.Tensor):
-        t = torch.from_numpy(np.ascontiguousarray(value))
+        t = torch.from_numpy(np.array(value, order="C"))  # not ascontiguousarray: it makes 0-d arrays 1-d
         if tuple(cur.shape) == tuple(t.shape):
             cur.copy_(t.to(cur.dtype))
         else:
@@ -323,6 +324,12 @@ class Interpreter:
         self.vals = vals
         self.ops = plan.operators
         self.instrs = plan.chains[0].instructions
+        # Tensors whose shape is decided at run time: their outs are emptied
+        # before a call so the operator sizes them (in place, keeping their
+        # planned memory) instead of warning about a resize.
+        self.dynamic = {i for i, v in enumerate(plan.values)
+                        if type(v.val).__name__ == "Tensor" and int(getattr(v.val.shape_dynamism, "value",
+                                                                                v.val.shape_dynamism)) != 0}
 
     def kernel(self, op_index):
         op = self.ops[op_index]
@@ -367,6 +374,10 @@ class Interpreter:
         pos, kw = [], {}
         for a, idx in zip(schema.arguments, args[:n]):
             v = resolve(vals, idx)
+            if a.alias_info is not None and a.alias_info.is_write:
+                for t_idx in (list_items(vals, idx) or [idx]):
+                    if t_idx in self.dynamic and isinstance(vals[t_idx], torch.Tensor):
+                        vals[t_idx].resize_(0)
             if a.kwarg_only:
                 kw[a.name] = v
             else:

@@ -76,13 +76,44 @@ def test_human_report(mlp_case):
     assert "pterun:" in proc.stdout and "eager:" in proc.stdout
 
 
-def test_zoo_cases_when_present():
+def zoo_dir():
     zoo = os.environ.get("PTERUN_ZOO", os.path.join(REPO, "zoo"))
-    case = os.path.join(zoo, "models", "mlp")
-    if not os.path.exists(os.path.join(case, "model.pte")):
-        pytest.skip("no zoo mlp case here")
+    if not os.path.isdir(os.path.join(zoo, "models")):
+        pytest.skip("no zoo here (set PTERUN_ZOO)")
+    return zoo
+
+
+def test_zoo_mlp_agrees_and_a_wrong_relu_is_found():
+    case = os.path.join(zoo_dir(), "models", "mlp")
     rc, r = diverge(case)
     assert rc == 0, r["first"]
+    rc, r = diverge(case, "--library", buggy_kernels_lib())
+    assert rc == 1 and r["first"]["op"] == "aten::relu.out"
+
+
+def test_zoo_models_interpreted_like_eager():
+    """The tool's eager side reproduces every zoo model's expected outputs
+    (whatever kernels this build has)."""
+    sys.path.insert(0, os.path.join(REPO, "tools"))
+    import debug_diverge as dd
+
+    models = os.path.join(zoo_dir(), "models")
+    checked = 0
+    for name in sorted(os.listdir(models)):
+        case = dd.load_case(os.path.join(models, name))
+        if not case["expected"]:
+            continue
+        try:
+            got = dd.interpret(case)
+        except dd.Failure as e:
+            if "delegate" in str(e):
+                continue  # delegated programs need a runtime
+            raise
+        for k, path in enumerate(case["expected"]):
+            np.testing.assert_allclose(got[k], np.load(path), rtol=max(case["rtol"], 1e-4),
+                                       atol=max(case["atol"], 1e-5), err_msg=name)
+        checked += 1
+    assert checked > 0
 
 
 def test_interpreter_reproduces_eager(tmp_path):
