@@ -3,9 +3,11 @@
  *   pterun info model.pte [--data model.ptd] [--json]
  *   pterun run model.pte [--data model.ptd] [--method NAME] [--input a.npy]...
  *              [--output-dir DIR] [--iterations N] [--warmup N] [--library PATH]...
+ *              [--profile] [--etdump FILE] [--trace FILE] [--debug-tensors DIR]
  *
  * Uses only the public headers. */
 #define _POSIX_C_SOURCE 200809L
+#include <pterun/etdump.h>
 #include <pterun/kernels_portable.h>
 #include <pterun/runtime.h>
 
@@ -36,6 +38,10 @@ typedef struct options {
   int warmup;
   int json;
   int quiet;
+  int profile;               /* print the per-operator table */
+  const char *etdump;        /* write an ETDump file */
+  const char *trace;         /* write a Chrome trace */
+  const char *debug_tensors; /* write every instruction's outputs here */
 } options;
 
 static int fail(const char *what) {
@@ -48,6 +54,7 @@ static void usage(FILE *f) {
           "usage: pterun info MODEL.pte [--data FILE.ptd]... [--json]\n"
           "       pterun run MODEL.pte [--data FILE.ptd]... [--method NAME] [--input FILE.npy]...\n"
           "                  [--output-dir DIR] [--iterations N] [--warmup N] [--library PATH]... [--quiet]\n"
+          "                  [--profile] [--etdump FILE] [--trace FILE] [--debug-tensors DIR]\n"
           "       pterun operators | backends | version\n");
 }
 
@@ -77,6 +84,10 @@ static int parse_args(int argc, char **argv, options *o) {
     else if (!strcmp(a, "--library")) { NEED_VALUE(); PUSH(o->libraries, o->nlibraries); }
     else if (!strcmp(a, "--method")) { NEED_VALUE(); o->method = next; }
     else if (!strcmp(a, "--output-dir")) { NEED_VALUE(); o->output_dir = next; }
+    else if (!strcmp(a, "--etdump")) { NEED_VALUE(); o->etdump = next; }
+    else if (!strcmp(a, "--trace")) { NEED_VALUE(); o->trace = next; }
+    else if (!strcmp(a, "--debug-tensors")) { NEED_VALUE(); o->debug_tensors = next; }
+    else if (!strcmp(a, "--profile")) o->profile = 1;
     else if (!strcmp(a, "--iterations") || !strcmp(a, "--warmup")) {
       NEED_VALUE();
       char *end;
@@ -114,7 +125,7 @@ static void unload(loaded *l) {
   for (int i = 0; i < l->nmaps; i++) pte_data_map_free(l->maps[i]);
 }
 
-static int load_program(const options *o, loaded *l) {
+static int load_program(const options *o, loaded *l, const pte_tracer *tracer) {
   memset(l, 0, sizeof *l);
   for (int i = 0; i < o->nlibraries; i++)
     if (pte_library_load(o->libraries[i])) return fail(NULL);
@@ -130,6 +141,7 @@ static int load_program(const options *o, loaded *l) {
   memset(&po, 0, sizeof po);
   po.data_maps = l->maps;
   po.num_data_maps = l->nmaps;
+  po.tracer = tracer;
   if (pte_program_load_file(o->model, &po, &l->program)) {
     unload(l);
     return fail(NULL);
@@ -168,7 +180,7 @@ static void print_io(const pte_io_info *io, int json) {
 
 static int cmd_info(const options *o) {
   loaded l;
-  if (load_program(o, &l)) return 1;
+  if (load_program(o, &l, NULL)) return 1;
   int32_t n = pte_program_method_count(l.program);
   if (o->json) printf("{\"program\": "), json_str(o->model), printf(", \"methods\": [");
   else printf("program: %s\nmethods: %d\n", o->model, (int)n);
@@ -295,9 +307,73 @@ static void print_value(int32_t i, const pte_value *v) {
   printf("%s]\n", n > 8 ? ", ..." : "");
 }
 
+/* ---- profiling (--profile, --etdump, --trace, --debug-tensors) ---- */
+
+static pte_etdump *profiler_create(const options *o) {
+  pte_etdump_options eo;
+  memset(&eo, 0, sizeof eo);
+  eo.max_events = 1 << 20;
+  pte_etdump *e = NULL;
+  if (o->debug_tensors) {
+    /* Only one execute is captured, but its intermediates can add up to far
+     * more than the planned memory they share; untouched pages cost nothing. */
+    for (size_t mb = 1024; mb >= 64 && !e; mb /= 4) {
+      eo.debug_buffer_size = mb << 20;
+      eo.max_debug_values = 1 << 18;
+      if (pte_etdump_create(&eo, &e)) e = NULL;
+    }
+  } else if (pte_etdump_create(&eo, &e)) {
+    e = NULL;
+  }
+  if (!e) fail("profiler");
+  return e;
+}
+
+static int profiler_finish(const options *o, pte_etdump *e) {
+  pte_etdump_stats s;
+  pte_etdump_get_stats(e, &s);
+  char path[4096];
+  if (o->debug_tensors) {
+    if (pte_etdump_write_debug_tensors(e, o->debug_tensors, 0)) return fail("--debug-tensors");
+    if (!o->quiet) printf("debug tensors: %lld values in %s/ (index.json)\n", (long long)s.debug_values, o->debug_tensors);
+  }
+  if (o->etdump) {
+    snprintf(path, sizeof path, "%s/debug_buffer.bin", o->debug_tensors ? o->debug_tensors : ".");
+    if (pte_etdump_write(e, o->etdump, o->debug_tensors ? path : NULL)) return fail("--etdump");
+    if (!o->quiet) {
+      printf("etdump: %s (%lld events)", o->etdump, (long long)s.events);
+      if (o->debug_tensors) printf("; debug buffer: %s", path);
+      printf("\n");
+    }
+  }
+  if (o->trace) {
+    if (pte_etdump_write_trace(e, o->trace)) return fail("--trace");
+    if (!o->quiet) printf("trace: %s\n", o->trace);
+  }
+  if (o->profile) {
+    size_t n = pte_etdump_table(e, NULL, 0);
+    char *t = (char *)malloc(n + 1);
+    if (!t) return fail("--profile");
+    pte_etdump_table(e, t, n + 1);
+    fputs(t, stdout);
+    free(t);
+  }
+  if (s.dropped_events || s.dropped_debug_values)
+    fprintf(stderr, "pterun: warning: the profiler dropped %lld events and %lld values (buffers full)\n",
+            (long long)s.dropped_events, (long long)s.dropped_debug_values);
+  return 0;
+}
+
 static int cmd_run(const options *o) {
+  pte_etdump *prof = NULL;
+  if (o->profile || o->etdump || o->trace || o->debug_tensors) {
+    if (!(prof = profiler_create(o))) return 1;
+  }
   loaded l;
-  if (load_program(o, &l)) return 1;
+  if (load_program(o, &l, pte_etdump_tracer(prof))) {
+    pte_etdump_free(prof);
+    return 1;
+  }
   const char *method = o->method ? o->method : pte_program_method_name(l.program, 0);
   pte_method *m = NULL;
   void *owned[MAX_FILES] = {0};
@@ -306,7 +382,10 @@ static int cmd_run(const options *o) {
   double *times = NULL;
   int rc = 0;
   double t0 = now_ms();
-  if (pte_method_load(l.program, method, NULL, &m)) {
+  pte_method_options mo;
+  memset(&mo, 0, sizeof mo);
+  mo.tracer = pte_etdump_tracer(prof);
+  if (pte_method_load(l.program, method, &mo, &m)) {
     rc = fail(NULL);
     goto done;
   }
@@ -342,16 +421,19 @@ static int cmd_run(const options *o) {
     }
     if (pte_method_set_input_tensor(m, i, &tensors[i])) { rc = fail(NULL); goto done; }
   }
+  pte_method_set_tracer(m, NULL); /* warmup runs are not profiled */
   times = (double *)malloc(sizeof(double) * (size_t)o->iterations);
   if (!times) { fprintf(stderr, "pterun: out of memory\n"); rc = 1; goto done; }
   /* Inputs are set again before every run (the planner may reuse an input's
    * memory once it is consumed); a latency sample covers both. */
   for (int it = -o->warmup; it < o->iterations; it++) {
+    if (it == 0) pte_method_set_tracer(m, prof ? pte_etdump_tracer(prof) : NULL);
     double s = now_ms();
     for (int32_t i = 0; it > -o->warmup && i < nin; i++)
       if (pte_method_set_input_tensor(m, i, &tensors[i])) { rc = fail(NULL); goto done; }
     if (pte_method_execute(m)) { rc = fail(NULL); goto done; }
     if (it >= 0) times[it] = now_ms() - s;
+    if (it >= 0 && prof && o->debug_tensors) pte_etdump_set_capture(prof, false); /* one captured execute */
   }
   int32_t nout = pte_method_num_outputs(m);
   if (o->output_dir) {
@@ -379,6 +461,7 @@ static int cmd_run(const options *o) {
   if (!o->quiet)
     printf("method '%s': load %.3f ms; %d iteration(s): min %.3f ms, median %.3f ms, max %.3f ms\n", method,
            load_ms, o->iterations, times[0], times[o->iterations / 2], times[o->iterations - 1]);
+  if (prof && profiler_finish(o, prof)) rc = 1;
 done:
   free(times);
   for (int i = 0; i < MAX_FILES; i++) {
@@ -387,6 +470,7 @@ done:
   }
   pte_method_free(m);
   unload(&l);
+  pte_etdump_free(prof);
   return rc;
 }
 

@@ -282,8 +282,11 @@ typedef struct pte_tracer {
   /* begin returns a token handed back to end (e.g. a start timestamp). */
   uint64_t (*begin)(void *user, const pte_event *event);
   void (*end)(void *user, const pte_event *event, uint64_t token);
-  /* Optional: called with every output of an instruction after it ran, when
-   * capture_outputs is true (debug mode). */
+  /* Optional, debug mode (capture_outputs true): called after an instruction
+   * ran with each of its outputs, numbered from 0 (the trailing arguments that
+   * no earlier instruction used: every out tensor of a multi-output operator;
+   * one call per tensor of an out list), and after an execute with each output
+   * of the method and the EXECUTE event. `value` is only valid during the call. */
   void (*output)(void *user, const pte_event *event, int32_t index, const pte_value *value);
   bool capture_outputs;
 } pte_tracer;

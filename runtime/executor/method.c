@@ -430,6 +430,43 @@ static const char *op_full_name(pte_method *m, uint32_t ops, int32_t op) {
   return s;
 }
 
+/* A tensor value nothing has used yet (not an input, not a constant, not an
+ * argument of an earlier instruction): the instruction it first appears in
+ * writes it. */
+static bool fresh_tensor(const pte_method *m, const uint8_t *seen, const pte_value *v) {
+  if (v->tag != PTE_TAG_TENSOR) return false;
+  size_t idx = (size_t)(v - m->values);
+  return !seen[idx] && !(v->u.tensor->flags & PTE_TENSOR_READONLY);
+}
+
+/* How many trailing arguments of `in` are outputs. The program does not say
+ * which arguments an out-variant writes; ATen puts them last (`*, out`, or
+ * `out0, out1, out2` for native_layer_norm), the exporter appends the returns
+ * after them (the same tensor, or a list of the outs), and they are values no
+ * earlier instruction touched. Only debugging tracers use this: it lets them
+ * see every output of multi-output operators, not just the last argument. */
+static uint8_t count_outputs(const pte_method *m, uint8_t *seen, const pte_instr *in) {
+  int32_t n = 0;
+  for (int32_t k = in->nargs - 1; k >= 0 && n < 255; k--, n++) {
+    const pte_value *v = in->args[k];
+    bool out = false;
+    for (int32_t j = k + 1; j < in->nargs && !out; j++) out = in->args[j] == v; /* a repeat */
+    if (!out) out = fresh_tensor(m, seen, v);
+    if (!out && v->tag == PTE_TAG_TENSOR_LIST) {
+      out = v->len > 0 && !seen[(size_t)(v - m->values)];
+      for (int32_t j = 0; out && j < v->len; j++) out = fresh_tensor(m, seen, v->u.items[j]);
+    }
+    if (!out) break;
+  }
+  for (int32_t k = 0; k < in->nargs; k++) {
+    const pte_value *v = in->args[k];
+    seen[(size_t)(v - m->values)] = 1;
+    if (v->tag == PTE_TAG_TENSOR_LIST)
+      for (int32_t j = 0; j < v->len; j++) seen[(size_t)(v->u.items[j] - m->values)] = 1;
+  }
+  return (uint8_t)(n > 0 ? n : (in->nargs > 0));
+}
+
 static pte_status build_instructions(pte_method *m, uint32_t plan, size_t *scratch) {
   const pte_fb fb = m->program->fb;
   uint32_t chains = pte_fb_ref(fb, plan, PLAN_CHAINS);
@@ -444,7 +481,9 @@ static pte_status build_instructions(pte_method *m, uint32_t plan, size_t *scrat
   m->num_instrs = (int32_t)pte_fb_vec_len(fb, instrs);
   m->instrs = (pte_instr *)m_array(m, (size_t)m->num_instrs + 1, sizeof(pte_instr));
   const char **names = (const char **)m_array(m, (size_t)nops + 1, sizeof(char *));
-  if (!m->instrs || !names) return OOM("instructions");
+  uint8_t *seen = (uint8_t *)m_alloc(m, (size_t)m->num_values + 1);
+  if (!m->instrs || !names || !seen) return OOM("instructions");
+  for (int32_t i = 0; i < m->num_inputs; i++) seen[m->inputs[i]] = 1;
   for (int32_t i = 0; i < nops; i++) {
     names[i] = op_full_name(m, ops, i);
     if (!names[i]) return pte_error(PTE_ERR_INVALID_PROGRAM, "operator %d has no name", (int)i);
@@ -534,6 +573,7 @@ static pte_status build_instructions(pte_method *m, uint32_t plan, size_t *scrat
       pte_error_prefix("instruction %d", (int)i);
       return st;
     }
+    if (kind == INSTR_KERNEL || kind == INSTR_DELEGATE) in->nouts = count_outputs(m, seen, in);
   }
   if (nmissing)
     return pte_error(PTE_ERR_NOT_FOUND, "%s not registered: %s", nmissing > 1 ? "operators are" : "operator is",

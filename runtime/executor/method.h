@@ -6,6 +6,7 @@
 
 typedef struct pte_instr {
   uint8_t kind;      /* INSTR_* */
+  uint8_t nouts;     /* trailing args that are outputs (what a debugging tracer is shown) */
   int32_t a;         /* move from / jump cond / free value / delegate index */
   int32_t b;         /* move to / jump destination */
   pte_kernel_fn fn;
