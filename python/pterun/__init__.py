@@ -23,7 +23,7 @@ from ._pterun import Error
 
 __all__ = [
     "Error", "Program", "Method", "load", "registered_backends", "registered_operators",
-    "load_library", "__version__",
+    "load_library", "profile", "Profile", "__version__",
 ]
 
 __version__ = "0.1.0"
@@ -99,6 +99,8 @@ class Method:
         self.delegates: List[str] = list(info["delegates"])
 
     def execute(self, inputs: Sequence[Any]) -> List[Any]:
+        if _ACTIVE_PROFILES:
+            _ACTIVE_PROFILES[-1]._attach(self)
         return [_from_output(o) for o in self._m.execute([_to_buffer(x) for x in inputs])]
 
     def __call__(self, *inputs: Any) -> Union[Any, List[Any]]:
@@ -161,5 +163,63 @@ def load_library(path: Union[str, "_os.PathLike[str]"]) -> None:
 
 def _registry_identity() -> int:
     return _pterun.registry_identity()
+
+
+_ACTIVE_PROFILES: List["Profile"] = []
+
+
+class Profile:
+    """Records every method run inside its `with` block (ETDump events).
+
+        with pterun.profile() as p:
+            method(x)
+        print(p.table()); p.save_etdump("run.etdp"); p.save_trace("run.json")
+    """
+
+    def __init__(self, max_events: int = 0, debug_buffer_size: int = 0):
+        from . import _profiler  # the profiler's own extension, over the same libraries
+        self._p = _profiler.Profiler(max_events, debug_buffer_size)
+        self._methods: List[Method] = []
+
+    def _attach(self, method: Method) -> None:
+        if not any(m is method for m in self._methods):
+            self._p.attach(method._m._handle())
+            self._methods.append(method)
+
+    def __enter__(self) -> "Profile":
+        _ACTIVE_PROFILES.append(self)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        _ACTIVE_PROFILES.remove(self)
+        for m in self._methods:
+            self._p.detach(m._m._handle())
+        self._methods.clear()
+
+    def table(self) -> str:
+        """Per-operator table: count, total, mean, share of the run, sorted."""
+        return self._p.table()
+
+    def summary(self) -> List[Dict[str, Any]]:
+        return self._p.summary()
+
+    def stats(self) -> Dict[str, int]:
+        return self._p.stats()
+
+    def save_etdump(self, path: Union[str, "_os.PathLike[str]"], debug_path: Any = None) -> None:
+        """Write an ETDump file that executorch.devtools.Inspector opens."""
+        if debug_path is None:
+            self._p.save_etdump(_os.fspath(path))
+        else:
+            self._p.save_etdump(_os.fspath(path), _os.fspath(debug_path))
+
+    def save_trace(self, path: Union[str, "_os.PathLike[str]"]) -> None:
+        """Write Chrome trace-event JSON (Perfetto, chrome://tracing)."""
+        self._p.save_trace(_os.fspath(path))
+
+
+def profile(max_events: int = 0, debug_buffer_size: int = 0) -> Profile:
+    """A profiling context: `with pterun.profile() as p: method(x)`."""
+    return Profile(max_events, debug_buffer_size)
 
 

@@ -528,3 +528,40 @@ def test_custom_operator_library(installed, tmp_path):
     out_dir = str(tmp_path / "out")
     run([cli, "run", pte, "--library", so, "--input", x, "--output-dir", out_dir], cwd=str(tmp_path))
     np.testing.assert_array_equal(np.load(os.path.join(out_dir, "output_0.npy")), np.load(want))
+
+
+def test_two_extensions_share_one_registry(installed):
+    installed.py(textwrap.dedent("""
+        from pterun import _pterun, _profiler
+        assert _pterun.registry_identity() == _profiler.registry_identity()
+        print("one registry for both extensions")
+    """))
+
+
+def test_python_profiler(installed, zoo_copy, tmp_path):
+    case = os.path.join(zoo_copy, "models", "mlp")
+    etdp, trace = str(tmp_path / "run.etdp"), str(tmp_path / "run.json")
+    code = textwrap.dedent(f"""
+        import os, json, numpy as np, pterun
+        m = pterun.load(os.path.join({case!r}, "model.pte")).method("forward")
+        x = np.load(os.path.join({case!r}, "inputs", "0.npy"))
+        m(x)                                  # not profiled
+        with pterun.profile() as p:
+            for _ in range(3):
+                m(x)
+        m(x)                                  # not profiled either
+        t = p.table()
+        assert "aten::addmm.out" in t and "3 execute" in t, t
+        assert p.stats()["executes"] == 3, p.stats()
+        p.save_etdump({etdp!r}); p.save_trace({trace!r})
+        json.load(open({trace!r}))
+        print(t)
+    """)
+    installed.py(code)
+    from executorch.devtools import Inspector
+    insp = Inspector(etdump_path=etdp)
+    names = {e.name for b in insp.event_blocks for e in b.events}
+    assert "aten::addmm.out" in names, names
+    execute_blocks = [b for b in insp.event_blocks if b.name == "Execute"]
+    assert execute_blocks and all(len(e.perf_data.raw) == 3 for e in execute_blocks[0].events if e.perf_data), \
+        [(e.name, len(e.perf_data.raw)) for e in execute_blocks[0].events if e.perf_data]
