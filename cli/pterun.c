@@ -33,6 +33,8 @@ typedef struct options {
   int ninputs;
   const char *libraries[MAX_FILES];
   int nlibraries;
+  const char *disabled[MAX_FILES];
+  int ndisabled;
   const char *output_dir;
   int iterations;
   int warmup;
@@ -53,7 +55,8 @@ static void usage(FILE *f) {
   fprintf(f,
           "usage: pterun info MODEL.pte [--data FILE.ptd]... [--json]\n"
           "       pterun run MODEL.pte [--data FILE.ptd]... [--method NAME] [--input FILE.npy]...\n"
-          "                  [--output-dir DIR] [--iterations N] [--warmup N] [--library PATH]... [--quiet]\n"
+          "                  [--output-dir DIR] [--iterations N] [--warmup N] [--library PATH]...\n"
+          "                  [--disable KERNEL_LIBRARY]... [--quiet]\n"
           "                  [--profile] [--etdump FILE] [--trace FILE] [--debug-tensors DIR]\n"
           "       pterun operators | backends | version\n");
 }
@@ -82,6 +85,7 @@ static int parse_args(int argc, char **argv, options *o) {
     if (!strcmp(a, "--data")) { NEED_VALUE(); PUSH(o->data, o->ndata); }
     else if (!strcmp(a, "--input")) { NEED_VALUE(); PUSH(o->inputs, o->ninputs); }
     else if (!strcmp(a, "--library")) { NEED_VALUE(); PUSH(o->libraries, o->nlibraries); }
+    else if (!strcmp(a, "--disable")) { NEED_VALUE(); PUSH(o->disabled, o->ndisabled); }
     else if (!strcmp(a, "--method")) { NEED_VALUE(); o->method = next; }
     else if (!strcmp(a, "--output-dir")) { NEED_VALUE(); o->output_dir = next; }
     else if (!strcmp(a, "--etdump")) { NEED_VALUE(); o->etdump = next; }
@@ -129,6 +133,8 @@ static int load_program(const options *o, loaded *l, const pte_tracer *tracer) {
   memset(l, 0, sizeof *l);
   for (int i = 0; i < o->nlibraries; i++)
     if (pte_library_load(o->libraries[i])) return fail(NULL);
+  for (int i = 0; i < o->ndisabled; i++)
+    if (pte_kernel_library_set_enabled(o->disabled[i], false)) return fail(NULL);
   if (!o->model) {
     fprintf(stderr, "pterun: no program given\n");
     return 1;

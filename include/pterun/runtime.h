@@ -326,6 +326,11 @@ typedef struct pte_kernel_library {
  * and what it points to must stay valid while registered. Thread-safe. */
 PTE_API pte_status pte_register_kernels(const pte_kernel_library *lib);
 
+/* Turn a registered kernel library off (or back on) for methods loaded from
+ * now on, e.g. to compare kernels_optimized with kernels_portable in one
+ * process. PTE_ERR_NOT_FOUND if no library has that name. */
+PTE_API pte_status pte_kernel_library_set_enabled(const char *name, bool enabled);
+
 /* Distinct registered operator names (the runtime's prim ops included). */
 PTE_API int32_t pte_operator_count(void);
 PTE_API const char *pte_operator_name(int32_t index);

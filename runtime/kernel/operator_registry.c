@@ -22,6 +22,7 @@ typedef struct entry {
 static entry g_entries[PTE_MAX_KERNELS];
 static int32_t g_num_entries;
 static const pte_kernel_library *g_libs[PTE_MAX_KERNEL_LIBRARIES];
+static bool g_disabled[PTE_MAX_KERNEL_LIBRARIES];
 static int32_t g_num_libs;
 static int32_t g_num_names; /* distinct names */
 static pthread_once_t g_prims_once = PTHREAD_ONCE_INIT;
@@ -154,6 +155,27 @@ bool pte_operator_registered(const char *name) {
   return found;
 }
 
+/* Called with the lock held. */
+static bool library_disabled(const pte_kernel_library *lib) {
+  for (int32_t i = 0; i < g_num_libs; i++)
+    if (g_libs[i] == lib) return g_disabled[i];
+  return false;
+}
+
+pte_status pte_kernel_library_set_enabled(const char *name, bool enabled) {
+  if (!name) return pte_error(PTE_ERR_INVALID_ARGUMENT, "library name is NULL");
+  ensure_prims();
+  pte_status st = pte_error(PTE_ERR_NOT_FOUND, "no kernel library named '%s' is registered", name);
+  pte_registry_lock();
+  for (int32_t i = 0; i < g_num_libs; i++)
+    if (strcmp(g_libs[i]->name, name) == 0) {
+      g_disabled[i] = !enabled;
+      st = PTE_OK;
+    }
+  pte_registry_unlock();
+  return st;
+}
+
 const pte_kernel *pte_operator_find(const char *name, const char **library) {
   return pte_operator_resolve(name, NULL, -1, library);
 }
@@ -167,6 +189,7 @@ const pte_kernel *pte_operator_resolve(const char *name, pte_value *const *args,
   pte_registry_lock();
   for (int32_t i = find_first(name); i >= 0 && i < g_num_entries && strcmp(g_entries[i].name, name) == 0; i++) {
     const pte_kernel *k = g_entries[i].kernel;
+    if (nargs >= 0 && library_disabled(g_entries[i].lib)) continue;
     if (nargs >= 0 && k->accepts && !k->accepts(args, nargs)) continue;
     found = k;
     if (library) *library = g_entries[i].lib->name;

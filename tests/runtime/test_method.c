@@ -264,7 +264,18 @@ TEST(kernel_selection_by_priority) {
 }
 
 
-TEST_MAIN(T(register_portable_kernels), T(zoo_mlp_matches_eager), T(zoo_models_match_eager), T(metadata_without_loading),
+/* A disabled library is skipped by method loading and can come back. */
+TEST(disable_kernel_library) {
+  char err[512];
+  CHECK_FAILS(pte_kernel_library_set_enabled("no_such_library", false), PTE_ERR_NOT_FOUND, "no_such_library");
+  CHECK_OK(pte_kernel_library_set_enabled("kernels_portable", false));
+  pte_status st = run_case(zoo_path("models/mlp"), "forward", NULL, 1e-4, 1e-5, err, sizeof err);
+  CHECK_OK(pte_kernel_library_set_enabled("kernels_portable", true));
+  CHECK(st != PTE_OK && strstr(err, "aten::"), "loaded with its kernels disabled: %s", err);
+  CHECK(run_case(zoo_path("models/mlp"), "forward", NULL, 1e-4, 1e-5, err, sizeof err) == PTE_OK, "%s", err);
+}
+
+TEST_MAIN(T(register_portable_kernels), T(disable_kernel_library), T(zoo_mlp_matches_eager), T(zoo_models_match_eager), T(metadata_without_loading),
           T(wrong_inputs_are_named), T(dynamic_batch_within_bounds), T(two_methods),
           T(external_weights_need_the_ptd), T(buffer_loads), T(missing_file_and_method),
           T(caller_provided_memory), T(kernel_selection_by_priority))
