@@ -306,37 +306,40 @@ void xg_delegate_destroy(xg_delegate *d) {
 
 /* ---- running ---- */
 
-static const char *shape_of(const int64_t *s, int32_t n, char *buf, size_t len) {
-  return pte_shape_str(n, s, buf, len);
+static bool default_dim_order(const pte_tensor *t) {
+  for (int32_t i = 0; i < t->dim; i++)
+    if (t->dim_order[i] != i) return false;
+  return true;
+}
+
+/* XNNPACK values are laid out in memory order: a tensor with a dim order
+ * (e.g. channels-last) is compared by its sizes in that order, as
+ * ExecuTorch's own delegate does. */
+static void physical_sizes(const pte_tensor *t, int64_t *out) {
+  for (int32_t j = 0; j < t->dim; j++) out[j] = t->sizes[t->dim_order[j] < t->dim ? t->dim_order[j] : j];
+}
+
+/* Rank 0 matches [1] (the exporter serializes scalars as [1]). */
+static bool same_shape(const int64_t *phys, int32_t dim, const xg_value *v) {
+  if (dim == 0) return v->numel == 1;
+  if ((uint32_t)dim != v->ndims) return false;
+  for (int32_t i = 0; i < dim; i++)
+    if ((size_t)phys[i] != v->dims[i]) return false;
+  return true;
 }
 
 static pte_status shape_error(const xg_delegate *d, uint32_t e, const pte_tensor *t, const xg_value *v,
                               const char *why) {
   char got[160], want[160];
-  int64_t w[XG_MAX_DIMS];
+  int64_t w[XG_MAX_DIMS], phys[PTE_MAX_DIM];
   for (uint32_t i = 0; i < v->ndims; i++) w[i] = (int64_t)v->dims[i];
+  physical_sizes(t, phys);
   (void)d;
   return pte_error(PTE_ERR_INVALID_ARGUMENT,
-                   "XNNPACK delegate %s %u: got shape %s, the delegate was built for %s%s",
+                   "XNNPACK delegate %s %u: got shape %s%s, the delegate was built for %s%s",
                    (v->flags & XG_FLAG_EXTERNAL_INPUT) ? "input" : "output", e,
-                   shape_of(t->sizes, t->dim, got, sizeof got), pte_shape_str((int32_t)v->ndims, w, want, sizeof want),
-                   why);
-}
-
-/* Does tensor t have the value's shape? Rank 0 matches [1] (the exporter
- * serializes scalars as [1]). */
-static bool same_shape(const pte_tensor *t, const xg_value *v) {
-  if (t->dim == 0) return v->numel == 1;
-  if ((uint32_t)t->dim != v->ndims) return false;
-  for (int32_t i = 0; i < t->dim; i++)
-    if ((size_t)t->sizes[i] != v->dims[i]) return false;
-  return true;
-}
-
-static bool default_dim_order(const pte_tensor *t) {
-  for (int32_t i = 0; i < t->dim; i++)
-    if (t->dim_order[i] != i) return false;
-  return true;
+                   pte_shape_str(t->dim, phys, got, sizeof got), default_dim_order(t) ? "" : " (in memory order)",
+                   pte_shape_str((int32_t)v->ndims, w, want, sizeof want), why);
 }
 
 static inline uint64_t trace_begin(const pte_tracer *tr, pte_event *ev, const xg_step *s) {
@@ -375,31 +378,32 @@ pte_status xg_delegate_run(xg_delegate *d, pte_value **args, int32_t nargs, cons
         return pte_error(PTE_ERR_INVALID_ARGUMENT, "XNNPACK delegate %s %u is %s, expected float32",
                          input ? "input" : "output", e, pte_dtype_name(t->dtype));
       }
-      if (!default_dim_order(t))
-        return pte_error(PTE_ERR_NOT_SUPPORTED, "XNNPACK delegate %s %u has a non-contiguous dim order",
-                         input ? "input" : "output", e);
+      if (t->dim > PTE_MAX_DIM)
+        return pte_error(PTE_ERR_INVALID_ARGUMENT, "XNNPACK delegate argument %u has rank %d", e, (int)t->dim);
+      int64_t phys[PTE_MAX_DIM];
+      physical_sizes(t, phys);
       const bool batched = p->batchable && p->batched[vi];
       const size_t full = v->numel * esize;
       if (input) {
         if (!t->data) return pte_error(PTE_ERR_INVALID_STATE, "XNNPACK delegate input %u has no data", e);
         d->bound[e] = t->data;
-        if (same_shape(t, v)) {
+        if (same_shape(phys, t->dim, v)) {
           if (batched && rows && rows != v->dims[0])
             return shape_error(d, e, t, v, ", while other inputs have a leading dimension of another size");
           if (batched) rows = v->dims[0];
           continue;
         }
-        bool tail_ok = batched && (uint32_t)t->dim == v->ndims && t->sizes[0] >= 1 && (size_t)t->sizes[0] < v->dims[0];
-        for (int32_t i = 1; tail_ok && i < t->dim; i++) tail_ok = (size_t)t->sizes[i] == v->dims[i];
+        bool tail_ok = batched && (uint32_t)t->dim == v->ndims && phys[0] >= 1 && (size_t)phys[0] < v->dims[0];
+        for (int32_t i = 1; tail_ok && i < t->dim; i++) tail_ok = (size_t)phys[i] == v->dims[i];
         if (!tail_ok)
           return shape_error(d, e, t, v,
                              p->batchable && p->batched[vi]
                                  ? " (only the leading dimension may be smaller)"
                                  : " (Debian's 2022 XNNPACK cannot reshape a runtime, and this graph does not treat "
                                    "the leading dimension as independent rows)");
-        if (rows && rows != (size_t)t->sizes[0])
+        if (rows && rows != (size_t)phys[0])
           return shape_error(d, e, t, v, ", while other inputs have a leading dimension of another size");
-        rows = (size_t)t->sizes[0];
+        rows = (size_t)phys[0];
         /* Rows past the real ones are computed and ignored; read them from
          * the caller's buffer when it is big enough, else from staging. */
         if (t->capacity < full) {
@@ -407,12 +411,16 @@ pte_status xg_delegate_run(xg_delegate *d, pte_value **args, int32_t nargs, cons
           d->bound[e] = d->stage[e];
         }
       } else {
-        int64_t want[XG_MAX_DIMS];
-        for (uint32_t i = 0; i < v->ndims; i++) want[i] = (int64_t)v->dims[i];
-        if (batched && rows) want[0] = (int64_t)rows;
-        bool same = (t->dim == 0 && v->numel == 1 && !(batched && rows)) || (uint32_t)t->dim == v->ndims;
-        for (int32_t i = 0; same && t->dim && i < t->dim; i++) same = t->sizes[i] == want[i];
+        int64_t want_phys[XG_MAX_DIMS], want[XG_MAX_DIMS];
+        for (uint32_t i = 0; i < v->ndims; i++) want_phys[i] = (int64_t)v->dims[i];
+        if (batched && rows) want_phys[0] = (int64_t)rows;
+        bool same = t->dim == 0 ? v->numel == 1 && !(batched && rows) : (uint32_t)t->dim == v->ndims;
+        for (int32_t i = 0; same && i < t->dim; i++) same = phys[i] == want_phys[i];
         if (!same) {
+          /* Logical sizes from memory-order sizes through the dim order. */
+          bool keep_order = (uint32_t)t->dim == v->ndims;
+          for (uint32_t i = 0; i < v->ndims; i++)
+            want[keep_order && t->dim_order[i] < v->ndims ? t->dim_order[i] : i] = want_phys[i];
           pte_status st = pte_tensor_resize(t, (int32_t)v->ndims, want);
           if (st) {
             char b[160];
@@ -438,7 +446,9 @@ pte_status xg_delegate_run(xg_delegate *d, pte_value **args, int32_t nargs, cons
         uint32_t vi = p->ext_value[e];
         if (vi == XG_NONE || !(g->values[vi].flags & XG_FLAG_EXTERNAL_INPUT) || !p->batched[vi]) continue;
         const pte_tensor *t = args[e]->u.tensor;
-        if (t->dim < 1 || (size_t)t->sizes[0] != rows)
+        int64_t ph[PTE_MAX_DIM];
+        physical_sizes(t, ph);
+        if (t->dim < 1 || (size_t)ph[0] != rows)
           return shape_error(d, e, t, &g->values[vi], ", while other inputs have a leading dimension of another size");
       }
     }
