@@ -45,8 +45,10 @@ function(pterun_add_component name)
       string(APPEND _globals "    ${_s};\n")
     endforeach()
     file(WRITE "${_script}" "{\n  global:\n${_globals}  local:\n    *;\n};\n")
-    target_link_options(${_tgt} PRIVATE "LINKER:--version-script=${_script}" "LINKER:--no-undefined"
-                        "LINKER:-z,defs" "LINKER:--exclude-libs,ALL")
+    target_link_options(${_tgt} PRIVATE "LINKER:--version-script=${_script}" "LINKER:--exclude-libs,ALL")
+    if(NOT PTERUN_SANITIZE) # clang's sanitizer runtimes live in the executable
+      target_link_options(${_tgt} PRIVATE "LINKER:--no-undefined" "LINKER:-z,defs")
+    endif()
     set_target_properties(${_tgt} PROPERTIES LINK_DEPENDS "${_script}"
       VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR}
       INSTALL_RPATH "$ORIGIN" BUILD_RPATH_USE_ORIGIN ON)

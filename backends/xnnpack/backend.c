@@ -4,6 +4,7 @@
 #include <pterun/threadpool.h>
 
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +23,27 @@ typedef struct handle {
 static bool prefer_native_from_env(void) {
   const char *e = getenv("PTERUN_XNNPACK_NATIVE");
   return e && e[0] && strcmp(e, "0") != 0;
+}
+
+/* One line per delegate on what runs where (PTERUN_XNNPACK_VERBOSE=1). */
+static void describe(const xg_delegate *d, const xg_delegate_info *info, const char *method) {
+  const xg_graph *g = xg_delegate_graph(d);
+  char native[512];
+  size_t used = 0;
+  native[0] = 0;
+  for (int t = 1; t < XG_NODE_TYPE_END && used < sizeof native; t++) {
+    uint32_t count = 0;
+    for (uint32_t i = 0; i < g->nnodes; i++) count += g->nodes[i].type == t && g->nodes[i].exec == XG_EXEC_NATIVE;
+    if (count)
+      used += (size_t)snprintf(native + used, sizeof native - used, "%s%s x%u", used ? ", " : "",
+                               xg_node_type_name(t) + 3, count);
+  }
+  pte_log(PTE_LOG_WARNING,
+          "XnnpackBackend (method '%s'): %u nodes: %u in %u XNNPACK runtime(s), %u native [%s], %u dead; "
+          "%zu bytes of buffers between them, %zu bytes of constants copied%s",
+          method ? method : "?", info->nodes, info->xnn_nodes, info->segments, info->native_nodes, native,
+          info->dead_nodes, info->arena_bytes, info->static_copy_bytes,
+          info->batchable ? "; smaller leading dimensions accepted" : "");
 }
 
 static pte_status named(void *user, const char *key, const void **data, size_t *size) {
@@ -43,7 +65,7 @@ static pte_status init(void *user, pte_backend_init_ctx *ctx, const void *proces
   xg_mem mem = {ctx, NULL, 0};
   handle *h = (handle *)xg_mem_alloc(&mem, sizeof *h);
   if (!h) return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK delegate: out of memory");
-  xg_options opts = {prefer_native_from_env(), pte_threadpool_acquire()};
+  xg_options opts = {prefer_native_from_env(), pte_threadpool_acquire(), 0};
   pte_status st = xg_delegate_create(processed, size, named, ctx, &mem, &opts, &h->d);
   if (st) {
     pte_threadpool_release();
@@ -53,6 +75,8 @@ static pte_status init(void *user, pte_backend_init_ctx *ctx, const void *proces
   xg_delegate_get_info(h->d, &info);
   h->segments = info.segments;
   h->native_steps = info.native_steps;
+  const char *verbose = getenv("PTERUN_XNNPACK_VERBOSE");
+  if (verbose && verbose[0] && strcmp(verbose, "0") != 0) describe(h->d, &info, pte_backend_init_method(ctx));
   if (opts.threadpool) atomic_store(&g_pool, (const void *)opts.threadpool);
   atomic_fetch_add(&g_built, 1);
   atomic_fetch_add(&g_live, 1);

@@ -8,6 +8,7 @@
  * XNNPACK or to pterun's own code. */
 #include <math.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -487,6 +488,14 @@ static pte_status check_value_types(const xg_graph *g, uint32_t ni) {
   return PTE_OK;
 }
 
+static bool node_is_dead(const xg_graph *g, const xg_node *n) {
+  for (uint32_t k = 0; k < n->nout; k++) {
+    const xg_value *o = &g->values[n->out[k]];
+    if (o->uses || (o->flags & XG_FLAG_EXTERNAL_OUTPUT)) return false;
+  }
+  return true;
+}
+
 pte_status xg_check(xg_graph *g, const xg_check_options *opts) {
   pte_status st;
   for (uint32_t ni = 0; ni < g->nnodes; ni++) {
@@ -520,6 +529,27 @@ pte_status xg_check(xg_graph *g, const xg_check_options *opts) {
       return xg_node_error(g, ni, PTE_ERR_NOT_SUPPORTED,
                            "these parameters are supported neither by Debian's 2022 XNNPACK nor by pterun");
   }
+  /* Dead nodes: every output unused and not a delegate output. They are
+   * dropped, which also keeps them from 2022 XNNPACK, whose optimizer clears
+   * an unconsumed internal value but still creates its producer (an assert
+   * in Debian's build). A worklist, so hostile orders cost linear time. */
+  uint32_t *work = (uint32_t *)malloc(((size_t)g->nnodes + 1) * sizeof(uint32_t));
+  if (!work) return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK payload: out of memory");
+  uint32_t top = 0;
+  for (uint32_t ni = 0; ni < g->nnodes; ni++)
+    if (node_is_dead(g, &g->nodes[ni])) g->nodes[ni].exec = XG_EXEC_DEAD, work[top++] = ni;
+  while (top) {
+    const xg_node *n = &g->nodes[work[--top]];
+    for (uint32_t k = 0; k < n->nin; k++) {
+      if (n->in[k] == XG_NONE) continue;
+      xg_value *v = &g->values[n->in[k]];
+      if (--v->uses == 0 && v->producer >= 0) {
+        xg_node *p = &g->nodes[v->producer];
+        if (p->exec != XG_EXEC_DEAD && node_is_dead(g, p)) p->exec = XG_EXEC_DEAD, work[top++] = (uint32_t)v->producer;
+      }
+    }
+  }
+  free(work);
   for (uint32_t vi = 0; vi < g->nvalues; vi++) {
     const xg_value *v = &g->values[vi];
     if ((v->flags & XG_FLAG_EXTERNAL_INPUT) && (v->flags & XG_FLAG_EXTERNAL_OUTPUT))

@@ -181,6 +181,12 @@ static inline void *value_ptr(const xg_delegate *d, uint32_t vi) {
   return p ? p : d->bound[d->g.values[vi].external_id];
 }
 
+static bool add_bytes(size_t *total, size_t n, size_t limit) {
+  if (n > limit - *total) return false;
+  *total += n;
+  return true;
+}
+
 /* One attempt at building; *bad_node is set when XNNPACK refused a node. */
 static pte_status build(xg_delegate *d, const void *payload, size_t size, xg_named_fn named, void *nu,
                         xg_mem *mem, const xg_options *opts, const uint8_t *forced, uint32_t *bad_node) {
@@ -194,6 +200,18 @@ static pte_status build(xg_delegate *d, const void *payload, size_t size, xg_nam
       if (forced[ni]) g->nodes[ni].exec = XG_EXEC_NATIVE;
   if ((st = xg_make_plan(g, mem, &d->plan))) return st;
   xg_plan *p = &d->plan;
+
+  /* Working memory: ours (arena, constant copies, staging, the stand-in
+   * buffer of the first setup) and XNNPACK's workspace for its internal
+   * values. Checked before any of it is allocated. */
+  size_t limit = opts && opts->max_memory ? opts->max_memory : XG_MAX_TOTAL_BYTES, need = 0;
+  bool over = !add_bytes(&need, p->arena_size, limit) || !add_bytes(&need, p->static_copy_bytes, limit) ||
+              !add_bytes(&need, p->max_external_bytes, limit) || !add_bytes(&need, p->xnn_internal_bytes, limit);
+  for (uint32_t vi = 0; vi < g->nvalues && !over; vi++)
+    if (p->loc[vi] == XG_LOC_EXTERNAL && p->batchable && p->batched[vi])
+      over = !add_bytes(&need, 2 * g->values[vi].nbytes, limit);
+  if (over)
+    return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK delegate: needs more than %zu bytes of working memory", limit);
 
   d->vptr = (void **)xg_mem_alloc(mem, (size_t)g->nvalues * sizeof(void *));
   d->bound = (void **)xg_mem_alloc(mem, ((size_t)g->num_externs + 1) * sizeof(void *));
@@ -514,7 +532,8 @@ void xg_delegate_get_info(const xg_delegate *d, xg_delegate_info *info) {
   for (uint32_t i = 0; i < d->plan.nsteps; i++) info->native_steps += d->plan.steps[i].kind == XG_STEP_NATIVE;
   for (uint32_t i = 0; i < d->g.nnodes; i++) {
     if (d->g.nodes[i].exec == XG_EXEC_XNN) info->xnn_nodes++;
-    else info->native_nodes++;
+    else if (d->g.nodes[i].exec == XG_EXEC_NATIVE) info->native_nodes++;
+    else info->dead_nodes++;
   }
   info->arena_bytes = d->plan.arena_size;
   info->static_copy_bytes = d->plan.static_copy_bytes;

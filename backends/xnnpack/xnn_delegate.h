@@ -9,6 +9,7 @@ typedef struct xg_delegate xg_delegate;
 typedef struct xg_options {
   bool prefer_native; /* run natively every node pterun can run (tests) */
   void *threadpool;   /* pthreadpool_t for XNNPACK, may be NULL */
+  size_t max_memory;  /* refuse delegates needing more working memory (0: XG_MAX_TOTAL_BYTES) */
 } xg_options;
 
 /* Parse, check, plan and build. Memory comes from `mem` (freed by its owner
@@ -26,7 +27,7 @@ void xg_delegate_destroy(xg_delegate *d);
 
 /* Introspection for tests and diagnostics. */
 typedef struct xg_delegate_info {
-  uint32_t nodes, values, segments, native_steps, xnn_nodes, native_nodes;
+  uint32_t nodes, values, segments, native_steps, xnn_nodes, native_nodes, dead_nodes;
   size_t arena_bytes, static_copy_bytes;
   bool batchable;
   size_t batch_max;

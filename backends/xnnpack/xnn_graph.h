@@ -35,8 +35,8 @@
 #define XG_FLAG_EXTERNAL_INPUT 0x1u
 #define XG_FLAG_EXTERNAL_OUTPUT 0x2u
 
-/* Who runs a node. */
-enum { XG_EXEC_XNN = 1, XG_EXEC_NATIVE = 2 };
+/* Who runs a node (dead nodes: outputs unused, never run). */
+enum { XG_EXEC_XNN = 1, XG_EXEC_NATIVE = 2, XG_EXEC_DEAD = 3 };
 
 typedef struct xg_value {
   uint32_t id_out;
@@ -172,6 +172,7 @@ typedef struct xg_plan {
   uint32_t *ext_value; /* per external id: value index, XG_NONE if unused */
   uint32_t nargs;      /* 1 + largest external id in use */
   size_t max_external_bytes;
+  size_t xnn_internal_bytes; /* values XNNPACK keeps inside its runtimes (workspace bound) */
   size_t static_copy_bytes; /* static data copied (misaligned or read at run time) */
   uint8_t *static_copy;     /* per value: 1 if its static data must be copied */
   /* Batch: inputs whose leading dimension may shrink at run time. */

@@ -114,7 +114,7 @@ static bool batch_rule(const xg_graph *g, const xg_node *n, const uint8_t *batch
   }
 }
 
-static void analyse_batch(const xg_graph *g, const uint32_t *order, xg_plan *p) {
+static void analyse_batch(const xg_graph *g, const uint32_t *order, uint32_t nlive, xg_plan *p) {
   p->batchable = false;
   p->batch_max = 0;
   for (uint32_t e = 0; e < g->num_externs && !p->batch_max; e++) {
@@ -128,7 +128,7 @@ static void analyse_batch(const xg_graph *g, const uint32_t *order, xg_plan *p) 
     const xg_value *v = &g->values[vi];
     p->batched[vi] = (v->flags & XG_FLAG_EXTERNAL_INPUT) && v->ndims >= 1 && v->dims[0] == p->batch_max;
   }
-  for (uint32_t s = 0; s < g->nnodes; s++) {
+  for (uint32_t s = 0; s < nlive; s++) {
     const xg_node *n = &g->nodes[order[s]];
     bool any = false;
     for (uint32_t k = 0; k < n->nin; k++) any |= n->in[k] != XG_NONE && p->batched[n->in[k]];
@@ -182,6 +182,7 @@ static pte_status place_arena(const xg_graph *g, const uint32_t *step_of_node, x
   for (uint32_t i = 0; i < count; i++) slot[L[i].value] = i;
   for (uint32_t ni = 0; ni < g->nnodes; ni++) {
     const xg_node *n = &g->nodes[ni];
+    if (n->exec == XG_EXEC_DEAD) continue;
     for (uint32_t j = 0; j < n->nin; j++) {
       uint32_t vi = n->in[j];
       if (vi == XG_NONE || p->loc[vi] != XG_LOC_ARENA) continue;
@@ -257,6 +258,8 @@ pte_status xg_make_plan(xg_graph *g, xg_mem *mem, xg_plan *p) {
     goto out;
   }
 
+  for (uint32_t ni = 0; ni < nn; ni++) seg_of_node[ni] = UINT32_MAX, step_of_node[ni] = 0;
+
   /* Consumers of each value (CSR). */
   size_t nedges = 0;
   for (uint32_t ni = 0; ni < nn; ni++)
@@ -282,11 +285,21 @@ pte_status xg_make_plan(xg_graph *g, xg_mem *mem, xg_plan *p) {
         cons[fill[vi]++] = ni;
         if (g->values[vi].producer >= 0) waiting[ni]++;
       }
+    /* Dead nodes neither run nor count as consumers. */
+    for (uint32_t vi = 0; vi < nv; vi++) {
+      uint32_t w = cons_start[vi];
+      for (uint32_t c = cons_start[vi]; c < fill[vi]; c++)
+        if (g->nodes[cons[c]].exec != XG_EXEC_DEAD) cons[w++] = cons[c];
+      for (uint32_t c = w; c < fill[vi]; c++) cons[c] = UINT32_MAX;
+    }
     free(fill);
   }
 
   /* Greedy list scheduling (see the top of the file). */
+  uint32_t nlive = 0;
   for (uint32_t ni = 0; ni < nn; ni++) {
+    if (g->nodes[ni].exec == XG_EXEC_DEAD) continue;
+    nlive++;
     if (waiting[ni]) continue;
     const xg_node *n = &g->nodes[ni];
     if (n->exec == XG_EXEC_XNN) heap_push(&hx, ni);
@@ -294,13 +307,13 @@ pte_status xg_make_plan(xg_graph *g, xg_mem *mem, xg_plan *p) {
   }
   int mode = 0; /* XG_EXEC_* */
   uint32_t nsched = 0;
-  while (nsched < nn) {
+  while (nsched < nlive) {
     /* Drop entries already scheduled through the other heap. */
     while (hx.n && done[hx.a[0]]) heap_pop(&hx);
     while (hn.n && done[hn.a[0]]) heap_pop(&hn);
     if (!hx.n && !hn.n) {
       st = pte_error(PTE_ERR_INVALID_PROGRAM,
-                     "XNNPACK payload: %u of %u nodes can never run (their inputs form a cycle)", nn - nsched, nn);
+                     "XNNPACK payload: %u of %u nodes can never run (their inputs form a cycle)", nlive - nsched, nlive);
       goto out;
     }
     if (mode == 0) {
@@ -320,7 +333,7 @@ pte_status xg_make_plan(xg_graph *g, xg_mem *mem, xg_plan *p) {
     nsched++;
     for (uint32_t k = 0; k < g->nodes[ni].nout; k++) {
       uint32_t vo = g->nodes[ni].out[k];
-      for (uint32_t c = cons_start[vo]; c < cons_start[vo + 1]; c++) {
+      for (uint32_t c = cons_start[vo]; c < cons_start[vo + 1] && cons[c] != UINT32_MAX; c++) {
         uint32_t cn = cons[c];
         if (--waiting[cn] == 0) {
           const xg_node *n = &g->nodes[cn];
@@ -334,11 +347,11 @@ pte_status xg_make_plan(xg_graph *g, xg_mem *mem, xg_plan *p) {
   /* Cut the order into steps: runs of XNNPACK-mode nodes with at least one
    * real XNNPACK node become segments; everything else is a native step. */
   uint32_t nsegs = 0, nsteps = 0;
-  for (uint32_t i = 0; i < nn;) {
+  for (uint32_t i = 0; i < nlive;) {
     uint32_t j = i;
     bool real = false;
     if (seg_of_node[order[i]] == XG_EXEC_XNN) {
-      while (j < nn && seg_of_node[order[j]] == XG_EXEC_XNN) real |= !is_flexible(&g->nodes[order[j]]), j++;
+      while (j < nlive && seg_of_node[order[j]] == XG_EXEC_XNN) real |= !is_flexible(&g->nodes[order[j]]), j++;
     }
     if (j > i && real) {
       nsegs++, nsteps++;
@@ -356,11 +369,11 @@ pte_status xg_make_plan(xg_graph *g, xg_mem *mem, xg_plan *p) {
     goto out;
   }
   uint32_t fill = 0;
-  for (uint32_t i = 0; i < nn;) {
+  for (uint32_t i = 0; i < nlive;) {
     uint32_t j = i;
     bool real = false;
     if (seg_of_node[order[i]] == XG_EXEC_XNN) {
-      while (j < nn && seg_of_node[order[j]] == XG_EXEC_XNN) real |= !is_flexible(&g->nodes[order[j]]), j++;
+      while (j < nlive && seg_of_node[order[j]] == XG_EXEC_XNN) real |= !is_flexible(&g->nodes[order[j]]), j++;
     }
     if (j > i && real) {
       xg_segment *s = &p->segs[p->nsegs];
@@ -405,12 +418,13 @@ pte_status xg_make_plan(xg_graph *g, xg_mem *mem, xg_plan *p) {
       p->ext_value[v->external_id] = vi;
       if (v->external_id + 1 > p->nargs) p->nargs = v->external_id + 1;
       if (v->nbytes > p->max_external_bytes) p->max_external_bytes = v->nbytes;
-    } else if (v->producer >= 0) {
+    } else if (v->producer >= 0 && g->nodes[v->producer].exec != XG_EXEC_DEAD) {
       uint32_t s = seg_of_node[v->producer];
       bool inside = s != UINT32_MAX;
-      for (uint32_t c = cons_start[vi]; inside && c < cons_start[vi + 1]; c++)
+      for (uint32_t c = cons_start[vi]; inside && c < cons_start[vi + 1] && cons[c] != UINT32_MAX; c++)
         inside = seg_of_node[cons[c]] == s;
       p->loc[vi] = inside ? XG_LOC_XNN_INTERNAL : XG_LOC_ARENA;
+      if (inside) p->xnn_internal_bytes += v->nbytes;
     } else {
       p->loc[vi] = XG_LOC_NONE;
     }
@@ -418,6 +432,7 @@ pte_status xg_make_plan(xg_graph *g, xg_mem *mem, xg_plan *p) {
   /* Constants: copy those XNNPACK reads at run time, and misaligned ones. */
   for (uint32_t ni = 0; ni < nn; ni++) {
     const xg_node *n = &g->nodes[ni];
+    if (n->exec == XG_EXEC_DEAD) continue;
     for (uint32_t j = 0; j < n->nin; j++) {
       uint32_t vi = n->in[j];
       if (vi == XG_NONE || p->loc[vi] != XG_LOC_STATIC || p->static_copy[vi]) continue;
@@ -460,7 +475,7 @@ pte_status xg_make_plan(xg_graph *g, xg_mem *mem, xg_plan *p) {
     p->segs[s].nexternal = (uint32_t)next - p->segs[s].ext_first;
   }
   if ((st = place_arena(g, step_of_node, p))) goto out;
-  analyse_batch(g, order, p);
+  analyse_batch(g, order, nlive, p);
 
   /* Tracer names. */
   for (uint32_t i = 0; i < p->nsteps; i++) {

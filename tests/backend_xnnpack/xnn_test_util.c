@@ -23,6 +23,7 @@ void *xt_read_file(const char *path, size_t *size) {
     buf = NULL;
   }
   fclose(f);
+  if (buf) ((char *)buf)[n] = 0; /* callers may treat it as a string */
   if (buf && size) *size = (size_t)n;
   return buf;
 }
