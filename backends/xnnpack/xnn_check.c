@@ -263,6 +263,7 @@ static pte_status check_node(xg_graph *g, uint32_t ni, bool *xnn_ok, bool *nativ
       return check_same_shape(g, ni);
     case XG_COPY: case XG_CONVERT: /* fp32 -> fp32 (other datatypes are refused earlier) */
       if ((st = need_flags(g, ni, 0))) return st;
+      n->copy_like = 1;
       return check_same_shape(g, ni);
     case XG_FULLY_CONNECTED: {
       if ((st = need_flags(g, ni, 0x1))) return st; /* 0x1: filter is [in, out] */
@@ -333,6 +334,7 @@ static pte_status check_node(xg_graph *g, uint32_t ni, bool *xnn_ok, bool *nativ
       const xg_value *x = in_value(g, n, 0), *o = &g->values[n->out[0]];
       if (x->numel != o->numel)
         return xg_node_error(g, ni, PTE_ERR_INVALID_PROGRAM, "reshapes %zu elements into %zu", x->numel, o->numel);
+      n->copy_like = 1;
       /* new_shape may carry one 0 (inferred); where it names a size, it must agree. */
       if (n->p.reshape.ndims == o->ndims)
         for (uint32_t i = 0; i < o->ndims; i++)
@@ -356,7 +358,19 @@ static pte_status check_node(xg_graph *g, uint32_t ni, bool *xnn_ok, bool *nativ
         seen[p] = true;
         od[i] = x->dims[p];
       }
-      *native_only = true;
+      /* A permutation that keeps the dims larger than 1 in order moves no
+       * byte (e.g. [N,1,1,C] -> [N,C,1,1] before a classifier): a copy,
+       * which XNNPACK can run as a reshape inside a runtime. */
+      uint32_t last = 0;
+      bool ordered = true;
+      for (uint32_t i = 0; i < x->ndims; i++) {
+        uint32_t p = n->p.transpose.perm[i];
+        if (x->dims[p] == 1) continue;
+        if (p < last) ordered = false;
+        last = p;
+      }
+      n->copy_like = ordered;
+      if (!ordered) *native_only = true;
       return expect_out(g, ni, 0, x->ndims, od);
     }
     case XG_STATIC_SLICE: {

@@ -87,7 +87,8 @@ static enum xnn_status define_node(const xnn_api *a, xnn_subgraph_t sg, const xg
                                           p->pool_w, p->stride_h, p->stride_w, p->dil_h, p->dil_w, lo, hi, IN(0),
                                           OUT(0), 0);
     case XG_GLOBAL_AVG_POOL: return a->xnn_define_global_average_pooling_2d(sg, lo, hi, IN(0), OUT(0), 0);
-    case XG_STATIC_RESHAPE: case XG_COPY: case XG_CONVERT: {
+    case XG_STATIC_RESHAPE: case XG_COPY: case XG_CONVERT: case XG_STATIC_TRANSPOSE: {
+      /* (a transpose here is copy_like: it moves no byte) */
       /* 2022 reshape is a copy of all elements; the output value has the shape. */
       const xg_value *o = &g->values[n->out[0]];
       return a->xnn_define_static_reshape(sg, o->ndims, o->dims, IN(0), OUT(0), 0);

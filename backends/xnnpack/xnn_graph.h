@@ -72,6 +72,7 @@ typedef struct xg_node {
   uint8_t nin;
   uint8_t nout;
   uint8_t exec; /* XG_EXEC_*, set by xg_check */
+  uint8_t copy_like; /* the node only copies bytes (reshape, copy, a transpose of size-1 dims) */
   uint32_t flags;
   uint32_t debug_handle;
   float out_min, out_max; /* -inf/+inf when the node has no OutputMinMax */

@@ -516,7 +516,13 @@ pte_status xg_native_run(const xg_graph *g, uint32_t ni, void *const *ptr, bool 
     }
     case XG_FULLY_CONNECTED: run_fc(g, n, ptr); return PTE_OK;
     case XG_BMM: run_bmm(g, n, ptr); return PTE_OK;
-    case XG_STATIC_TRANSPOSE: run_transpose(g, n, ptr); return PTE_OK;
+    case XG_STATIC_TRANSPOSE:
+      if (n->copy_like) {
+        if (ptr[1] != ptr[0]) memcpy(ptr[1], ptr[0], g->values[n->in[0]].nbytes);
+      } else {
+        run_transpose(g, n, ptr);
+      }
+      return PTE_OK;
     case XG_STATIC_SLICE: run_slice(g, n, ptr); return PTE_OK;
     case XG_CONSTANT_PAD: run_pad(g, n, ptr); return PTE_OK;
     case XG_CONCAT2: case XG_CONCAT3: case XG_CONCAT4: case XG_CONCAT5: run_concat(g, n, ptr); return PTE_OK;

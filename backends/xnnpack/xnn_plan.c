@@ -58,10 +58,8 @@ static uint32_t heap_pop(heap *h) {
   return top;
 }
 
-static bool is_flexible(const xg_node *n) {
-  return n->exec == XG_EXEC_XNN &&
-         (n->type == XG_STATIC_RESHAPE || n->type == XG_COPY || n->type == XG_CONVERT);
-}
+/* Copies run either way: XNNPACK's reshape, or a memcpy. */
+static bool is_flexible(const xg_node *n) { return n->exec == XG_EXEC_XNN && n->copy_like; }
 
 /* ---- batch analysis ---- */
 
