@@ -95,7 +95,12 @@ static void load_api(void) {
   g.api.parallelize_1d_tile_1d = linked_1d_tile_1d;
   g.api.parallelize_2d_tile_2d = linked_2d_tile_2d;
   g.api_ok = true;
-  snprintf(g.provider, sizeof g.provider, "linked");
+  /* Where the dynamic linker bound the calls: Debian's library, or a copy
+   * that was in the global scope first (torch's, with RTLD_GLOBAL). */
+  Dl_info info;
+  void *fn = (void *)&pthreadpool_create;
+  snprintf(g.provider, sizeof g.provider, "linked (pthreadpool_create from %s)",
+           dladdr(fn, &info) && info.dli_fname ? info.dli_fname : "?");
 #else
   const char *soname = "libpthreadpool.so.0";
   char dir[384], path[448];

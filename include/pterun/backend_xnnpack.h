@@ -10,7 +10,8 @@
  *
  * Environment: PTERUN_XNNPACK_LIBRARY (path of libXNNPACK.so.0 to use),
  * PTERUN_XNNPACK_NATIVE=1 (run every node pterun can run itself natively,
- * for testing), PTERUN_NUM_THREADS (pool size, see pterun/threadpool.h).
+ * for testing), PTERUN_XNNPACK_VERBOSE=1 (log where each delegate's nodes
+ * run), PTERUN_NUM_THREADS (pool size, see pterun/threadpool.h).
  */
 #ifndef PTERUN_BACKEND_XNNPACK_H
 #define PTERUN_BACKEND_XNNPACK_H
