@@ -160,6 +160,17 @@ class Attention(nn.Module):
         return torch.cat([o[..., :2] * 2.0, o[..., 2:]], dim=-1)
 
 
+class LargeNative(nn.Module):
+    """Native nodes on tensors of 10^4..10^5 elements: bmm, transpose,
+    concatenate, slice, gelu, exp, tanh, softmax."""
+
+    def forward(self, a, b):
+        s = torch.bmm(a, b)  # [8, 48, 48]
+        t = s.permute(0, 2, 1) * 0.1
+        c = torch.cat([F.gelu(t), torch.tanh(s)], dim=2)  # [8, 48, 96]
+        return torch.softmax(c[:, :, 8:88] + torch.exp(c[:, :, :80] * 0.05), dim=-1)
+
+
 class TransposeBack(nn.Module):
     """Moves the batch dimension away and back: rows are not independent
     inside, so a smaller batch cannot reuse the runtime built for the bound."""
@@ -248,6 +259,8 @@ CASES = {
     # Output in channels-last dim order (the CLI cannot write it; the C test compares it).
     "channels_last": (lambda: Fn(lambda x: (x * 2.0).to(memory_format=torch.channels_last).clone() + 1.0),
                       lambda: (rn(1, 3, 4, 4),), None),
+    # Big enough that pterun's kernels split their work over the pool.
+    "large_native": (LargeNative, lambda: (rn(8, 48, 64), rn(8, 64, 48)), None),
     "cnn_dynamic_batch": (CnnDynamic, lambda: (rn(4, 3, 8, 8),), ({0: torch.export.Dim("batch", min=1, max=4)},)),
     "mlp_dynamic_batch": (MlpDynamic, lambda: (rn(6, 6),), ({0: torch.export.Dim("batch", min=1, max=6)},)),
 }
