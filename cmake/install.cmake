@@ -7,6 +7,7 @@
 # (a wheel cannot hold symlinks), and RUNPATHs are $ORIGIN-relative only.
 
 include(CMakePackageConfigHelpers)
+include(${PROJECT_SOURCE_DIR}/cmake/vendor.cmake)
 # Shipped programs and libraries use PTERUN_EXEC_PERMISSIONS (0755, set in
 # the top-level CMakeLists) whatever the umask or the build output's own mode.
 get_property(_built GLOBAL PROPERTY PTERUN_BUILT_COMPONENTS)

@@ -113,7 +113,14 @@ static void load_api(void) {
   }
   if (!h) {
     own_dir(dir, sizeof dir);
+#ifdef PTERUN_VENDORED_PTHREADPOOL
+    /* The wheel's private copy, renamed like auditwheel does (cmake/vendor.cmake). */
     if (dir[0]) {
+      snprintf(path, sizeof path, "%s/%s", dir, PTERUN_VENDORED_PTHREADPOOL);
+      if (access(path, R_OK) == 0) h = dlopen(path, mode);
+    }
+#endif
+    if (!h && dir[0]) {
       snprintf(path, sizeof path, "%s/%s", dir, soname);
       if (access(path, R_OK) == 0) h = dlopen(path, mode);
     }
