@@ -81,8 +81,9 @@ endfunction()
 function(pterun_link_retained target)
   foreach(_c ${ARGN})
     if(PTERUN_BUILD_SHARED AND PTERUN_${_c}_self_registering)
-      target_link_options(${target} PRIVATE "LINKER:--push-state,--no-as-needed"
-                          "$<TARGET_FILE:pterun_${_c}>" "LINKER:--pop-state")
+      # One option per library: CMake de-duplicates identical options.
+      target_link_options(${target} PRIVATE
+                          "LINKER:--push-state,--no-as-needed,$<TARGET_FILE:pterun_${_c}>,--pop-state")
     endif()
     target_link_libraries(${target} PRIVATE pterun_${_c})
   endforeach()
@@ -112,14 +113,17 @@ function(pterun_write_components_header path)
   endif()
 endfunction()
 
-# Link every self-registering component built (with retention).
+# Link every component built, each kept on the link line (a program or
+# extension that links "everything" records a dependency on every library,
+# and self-registering ones must load to register).
 function(pterun_link_all_components target)
   get_property(_built GLOBAL PROPERTY PTERUN_BUILT_COMPONENTS)
   foreach(_c ${_built})
-    if(PTERUN_${_c}_self_registering)
-      pterun_link_retained(${target} ${_c})
-    else()
-      target_link_libraries(${target} PRIVATE pterun_${_c})
+    if(PTERUN_BUILD_SHARED)
+      # One option per library: CMake de-duplicates identical options.
+      target_link_options(${target} PRIVATE
+                          "LINKER:--push-state,--no-as-needed,$<TARGET_FILE:pterun_${_c}>,--pop-state")
     endif()
+    target_link_libraries(${target} PRIVATE pterun_${_c})
   endforeach()
 endfunction()
