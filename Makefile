@@ -56,7 +56,10 @@ test-static: deps
 	$(CMAKE) --build $(BUILD)-static -j $(JOBS)
 	ctest --test-dir $(BUILD)-static --output-on-failure -j $(JOBS) -E test_hostile
 
+# The bindings are installed into .venv first (the benchmark's quick run uses
+# them); the packaging tests build and install their own wheel elsewhere.
 test-python: build pydeps
+	$(PY) -m pip install -q --no-build-isolation .
 	$(PY) -m pytest -q tests/python tests/packaging
 
 test: test-c test-conformance test-clang test-static test-sanitize fuzz test-python
