@@ -2,7 +2,7 @@
  * Benchmark drivers: one small executable per runtime (pterun, ExecuTorch)
  * that loads programs and times `execute` only, driven over stdin/stdout by
  * bench/run.py. The protocol loop, timing, raw tensor files, memory figures
- * and allocation counting are shared (driver_main.c, alloc_count.c); each
+ * and allocation counting are shared (driver_main.c, tests/common/alloc_count.c); each
  * runtime supplies a bench_runtime table.
  *
  * Protocol: one command per line on stdin, fields separated by tabs; one
@@ -71,9 +71,8 @@ int bench_driver_main(int argc, char **argv, const bench_runtime *rt);
 /* Element size of a dtype code (0 if unknown). */
 size_t bench_dtype_size(int32_t dtype);
 
-/* Heap allocations counted while counting is on (alloc_count.c). */
-void bench_alloc_counting(int on);
-long bench_alloc_count(void);
+/* Heap allocations are counted with tests/common/alloc_count.h. */
+#include "../../tests/common/alloc_count.h"
 
 #ifdef __cplusplus
 }

@@ -175,18 +175,18 @@ static void cmd_run(const bench_runtime *rt, char **f, int n) {
       free(times);
       FAIL("%s", rt->error());
     }
-  bench_alloc_counting(1);
+  alloc_count_start();
   for (long i = 0; i < iters; i++) {
     int64_t t0 = now_ns();
     if (rt->execute(s->model)) {
-      bench_alloc_counting(0);
+      alloc_count_stop();
       free(times);
       FAIL("%s", rt->error());
     }
     times[i] = now_ns() - t0;
   }
-  bench_alloc_counting(0);
-  printf("ok\t%ld\t", bench_alloc_count());
+  long allocs = alloc_count_stop();
+  printf("ok\t%ld\t", allocs);
   for (long i = 0; i < iters; i++) printf(i ? ",%lld" : "%lld", (long long)times[i]);
   printf("\n");
   fflush(stdout);

@@ -1,16 +1,9 @@
-/* Counts heap allocations while counting is switched on, by interposing the
- * C allocator in the driver executable: every shared library the process
- * loads (the runtime, its kernels and delegates, libstdc++'s operator new)
- * resolves malloc and friends here first. glibc's __libc_* entry points do
- * the real work. */
 #define _GNU_SOURCE
-#include "bench_driver.h"
+#include "alloc_count.h"
 
 #include <errno.h>
 #include <stdatomic.h>
-#include <malloc.h>
 #include <stddef.h>
-#include <stdlib.h>
 
 extern void *__libc_malloc(size_t);
 extern void *__libc_calloc(size_t, size_t);
@@ -21,17 +14,28 @@ extern void __libc_free(void *);
 static atomic_int g_counting;
 static atomic_long g_allocs;
 
-void bench_alloc_counting(int on) {
-  if (on) atomic_store(&g_allocs, 0);
-  atomic_store(&g_counting, on);
+void alloc_count_start(void) {
+  atomic_store(&g_allocs, 0);
+  atomic_store(&g_counting, 1);
 }
 
-long bench_alloc_count(void) { return atomic_load(&g_allocs); }
+long alloc_count_stop(void) {
+  atomic_store(&g_counting, 0);
+  return atomic_load(&g_allocs);
+}
 
 static inline void count(void) {
   if (atomic_load_explicit(&g_counting, memory_order_relaxed))
     atomic_fetch_add_explicit(&g_allocs, 1, memory_order_relaxed);
 }
+
+void *malloc(size_t n);
+void *calloc(size_t a, size_t b);
+void *realloc(void *p, size_t n);
+void *memalign(size_t a, size_t n);
+void *aligned_alloc(size_t a, size_t n);
+int posix_memalign(void **out, size_t a, size_t n);
+void free(void *p);
 
 void *malloc(size_t n) {
   count();
