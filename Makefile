@@ -55,6 +55,13 @@ test-static: deps
 	$(CMAKE) -S . -B $(BUILD)-static -G Ninja -DCMAKE_BUILD_TYPE=Release -DPTERUN_BUILD_SHARED=OFF
 	$(CMAKE) --build $(BUILD)-static -j $(JOBS)
 	ctest --test-dir $(BUILD)-static --output-on-failure -j $(JOBS) -E test_hostile
+	rm -rf $(BUILD)-static/prefix $(BUILD)-static/consumer
+	$(CMAKE) --install $(BUILD)-static --prefix $(BUILD)-static/prefix
+	$(CMAKE) -S tests/static -B $(BUILD)-static/consumer -Dpterun_DIR=$(CURDIR)/$(BUILD)-static/prefix/lib/cmake/pterun
+	$(CMAKE) --build $(BUILD)-static/consumer
+	@if readelf -d $(BUILD)-static/consumer/static_consumer | grep -q libpterun; then \
+	  echo "static consumer links a shared pterun" >&2; exit 1; fi
+	$(BUILD)-static/consumer/static_consumer zoo/models/mlp
 
 # The bindings are installed into .venv first (the benchmark's quick run uses
 # them); the packaging tests build and install their own wheel elsewhere.

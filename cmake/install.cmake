@@ -17,6 +17,7 @@ foreach(_c ${PTERUN_COMPONENTS})
   set(_sover ${PROJECT_VERSION_MAJOR})
   string(APPEND PTERUN_CONFIG_TABLE
     "set(_pterun_${_c}_file \"lib${PTERUN_${_c}_library}.so.${_sover}\")\n"
+    "set(_pterun_${_c}_archive \"lib${PTERUN_${_c}_library}.a\")\n"
     "set(_pterun_${_c}_depends \"${PTERUN_${_c}_depends}\")\n"
     "set(_pterun_${_c}_self_registering ${PTERUN_${_c}_self_registering})\n"
     "set(_pterun_${_c}_optional ${PTERUN_${_c}_optional})\n")
