@@ -1,0 +1,153 @@
+/* Resolving Debian's XNNPACK (see xnn_api.h for why through dlopen). */
+#define _GNU_SOURCE
+#include "xnn_api.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+atomic_uint_fast64_t xnn_api_allocations;
+atomic_int_fast64_t xnn_api_live_bytes;
+
+static xnn_api g_api;
+static const xnn_api *g_ok;
+static char g_why[512];
+static char g_provider[512];
+static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+
+/* XNNPACK allocates through these (xnn_initialize takes them on its first
+ * call), which lets tests prove that execute allocates nothing and keeps
+ * hostile sizes from reaching malloc. In front of each block sit its size
+ * and the offset back to the start of the underlying allocation. */
+#define XA_MIN_ALIGN 64
+#define XA_LIMIT ((size_t)1 << 35)
+
+static void *xa_aligned_allocate(void *ctx, size_t alignment, size_t size) {
+  (void)ctx;
+  size_t a = alignment > XA_MIN_ALIGN ? alignment : XA_MIN_ALIGN;
+  if (size > XA_LIMIT || a > 4096 || (a & (a - 1))) return NULL;
+  void *raw = NULL;
+  if (posix_memalign(&raw, a, size + a)) return NULL;
+  uint8_t *p = (uint8_t *)raw + a;
+  ((size_t *)p)[-2] = size;
+  ((size_t *)p)[-1] = a;
+  atomic_fetch_add(&xnn_api_allocations, 1);
+  atomic_fetch_add(&xnn_api_live_bytes, (int_fast64_t)size);
+  return p;
+}
+
+static void *xa_allocate(void *ctx, size_t size) { return xa_aligned_allocate(ctx, XA_MIN_ALIGN, size); }
+
+static void xa_deallocate(void *ctx, void *p) {
+  (void)ctx;
+  if (!p) return;
+  atomic_fetch_sub(&xnn_api_live_bytes, (int_fast64_t)((size_t *)p)[-2]);
+  free((uint8_t *)p - ((size_t *)p)[-1]);
+}
+
+static void *xa_reallocate(void *ctx, void *p, size_t size) {
+  if (!p) return xa_allocate(ctx, size);
+  void *q = xa_allocate(ctx, size);
+  if (!q) return NULL; /* the old block stays valid, as XNNPACK expects */
+  size_t old = ((size_t *)p)[-2];
+  memcpy(q, p, old < size ? old : size);
+  xa_deallocate(ctx, p);
+  return q;
+}
+
+static const struct xnn_allocator g_allocator = {
+    NULL, xa_allocate, xa_reallocate, xa_deallocate, xa_aligned_allocate, xa_deallocate};
+
+#ifndef PTERUN_XNNPACK_LINKED
+static void own_dir(char *buf, size_t n) {
+  Dl_info info;
+  buf[0] = 0;
+  if (dladdr((void *)&own_dir, &info) && info.dli_fname) {
+    const char *slash = strrchr(info.dli_fname, '/');
+    if (slash && (size_t)(slash - info.dli_fname) < n) {
+      memcpy(buf, info.dli_fname, (size_t)(slash - info.dli_fname));
+      buf[slash - info.dli_fname] = 0;
+    }
+  }
+}
+#endif
+
+static void load(void) {
+#ifdef PTERUN_XNNPACK_LINKED
+#define XNN_API_LINK(name) g_api.name = &name;
+  XNN_API_FUNCTIONS(XNN_API_LINK)
+#undef XNN_API_LINK
+  snprintf(g_provider, sizeof g_provider, "linked");
+#else
+  const char *soname = "libXNNPACK.so.0";
+  const int mode = RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND;
+  char dir[384], path[448];
+  void *h = NULL;
+  const char *env = getenv("PTERUN_XNNPACK_LIBRARY");
+  if (env && *env) {
+    snprintf(path, sizeof path, "%s", env);
+    h = dlopen(path, mode);
+  }
+  if (!h) {
+    /* A copy shipped next to this library (the wheel) wins over the system one. */
+    own_dir(dir, sizeof dir);
+    if (dir[0]) {
+      snprintf(path, sizeof path, "%s/%s", dir, soname);
+      if (access(path, R_OK) == 0) h = dlopen(path, mode);
+    }
+  }
+  if (!h) {
+    snprintf(path, sizeof path, "%s", soname);
+    h = dlopen(path, mode);
+  }
+  if (!h) {
+    const char *e = dlerror();
+    snprintf(g_why, sizeof g_why, "cannot load %s (%s); install libxnnpack0 (Debian/Ubuntu)", soname,
+             e ? e : "dlopen failed");
+    snprintf(g_provider, sizeof g_provider, "unavailable");
+    return;
+  }
+#define XNN_API_SYM(name)                                                      \
+  g_api.name = (__typeof__(&name))dlsym(h, #name);                             \
+  if (!g_api.name) {                                                           \
+    snprintf(g_why, sizeof g_why, "%s has no %s: not the XNNPACK this build expects", path, #name); \
+    return;                                                                    \
+  }
+  XNN_API_FUNCTIONS(XNN_API_SYM)
+#undef XNN_API_SYM
+  snprintf(g_provider, sizeof g_provider, "dlopen(%s, RTLD_LOCAL|RTLD_DEEPBIND)", path);
+#endif
+  enum xnn_status st = g_api.xnn_initialize(&g_allocator);
+  if (st != xnn_status_success) {
+    snprintf(g_why, sizeof g_why, "xnn_initialize failed: %s", xnn_api_status(st));
+    return;
+  }
+  g_ok = &g_api;
+}
+
+const xnn_api *xnn_api_get(const char **why) {
+  pthread_once(&g_once, load);
+  if (!g_ok && why) *why = g_why;
+  return g_ok;
+}
+
+const char *xnn_api_provider(void) {
+  pthread_once(&g_once, load);
+  return g_provider;
+}
+
+const char *xnn_api_status(int status) {
+  switch (status) {
+    case xnn_status_success: return "success";
+    case xnn_status_uninitialized: return "uninitialized";
+    case xnn_status_invalid_parameter: return "invalid parameter";
+    case xnn_status_invalid_state: return "invalid state";
+    case xnn_status_unsupported_parameter: return "unsupported parameter";
+    case xnn_status_unsupported_hardware: return "unsupported hardware";
+    case xnn_status_out_of_memory: return "out of memory";
+    default: return "unknown status";
+  }
+}

@@ -1,0 +1,545 @@
+/* Building XNNPACK runtimes for the plan's segments, and running a delegate.
+ *
+ * Run-time contract: nothing here allocates. xnn_setup_runtime allocates
+ * (indirection buffers) only when an operator sees new input *shapes*; shapes
+ * never change after init, and init already ran one setup with stand-in
+ * pointers, so later setups (needed only when a bound pointer changed) just
+ * re-point. Tests check this with the allocation counter of xnn_api.c. */
+#include "xnn_delegate.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xnn_api.h"
+
+typedef struct xg_seg_rt {
+  xnn_runtime_t rt;
+  struct xnn_external_value *ext; /* ids 0..n-1, data as last set up */
+  const uint32_t *values;         /* value of each external id */
+  uint32_t n;
+} xg_seg_rt;
+
+struct xg_delegate {
+  xg_graph g;
+  xg_plan plan;
+  const xnn_api *api;
+  void *pool;
+  uint8_t *arena;
+  void **vptr;     /* per value: fixed data pointer; NULL for delegate arguments */
+  void **bound;    /* per external id: data pointer bound for this run */
+  uint8_t **stage; /* per external id: staging buffer for shrunk batches */
+  xg_seg_rt *segs;
+  uint32_t nsegs_built;
+};
+
+/* ---- building ---- */
+
+static pte_status xnn_fail(const xg_graph *g, uint32_t ni, const char *what, enum xnn_status s) {
+  return xg_node_error(g, ni, PTE_ERR_BACKEND, "XNNPACK refused to %s it: %s", what, xnn_api_status(s));
+}
+
+static enum xnn_status define_node(const xnn_api *a, xnn_subgraph_t sg, const xg_graph *g, const xg_node *n,
+                                   const uint32_t *id) {
+#define IN(k) (n->in[k] == XG_NONE ? XNN_INVALID_VALUE_ID : id[n->in[k]])
+#define OUT(k) (id[n->out[k]])
+  const float lo = n->out_min, hi = n->out_max;
+  const xg_conv_params *c = &n->p.conv;
+  const xg_pool_params *p = &n->p.pool;
+  switch (n->type) {
+    case XG_ADD: return a->xnn_define_add2(sg, lo, hi, IN(0), IN(1), OUT(0), 0);
+    case XG_SUBTRACT: return a->xnn_define_subtract(sg, lo, hi, IN(0), IN(1), OUT(0), 0);
+    case XG_MULTIPLY: return a->xnn_define_multiply2(sg, lo, hi, IN(0), IN(1), OUT(0), 0);
+    case XG_DIV: return a->xnn_define_divide(sg, lo, hi, IN(0), IN(1), OUT(0), 0);
+    case XG_MINIMUM: return a->xnn_define_minimum2(sg, IN(0), IN(1), OUT(0), 0);
+    case XG_MAXIMUM: return a->xnn_define_maximum2(sg, IN(0), IN(1), OUT(0), 0);
+    case XG_FULLY_CONNECTED:
+      return a->xnn_define_fully_connected(sg, lo, hi, IN(0), IN(1), IN(2), OUT(0),
+                                           n->flags & XNN_FLAG_TRANSPOSE_WEIGHTS);
+    case XG_SOFTMAX: return a->xnn_define_softmax(sg, IN(0), OUT(0), 0);
+    case XG_SIGMOID: return a->xnn_define_sigmoid(sg, IN(0), OUT(0), 0);
+    case XG_CLAMP: return a->xnn_define_clamp(sg, lo, hi, IN(0), OUT(0), 0);
+    case XG_CONV2D:
+      return a->xnn_define_convolution_2d(sg, c->pad_top, c->pad_right, c->pad_bottom, c->pad_left, c->kernel_h,
+                                          c->kernel_w, c->sub_h, c->sub_w, c->dil_h, c->dil_w, c->groups,
+                                          c->group_in, c->group_out, lo, hi, IN(0), IN(1), IN(2), OUT(0), 0);
+    case XG_DEPTHWISE_CONV2D:
+      return a->xnn_define_depthwise_convolution_2d(sg, c->pad_top, c->pad_right, c->pad_bottom, c->pad_left,
+                                                    c->kernel_h, c->kernel_w, c->sub_h, c->sub_w, c->dil_h,
+                                                    c->dil_w, c->group_out / c->group_in, c->groups, lo, hi,
+                                                    IN(0), IN(1), IN(2), OUT(0), 0);
+    case XG_CONV_TRANSPOSE2D:
+      return a->xnn_define_deconvolution_2d(sg, c->pad_top, c->pad_right, c->pad_bottom, c->pad_left, c->adj_h,
+                                            c->adj_w, c->kernel_h, c->kernel_w, c->sub_h, c->sub_w, c->dil_h,
+                                            c->dil_w, c->groups, c->group_in, c->group_out, lo, hi, IN(0),
+                                            IN(1), IN(2), OUT(0), 0);
+    case XG_RESIZE_BILINEAR:
+      return a->xnn_define_static_resize_bilinear_2d(sg, n->p.resize.new_h, n->p.resize.new_w, IN(0), OUT(0),
+                                                     n->flags);
+    case XG_CONSTANT_PAD:
+      return a->xnn_define_static_constant_pad(sg, n->p.pad.pre, n->p.pad.post, n->p.pad.value, IN(0), OUT(0), 0);
+    case XG_AVG_POOL:
+      return a->xnn_define_average_pooling_2d(sg, p->pad_top, p->pad_right, p->pad_bottom, p->pad_left, p->pool_h,
+                                              p->pool_w, p->stride_h, p->stride_w, lo, hi, IN(0), OUT(0), 0);
+    case XG_MAX_POOL:
+      return a->xnn_define_max_pooling_2d(sg, p->pad_top, p->pad_right, p->pad_bottom, p->pad_left, p->pool_h,
+                                          p->pool_w, p->stride_h, p->stride_w, p->dil_h, p->dil_w, lo, hi, IN(0),
+                                          OUT(0), 0);
+    case XG_GLOBAL_AVG_POOL: return a->xnn_define_global_average_pooling_2d(sg, lo, hi, IN(0), OUT(0), 0);
+    case XG_STATIC_RESHAPE: case XG_COPY: case XG_CONVERT: case XG_STATIC_TRANSPOSE: {
+      /* (a transpose here is copy_like: it moves no byte) */
+      /* 2022 reshape is a copy of all elements; the output value has the shape. */
+      const xg_value *o = &g->values[n->out[0]];
+      return a->xnn_define_static_reshape(sg, o->ndims, o->dims, IN(0), OUT(0), 0);
+    }
+    case XG_FLOOR: return a->xnn_define_floor(sg, IN(0), OUT(0), 0);
+    case XG_CEIL: return a->xnn_define_ceiling(sg, IN(0), OUT(0), 0);
+    case XG_SQRT: return a->xnn_define_square_root(sg, IN(0), OUT(0), 0);
+    case XG_SQUARE: return a->xnn_define_square(sg, IN(0), OUT(0), 0);
+    case XG_HARDSWISH: return a->xnn_define_hardswish(sg, IN(0), OUT(0), 0);
+    case XG_NEGATE: return a->xnn_define_negate(sg, IN(0), OUT(0), 0);
+    case XG_ABS: return a->xnn_define_abs(sg, IN(0), OUT(0), 0);
+    case XG_LEAKY_RELU: return a->xnn_define_leaky_relu(sg, n->p.act.alpha, IN(0), OUT(0), 0);
+    case XG_ELU: return a->xnn_define_elu(sg, n->p.act.alpha, IN(0), OUT(0), 0);
+    case XG_PRELU: return a->xnn_define_prelu(sg, IN(0), IN(1), OUT(0), 0);
+    default: return xnn_status_unsupported_parameter;
+  }
+#undef IN
+#undef OUT
+}
+
+/* Builds segment `s`. On a node that XNNPACK refuses, *bad_node names it. */
+static pte_status build_segment(xg_delegate *d, uint32_t s, uint32_t *xid, uint32_t *stamp, uint32_t *bad_node) {
+  const xg_graph *g = &d->g;
+  const xg_plan *p = &d->plan;
+  const xg_segment *seg = &p->segs[s];
+  const xnn_api *a = d->api;
+  xg_seg_rt *r = &d->segs[s];
+  r->n = seg->nexternal;
+  r->values = p->seg_ext + seg->ext_first;
+  xnn_subgraph_t sg = NULL;
+  enum xnn_status xs = a->xnn_create_subgraph(r->n, 0, &sg);
+  if (xs != xnn_status_success)
+    return pte_error(PTE_ERR_BACKEND, "XNNPACK: xnn_create_subgraph failed: %s", xnn_api_status(xs));
+  const uint32_t mark = s + 1;
+  pte_status st = PTE_OK;
+  for (uint32_t j = 0; j < r->n && !st; j++) {
+    uint32_t vi = r->values[j];
+    const xg_value *v = &g->values[vi];
+    bool produced_here = v->producer >= 0 && p->node_seg[v->producer] == s;
+    uint32_t flags = produced_here ? XNN_VALUE_FLAG_EXTERNAL_OUTPUT : XNN_VALUE_FLAG_EXTERNAL_INPUT;
+    xs = a->xnn_define_tensor_value(sg, xnn_datatype_fp32, v->ndims, v->dims, NULL, j, flags, &xid[vi]);
+    if (xs != xnn_status_success)
+      st = pte_error(PTE_ERR_BACKEND, "XNNPACK refused value %u (boundary of runtime %u): %s", vi, s,
+                     xnn_api_status(xs));
+    stamp[vi] = mark;
+  }
+  for (uint32_t k = 0; k < seg->count && !st; k++) {
+    uint32_t ni = p->seg_nodes[seg->first + k];
+    const xg_node *n = &g->nodes[ni];
+    for (uint32_t j = 0; j < (uint32_t)n->nin + n->nout && !st; j++) {
+      uint32_t vi = j < n->nin ? n->in[j] : n->out[j - n->nin];
+      if (vi == XG_NONE || stamp[vi] == mark) continue;
+      const xg_value *v = &g->values[vi];
+      const void *data = p->loc[vi] == XG_LOC_STATIC ? d->vptr[vi] : NULL;
+      xs = a->xnn_define_tensor_value(sg, xnn_datatype_fp32, v->ndims, v->dims, data, XNN_INVALID_VALUE_ID, 0,
+                                      &xid[vi]);
+      if (xs != xnn_status_success)
+        st = xg_node_error(g, ni, PTE_ERR_BACKEND, "XNNPACK refused its value %u: %s", vi, xnn_api_status(xs));
+      stamp[vi] = mark;
+    }
+    if (st) break;
+    xs = define_node(a, sg, g, n, xid);
+    if (xs != xnn_status_success) {
+      *bad_node = ni;
+      st = xnn_fail(g, ni, "define", xs);
+    }
+  }
+  if (!st) {
+    xs = a->xnn_create_runtime_v2(sg, (pthreadpool_t)d->pool, 0, &r->rt);
+    if (xs != xnn_status_success)
+      st = pte_error(PTE_ERR_BACKEND, "XNNPACK: creating runtime %u (%u nodes) failed: %s", s, seg->count,
+                     xnn_api_status(xs));
+  }
+  a->xnn_delete_subgraph(sg);
+  return st;
+}
+
+static void release_runtimes(xg_delegate *d) {
+  for (uint32_t s = 0; s < d->nsegs_built; s++)
+    if (d->segs[s].rt) d->api->xnn_delete_runtime(d->segs[s].rt), d->segs[s].rt = NULL;
+  d->nsegs_built = 0;
+}
+
+static bool is_argmax_index(const xg_graph *g, uint32_t vi) {
+  const xg_value *v = &g->values[vi];
+  return v->producer >= 0 && g->nodes[v->producer].type == XG_ARGMAX_POOL && g->nodes[v->producer].out[1] == vi;
+}
+
+static inline void *value_ptr(const xg_delegate *d, uint32_t vi) {
+  void *p = d->vptr[vi];
+  return p ? p : d->bound[d->g.values[vi].external_id];
+}
+
+static bool add_bytes(size_t *total, size_t n, size_t limit) {
+  if (n > limit - *total) return false;
+  *total += n;
+  return true;
+}
+
+/* One attempt at building; *bad_node is set when XNNPACK refused a node. */
+static pte_status build(xg_delegate *d, const void *payload, size_t size, xg_named_fn named, void *nu,
+                        xg_mem *mem, const xg_options *opts, const uint8_t *forced, uint32_t *bad_node) {
+  pte_status st = xg_parse(payload, size, named, nu, mem, &d->g);
+  if (st) return st;
+  xg_graph *g = &d->g;
+  xg_check_options co = {opts && opts->prefer_native};
+  if ((st = xg_check(g, &co))) return st;
+  if (forced)
+    for (uint32_t ni = 0; ni < g->nnodes; ni++)
+      if (forced[ni]) g->nodes[ni].exec = XG_EXEC_NATIVE;
+  if ((st = xg_make_plan(g, mem, &d->plan))) return st;
+  xg_plan *p = &d->plan;
+
+  /* Working memory: ours (arena, constant copies, staging, the stand-in
+   * buffer of the first setup) and XNNPACK's workspace for its internal
+   * values. Checked before any of it is allocated. */
+  size_t limit = opts && opts->max_memory ? opts->max_memory : XG_MAX_TOTAL_BYTES, need = 0;
+  bool over = !add_bytes(&need, p->arena_size, limit) || !add_bytes(&need, p->static_copy_bytes, limit) ||
+              !add_bytes(&need, p->max_external_bytes, limit) || !add_bytes(&need, p->xnn_internal_bytes, limit);
+  for (uint32_t vi = 0; vi < g->nvalues && !over; vi++)
+    if (p->loc[vi] == XG_LOC_EXTERNAL && p->batchable && p->batched[vi])
+      over = !add_bytes(&need, 2 * g->values[vi].nbytes, limit);
+  if (over)
+    return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK delegate: needs more than %zu bytes of working memory", limit);
+
+  d->vptr = (void **)xg_mem_alloc(mem, (size_t)g->nvalues * sizeof(void *));
+  d->bound = (void **)xg_mem_alloc(mem, ((size_t)g->num_externs + 1) * sizeof(void *));
+  d->stage = (uint8_t **)xg_mem_alloc(mem, ((size_t)g->num_externs + 1) * sizeof(uint8_t *));
+  d->segs = (xg_seg_rt *)xg_mem_alloc(mem, ((size_t)p->nsegs + 1) * sizeof(xg_seg_rt));
+  if (!d->vptr || !d->bound || !d->stage || !d->segs)
+    return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK delegate: out of memory");
+  if (p->arena_size) {
+    d->arena = (uint8_t *)xg_mem_alloc(mem, p->arena_size);
+    if (!d->arena)
+      return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK delegate: out of memory for %zu bytes of intermediate buffers",
+                       p->arena_size);
+  }
+  for (uint32_t vi = 0; vi < g->nvalues; vi++) {
+    const xg_value *v = &g->values[vi];
+    if (p->loc[vi] == XG_LOC_ARENA) {
+      d->vptr[vi] = d->arena + p->offset[vi];
+    } else if (p->loc[vi] == XG_LOC_STATIC) {
+      if (p->static_copy[vi]) {
+        void *c = xg_mem_alloc(mem, v->nbytes + XG_EXTRA_BYTES);
+        if (!c) return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK delegate: out of memory for constants");
+        memcpy(c, v->data, v->nbytes);
+        d->vptr[vi] = c;
+      } else {
+        d->vptr[vi] = (void *)v->data; /* in place: the mapped program or .ptd */
+      }
+    } else if (p->loc[vi] == XG_LOC_EXTERNAL && p->batchable && p->batched[vi]) {
+      /* Argmax indices may be delivered as int64: twice the bytes. */
+      size_t bytes = is_argmax_index(g, vi) ? 2 * v->nbytes : v->nbytes;
+      d->stage[v->external_id] = (uint8_t *)xg_mem_alloc(mem, bytes + XG_EXTRA_BYTES);
+      if (!d->stage[v->external_id])
+        return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK delegate: out of memory for staging buffers");
+    }
+  }
+  if (!p->nsegs) return PTE_OK;
+
+  uint32_t *xid = (uint32_t *)malloc((size_t)g->nvalues * sizeof(uint32_t));
+  uint32_t *stamp = (uint32_t *)calloc(g->nvalues, sizeof(uint32_t));
+  /* Stand-in for delegate arguments during the setup at init. */
+  void *dummy = calloc(1, p->max_external_bytes + XG_EXTRA_BYTES + 64);
+  if (!xid || !stamp || !dummy) {
+    free(xid), free(stamp), free(dummy);
+    return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK delegate: out of memory");
+  }
+  for (uint32_t e = 0; e < g->num_externs; e++) d->bound[e] = dummy;
+  for (uint32_t s = 0; s < p->nsegs && !st; s++) {
+    st = build_segment(d, s, xid, stamp, bad_node);
+    if (d->segs[s].rt) d->nsegs_built = s + 1;
+    if (st) break;
+    xg_seg_rt *r = &d->segs[s];
+    r->ext = (struct xnn_external_value *)xg_mem_alloc(mem, ((size_t)r->n + 1) * sizeof(struct xnn_external_value));
+    if (!r->ext) {
+      st = pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK delegate: out of memory");
+      break;
+    }
+    for (uint32_t j = 0; j < r->n; j++) {
+      r->ext[j].id = j;
+      r->ext[j].data = value_ptr(d, r->values[j]);
+    }
+    enum xnn_status xs = d->api->xnn_setup_runtime(r->rt, r->n, r->ext);
+    if (xs != xnn_status_success)
+      st = pte_error(PTE_ERR_BACKEND, "XNNPACK: setting up runtime %u failed: %s", s, xnn_api_status(xs));
+  }
+  for (uint32_t e = 0; e < g->num_externs; e++) d->bound[e] = NULL;
+  free(xid), free(stamp), free(dummy);
+  return st;
+}
+
+pte_status xg_delegate_create(const void *payload, size_t size, xg_named_fn named, void *named_user, xg_mem *mem,
+                              const xg_options *opts, xg_delegate **out) {
+  *out = NULL;
+  const char *why = "unknown";
+  const xnn_api *api = xnn_api_get(&why);
+  if (!api) return pte_error(PTE_ERR_NOT_SUPPORTED, "XNNPACK is not available: %s", why);
+  uint8_t *forced = NULL;
+  pte_status st = PTE_OK;
+  /* When XNNPACK refuses a node that pterun can run itself, run that node
+   * natively and build again (rare: xg_check screens parameters first). */
+  for (int attempt = 0;; attempt++) {
+    xg_delegate *d = (xg_delegate *)xg_mem_alloc(mem, sizeof *d);
+    if (!d) {
+      st = pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK delegate: out of memory");
+      break;
+    }
+    d->api = api;
+    d->pool = opts ? opts->threadpool : NULL;
+    uint32_t bad = XG_NONE;
+    st = build(d, payload, size, named, named_user, mem, opts, forced, &bad);
+    if (!st) {
+      *out = d;
+      break;
+    }
+    release_runtimes(d);
+    if (bad == XG_NONE || !xg_native_supports(&d->g, &d->g.nodes[bad]) || attempt >= 64) break;
+    pte_log(PTE_LOG_INFO, "XNNPACK delegate: %s; running that node with pterun's own code", pte_last_error());
+    if (!forced) forced = (uint8_t *)calloc(d->g.nnodes, 1);
+    if (!forced) {
+      st = pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK delegate: out of memory");
+      break;
+    }
+    forced[bad] = 1;
+  }
+  free(forced);
+  return st;
+}
+
+void xg_delegate_destroy(xg_delegate *d) {
+  if (d) release_runtimes(d);
+}
+
+/* ---- running ---- */
+
+static bool default_dim_order(const pte_tensor *t) {
+  for (int32_t i = 0; i < t->dim; i++)
+    if (t->dim_order[i] != i) return false;
+  return true;
+}
+
+/* XNNPACK values are laid out in memory order: a tensor with a dim order
+ * (e.g. channels-last) is compared by its sizes in that order, as
+ * ExecuTorch's own delegate does. */
+static void physical_sizes(const pte_tensor *t, int64_t *out) {
+  for (int32_t j = 0; j < t->dim; j++) out[j] = t->sizes[t->dim_order[j] < t->dim ? t->dim_order[j] : j];
+}
+
+/* Rank 0 matches [1] (the exporter serializes scalars as [1]). */
+static bool same_shape(const int64_t *phys, int32_t dim, const xg_value *v) {
+  if (dim == 0) return v->numel == 1;
+  if ((uint32_t)dim != v->ndims) return false;
+  for (int32_t i = 0; i < dim; i++)
+    if ((size_t)phys[i] != v->dims[i]) return false;
+  return true;
+}
+
+static pte_status shape_error(const xg_delegate *d, uint32_t e, const pte_tensor *t, const xg_value *v,
+                              const char *why) {
+  char got[160], want[160];
+  int64_t w[XG_MAX_DIMS], phys[PTE_MAX_DIM];
+  for (uint32_t i = 0; i < v->ndims; i++) w[i] = (int64_t)v->dims[i];
+  physical_sizes(t, phys);
+  (void)d;
+  return pte_error(PTE_ERR_INVALID_ARGUMENT,
+                   "XNNPACK delegate %s %u: got shape %s%s, the delegate was built for %s%s",
+                   (v->flags & XG_FLAG_EXTERNAL_INPUT) ? "input" : "output", e,
+                   pte_shape_str(t->dim, phys, got, sizeof got), default_dim_order(t) ? "" : " (in memory order)",
+                   pte_shape_str((int32_t)v->ndims, w, want, sizeof want), why);
+}
+
+static inline uint64_t trace_begin(const pte_tracer *tr, pte_event *ev, const xg_step *s) {
+  ev->name = s->name;
+  ev->debug_id = s->debug_id;
+  return tr->begin ? tr->begin(tr->user, ev) : 0;
+}
+
+pte_status xg_delegate_run(xg_delegate *d, pte_value **args, int32_t nargs, const pte_tracer *tr,
+                           const pte_event *event) {
+  const xg_graph *g = &d->g;
+  const xg_plan *p = &d->plan;
+  if (nargs < 0 || (uint32_t)nargs < p->nargs)
+    return pte_error(PTE_ERR_INVALID_ARGUMENT, "XNNPACK delegate: called with %d arguments, needs %u", (int)nargs,
+                     p->nargs);
+  size_t rows = 0; /* leading dimension of a shrunk batch; 0 = as built */
+  /* Inputs first: they decide the batch. */
+  for (int pass = 0; pass < 2; pass++) {
+    for (uint32_t e = 0; e < p->nargs; e++) {
+      uint32_t vi = p->ext_value[e];
+      if (vi == XG_NONE) continue;
+      const xg_value *v = &g->values[vi];
+      const bool input = (v->flags & XG_FLAG_EXTERNAL_INPUT) != 0;
+      if (input != (pass == 0)) continue;
+      pte_value *a = args[e];
+      if (!a || a->tag != PTE_TAG_TENSOR || !a->u.tensor)
+        return pte_error(PTE_ERR_INVALID_ARGUMENT, "XNNPACK delegate argument %u is not a tensor", e);
+      pte_tensor *t = a->u.tensor;
+      size_t esize = 4;
+      if (is_argmax_index(g, vi)) {
+        if (t->dtype != PTE_INT64 && t->dtype != PTE_INT32)
+          return pte_error(PTE_ERR_INVALID_ARGUMENT, "XNNPACK delegate output %u (argmax indices) is %s, expected int64",
+                           e, pte_dtype_name(t->dtype));
+        esize = t->dtype == PTE_INT64 ? 8 : 4;
+      } else if (t->dtype != PTE_FLOAT32) {
+        return pte_error(PTE_ERR_INVALID_ARGUMENT, "XNNPACK delegate %s %u is %s, expected float32",
+                         input ? "input" : "output", e, pte_dtype_name(t->dtype));
+      }
+      if (t->dim > PTE_MAX_DIM)
+        return pte_error(PTE_ERR_INVALID_ARGUMENT, "XNNPACK delegate argument %u has rank %d", e, (int)t->dim);
+      int64_t phys[PTE_MAX_DIM];
+      physical_sizes(t, phys);
+      const bool batched = p->batchable && p->batched[vi];
+      const size_t full = v->numel * esize;
+      if (input) {
+        if (!t->data) return pte_error(PTE_ERR_INVALID_STATE, "XNNPACK delegate input %u has no data", e);
+        d->bound[e] = t->data;
+        if (same_shape(phys, t->dim, v)) {
+          if (batched && rows && rows != v->dims[0])
+            return shape_error(d, e, t, v, ", while other inputs have a leading dimension of another size");
+          if (batched) rows = v->dims[0];
+          continue;
+        }
+        bool tail_ok = batched && (uint32_t)t->dim == v->ndims && phys[0] >= 1 && (size_t)phys[0] < v->dims[0];
+        for (int32_t i = 1; tail_ok && i < t->dim; i++) tail_ok = (size_t)phys[i] == v->dims[i];
+        if (!tail_ok)
+          return shape_error(d, e, t, v,
+                             p->batchable && p->batched[vi]
+                                 ? " (only the leading dimension may be smaller)"
+                                 : " (Debian's 2022 XNNPACK cannot reshape a runtime, and this graph does not treat "
+                                   "the leading dimension as independent rows)");
+        if (rows && rows != (size_t)phys[0])
+          return shape_error(d, e, t, v, ", while other inputs have a leading dimension of another size");
+        rows = (size_t)phys[0];
+        /* Rows past the real ones are computed and ignored; read them from
+         * the caller's buffer when it is big enough, else from staging. */
+        if (t->capacity < full) {
+          memcpy(d->stage[e], t->data, rows * (full / v->dims[0]));
+          d->bound[e] = d->stage[e];
+        }
+      } else {
+        int64_t want_phys[XG_MAX_DIMS], want[XG_MAX_DIMS];
+        for (uint32_t i = 0; i < v->ndims; i++) want_phys[i] = (int64_t)v->dims[i];
+        if (batched && rows) want_phys[0] = (int64_t)rows;
+        bool same = t->dim == 0 ? v->numel == 1 && !(batched && rows) : (uint32_t)t->dim == v->ndims;
+        for (int32_t i = 0; same && i < t->dim; i++) same = phys[i] == want_phys[i];
+        if (!same) {
+          /* Logical sizes from memory-order sizes through the dim order. */
+          bool keep_order = (uint32_t)t->dim == v->ndims;
+          for (uint32_t i = 0; i < v->ndims; i++)
+            want[keep_order && t->dim_order[i] < v->ndims ? t->dim_order[i] : i] = want_phys[i];
+          pte_status st = pte_tensor_resize(t, (int32_t)v->ndims, want);
+          if (st) {
+            char b[160];
+            pte_error(st, "XNNPACK delegate output %u: cannot take shape %s: %s", e,
+                      pte_shape_str((int32_t)v->ndims, want, b, sizeof b), pte_last_error());
+            return st;
+          }
+        }
+        if (!t->data) return pte_error(PTE_ERR_INVALID_STATE, "XNNPACK delegate output %u has no memory", e);
+        if (t->capacity >= full) {
+          d->bound[e] = t->data;
+        } else if (batched && rows) {
+          d->bound[e] = d->stage[e];
+        } else {
+          return pte_error(PTE_ERR_INVALID_ARGUMENT, "XNNPACK delegate output %u has room for %zu bytes, needs %zu",
+                           e, t->capacity, full);
+        }
+      }
+    }
+    /* Inputs that keep the full batch while another shrank cannot mix. */
+    if (pass == 0 && rows && rows != p->batch_max) {
+      for (uint32_t e = 0; e < p->nargs; e++) {
+        uint32_t vi = p->ext_value[e];
+        if (vi == XG_NONE || !(g->values[vi].flags & XG_FLAG_EXTERNAL_INPUT) || !p->batched[vi]) continue;
+        const pte_tensor *t = args[e]->u.tensor;
+        int64_t ph[PTE_MAX_DIM];
+        physical_sizes(t, ph);
+        if (t->dim < 1 || (size_t)ph[0] != rows)
+          return shape_error(d, e, t, &g->values[vi], ", while other inputs have a leading dimension of another size");
+      }
+    }
+  }
+  if (rows == p->batch_max) rows = 0;
+
+  pte_event ev;
+  if (tr) ev = *event;
+  for (uint32_t si = 0; si < p->nsteps; si++) {
+    const xg_step *s = &p->steps[si];
+    uint64_t tok = 0;
+    if (tr) tok = trace_begin(tr, &ev, s);
+    pte_status st = PTE_OK;
+    if (s->kind == XG_STEP_XNN) {
+      xg_seg_rt *r = &d->segs[s->index];
+      bool changed = false;
+      for (uint32_t j = 0; j < r->n; j++) {
+        void *ptr = value_ptr(d, r->values[j]);
+        if (r->ext[j].data != ptr) r->ext[j].data = ptr, changed = true;
+      }
+      enum xnn_status xs = xnn_status_success;
+      if (changed) xs = d->api->xnn_setup_runtime(r->rt, r->n, r->ext);
+      if (xs == xnn_status_success) xs = d->api->xnn_invoke_runtime(r->rt);
+      if (xs != xnn_status_success) {
+        /* A failed setup leaves the runtime half re-pointed: force a full
+         * setup next time. */
+        for (uint32_t j = 0; j < r->n; j++) r->ext[j].data = NULL;
+        st = pte_error(PTE_ERR_BACKEND, "XNNPACK runtime %u failed: %s", s->index, xnn_api_status(xs));
+      }
+    } else {
+      const xg_node *n = &g->nodes[s->index];
+      void *ptr[8];
+      for (uint32_t k = 0; k < n->nin; k++) ptr[k] = n->in[k] == XG_NONE ? NULL : value_ptr(d, n->in[k]);
+      for (uint32_t k = 0; k < n->nout; k++) ptr[n->nin + k] = value_ptr(d, n->out[k]);
+      bool i64 = false;
+      if (n->type == XG_ARGMAX_POOL && g->values[n->out[1]].flags)
+        i64 = args[g->values[n->out[1]].external_id]->u.tensor->dtype == PTE_INT64;
+      st = xg_native_run(g, s->index, ptr, i64);
+    }
+    if (tr && tr->end) tr->end(tr->user, &ev, tok);
+    if (st) return st;
+  }
+  /* Shrunk batch written to staging: hand back the real rows. */
+  if (rows) {
+    for (uint32_t e = 0; e < p->nargs; e++) {
+      uint32_t vi = p->ext_value[e];
+      if (vi == XG_NONE || !(g->values[vi].flags & XG_FLAG_EXTERNAL_OUTPUT)) continue;
+      pte_tensor *t = args[e]->u.tensor;
+      if (d->bound[e] != t->data) {
+        size_t esize = is_argmax_index(g, vi) && t->dtype == PTE_INT64 ? 8 : 4;
+        memcpy(t->data, d->bound[e], rows * (g->values[vi].numel / g->values[vi].dims[0]) * esize);
+      }
+    }
+  }
+  return PTE_OK;
+}
+
+void xg_delegate_get_info(const xg_delegate *d, xg_delegate_info *info) {
+  memset(info, 0, sizeof *info);
+  info->nodes = d->g.nnodes;
+  info->values = d->g.nvalues;
+  info->segments = d->plan.nsegs;
+  for (uint32_t i = 0; i < d->plan.nsteps; i++) info->native_steps += d->plan.steps[i].kind == XG_STEP_NATIVE;
+  for (uint32_t i = 0; i < d->g.nnodes; i++) {
+    if (d->g.nodes[i].exec == XG_EXEC_XNN) info->xnn_nodes++;
+    else if (d->g.nodes[i].exec == XG_EXEC_NATIVE) info->native_nodes++;
+    else info->dead_nodes++;
+  }
+  info->arena_bytes = d->plan.arena_size;
+  info->static_copy_bytes = d->plan.static_copy_bytes;
+  info->batchable = d->plan.batchable;
+  info->batch_max = d->plan.batch_max;
+}
+
+const xg_graph *xg_delegate_graph(const xg_delegate *d) { return &d->g; }

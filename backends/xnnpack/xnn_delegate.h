@@ -1,0 +1,38 @@
+/* A built delegate: XNNPACK runtimes for its segments, buffers, bindings. */
+#ifndef PTERUN_XNN_DELEGATE_H
+#define PTERUN_XNN_DELEGATE_H
+
+#include "xnn_graph.h"
+
+typedef struct xg_delegate xg_delegate;
+
+typedef struct xg_options {
+  bool prefer_native; /* run natively every node pterun can run (tests) */
+  void *threadpool;   /* pthreadpool_t for XNNPACK, may be NULL */
+  size_t max_memory;  /* refuse delegates needing more working memory (0: XG_MAX_TOTAL_BYTES) */
+} xg_options;
+
+/* Parse, check, plan and build. Memory comes from `mem` (freed by its owner
+ * after xg_delegate_destroy); XNNPACK objects are released by destroy. On
+ * failure everything XNNPACK made is released already. */
+pte_status xg_delegate_create(const void *payload, size_t size, xg_named_fn named, void *named_user,
+                              xg_mem *mem, const xg_options *opts, xg_delegate **out);
+
+/* args: the delegate's inputs then outputs, indexed by external id. `tracer`
+ * may be NULL; `event` is the template for PTE_EVENT_BACKEND events. */
+pte_status xg_delegate_run(xg_delegate *d, pte_value **args, int32_t nargs, const pte_tracer *tracer,
+                           const pte_event *event);
+
+void xg_delegate_destroy(xg_delegate *d);
+
+/* Introspection for tests and diagnostics. */
+typedef struct xg_delegate_info {
+  uint32_t nodes, values, segments, native_steps, xnn_nodes, native_nodes, dead_nodes;
+  size_t arena_bytes, static_copy_bytes;
+  bool batchable;
+  size_t batch_max;
+} xg_delegate_info;
+void xg_delegate_get_info(const xg_delegate *d, xg_delegate_info *info);
+const xg_graph *xg_delegate_graph(const xg_delegate *d);
+
+#endif

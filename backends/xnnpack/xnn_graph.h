@@ -1,0 +1,197 @@
+/* Internal interfaces of the XNNPACK delegate.
+ *
+ * A payload goes through four stages, each usable on its own (the fuzzer and
+ * the tests drive them directly):
+ *   xg_parse      header + verified flatbuffer -> xg_graph (values, nodes,
+ *                 constants resolved), every index and size checked;
+ *   xg_check      per node: datatypes, shapes (inferred and compared with the
+ *                 serialized ones), parameters; decides who runs the node:
+ *                 Debian's 2022 XNNPACK or pterun's own code;
+ *   xg_plan       order of execution, XNNPACK runs (segments), buffers for
+ *                 values that cross between XNNPACK and native code, batch
+ *                 analysis for inputs whose leading dimension shrinks;
+ *   xg_build/run  XNNPACK subgraphs and runtimes, then execution.
+ */
+#ifndef PTERUN_XNN_GRAPH_H
+#define PTERUN_XNN_GRAPH_H
+
+#include <pterun/runtime.h>
+
+#include "xnn_schema.h"
+
+#define XG_MAX_DIMS 6
+#define XG_NONE 0xFFFFFFFFu /* XNN_INVALID_VALUE_ID: absent optional input */
+#define XG_MAX_EXTERNS 4096u
+#define XG_MAX_VALUES (1u << 20)
+#define XG_MAX_NODES (1u << 20)
+/* Bounds that keep hostile shapes from turning into giant allocations; far
+ * above anything a CPU delegate of this kind runs. */
+#define XG_MAX_TENSOR_BYTES ((size_t)1 << 34)
+#define XG_MAX_TOTAL_BYTES ((size_t)1 << 35)
+/* XNNPACK may read this many bytes past the end of an input or static
+ * buffer (XNN_EXTRA_BYTES); buffers we hand it carry this much slack. */
+#define XG_EXTRA_BYTES 16u
+
+#define XG_FLAG_EXTERNAL_INPUT 0x1u
+#define XG_FLAG_EXTERNAL_OUTPUT 0x2u
+
+/* Who runs a node (dead nodes: outputs unused, never run). */
+enum { XG_EXEC_XNN = 1, XG_EXEC_NATIVE = 2, XG_EXEC_DEAD = 3 };
+
+typedef struct xg_value {
+  uint32_t id_out;
+  int32_t datatype;     /* XG_DT_* */
+  uint8_t value_type;   /* XG_VALUE_TENSOR / XG_VALUE_QUANTIZED */
+  uint8_t quant_type;   /* XG_QP_* for quantized values */
+  uint8_t ndims;
+  uint8_t has_data;     /* static (constant) value */
+  int32_t dq_datatype;  /* runtime_schema.fbs only: dynamic-quantization target */
+  uint32_t external_id; /* XG_NONE unless flagged external */
+  uint32_t flags;       /* XG_FLAG_EXTERNAL_* */
+  size_t dims[XG_MAX_DIMS];
+  size_t numel;
+  size_t nbytes;        /* numel * 4 (every value this delegate runs is fp32) */
+  const void *data;     /* static data */
+  size_t data_size;
+  int32_t producer;     /* index of the node that writes it, -1 if none */
+  uint32_t uses;        /* number of node inputs that read it */
+} xg_value;
+
+typedef struct xg_conv_params {
+  uint32_t pad_top, pad_right, pad_bottom, pad_left, kernel_h, kernel_w, sub_h, sub_w, dil_h,
+      dil_w, group_in, group_out, groups, adj_h, adj_w;
+} xg_conv_params;
+
+typedef struct xg_pool_params {
+  uint32_t pad_top, pad_right, pad_bottom, pad_left, pool_h, pool_w, stride_h, stride_w, dil_h,
+      dil_w;
+} xg_pool_params;
+
+typedef struct xg_node {
+  uint8_t type; /* enum xg_node_type */
+  uint8_t nin;
+  uint8_t nout;
+  uint8_t exec; /* XG_EXEC_*, set by xg_check */
+  uint8_t copy_like; /* the node only copies bytes (reshape, copy, a transpose of size-1 dims) */
+  uint32_t flags;
+  uint32_t debug_handle;
+  float out_min, out_max; /* -inf/+inf when the node has no OutputMinMax */
+  uint32_t in[5];         /* value indices; XG_NONE for an absent optional input */
+  uint32_t out[2];
+  union {
+    xg_conv_params conv;
+    xg_pool_params pool;
+    struct { uint32_t ndims; uint32_t perm[XG_MAX_DIMS]; } transpose;
+    struct { uint32_t new_h, new_w; } resize;
+    struct { uint32_t ndims; size_t pre[XG_MAX_DIMS], post[XG_MAX_DIMS]; float value; } pad;
+    struct { uint32_t ndims; size_t shape[XG_MAX_DIMS]; } reshape;
+    struct { uint32_t ndims; size_t offsets[XG_MAX_DIMS], sizes[XG_MAX_DIMS]; } slice;
+    struct { uint32_t axis; } cat;
+    struct { float alpha; } act; /* leaky relu slope, elu alpha */
+  } p;
+} xg_node;
+
+typedef struct xg_graph {
+  xg_value *values;
+  uint32_t nvalues;
+  xg_node *nodes;
+  uint32_t nnodes;
+  uint32_t num_externs;
+  bool legacy; /* no XNNHeader: constants live in XNNGraph.constant_buffer */
+} xg_graph;
+
+/* ---- memory ---- */
+
+/* Memory that lives as long as a delegate: the method's (pte_backend_alloc)
+ * when `ctx` is set, else blocks from malloc released by xg_mem_release
+ * (tests, fuzzer). Allocations are zeroed and 64-byte aligned. */
+typedef struct xg_block xg_block;
+typedef struct xg_mem {
+  pte_backend_init_ctx *ctx;
+  xg_block *blocks;
+  size_t bytes;
+} xg_mem;
+
+void *xg_mem_alloc(xg_mem *m, size_t size);
+void xg_mem_release(xg_mem *m);
+
+/* ---- parse ---- */
+
+/* Named data lookup (SHA-256 keys of the program or an attached .ptd). */
+typedef pte_status (*xg_named_fn)(void *user, const char *key, const void **data, size_t *size);
+
+pte_status xg_parse(const void *blob, size_t size, xg_named_fn named, void *named_user, xg_mem *mem,
+                    xg_graph *out);
+
+/* ---- check ---- */
+
+typedef struct xg_check_options {
+  bool prefer_native; /* run every node pterun can run itself natively (tests) */
+} xg_check_options;
+
+pte_status xg_check(xg_graph *g, const xg_check_options *opts);
+
+/* Error helper: "node N (XNNType, debug handle D): message". */
+pte_status xg_node_error(const xg_graph *g, uint32_t node, pte_status st, const char *fmt, ...)
+    PTE_PRINTF(4, 5);
+
+/* True when the node's input `slot` is one whose data XNNPACK copies into
+ * packed weights when the runtime is created (so the original bytes may go). */
+bool xg_input_is_packed(const xg_node *n, uint32_t slot);
+
+/* ---- plan ---- */
+
+enum { XG_STEP_XNN = 1, XG_STEP_NATIVE = 2 };
+
+typedef struct xg_step {
+  uint8_t kind;
+  uint32_t index; /* segment index (XNN) or node index (native) */
+  int64_t debug_id;
+  const char *name; /* tracer event name */
+} xg_step;
+
+typedef struct xg_segment {
+  uint32_t first, count; /* range in xg_plan.seg_nodes */
+  uint32_t nexternal;    /* values crossing the segment boundary */
+  uint32_t ext_first;    /* range in xg_plan.seg_ext */
+} xg_segment;
+
+/* Where a value's bytes are during a run. */
+enum { XG_LOC_NONE = 0, XG_LOC_STATIC, XG_LOC_ARENA, XG_LOC_EXTERNAL, XG_LOC_XNN_INTERNAL };
+
+typedef struct xg_plan {
+  xg_step *steps;
+  uint32_t nsteps;
+  xg_segment *segs;
+  uint32_t nsegs;
+  uint32_t *seg_nodes; /* node indices of all segments, segment by segment */
+  uint32_t *seg_ext;   /* value indices crossing each segment's boundary */
+  uint32_t *node_seg;  /* per node: its segment, XG_NONE for native nodes */
+  uint8_t *loc;        /* per value: XG_LOC_* */
+  size_t *offset;      /* per value: offset in the arena (XG_LOC_ARENA) */
+  size_t arena_size;
+  uint32_t *ext_value; /* per external id: value index, XG_NONE if unused */
+  uint32_t nargs;      /* 1 + largest external id in use */
+  size_t max_external_bytes;
+  size_t xnn_internal_bytes; /* values XNNPACK keeps inside its runtimes (workspace bound) */
+  size_t static_copy_bytes; /* static data copied (misaligned or read at run time) */
+  uint8_t *static_copy;     /* per value: 1 if its static data must be copied */
+  /* Batch: inputs whose leading dimension may shrink at run time. */
+  bool batchable;
+  size_t batch_max;
+  uint8_t *batched; /* per value: carries the batch as dimension 0 */
+} xg_plan;
+
+pte_status xg_make_plan(xg_graph *g, xg_mem *mem, xg_plan *plan);
+
+/* ---- native kernels ---- */
+
+/* Run one node with pterun's own code. ptr[k] are the data pointers of the
+ * node's inputs (k < nin) and outputs (nin + k); `index_int64` says the
+ * ArgMax index output is int64 (else int32). */
+pte_status xg_native_run(const xg_graph *g, uint32_t node, void *const *ptr, bool index_int64);
+
+/* True if pterun's own code can run this node type. */
+bool xg_native_supports(const xg_graph *g, const xg_node *n);
+
+#endif

@@ -1,0 +1,534 @@
+/* pterun's own fp32 kernels for the XNNPACK node types that Debian's 2022
+ * XNNPACK lacks (transpose, slice, concatenate, batch matmul, gelu, tanh,
+ * exp, log, rsqrt, sin, cos, copy, argmax pooling), and for the nodes whose
+ * parameters it refuses (1x1 pooling, non-constant weights, ...). Semantics
+ * follow the modern XNNPACK subgraph nodes as ExecuTorch defines them; shapes
+ * were validated by xg_check, so no bounds are re-checked here.
+ *
+ * Nothing here allocates: every kernel works on the buffers it is given and
+ * splits its work over the process thread pool. */
+#include <math.h>
+#include <string.h>
+
+#include <pterun/threadpool.h>
+
+#include "xnn_graph.h"
+
+/* Below this many elements, thread hand-off costs more than it saves. */
+#define PAR_MIN 16384u
+
+static size_t grain_for(size_t n, size_t per_item) {
+  size_t g = PAR_MIN / (per_item ? per_item : 1);
+  return g ? (g < n ? g : n) : 1;
+}
+
+static void run_parallel(size_t n, size_t per_item, pte_parallel_fn fn, void *ctx) {
+  if ((uint64_t)n * per_item < PAR_MIN) {
+    fn(ctx, 0, n);
+    return;
+  }
+  pte_threadpool_parallel_for(n, grain_for(n, per_item), fn, ctx);
+}
+
+static inline float clampf(float v, float lo, float hi) {
+  v = v < lo ? lo : v;
+  return v > hi ? hi : v;
+}
+
+/* ---- unary ---- */
+
+typedef struct unary_job {
+  const float *x;
+  float *y;
+  int type;
+  float a, lo, hi;
+} unary_job;
+
+static void unary_range(void *ctx, size_t b, size_t e) {
+  const unary_job *j = (const unary_job *)ctx;
+  const float *x = j->x;
+  float *y = j->y;
+  const float a = j->a;
+  switch (j->type) {
+    case XG_CLAMP: for (size_t i = b; i < e; i++) y[i] = clampf(x[i], j->lo, j->hi); break;
+    case XG_SIGMOID:
+      for (size_t i = b; i < e; i++) {
+        /* Stable on both sides: exp of a non-positive number only. */
+        float z = expf(-fabsf(x[i]));
+        y[i] = x[i] >= 0.0f ? 1.0f / (1.0f + z) : z / (1.0f + z);
+      }
+      break;
+    case XG_FLOOR: for (size_t i = b; i < e; i++) y[i] = floorf(x[i]); break;
+    case XG_CEIL: for (size_t i = b; i < e; i++) y[i] = ceilf(x[i]); break;
+    case XG_SQRT: for (size_t i = b; i < e; i++) y[i] = sqrtf(x[i]); break;
+    case XG_SQUARE: for (size_t i = b; i < e; i++) y[i] = x[i] * x[i]; break;
+    case XG_HARDSWISH:
+      for (size_t i = b; i < e; i++) y[i] = x[i] * clampf(x[i] + 3.0f, 0.0f, 6.0f) * (1.0f / 6.0f);
+      break;
+    case XG_NEGATE: for (size_t i = b; i < e; i++) y[i] = -x[i]; break;
+    case XG_ABS: for (size_t i = b; i < e; i++) y[i] = fabsf(x[i]); break;
+    case XG_LEAKY_RELU: for (size_t i = b; i < e; i++) y[i] = x[i] > 0.0f ? x[i] : x[i] * a; break;
+    case XG_ELU: for (size_t i = b; i < e; i++) y[i] = x[i] > 0.0f ? x[i] : a * expm1f(x[i]); break;
+    case XG_RSQRT: for (size_t i = b; i < e; i++) y[i] = 1.0f / sqrtf(x[i]); break;
+    case XG_LOG: for (size_t i = b; i < e; i++) y[i] = logf(x[i]); break;
+    case XG_GELU:
+      /* The exact (erf) form, which is what XNNPACK's gelu computes. */
+      for (size_t i = b; i < e; i++) y[i] = 0.5f * x[i] * (1.0f + erff(x[i] * 0.70710678118654752f));
+      break;
+    case XG_TANH: for (size_t i = b; i < e; i++) y[i] = tanhf(x[i]); break;
+    case XG_EXP: for (size_t i = b; i < e; i++) y[i] = expf(x[i]); break;
+    case XG_SIN: for (size_t i = b; i < e; i++) y[i] = sinf(x[i]); break;
+    case XG_COS: for (size_t i = b; i < e; i++) y[i] = cosf(x[i]); break;
+    default: memmove(y + b, x + b, (e - b) * sizeof(float)); break;
+  }
+}
+
+/* ---- softmax over the last dimension ---- */
+
+typedef struct softmax_job {
+  const float *x;
+  float *y;
+  size_t c;
+} softmax_job;
+
+static void softmax_rows(void *ctx, size_t b, size_t e) {
+  const softmax_job *j = (const softmax_job *)ctx;
+  for (size_t r = b; r < e; r++) {
+    const float *x = j->x + r * j->c;
+    float *y = j->y + r * j->c;
+    float m = -INFINITY;
+    for (size_t i = 0; i < j->c; i++) m = x[i] > m ? x[i] : m;
+    float sum = 0.0f;
+    for (size_t i = 0; i < j->c; i++) sum += (y[i] = expf(x[i] - m));
+    float inv = 1.0f / sum;
+    for (size_t i = 0; i < j->c; i++) y[i] *= inv;
+  }
+}
+
+/* ---- broadcasting binary ops ---- */
+
+typedef struct binary_job {
+  const float *a, *b;
+  float *y;
+  int type;
+  float lo, hi;
+  bool clamp;
+  size_t out[XG_MAX_DIMS], sa[XG_MAX_DIMS], sb[XG_MAX_DIMS]; /* 6-D, right-aligned */
+} binary_job;
+
+static inline float binop(int type, float a, float b) {
+  switch (type) {
+    case XG_ADD: return a + b;
+    case XG_SUBTRACT: return a - b;
+    case XG_MULTIPLY: return a * b;
+    case XG_DIV: return a / b;
+    case XG_MINIMUM: return a < b ? a : b;
+    case XG_MAXIMUM: return a > b ? a : b;
+    default: /* XG_PRELU */ return a > 0.0f ? a : a * b;
+  }
+}
+
+/* Rows are the product of the first 5 output dims; each row is the last dim. */
+static void binary_rows(void *ctx, size_t b, size_t e) {
+  const binary_job *j = (const binary_job *)ctx;
+  const size_t n = j->out[5], ia = j->sa[5], ib = j->sb[5];
+  for (size_t r = b; r < e; r++) {
+    size_t rem = r, oa = 0, ob = 0;
+    for (int d = 4; d >= 0; d--) {
+      size_t idx = rem % j->out[d];
+      rem /= j->out[d];
+      oa += idx * j->sa[d];
+      ob += idx * j->sb[d];
+    }
+    const float *pa = j->a + oa, *pb = j->b + ob;
+    float *py = j->y + r * n;
+    for (size_t i = 0; i < n; i++) {
+      float v = binop(j->type, pa[i * ia], pb[i * ib]);
+      py[i] = j->clamp ? clampf(v, j->lo, j->hi) : v;
+    }
+  }
+}
+
+/* Strides (in elements) of `v` broadcast to a 6-D right-aligned output. */
+static void bcast_strides(const xg_value *v, const size_t *out6, size_t *s6) {
+  size_t stride = 1;
+  for (int d = XG_MAX_DIMS - 1; d >= 0; d--) {
+    int vd = (int)v->ndims - (XG_MAX_DIMS - d);
+    size_t size = vd >= 0 ? v->dims[vd] : 1;
+    s6[d] = (size == 1 && out6[d] != 1) ? 0 : stride;
+    stride *= size;
+  }
+}
+
+static void run_binary(const xg_graph *g, const xg_node *n, void *const *ptr) {
+  const xg_value *o = &g->values[n->out[0]];
+  binary_job j;
+  memset(&j, 0, sizeof j);
+  j.a = (const float *)ptr[0];
+  j.b = (const float *)ptr[1];
+  j.y = (float *)ptr[2];
+  j.type = n->type;
+  j.lo = n->out_min;
+  j.hi = n->out_max;
+  j.clamp = n->type != XG_PRELU && n->type != XG_MINIMUM && n->type != XG_MAXIMUM &&
+            !(isinf(j.lo) && j.lo < 0 && isinf(j.hi) && j.hi > 0);
+  for (int d = 0; d < XG_MAX_DIMS; d++) {
+    int od = (int)o->ndims - (XG_MAX_DIMS - d);
+    j.out[d] = od >= 0 ? o->dims[od] : 1;
+  }
+  bcast_strides(&g->values[n->in[0]], j.out, j.sa);
+  bcast_strides(&g->values[n->in[1]], j.out, j.sb);
+  size_t rows = o->numel / j.out[5];
+  run_parallel(rows, j.out[5], binary_rows, &j);
+}
+
+/* ---- fully connected and batch matmul ---- */
+
+typedef struct mm_job {
+  const float *a, *b, *bias;
+  float *y;
+  size_t m, k, n;
+  bool b_nk; /* b is [n, k] (else [k, n]) */
+  float lo, hi;
+  bool clamp;
+  /* batch (bmm): 4-D right-aligned batch shape and strides in matrices */
+  size_t batch[4], sa[4], sb[4];
+} mm_job;
+
+/* One output row: y[0..n) = a[0..k) . B (+ bias), clamped. */
+static void mm_row(const mm_job *j, const float *a, const float *b, float *y) {
+  if (j->b_nk) {
+    for (size_t c = 0; c < j->n; c++) {
+      const float *w = b + c * j->k;
+      float s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+      size_t i = 0;
+      for (; i + 4 <= j->k; i += 4) {
+        s0 += a[i] * w[i];
+        s1 += a[i + 1] * w[i + 1];
+        s2 += a[i + 2] * w[i + 2];
+        s3 += a[i + 3] * w[i + 3];
+      }
+      for (; i < j->k; i++) s0 += a[i] * w[i];
+      y[c] = (s0 + s1) + (s2 + s3);
+    }
+  } else {
+    for (size_t c = 0; c < j->n; c++) y[c] = 0.0f;
+    for (size_t i = 0; i < j->k; i++) {
+      const float av = a[i];
+      const float *w = b + i * j->n;
+      for (size_t c = 0; c < j->n; c++) y[c] += av * w[c];
+    }
+  }
+  if (j->bias)
+    for (size_t c = 0; c < j->n; c++) y[c] += j->bias[c];
+  if (j->clamp)
+    for (size_t c = 0; c < j->n; c++) y[c] = clampf(y[c], j->lo, j->hi);
+}
+
+static void fc_rows(void *ctx, size_t b, size_t e) {
+  const mm_job *j = (const mm_job *)ctx;
+  for (size_t r = b; r < e; r++) mm_row(j, j->a + r * j->k, j->b, j->y + r * j->n);
+}
+
+/* Rows of all batches: r = batch * m + row. */
+static void bmm_rows(void *ctx, size_t b, size_t e) {
+  const mm_job *j = (const mm_job *)ctx;
+  for (size_t r = b; r < e; r++) {
+    size_t bi = r / j->m, row = r % j->m, rem = bi, oa = 0, ob = 0;
+    for (int d = 3; d >= 0; d--) {
+      size_t idx = rem % j->batch[d];
+      rem /= j->batch[d];
+      oa += idx * j->sa[d];
+      ob += idx * j->sb[d];
+    }
+    mm_row(j, j->a + oa * j->m * j->k + row * j->k, j->b + ob * j->k * j->n, j->y + r * j->n);
+  }
+}
+
+static void run_fc(const xg_graph *g, const xg_node *n, void *const *ptr) {
+  const xg_value *x = &g->values[n->in[0]], *w = &g->values[n->in[1]];
+  mm_job j;
+  memset(&j, 0, sizeof j);
+  j.a = (const float *)ptr[0];
+  j.b = (const float *)ptr[1];
+  j.bias = n->in[2] == XG_NONE ? NULL : (const float *)ptr[2];
+  j.y = (float *)ptr[3];
+  j.k = x->dims[x->ndims - 1];
+  j.b_nk = !(n->flags & 1);
+  j.n = j.b_nk ? w->dims[0] : w->dims[1];
+  j.lo = n->out_min;
+  j.hi = n->out_max;
+  j.clamp = !(isinf(j.lo) && j.lo < 0 && isinf(j.hi) && j.hi > 0);
+  size_t rows = x->numel / j.k;
+  run_parallel(rows, j.k * j.n, fc_rows, &j);
+}
+
+static void run_bmm(const xg_graph *g, const xg_node *n, void *const *ptr) {
+  const xg_value *a = &g->values[n->in[0]], *b = &g->values[n->in[1]], *o = &g->values[n->out[0]];
+  mm_job j;
+  memset(&j, 0, sizeof j);
+  j.a = (const float *)ptr[0];
+  j.b = (const float *)ptr[1];
+  j.y = (float *)ptr[2];
+  j.m = a->dims[a->ndims - 2];
+  j.k = a->dims[a->ndims - 1];
+  j.b_nk = (n->flags & 1) != 0;
+  j.n = o->dims[o->ndims - 1];
+  j.lo = -INFINITY, j.hi = INFINITY;
+  /* Batch dims, right-aligned into 4 slots (at most 6 - 2). */
+  uint32_t ob = o->ndims - 2, ab = a->ndims - 2, bb = b->ndims - 2;
+  size_t stride_a = 1, stride_b = 1;
+  for (int d = 3; d >= 0; d--) {
+    int od = (int)ob - (4 - d), ad = (int)ab - (4 - d), bd = (int)bb - (4 - d);
+    size_t os = od >= 0 ? o->dims[od] : 1, as = ad >= 0 ? a->dims[ad] : 1, bs = bd >= 0 ? b->dims[bd] : 1;
+    j.batch[d] = os;
+    j.sa[d] = (as == 1 && os != 1) ? 0 : stride_a;
+    j.sb[d] = (bs == 1 && os != 1) ? 0 : stride_b;
+    stride_a *= as;
+    stride_b *= bs;
+  }
+  size_t rows = o->numel / j.n;
+  run_parallel(rows, j.k * j.n, bmm_rows, &j);
+}
+
+/* ---- data movement ---- */
+
+typedef struct transpose_job {
+  const float *x;
+  float *y;
+  uint32_t nd;
+  size_t out[XG_MAX_DIMS];
+  size_t in_stride[XG_MAX_DIMS]; /* input stride of each output dim */
+} transpose_job;
+
+static void transpose_rows(void *ctx, size_t b, size_t e) {
+  const transpose_job *j = (const transpose_job *)ctx;
+  const uint32_t last = j->nd - 1;
+  const size_t n = j->out[last], s = j->in_stride[last];
+  for (size_t r = b; r < e; r++) {
+    size_t rem = r, off = 0;
+    for (int d = (int)last - 1; d >= 0; d--) {
+      off += (rem % j->out[d]) * j->in_stride[d];
+      rem /= j->out[d];
+    }
+    float *y = j->y + r * n;
+    const float *x = j->x + off;
+    if (s == 1) memcpy(y, x, n * sizeof(float));
+    else for (size_t i = 0; i < n; i++) y[i] = x[i * s];
+  }
+}
+
+static void run_transpose(const xg_graph *g, const xg_node *n, void *const *ptr) {
+  const xg_value *x = &g->values[n->in[0]], *o = &g->values[n->out[0]];
+  transpose_job j;
+  memset(&j, 0, sizeof j);
+  j.x = (const float *)ptr[0];
+  j.y = (float *)ptr[1];
+  j.nd = x->ndims;
+  if (j.nd == 0) {
+    j.y[0] = j.x[0];
+    return;
+  }
+  size_t stride[XG_MAX_DIMS], s = 1;
+  for (int d = (int)x->ndims - 1; d >= 0; d--) stride[d] = s, s *= x->dims[d];
+  for (uint32_t d = 0; d < j.nd; d++) {
+    j.out[d] = o->dims[d];
+    j.in_stride[d] = stride[n->p.transpose.perm[d]];
+  }
+  size_t rows = o->numel / j.out[j.nd - 1];
+  run_parallel(rows, j.out[j.nd - 1], transpose_rows, &j);
+}
+
+/* Copy an N-d block: rows of the last dimension from x (strides sx) into y
+ * (strides sy), starting at element offsets. Used by slice, pad, concat. */
+static void copy_block(const float *x, const size_t *sx, float *y, const size_t *sy, const size_t *dims,
+                       uint32_t nd) {
+  if (nd == 0) {
+    y[0] = x[0];
+    return;
+  }
+  size_t rows = 1;
+  for (uint32_t d = 0; d + 1 < nd; d++) rows *= dims[d];
+  const size_t n = dims[nd - 1];
+  for (size_t r = 0; r < rows; r++) {
+    size_t rem = r, ox = 0, oy = 0;
+    for (int d = (int)nd - 2; d >= 0; d--) {
+      size_t idx = rem % dims[d];
+      rem /= dims[d];
+      ox += idx * sx[d];
+      oy += idx * sy[d];
+    }
+    memcpy(y + oy, x + ox, n * sizeof(float));
+  }
+}
+
+static void strides_of(const size_t *dims, uint32_t nd, size_t *s) {
+  size_t v = 1;
+  for (int d = (int)nd - 1; d >= 0; d--) s[d] = v, v *= dims[d];
+}
+
+static void run_slice(const xg_graph *g, const xg_node *n, void *const *ptr) {
+  const xg_value *x = &g->values[n->in[0]], *o = &g->values[n->out[0]];
+  size_t sx[XG_MAX_DIMS], sy[XG_MAX_DIMS], start = 0;
+  strides_of(x->dims, x->ndims, sx);
+  strides_of(o->dims, o->ndims, sy);
+  for (uint32_t d = 0; d < x->ndims; d++) start += n->p.slice.offsets[d] * sx[d];
+  copy_block((const float *)ptr[0] + start, sx, (float *)ptr[1], sy, o->dims, o->ndims);
+}
+
+static void run_pad(const xg_graph *g, const xg_node *n, void *const *ptr) {
+  const xg_value *x = &g->values[n->in[0]], *o = &g->values[n->out[0]];
+  float *y = (float *)ptr[1];
+  const float v = n->p.pad.value;
+  for (size_t i = 0; i < o->numel; i++) y[i] = v;
+  size_t sx[XG_MAX_DIMS], sy[XG_MAX_DIMS], start = 0;
+  strides_of(x->dims, x->ndims, sx);
+  strides_of(o->dims, o->ndims, sy);
+  for (uint32_t d = 0; d < o->ndims; d++) start += n->p.pad.pre[d] * sy[d];
+  copy_block((const float *)ptr[0], sx, y + start, sy, x->dims, x->ndims);
+}
+
+static void run_concat(const xg_graph *g, const xg_node *n, void *const *ptr) {
+  const xg_value *o = &g->values[n->out[0]];
+  const uint32_t axis = n->p.cat.axis;
+  size_t outer = 1, inner = 1;
+  for (uint32_t d = 0; d < axis; d++) outer *= o->dims[d];
+  for (uint32_t d = axis + 1; d < o->ndims; d++) inner *= o->dims[d];
+  float *y = (float *)ptr[n->nin];
+  const size_t row = o->dims[axis] * inner;
+  size_t at = 0;
+  for (uint32_t k = 0; k < n->nin; k++) {
+    const size_t chunk = g->values[n->in[k]].dims[axis] * inner;
+    const float *x = (const float *)ptr[k];
+    for (size_t r = 0; r < outer; r++) memcpy(y + r * row + at, x + r * chunk, chunk * sizeof(float));
+    at += chunk;
+  }
+}
+
+/* ---- pooling (NHWC) ---- */
+
+typedef struct pool_job {
+  const float *x;
+  float *y;
+  void *idx;
+  bool idx64;
+  int type;
+  size_t H, W, C, OH, OW;
+  xg_pool_params p;
+  float lo, hi;
+} pool_job;
+
+/* One output pixel (n, oy, ox) per item. */
+static void pool_pixels(void *ctx, size_t b, size_t e) {
+  const pool_job *j = (const pool_job *)ctx;
+  const xg_pool_params *p = &j->p;
+  for (size_t it = b; it < e; it++) {
+    size_t ox = it % j->OW, oy = (it / j->OW) % j->OH, nb = it / (j->OW * j->OH);
+    float *y = j->y + it * j->C;
+    for (size_t c = 0; c < j->C; c++) {
+      float acc = j->type == XG_AVG_POOL ? 0.0f : -INFINITY;
+      size_t count = 0, best = 0;
+      for (size_t ky = 0; ky < p->pool_h; ky++) {
+        int64_t iy = (int64_t)(oy * p->stride_h + ky * p->dil_h) - (int64_t)p->pad_top;
+        if (iy < 0 || iy >= (int64_t)j->H) continue;
+        for (size_t kx = 0; kx < p->pool_w; kx++) {
+          int64_t ix = (int64_t)(ox * p->stride_w + kx * p->dil_w) - (int64_t)p->pad_left;
+          if (ix < 0 || ix >= (int64_t)j->W) continue;
+          float v = j->x[((nb * j->H + (size_t)iy) * j->W + (size_t)ix) * j->C + c];
+          if (j->type == XG_AVG_POOL) {
+            acc += v;
+          } else if (count == 0 || v > acc) {
+            acc = v;
+            best = ky * p->pool_w + kx;
+          }
+          count++;
+        }
+      }
+      if (j->type == XG_AVG_POOL) acc = count ? acc / (float)count : 0.0f;
+      y[c] = clampf(acc, j->lo, j->hi);
+      if (j->type == XG_ARGMAX_POOL) {
+        y[c] = acc; /* argmax pooling has no output bounds */
+        if (j->idx64) ((int64_t *)j->idx)[it * j->C + c] = (int64_t)best;
+        else ((int32_t *)j->idx)[it * j->C + c] = (int32_t)best;
+      }
+    }
+  }
+}
+
+static void run_pool(const xg_graph *g, const xg_node *n, void *const *ptr, bool idx64) {
+  const xg_value *x = &g->values[n->in[0]], *o = &g->values[n->out[0]];
+  pool_job j;
+  memset(&j, 0, sizeof j);
+  j.x = (const float *)ptr[0];
+  j.y = (float *)ptr[1];
+  j.idx = n->type == XG_ARGMAX_POOL ? ptr[2] : NULL;
+  j.idx64 = idx64;
+  j.type = n->type;
+  j.H = x->dims[1], j.W = x->dims[2], j.C = x->dims[3];
+  j.OH = o->dims[1], j.OW = o->dims[2];
+  j.p = n->p.pool;
+  if (n->type != XG_MAX_POOL) j.p.dil_h = j.p.dil_w = 1;
+  j.lo = n->out_min, j.hi = n->out_max;
+  size_t pixels = x->dims[0] * j.OH * j.OW;
+  run_parallel(pixels, j.C * j.p.pool_h * j.p.pool_w, pool_pixels, &j);
+}
+
+static void run_global_avg(const xg_graph *g, const xg_node *n, void *const *ptr) {
+  const xg_value *x = &g->values[n->in[0]];
+  const size_t N = x->dims[0], HW = x->dims[1] * x->dims[2], C = x->dims[3];
+  const float *in = (const float *)ptr[0];
+  float *y = (float *)ptr[1];
+  for (size_t b = 0; b < N; b++) {
+    for (size_t c = 0; c < C; c++) y[b * C + c] = 0.0f;
+    for (size_t i = 0; i < HW; i++)
+      for (size_t c = 0; c < C; c++) y[b * C + c] += in[(b * HW + i) * C + c];
+    for (size_t c = 0; c < C; c++) y[b * C + c] = clampf(y[b * C + c] / (float)HW, n->out_min, n->out_max);
+  }
+}
+
+/* ---- dispatch ---- */
+
+pte_status xg_native_run(const xg_graph *g, uint32_t ni, void *const *ptr, bool index_int64) {
+  const xg_node *n = &g->nodes[ni];
+  switch (n->type) {
+    case XG_ADD: case XG_SUBTRACT: case XG_MULTIPLY: case XG_DIV: case XG_MINIMUM: case XG_MAXIMUM:
+    case XG_PRELU:
+      run_binary(g, n, ptr);
+      return PTE_OK;
+    case XG_SOFTMAX: {
+      const xg_value *x = &g->values[n->in[0]];
+      softmax_job j = {(const float *)ptr[0], (float *)ptr[1], x->dims[x->ndims - 1]};
+      run_parallel(x->numel / j.c, j.c, softmax_rows, &j);
+      return PTE_OK;
+    }
+    case XG_CLAMP: case XG_SIGMOID: case XG_FLOOR: case XG_CEIL: case XG_SQRT: case XG_SQUARE:
+    case XG_HARDSWISH: case XG_NEGATE: case XG_ABS: case XG_LEAKY_RELU: case XG_ELU: case XG_RSQRT:
+    case XG_LOG: case XG_GELU: case XG_TANH: case XG_EXP: case XG_SIN: case XG_COS: case XG_COPY:
+    case XG_CONVERT: case XG_STATIC_RESHAPE: {
+      const xg_value *x = &g->values[n->in[0]];
+      unary_job j = {(const float *)ptr[0], (float *)ptr[1], n->type, n->p.act.alpha, n->out_min, n->out_max};
+      if (n->type == XG_COPY || n->type == XG_CONVERT || n->type == XG_STATIC_RESHAPE) {
+        if (ptr[1] != ptr[0]) memcpy(ptr[1], ptr[0], x->nbytes);
+        return PTE_OK;
+      }
+      run_parallel(x->numel, 8, unary_range, &j);
+      return PTE_OK;
+    }
+    case XG_FULLY_CONNECTED: run_fc(g, n, ptr); return PTE_OK;
+    case XG_BMM: run_bmm(g, n, ptr); return PTE_OK;
+    case XG_STATIC_TRANSPOSE:
+      if (n->copy_like) {
+        if (ptr[1] != ptr[0]) memcpy(ptr[1], ptr[0], g->values[n->in[0]].nbytes);
+      } else {
+        run_transpose(g, n, ptr);
+      }
+      return PTE_OK;
+    case XG_STATIC_SLICE: run_slice(g, n, ptr); return PTE_OK;
+    case XG_CONSTANT_PAD: run_pad(g, n, ptr); return PTE_OK;
+    case XG_CONCAT2: case XG_CONCAT3: case XG_CONCAT4: case XG_CONCAT5: run_concat(g, n, ptr); return PTE_OK;
+    case XG_AVG_POOL: case XG_MAX_POOL: case XG_ARGMAX_POOL: run_pool(g, n, ptr, index_int64); return PTE_OK;
+    case XG_GLOBAL_AVG_POOL: run_global_avg(g, n, ptr); return PTE_OK;
+    default:
+      return xg_node_error(g, ni, PTE_ERR_INTERNAL, "has no native implementation");
+  }
+}

@@ -1,0 +1,597 @@
+/* Payload parsing: XNNHeader, the XNNGraph flatbuffer (verified before any
+ * read), values with their constant data, nodes with their parameters.
+ * Everything read here is range-checked; shapes are checked in xnn_check.c. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xnn_graph.h"
+
+/* ---- memory ---- */
+
+struct xg_block {
+  xg_block *next;
+};
+#define XG_BLOCK_HEADER 64 /* keeps the payload 64-byte aligned */
+
+void *xg_mem_alloc(xg_mem *m, size_t size) {
+  if (size == 0) size = 1;
+  if (size > SIZE_MAX - 2 * XG_BLOCK_HEADER) return NULL;
+  /* Round up so vector loops may touch whole 64-byte lines. */
+  size = (size + 63) & ~(size_t)63;
+  void *p;
+  if (m->ctx) {
+    p = pte_backend_alloc(m->ctx, size, 64);
+    if (!p) return NULL;
+  } else {
+    void *raw = NULL;
+    if (posix_memalign(&raw, 64, size + XG_BLOCK_HEADER) != 0) return NULL;
+    xg_block *b = (xg_block *)raw;
+    b->next = m->blocks;
+    m->blocks = b;
+    p = (uint8_t *)raw + XG_BLOCK_HEADER;
+  }
+  memset(p, 0, size);
+  m->bytes += size;
+  return p;
+}
+
+void xg_mem_release(xg_mem *m) {
+  xg_block *b = m->blocks;
+  while (b) {
+    xg_block *next = b->next;
+    free(b);
+    b = next;
+  }
+  m->blocks = NULL;
+  m->bytes = 0;
+}
+
+/* ---- helpers ---- */
+
+#define XNN_HEADER_MIN 30u /* bytes of the version-1 XNNHeader */
+
+static uint32_t rd32(const uint8_t *p) { return pte_fb_u32(p); }
+static uint64_t rd64(const uint8_t *p) { return pte_fb_u64(p); }
+
+static float fb_float(pte_fb fb, uint32_t t, int slot, float dflt) {
+  uint32_t f = pte_fb_field(fb, t, slot);
+  if (!f) return dflt;
+  uint32_t bits = pte_fb_u32(fb.buf + f);
+  float v;
+  memcpy(&v, &bits, sizeof v);
+  return v;
+}
+
+static uint32_t fb_u32(pte_fb fb, uint32_t t, int slot, uint32_t dflt) {
+  return (uint32_t)pte_fb_scalar(fb, t, slot, 4, dflt);
+}
+
+typedef struct id_pair {
+  uint32_t id, index;
+} id_pair;
+
+static int cmp_pair(const void *a, const void *b) {
+  const id_pair *x = (const id_pair *)a, *y = (const id_pair *)b;
+  return x->id < y->id ? -1 : x->id > y->id ? 1 : 0;
+}
+
+typedef struct parser {
+  pte_fb fb;
+  uint32_t root;
+  const uint8_t *constants; /* constant region of the payload (header present) */
+  uint64_t constants_size;
+  xg_named_fn named;
+  void *named_user;
+  xg_graph *g;
+  id_pair *ids; /* sorted id_out -> value index */
+} parser;
+
+/* Value index of serialized id `id`, or XG_NONE. */
+static uint32_t lookup(const parser *ps, uint32_t id) {
+  size_t lo = 0, hi = ps->g->nvalues;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (ps->ids[mid].id == id) return ps->ids[mid].index;
+    if (ps->ids[mid].id < id) lo = mid + 1;
+    else hi = mid;
+  }
+  return XG_NONE;
+}
+
+/* ---- values ---- */
+
+static pte_status resolve_constant(parser *ps, uint32_t vi, uint32_t buffer_idx) {
+  xg_value *v = &ps->g->values[vi];
+  const pte_fb fb = ps->fb;
+  const uint8_t *data = NULL;
+  uint64_t size = 0;
+  if (ps->g->legacy) {
+    uint32_t cb = pte_fb_ref(fb, ps->root, XGRAPH_CONSTANT_BUFFER);
+    if (buffer_idx >= pte_fb_vec_len(fb, cb))
+      return pte_error(PTE_ERR_INVALID_PROGRAM,
+                       "XNNPACK payload: value %u refers to constant buffer %u, but the graph has %u",
+                       vi, buffer_idx, pte_fb_vec_len(fb, cb));
+    uint32_t storage = pte_fb_ref(fb, pte_fb_vec_table(fb, cb, buffer_idx), BUFFER_STORAGE_);
+    size = pte_fb_vec_len(fb, storage);
+    data = storage ? pte_fb_vec_data(fb, storage) : NULL;
+  } else {
+    uint32_t cd = pte_fb_ref(fb, ps->root, XGRAPH_CONSTANT_DATA);
+    if (buffer_idx >= pte_fb_vec_len(fb, cd))
+      return pte_error(PTE_ERR_INVALID_PROGRAM,
+                       "XNNPACK payload: value %u refers to constant data %u, but the graph has %u entries",
+                       vi, buffer_idx, pte_fb_vec_len(fb, cd));
+    uint32_t e = pte_fb_vec_table(fb, cd, buffer_idx);
+    const char *key = pte_fb_str(fb, pte_fb_ref(fb, e, CDO_NAMED_KEY));
+    if (key && key[0]) {
+      /* Weights of 1.x exports: named data of the program or of a .ptd. */
+      const void *d = NULL;
+      size_t n = 0;
+      if (!ps->named)
+        return pte_error(PTE_ERR_NOT_FOUND, "XNNPACK payload: value %u needs named data '%s', and no lookup is available",
+                         vi, key);
+      pte_status st = ps->named(ps->named_user, key, &d, &n);
+      if (st) {
+        pte_error(st, "XNNPACK payload: constant of value %u: named data '%s' not found (is the .ptd file attached?)",
+                  vi, key);
+        return st;
+      }
+      data = (const uint8_t *)d;
+      size = n;
+    } else {
+      uint64_t off = pte_fb_scalar(fb, e, CDO_OFFSET, 8, 0);
+      uint64_t len = pte_fb_scalar(fb, e, CDO_SIZE, 8, 0);
+      if (!ps->constants || off > ps->constants_size || len > ps->constants_size - off)
+        return pte_error(PTE_ERR_INVALID_PROGRAM,
+                         "XNNPACK payload: constant data %u (offset %llu, %llu bytes) lies outside the "
+                         "constant region of %llu bytes",
+                         buffer_idx, (unsigned long long)off, (unsigned long long)len,
+                         (unsigned long long)ps->constants_size);
+      data = ps->constants + off;
+      size = len;
+    }
+  }
+  if (size < v->nbytes)
+    return pte_error(PTE_ERR_INVALID_PROGRAM,
+                     "XNNPACK payload: value %u needs %zu bytes of constant data, constant %u has %llu",
+                     vi, v->nbytes, buffer_idx, (unsigned long long)size);
+  if (!data && v->nbytes)
+    return pte_error(PTE_ERR_INVALID_PROGRAM, "XNNPACK payload: value %u has an empty constant", vi);
+  v->data = data;
+  v->data_size = (size_t)size;
+  v->has_data = 1;
+  return PTE_OK;
+}
+
+static pte_status parse_value(parser *ps, uint32_t vi, uint32_t xv, size_t *total) {
+  const pte_fb fb = ps->fb;
+  xg_value *v = &ps->g->values[vi];
+  uint8_t type = (uint8_t)pte_fb_scalar(fb, xv, XVALUE_UNION_TYPE, 1, 0);
+  uint32_t u = pte_fb_ref(fb, xv, XVALUE_UNION);
+  if (!u || (type != XG_VALUE_TENSOR && type != XG_VALUE_QUANTIZED))
+    return pte_error(PTE_ERR_INVALID_PROGRAM, "XNNPACK payload: value %u has no tensor (union type %u)",
+                     vi, type);
+  uint32_t tv = u;
+  v->value_type = type;
+  if (type == XG_VALUE_QUANTIZED) {
+    tv = pte_fb_ref(fb, u, QTV_TENSOR_VALUE);
+    if (!tv)
+      return pte_error(PTE_ERR_INVALID_PROGRAM, "XNNPACK payload: quantized value %u has no tensor_value", vi);
+    v->quant_type = (uint8_t)pte_fb_scalar(fb, u, QTV_QUANT_PARAMS_TYPE, 1, 0);
+  }
+  v->datatype = (int16_t)pte_fb_scalar(fb, tv, TV_DATATYPE, 2, 0);
+  v->dq_datatype = (int16_t)pte_fb_scalar(fb, tv, TV_DQ_DATATYPE, 2, 0);
+  uint32_t ndims = fb_u32(fb, tv, TV_NUM_DIMS, 0);
+  uint32_t dims = pte_fb_ref(fb, tv, TV_DIMS);
+  uint32_t nd = pte_fb_vec_len(fb, dims);
+  if (nd != ndims)
+    return pte_error(PTE_ERR_INVALID_PROGRAM, "XNNPACK payload: value %u: num_dims is %u but dims has %u entries",
+                     vi, ndims, nd);
+  if (nd > XG_MAX_DIMS)
+    return pte_error(PTE_ERR_NOT_SUPPORTED, "XNNPACK payload: value %u has %u dimensions; XNNPACK supports at most %d",
+                     vi, nd, XG_MAX_DIMS);
+  v->ndims = (uint8_t)nd;
+  size_t numel = 1;
+  for (uint32_t d = 0; d < nd; d++) {
+    uint32_t s = rd32(pte_fb_vec_data(fb, dims) + 4ull * d);
+    if (s == 0)
+      return pte_error(PTE_ERR_NOT_SUPPORTED, "XNNPACK payload: value %u has a dimension of size 0", vi);
+    v->dims[d] = s;
+    if (numel > XG_MAX_TENSOR_BYTES / 4 / s)
+      return pte_error(PTE_ERR_INVALID_PROGRAM,
+                       "XNNPACK payload: value %u is too large (dimension %u of size %u overflows the %zu-byte limit)",
+                       vi, d, s, (size_t)XG_MAX_TENSOR_BYTES);
+    numel *= s;
+  }
+  v->numel = numel;
+  v->nbytes = numel * 4;
+  v->external_id = fb_u32(fb, tv, TV_EXTERNAL_ID, 0);
+  v->flags = fb_u32(fb, tv, TV_FLAGS, 0);
+  v->id_out = fb_u32(fb, tv, TV_ID_OUT, 0);
+  v->producer = -1;
+  if (v->flags & ~(XG_FLAG_EXTERNAL_INPUT | XG_FLAG_EXTERNAL_OUTPUT))
+    return pte_error(PTE_ERR_INVALID_PROGRAM, "XNNPACK payload: value %u has unknown flags 0x%x", vi,
+                     v->flags);
+  if (v->flags) {
+    if (v->external_id >= ps->g->num_externs)
+      return pte_error(PTE_ERR_INVALID_PROGRAM,
+                       "XNNPACK payload: value %u has external id %u, outside 0..%u (num_externs)", vi,
+                       v->external_id, ps->g->num_externs ? ps->g->num_externs - 1 : 0);
+  } else {
+    v->external_id = XG_NONE;
+  }
+  uint32_t cidx = fb_u32(fb, tv, TV_CONSTANT_BUFFER_IDX, 0);
+  if (cidx) {
+    if (v->flags)
+      return pte_error(PTE_ERR_INVALID_PROGRAM, "XNNPACK payload: value %u is both constant and external", vi);
+    /* Only fp32 constants are ever read; other datatypes are refused by
+     * xg_check, naming the node, so their bytes need not resolve here. */
+    if (v->datatype == XG_DT_FP32 && type == XG_VALUE_TENSOR) {
+      pte_status st = resolve_constant(ps, vi, cidx);
+      if (st) return st;
+    } else {
+      v->has_data = 1;
+    }
+  } else if (!(*total <= XG_MAX_TOTAL_BYTES - v->nbytes)) {
+    return pte_error(PTE_ERR_INVALID_PROGRAM, "XNNPACK payload: activations exceed %zu bytes in total",
+                     (size_t)XG_MAX_TOTAL_BYTES);
+  } else {
+    *total += v->nbytes;
+  }
+  return PTE_OK;
+}
+
+/* ---- nodes ---- */
+
+static pte_status node_value(parser *ps, uint32_t ni, uint32_t id, bool optional, uint32_t *out) {
+  if (id == XG_NONE && optional) {
+    *out = XG_NONE;
+    return PTE_OK;
+  }
+  uint32_t vi = lookup(ps, id);
+  if (vi == XG_NONE)
+    return xg_node_error(ps->g, ni, PTE_ERR_INVALID_PROGRAM, "refers to value id %u, which is not defined", id);
+  *out = vi;
+  return PTE_OK;
+}
+
+/* Reads a [u32] vector of `n` entries (n <= XG_MAX_DIMS) into size_t. */
+static pte_status dims_vector(parser *ps, uint32_t ni, uint32_t t, int slot, const char *what,
+                              uint32_t n, size_t *out) {
+  uint32_t v = pte_fb_ref(ps->fb, t, slot);
+  if (!v || pte_fb_vec_len(ps->fb, v) != n)
+    return xg_node_error(ps->g, ni, PTE_ERR_INVALID_PROGRAM, "%s has %u entries, expected %u", what,
+                         pte_fb_vec_len(ps->fb, v), n);
+  for (uint32_t i = 0; i < n; i++) out[i] = rd32(pte_fb_vec_data(ps->fb, v) + 4ull * i);
+  return PTE_OK;
+}
+
+static pte_status parse_node(parser *ps, uint32_t ni, uint32_t xn) {
+  const pte_fb fb = ps->fb;
+  xg_node *n = &ps->g->nodes[ni];
+  n->type = (uint8_t)pte_fb_scalar(fb, xn, XNODE_UNION_TYPE, 1, 0);
+  n->debug_handle = fb_u32(fb, xn, XNODE_DEBUG_HANDLE, 0);
+  n->out_min = -INFINITY;
+  n->out_max = INFINITY;
+  uint32_t mm = pte_fb_ref(fb, xn, XNODE_OUTPUT_MIN_MAX);
+  if (mm) {
+    /* Table present, field absent: the field's default (0.0), as flatc omits it. */
+    n->out_min = fb_float(fb, mm, MINMAX_MIN, 0.0f);
+    n->out_max = fb_float(fb, mm, MINMAX_MAX, 0.0f);
+  }
+  uint32_t t = pte_fb_ref(fb, xn, XNODE_UNION);
+  if (n->type == 0 || n->type >= XG_NODE_TYPE_END || !t)
+    return pte_error(PTE_ERR_INVALID_PROGRAM, "XNNPACK payload: node %u has no operator (union type %u)",
+                     ni, n->type);
+  uint32_t ids[7];
+  bool optional[7] = {false};
+  uint32_t nin = 0, nout = 0;
+  pte_status st;
+  switch (n->type) {
+    case XG_ADD: case XG_DIV: case XG_MINIMUM: case XG_MULTIPLY: case XG_SUBTRACT:
+    case XG_MAXIMUM: case XG_PRELU: case XG_BMM:
+      ids[0] = fb_u32(fb, t, N2_INPUT1, 0);
+      ids[1] = fb_u32(fb, t, N2_INPUT2, 0);
+      ids[2] = fb_u32(fb, t, N2_OUTPUT, 0);
+      nin = 2, nout = 1;
+      n->flags = fb_u32(fb, t, N2_FLAGS, 0);
+      break;
+    case XG_SOFTMAX: case XG_SIGMOID: case XG_CLAMP: case XG_FLOOR: case XG_CONVERT:
+    case XG_GLOBAL_AVG_POOL: case XG_SQRT: case XG_CEIL: case XG_HARDSWISH: case XG_NEGATE:
+    case XG_SQUARE: case XG_ABS: case XG_RSQRT: case XG_LOG: case XG_GELU: case XG_TANH:
+    case XG_EXP: case XG_SIN: case XG_COPY: case XG_COS:
+      ids[0] = fb_u32(fb, t, N1_INPUT, 0);
+      ids[1] = fb_u32(fb, t, N1_OUTPUT, 0);
+      nin = 1, nout = 1;
+      n->flags = fb_u32(fb, t, N1_FLAGS, 0);
+      break;
+    case XG_FULLY_CONNECTED:
+      ids[0] = fb_u32(fb, t, FC_INPUT, 0);
+      ids[1] = fb_u32(fb, t, FC_FILTER, 0);
+      ids[2] = fb_u32(fb, t, FC_BIAS, 0);
+      ids[3] = fb_u32(fb, t, FC_OUTPUT, 0);
+      optional[2] = true;
+      nin = 3, nout = 1;
+      n->flags = fb_u32(fb, t, FC_FLAGS, 0);
+      break;
+    case XG_CONV2D: case XG_DEPTHWISE_CONV2D: case XG_CONV_TRANSPOSE2D: {
+      xg_conv_params *c = &n->p.conv;
+      c->pad_top = fb_u32(fb, t, CONV_PAD_TOP, 0);
+      c->pad_right = fb_u32(fb, t, CONV_PAD_RIGHT, 0);
+      c->pad_bottom = fb_u32(fb, t, CONV_PAD_BOTTOM, 0);
+      c->pad_left = fb_u32(fb, t, CONV_PAD_LEFT, 0);
+      c->kernel_h = fb_u32(fb, t, CONV_KERNEL_H, 0);
+      c->kernel_w = fb_u32(fb, t, CONV_KERNEL_W, 0);
+      c->sub_h = fb_u32(fb, t, CONV_SUB_H, 0);
+      c->sub_w = fb_u32(fb, t, CONV_SUB_W, 0);
+      c->dil_h = fb_u32(fb, t, CONV_DIL_H, 0);
+      c->dil_w = fb_u32(fb, t, CONV_DIL_W, 0);
+      c->group_in = fb_u32(fb, t, CONV_GROUP_IN, 0);
+      c->group_out = fb_u32(fb, t, CONV_GROUP_OUT, 0);
+      c->groups = fb_u32(fb, t, CONV_GROUPS, 0);
+      c->adj_h = fb_u32(fb, t, CONV_ADJ_H, 0);
+      c->adj_w = fb_u32(fb, t, CONV_ADJ_W, 0);
+      ids[0] = fb_u32(fb, t, CONV_INPUT, 0);
+      ids[1] = fb_u32(fb, t, CONV_FILTER, 0);
+      ids[2] = fb_u32(fb, t, CONV_BIAS, 0);
+      ids[3] = fb_u32(fb, t, CONV_OUTPUT, 0);
+      optional[2] = true;
+      nin = 3, nout = 1;
+      n->flags = fb_u32(fb, t, CONV_FLAGS, 0);
+      break;
+    }
+    case XG_AVG_POOL: case XG_MAX_POOL: {
+      xg_pool_params *p = &n->p.pool;
+      p->pad_top = fb_u32(fb, t, POOL_PAD_TOP, 0);
+      p->pad_right = fb_u32(fb, t, POOL_PAD_RIGHT, 0);
+      p->pad_bottom = fb_u32(fb, t, POOL_PAD_BOTTOM, 0);
+      p->pad_left = fb_u32(fb, t, POOL_PAD_LEFT, 0);
+      p->pool_h = fb_u32(fb, t, POOL_H, 0);
+      p->pool_w = fb_u32(fb, t, POOL_W, 0);
+      p->stride_h = fb_u32(fb, t, POOL_STRIDE_H, 0);
+      p->stride_w = fb_u32(fb, t, POOL_STRIDE_W, 0);
+      p->dil_h = fb_u32(fb, t, POOL_DIL_H, 0);
+      p->dil_w = fb_u32(fb, t, POOL_DIL_W, 0);
+      ids[0] = fb_u32(fb, t, POOL_INPUT, 0);
+      ids[1] = fb_u32(fb, t, POOL_OUTPUT, 0);
+      nin = 1, nout = 1;
+      n->flags = fb_u32(fb, t, POOL_FLAGS, 0);
+      break;
+    }
+    case XG_ARGMAX_POOL: {
+      xg_pool_params *p = &n->p.pool;
+      p->pad_top = fb_u32(fb, t, AMP_PAD_TOP, 0);
+      p->pad_right = fb_u32(fb, t, AMP_PAD_RIGHT, 0);
+      p->pad_bottom = fb_u32(fb, t, AMP_PAD_BOTTOM, 0);
+      p->pad_left = fb_u32(fb, t, AMP_PAD_LEFT, 0);
+      p->pool_h = fb_u32(fb, t, AMP_POOL_H, 0);
+      p->pool_w = fb_u32(fb, t, AMP_POOL_W, 0);
+      /* XNNPACK's argmax pooling has no stride: windows do not overlap. */
+      p->stride_h = p->pool_h;
+      p->stride_w = p->pool_w;
+      p->dil_h = p->dil_w = 1;
+      ids[0] = fb_u32(fb, t, AMP_INPUT, 0);
+      ids[1] = fb_u32(fb, t, AMP_OUTPUT_VALUE, 0);
+      ids[2] = fb_u32(fb, t, AMP_OUTPUT_INDEX, 0);
+      nin = 1, nout = 2;
+      n->flags = fb_u32(fb, t, AMP_FLAGS, 0);
+      break;
+    }
+    case XG_STATIC_TRANSPOSE: {
+      uint32_t nd = fb_u32(fb, t, TR_NUM_DIMS, 0);
+      uint32_t perm = pte_fb_ref(fb, t, TR_PERM);
+      uint32_t len = pte_fb_vec_len(fb, perm);
+      if (len > XG_MAX_DIMS || (nd && nd != len))
+        return xg_node_error(ps->g, ni, PTE_ERR_INVALID_PROGRAM, "perm has %u entries (num_dims %u)", len, nd);
+      n->p.transpose.ndims = len;
+      for (uint32_t i = 0; i < len; i++) n->p.transpose.perm[i] = rd32(pte_fb_vec_data(fb, perm) + 4ull * i);
+      ids[0] = fb_u32(fb, t, TR_INPUT, 0);
+      ids[1] = fb_u32(fb, t, TR_OUTPUT, 0);
+      nin = 1, nout = 1;
+      n->flags = fb_u32(fb, t, TR_FLAGS, 0);
+      break;
+    }
+    case XG_RESIZE_BILINEAR:
+      n->p.resize.new_h = fb_u32(fb, t, RS_NEW_H, 0);
+      n->p.resize.new_w = fb_u32(fb, t, RS_NEW_W, 0);
+      ids[0] = fb_u32(fb, t, RS_INPUT, 0);
+      ids[1] = fb_u32(fb, t, RS_OUTPUT, 0);
+      nin = 1, nout = 1;
+      n->flags = fb_u32(fb, t, RS_FLAGS, 0);
+      break;
+    case XG_CONSTANT_PAD: {
+      uint32_t pre = pte_fb_ref(fb, t, PAD_PRE);
+      uint32_t nd = pte_fb_vec_len(fb, pre);
+      if (nd > XG_MAX_DIMS)
+        return xg_node_error(ps->g, ni, PTE_ERR_INVALID_PROGRAM, "pre_paddings has %u entries", nd);
+      n->p.pad.ndims = nd;
+      if ((st = dims_vector(ps, ni, t, PAD_PRE, "pre_paddings", nd, n->p.pad.pre))) return st;
+      if ((st = dims_vector(ps, ni, t, PAD_POST, "post_paddings", nd, n->p.pad.post))) return st;
+      n->p.pad.value = fb_float(fb, t, PAD_VALUE, 0.0f);
+      ids[0] = fb_u32(fb, t, PAD_INPUT, 0);
+      ids[1] = fb_u32(fb, t, PAD_OUTPUT, 0);
+      nin = 1, nout = 1;
+      n->flags = fb_u32(fb, t, PAD_FLAGS, 0);
+      break;
+    }
+    case XG_STATIC_RESHAPE: {
+      uint32_t shape = pte_fb_ref(fb, t, RE_NEW_SHAPE);
+      uint32_t nd = pte_fb_vec_len(fb, shape);
+      if (nd > XG_MAX_DIMS)
+        return xg_node_error(ps->g, ni, PTE_ERR_INVALID_PROGRAM, "new_shape has %u entries", nd);
+      n->p.reshape.ndims = nd;
+      if ((st = dims_vector(ps, ni, t, RE_NEW_SHAPE, "new_shape", nd, n->p.reshape.shape))) return st;
+      ids[0] = fb_u32(fb, t, RE_INPUT, 0);
+      ids[1] = fb_u32(fb, t, RE_OUTPUT, 0);
+      nin = 1, nout = 1;
+      n->flags = fb_u32(fb, t, RE_FLAGS, 0);
+      break;
+    }
+    case XG_STATIC_SLICE: {
+      uint32_t off = pte_fb_ref(fb, t, SL_OFFSETS);
+      uint32_t nd = pte_fb_vec_len(fb, off);
+      if (nd > XG_MAX_DIMS)
+        return xg_node_error(ps->g, ni, PTE_ERR_INVALID_PROGRAM, "offsets has %u entries", nd);
+      n->p.slice.ndims = nd;
+      if ((st = dims_vector(ps, ni, t, SL_OFFSETS, "offsets", nd, n->p.slice.offsets))) return st;
+      if ((st = dims_vector(ps, ni, t, SL_SIZES, "sizes", nd, n->p.slice.sizes))) return st;
+      ids[0] = fb_u32(fb, t, SL_INPUT, 0);
+      ids[1] = fb_u32(fb, t, SL_OUTPUT, 0);
+      nin = 1, nout = 1;
+      n->flags = fb_u32(fb, t, SL_FLAGS, 0);
+      break;
+    }
+    case XG_CONCAT2: case XG_CONCAT3: case XG_CONCAT4: case XG_CONCAT5: {
+      nin = n->type == XG_CONCAT2 ? 2 : n->type == XG_CONCAT3 ? 3 : n->type == XG_CONCAT4 ? 4 : 5;
+      static const int in_slots[5] = {CAT_INPUT1, CAT_INPUT2, CAT_INPUT3, CAT_INPUT4, CAT_INPUT5};
+      for (uint32_t i = 0; i < nin; i++) ids[i] = fb_u32(fb, t, in_slots[i], 0);
+      ids[nin] = fb_u32(fb, t, CAT_OUTPUT, 0);
+      n->p.cat.axis = fb_u32(fb, t, CAT_AXIS, 0);
+      nout = 1;
+      n->flags = fb_u32(fb, t, CAT_FLAGS, 0);
+      break;
+    }
+    case XG_LEAKY_RELU:
+      n->p.act.alpha = fb_float(fb, t, LRELU_SLOPE, 0.0f);
+      ids[0] = fb_u32(fb, t, LRELU_INPUT, 0);
+      ids[1] = fb_u32(fb, t, LRELU_OUTPUT, 0);
+      nin = 1, nout = 1;
+      n->flags = fb_u32(fb, t, LRELU_FLAGS, 0);
+      break;
+    case XG_ELU:
+      n->p.act.alpha = fb_float(fb, t, ELU_ALPHA, 0.0f);
+      ids[0] = fb_u32(fb, t, ELU_INPUT, 0);
+      ids[1] = fb_u32(fb, t, ELU_OUTPUT, 0);
+      nin = 1, nout = 1;
+      n->flags = fb_u32(fb, t, ELU_FLAGS, 0);
+      break;
+    case XG_SDPA:
+      /* Refused by xg_check; read the ids so the error can name them. */
+      for (int i = 0; i < 5; i++) ids[i] = fb_u32(fb, t, SDPA_Q + i, 0), optional[i] = true;
+      ids[5] = fb_u32(fb, t, SDPA_OUTPUT, 0);
+      nin = 5, nout = 1;
+      n->flags = fb_u32(fb, t, SDPA_FLAGS, 0);
+      break;
+    default:
+      return pte_error(PTE_ERR_INVALID_PROGRAM, "XNNPACK payload: node %u has union type %u", ni, n->type);
+  }
+  n->nin = (uint8_t)nin;
+  n->nout = (uint8_t)nout;
+  for (uint32_t i = 0; i < nin; i++)
+    if ((st = node_value(ps, ni, ids[i], optional[i], &n->in[i]))) return st;
+  for (uint32_t i = 0; i < nout; i++)
+    if ((st = node_value(ps, ni, ids[nin + i], false, &n->out[i]))) return st;
+  return PTE_OK;
+}
+
+/* ---- header and graph ---- */
+
+pte_status xg_parse(const void *blob, size_t size, xg_named_fn named, void *named_user, xg_mem *mem,
+                    xg_graph *g) {
+  memset(g, 0, sizeof *g);
+  const uint8_t *b = (const uint8_t *)blob;
+  if (!b || size < 8)
+    return pte_error(PTE_ERR_INVALID_PROGRAM, "XNNPACK payload of %zu bytes is too small", size);
+  parser ps;
+  memset(&ps, 0, sizeof ps);
+  ps.named = named;
+  ps.named_user = named_user;
+  ps.g = g;
+  const uint8_t *fbuf = b;
+  size_t fsize = size;
+  if (memcmp(b + 4, "XH00", 4) == 0) {
+    if (size < XNN_HEADER_MIN)
+      return pte_error(PTE_ERR_INVALID_PROGRAM, "XNNPACK payload: %zu bytes cannot hold the %u-byte XNNHeader",
+                       size, XNN_HEADER_MIN);
+    uint32_t hlen = pte_fb_u16(b + 8);
+    uint64_t fo = rd32(b + 10), fs = rd32(b + 14), co = rd32(b + 18), cs = rd64(b + 22);
+    if (hlen < XNN_HEADER_MIN)
+      return pte_error(PTE_ERR_INVALID_PROGRAM, "XNNPACK payload: header length %u is below %u", hlen,
+                       XNN_HEADER_MIN);
+    if (fo < XNN_HEADER_MIN || fs < 8 || fo > size || fs > size - fo)
+      return pte_error(PTE_ERR_INVALID_PROGRAM,
+                       "XNNPACK payload: flatbuffer at offset %llu (%llu bytes) does not fit in the %zu-byte payload",
+                       (unsigned long long)fo, (unsigned long long)fs, size);
+    if (co < fo + fs || co > size || cs > size - co)
+      return pte_error(PTE_ERR_INVALID_PROGRAM,
+                       "XNNPACK payload: constant data at offset %llu (%llu bytes) does not fit after the "
+                       "flatbuffer (ends at %llu) in the %zu-byte payload",
+                       (unsigned long long)co, (unsigned long long)cs, (unsigned long long)(fo + fs), size);
+    fbuf = b + fo;
+    fsize = (size_t)fs;
+    ps.constants = b + co;
+    ps.constants_size = cs;
+  } else {
+    g->legacy = true;
+  }
+  if (fsize < 8 || (memcmp(fbuf + 4, "XN00", 4) != 0 && memcmp(fbuf + 4, "XN01", 4) != 0)) {
+    char got[5] = {0};
+    for (int i = 0; fsize >= 8 && i < 4; i++)
+      got[i] = (fbuf[4 + i] >= 32 && fbuf[4 + i] < 127) ? (char)fbuf[4 + i] : '?';
+    return pte_error(PTE_ERR_INVALID_PROGRAM,
+                     "XNNPACK payload: flatbuffer identifier is '%s', expected 'XN00' or 'XN01'", got);
+  }
+  pte_status st = pte_fb_verify(fbuf, fsize, &xg_schema_graph, NULL);
+  if (st) {
+    pte_error(st, "XNNPACK payload: %s", pte_last_error());
+    return st;
+  }
+  ps.fb.buf = fbuf;
+  ps.fb.size = fsize;
+  ps.root = pte_fb_root(ps.fb);
+  const pte_fb fb = ps.fb;
+
+  g->num_externs = fb_u32(fb, ps.root, XGRAPH_NUM_EXTERNS, 0);
+  if (g->num_externs > XG_MAX_EXTERNS)
+    return pte_error(PTE_ERR_INVALID_PROGRAM, "XNNPACK payload: num_externs %u is above %u", g->num_externs,
+                     XG_MAX_EXTERNS);
+  uint32_t xvalues = pte_fb_ref(fb, ps.root, XGRAPH_XVALUES);
+  uint32_t xnodes = pte_fb_ref(fb, ps.root, XGRAPH_XNODES);
+  g->nvalues = pte_fb_vec_len(fb, xvalues);
+  g->nnodes = pte_fb_vec_len(fb, xnodes);
+  if (g->nvalues > XG_MAX_VALUES || g->nnodes > XG_MAX_NODES)
+    return pte_error(PTE_ERR_INVALID_PROGRAM, "XNNPACK payload: %u values and %u nodes is too many",
+                     g->nvalues, g->nnodes);
+  if (g->nnodes == 0)
+    return pte_error(PTE_ERR_INVALID_PROGRAM, "XNNPACK payload: the graph has no nodes");
+  g->values = (xg_value *)xg_mem_alloc(mem, (size_t)g->nvalues * sizeof(xg_value));
+  g->nodes = (xg_node *)xg_mem_alloc(mem, (size_t)g->nnodes * sizeof(xg_node));
+  ps.ids = (id_pair *)malloc(((size_t)g->nvalues + 1) * sizeof(id_pair));
+  if (!g->values || !g->nodes || !ps.ids) {
+    free(ps.ids);
+    return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK payload: out of memory for %u values and %u nodes",
+                     g->nvalues, g->nnodes);
+  }
+  size_t total = 0;
+  for (uint32_t i = 0; i < g->nvalues && !st; i++) {
+    st = parse_value(&ps, i, pte_fb_vec_table(fb, xvalues, i), &total);
+    ps.ids[i].id = g->values[i].id_out;
+    ps.ids[i].index = i;
+  }
+  if (!st) {
+    qsort(ps.ids, g->nvalues, sizeof(id_pair), cmp_pair);
+    for (uint32_t i = 1; i < g->nvalues && !st; i++)
+      if (ps.ids[i].id == ps.ids[i - 1].id)
+        st = pte_error(PTE_ERR_INVALID_PROGRAM, "XNNPACK payload: values %u and %u share id_out %u",
+                       ps.ids[i - 1].index, ps.ids[i].index, ps.ids[i].id);
+  }
+  /* Each external id names one argument of the delegate call. */
+  if (!st && g->num_externs) {
+    uint32_t *owner = (uint32_t *)malloc((size_t)g->num_externs * sizeof(uint32_t));
+    if (!owner) st = pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK payload: out of memory");
+    for (uint32_t e = 0; owner && e < g->num_externs; e++) owner[e] = XG_NONE;
+    for (uint32_t i = 0; owner && i < g->nvalues && !st; i++) {
+      if (!g->values[i].flags) continue;
+      uint32_t e = g->values[i].external_id;
+      if (owner[e] != XG_NONE)
+        st = pte_error(PTE_ERR_INVALID_PROGRAM, "XNNPACK payload: values %u and %u share external id %u",
+                       owner[e], i, e);
+      owner[e] = i;
+    }
+    free(owner);
+  }
+  for (uint32_t i = 0; i < g->nnodes && !st; i++) st = parse_node(&ps, i, pte_fb_vec_table(fb, xnodes, i));
+  free(ps.ids);
+  return st;
+}

@@ -1,0 +1,508 @@
+/* Execution plan: which nodes run together in one XNNPACK runtime, which run
+ * as native steps in between, and where every value lives.
+ *
+ * Order. Nodes are scheduled in a topological order that keeps XNNPACK nodes
+ * together: a greedy list scheduler stays in the current mode (XNNPACK or
+ * native) while a node of that mode is ready, and switches only when none is.
+ * Reshape and copy nodes run either way (both are a copy) and go with the
+ * current mode. A run of XNNPACK-mode nodes becomes one segment: one
+ * subgraph and one runtime. A segment that would hold only copies is run
+ * natively instead, as a runtime for a memcpy is not worth its overhead.
+ *
+ * Values. Constants stay where they are (the mapped program or .ptd), except
+ * those XNNPACK reads at run time rather than packing at creation (operands
+ * of elementwise nodes) and misaligned ones: those are copied once into
+ * padded buffers, as XNNPACK may read XNN_EXTRA_BYTES past the end. A value
+ * produced and consumed inside one segment is XNNPACK's business. Every other
+ * intermediate value gets a range of one arena allocated at init; ranges are
+ * reused between values whose lifetimes (in steps) do not overlap.
+ *
+ * Batch. When the graph treats dimension 0 of its inputs as independent rows
+ * all the way to its outputs, an input whose leading dimension is smaller
+ * than the one the delegate was built for can run on the built runtimes: the
+ * first rows are the real ones and the outputs' first rows are the result. */
+#include <stdlib.h>
+#include <string.h>
+#include <stdio.h>
+
+#include "xnn_graph.h"
+
+/* ---- a min-heap of node indices (keeps the schedule close to file order) ---- */
+
+typedef struct heap {
+  uint32_t *a;
+  uint32_t n;
+} heap;
+
+static void heap_push(heap *h, uint32_t v) {
+  uint32_t i = h->n++;
+  h->a[i] = v;
+  while (i && h->a[(i - 1) / 2] > h->a[i]) {
+    uint32_t p = (i - 1) / 2, t = h->a[p];
+    h->a[p] = h->a[i], h->a[i] = t, i = p;
+  }
+}
+
+static uint32_t heap_pop(heap *h) {
+  uint32_t top = h->a[0];
+  h->a[0] = h->a[--h->n];
+  uint32_t i = 0;
+  for (;;) {
+    uint32_t l = 2 * i + 1, r = l + 1, m = i;
+    if (l < h->n && h->a[l] < h->a[m]) m = l;
+    if (r < h->n && h->a[r] < h->a[m]) m = r;
+    if (m == i) break;
+    uint32_t t = h->a[m];
+    h->a[m] = h->a[i], h->a[i] = t, i = m;
+  }
+  return top;
+}
+
+/* Copies run either way: XNNPACK's reshape, or a memcpy. */
+static bool is_flexible(const xg_node *n) { return n->exec == XG_EXEC_XNN && n->copy_like; }
+
+/* ---- batch analysis ---- */
+
+static bool batch_ok_nonbatched(const xg_value *v, uint32_t out_rank) {
+  return v->ndims < out_rank || v->dims[0] == 1;
+}
+
+static bool batch_rule(const xg_graph *g, const xg_node *n, const uint8_t *batched) {
+  const xg_value *x = &g->values[n->in[0]];
+  const xg_value *o = &g->values[n->out[0]];
+  switch (n->type) {
+    case XG_ADD: case XG_SUBTRACT: case XG_MULTIPLY: case XG_DIV: case XG_MINIMUM: case XG_MAXIMUM:
+    case XG_PRELU: case XG_BMM:
+      if (n->type == XG_BMM && o->ndims < 3) return false;
+      for (uint32_t k = 0; k < 2; k++) {
+        const xg_value *v = &g->values[n->in[k]];
+        if (batched[n->in[k]] ? v->ndims != o->ndims : !batch_ok_nonbatched(v, o->ndims)) return false;
+      }
+      return true;
+    case XG_SOFTMAX:
+      return x->ndims >= 2 && batched[n->in[0]];
+    case XG_FULLY_CONNECTED:
+      return x->ndims >= 2 && batched[n->in[0]] && !batched[n->in[1]] &&
+             (n->in[2] == XG_NONE || !batched[n->in[2]]);
+    case XG_CONV2D: case XG_DEPTHWISE_CONV2D: case XG_CONV_TRANSPOSE2D:
+      return batched[n->in[0]] && !batched[n->in[1]] && (n->in[2] == XG_NONE || !batched[n->in[2]]);
+    case XG_AVG_POOL: case XG_MAX_POOL: case XG_ARGMAX_POOL: case XG_GLOBAL_AVG_POOL:
+    case XG_RESIZE_BILINEAR:
+      return batched[n->in[0]];
+    case XG_CONSTANT_PAD:
+      return batched[n->in[0]] && n->p.pad.pre[0] == 0 && n->p.pad.post[0] == 0;
+    case XG_STATIC_RESHAPE:
+      return batched[n->in[0]] && o->ndims >= 1 && o->dims[0] == x->dims[0];
+    case XG_STATIC_TRANSPOSE:
+      return batched[n->in[0]] && n->p.transpose.perm[0] == 0;
+    case XG_STATIC_SLICE:
+      return batched[n->in[0]] && n->p.slice.offsets[0] == 0 && n->p.slice.sizes[0] == x->dims[0];
+    case XG_CONCAT2: case XG_CONCAT3: case XG_CONCAT4: case XG_CONCAT5:
+      if (n->p.cat.axis == 0) return false;
+      for (uint32_t k = 0; k < n->nin; k++)
+        if (!batched[n->in[k]]) return false;
+      return true;
+    case XG_CLAMP: case XG_SIGMOID: case XG_FLOOR: case XG_CEIL: case XG_SQRT: case XG_SQUARE:
+    case XG_HARDSWISH: case XG_NEGATE: case XG_ABS: case XG_LEAKY_RELU: case XG_ELU: case XG_RSQRT:
+    case XG_LOG: case XG_GELU: case XG_TANH: case XG_EXP: case XG_SIN: case XG_COS: case XG_COPY:
+    case XG_CONVERT:
+      return batched[n->in[0]] && x->ndims >= 1;
+    default:
+      return false;
+  }
+}
+
+static void analyse_batch(const xg_graph *g, const uint32_t *order, uint32_t nlive, xg_plan *p) {
+  p->batchable = false;
+  p->batch_max = 0;
+  for (uint32_t e = 0; e < g->num_externs && !p->batch_max; e++) {
+    uint32_t vi = p->ext_value[e];
+    if (vi == XG_NONE) continue;
+    const xg_value *v = &g->values[vi];
+    if ((v->flags & XG_FLAG_EXTERNAL_INPUT) && v->ndims >= 1 && v->dims[0] > 1) p->batch_max = v->dims[0];
+  }
+  if (!p->batch_max) return;
+  for (uint32_t vi = 0; vi < g->nvalues; vi++) {
+    const xg_value *v = &g->values[vi];
+    p->batched[vi] = (v->flags & XG_FLAG_EXTERNAL_INPUT) && v->ndims >= 1 && v->dims[0] == p->batch_max;
+  }
+  for (uint32_t s = 0; s < nlive; s++) {
+    const xg_node *n = &g->nodes[order[s]];
+    bool any = false;
+    for (uint32_t k = 0; k < n->nin; k++) any |= n->in[k] != XG_NONE && p->batched[n->in[k]];
+    if (!any) continue;
+    if (!batch_rule(g, n, p->batched)) return;
+    for (uint32_t k = 0; k < n->nout; k++) {
+      const xg_value *o = &g->values[n->out[k]];
+      if (o->ndims < 1 || o->dims[0] != p->batch_max) return;
+      p->batched[n->out[k]] = 1;
+    }
+  }
+  p->batchable = true;
+}
+
+/* ---- arena placement ---- */
+
+typedef struct live {
+  uint32_t value;
+  uint32_t first, last; /* steps */
+  size_t size;
+} live;
+
+static int cmp_live(const void *a, const void *b) {
+  const live *x = (const live *)a, *y = (const live *)b;
+  if (x->size != y->size) return x->size > y->size ? -1 : 1;
+  return x->value < y->value ? -1 : x->value > y->value ? 1 : 0;
+}
+
+static size_t round_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
+
+static pte_status place_arena(const xg_graph *g, const uint32_t *step_of_node, xg_plan *p) {
+  uint32_t count = 0;
+  for (uint32_t vi = 0; vi < g->nvalues; vi++) count += p->loc[vi] == XG_LOC_ARENA;
+  if (!count) return PTE_OK;
+  live *L = (live *)calloc(count, sizeof(live));
+  if (!L) return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK plan: out of memory");
+  uint32_t k = 0;
+  for (uint32_t vi = 0; vi < g->nvalues; vi++) {
+    if (p->loc[vi] != XG_LOC_ARENA) continue;
+    L[k].value = vi;
+    L[k].first = L[k].last = step_of_node[g->values[vi].producer];
+    L[k].size = round_up(g->values[vi].nbytes + XG_EXTRA_BYTES, 64);
+    k++;
+  }
+  /* Last use of each arena value. */
+  uint32_t *slot = (uint32_t *)malloc((size_t)g->nvalues * sizeof(uint32_t));
+  if (!slot) {
+    free(L);
+    return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK plan: out of memory");
+  }
+  for (uint32_t i = 0; i < count; i++) slot[L[i].value] = i;
+  for (uint32_t ni = 0; ni < g->nnodes; ni++) {
+    const xg_node *n = &g->nodes[ni];
+    if (n->exec == XG_EXEC_DEAD) continue;
+    for (uint32_t j = 0; j < n->nin; j++) {
+      uint32_t vi = n->in[j];
+      if (vi == XG_NONE || p->loc[vi] != XG_LOC_ARENA) continue;
+      live *l = &L[slot[vi]];
+      if (step_of_node[ni] > l->last) l->last = step_of_node[ni];
+    }
+  }
+  free(slot);
+  qsort(L, count, sizeof(live), cmp_live);
+  size_t total = 0;
+  /* Greedy first fit by decreasing size. Quadratic, so past a few thousand
+   * buffers (never seen in real exports) give each its own range. */
+  bool reuse = count <= 4096;
+  for (uint32_t i = 0; i < count; i++) {
+    size_t off = 0;
+    if (reuse) {
+      bool moved = true;
+      while (moved) {
+        moved = false;
+        for (uint32_t j = 0; j < i; j++) {
+          if (L[j].last < L[i].first || L[i].last < L[j].first) continue; /* disjoint in time */
+          size_t o = p->offset[L[j].value];
+          if (off < o + L[j].size && o < off + L[i].size) {
+            off = o + L[j].size;
+            moved = true;
+          }
+        }
+      }
+    } else {
+      off = total;
+    }
+    p->offset[L[i].value] = off;
+    if (off + L[i].size > total) total = off + L[i].size;
+    if (total > XG_MAX_TOTAL_BYTES) {
+      free(L);
+      return pte_error(PTE_ERR_INVALID_PROGRAM, "XNNPACK plan: intermediate buffers exceed %zu bytes",
+                       (size_t)XG_MAX_TOTAL_BYTES);
+    }
+  }
+  p->arena_size = total;
+  free(L);
+  return PTE_OK;
+}
+
+/* ---- the plan ---- */
+
+pte_status xg_make_plan(xg_graph *g, xg_mem *mem, xg_plan *p) {
+  memset(p, 0, sizeof *p);
+  const uint32_t nn = g->nnodes, nv = g->nvalues;
+  pte_status st = PTE_OK;
+  p->loc = (uint8_t *)xg_mem_alloc(mem, nv);
+  p->offset = (size_t *)xg_mem_alloc(mem, (size_t)nv * sizeof(size_t));
+  p->static_copy = (uint8_t *)xg_mem_alloc(mem, nv);
+  p->batched = (uint8_t *)xg_mem_alloc(mem, nv);
+  p->ext_value = (uint32_t *)xg_mem_alloc(mem, ((size_t)g->num_externs + 1) * sizeof(uint32_t));
+  p->seg_nodes = (uint32_t *)xg_mem_alloc(mem, (size_t)nn * sizeof(uint32_t));
+  p->node_seg = (uint32_t *)xg_mem_alloc(mem, (size_t)nn * sizeof(uint32_t));
+  /* Scratch for scheduling. */
+  uint32_t *order = (uint32_t *)malloc((size_t)nn * sizeof(uint32_t));
+  uint32_t *waiting = (uint32_t *)calloc(nn, sizeof(uint32_t));
+  uint32_t *step_of_node = (uint32_t *)malloc((size_t)nn * sizeof(uint32_t));
+  uint32_t *seg_of_node = (uint32_t *)malloc((size_t)nn * sizeof(uint32_t));
+  uint32_t *cons_start = (uint32_t *)calloc((size_t)nv + 1, sizeof(uint32_t));
+  uint32_t *cons = NULL;
+  uint8_t *done = (uint8_t *)calloc(nn, 1);
+  heap hx = {(uint32_t *)malloc((size_t)nn * sizeof(uint32_t)), 0};
+  heap hn = {(uint32_t *)malloc((size_t)nn * sizeof(uint32_t)), 0};
+  uint32_t *mark = (uint32_t *)calloc(nv, sizeof(uint32_t));
+  if (!p->loc || !p->offset || !p->static_copy || !p->batched || !p->ext_value || !p->seg_nodes || !p->node_seg ||
+      !order || !waiting || !step_of_node || !seg_of_node || !cons_start || !done || !hx.a || !hn.a ||
+      !mark) {
+    st = pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK plan: out of memory for %u nodes", nn);
+    goto out;
+  }
+
+  for (uint32_t ni = 0; ni < nn; ni++) seg_of_node[ni] = UINT32_MAX, step_of_node[ni] = 0;
+
+  /* Consumers of each value (CSR). */
+  size_t nedges = 0;
+  for (uint32_t ni = 0; ni < nn; ni++)
+    for (uint32_t j = 0; j < g->nodes[ni].nin; j++)
+      if (g->nodes[ni].in[j] != XG_NONE) cons_start[g->nodes[ni].in[j] + 1]++, nedges++;
+  for (uint32_t vi = 0; vi < nv; vi++) cons_start[vi + 1] += cons_start[vi];
+  cons = (uint32_t *)malloc((nedges + 1) * sizeof(uint32_t));
+  if (!cons) {
+    st = pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK plan: out of memory");
+    goto out;
+  }
+  {
+    uint32_t *fill = (uint32_t *)malloc(((size_t)nv + 1) * sizeof(uint32_t));
+    if (!fill) {
+      st = pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK plan: out of memory");
+      goto out;
+    }
+    memcpy(fill, cons_start, ((size_t)nv + 1) * sizeof(uint32_t));
+    for (uint32_t ni = 0; ni < nn; ni++)
+      for (uint32_t j = 0; j < g->nodes[ni].nin; j++) {
+        uint32_t vi = g->nodes[ni].in[j];
+        if (vi == XG_NONE) continue;
+        cons[fill[vi]++] = ni;
+        if (g->values[vi].producer >= 0) waiting[ni]++;
+      }
+    /* Dead nodes neither run nor count as consumers. */
+    for (uint32_t vi = 0; vi < nv; vi++) {
+      uint32_t w = cons_start[vi];
+      for (uint32_t c = cons_start[vi]; c < fill[vi]; c++)
+        if (g->nodes[cons[c]].exec != XG_EXEC_DEAD) cons[w++] = cons[c];
+      for (uint32_t c = w; c < fill[vi]; c++) cons[c] = UINT32_MAX;
+    }
+    free(fill);
+  }
+
+  /* Greedy list scheduling (see the top of the file). */
+  uint32_t nlive = 0;
+  for (uint32_t ni = 0; ni < nn; ni++) {
+    if (g->nodes[ni].exec == XG_EXEC_DEAD) continue;
+    nlive++;
+    if (waiting[ni]) continue;
+    const xg_node *n = &g->nodes[ni];
+    if (n->exec == XG_EXEC_XNN) heap_push(&hx, ni);
+    if (n->exec == XG_EXEC_NATIVE || is_flexible(n)) heap_push(&hn, ni);
+  }
+  int mode = 0; /* XG_EXEC_* */
+  uint32_t nsched = 0;
+  while (nsched < nlive) {
+    /* Drop entries already scheduled through the other heap. */
+    while (hx.n && done[hx.a[0]]) heap_pop(&hx);
+    while (hn.n && done[hn.a[0]]) heap_pop(&hn);
+    if (!hx.n && !hn.n) {
+      st = pte_error(PTE_ERR_INVALID_PROGRAM,
+                     "XNNPACK payload: %u of %u nodes can never run (their inputs form a cycle)", nlive - nsched, nlive);
+      goto out;
+    }
+    if (mode == 0) {
+      /* Start with the mode of the first ready node that is not a plain copy. */
+      uint32_t a = hx.n ? hx.a[0] : UINT32_MAX, b = hn.n ? hn.a[0] : UINT32_MAX;
+      mode = (a < b && !is_flexible(&g->nodes[a])) || !hn.n ? XG_EXEC_XNN : XG_EXEC_NATIVE;
+    }
+    heap *h = mode == XG_EXEC_XNN ? &hx : &hn;
+    if (!h->n) {
+      mode = mode == XG_EXEC_XNN ? XG_EXEC_NATIVE : XG_EXEC_XNN;
+      h = mode == XG_EXEC_XNN ? &hx : &hn;
+    }
+    uint32_t ni = heap_pop(h);
+    done[ni] = 1;
+    order[nsched] = ni;
+    seg_of_node[ni] = (uint32_t)mode; /* provisional: the mode it ran in */
+    nsched++;
+    for (uint32_t k = 0; k < g->nodes[ni].nout; k++) {
+      uint32_t vo = g->nodes[ni].out[k];
+      for (uint32_t c = cons_start[vo]; c < cons_start[vo + 1] && cons[c] != UINT32_MAX; c++) {
+        uint32_t cn = cons[c];
+        if (--waiting[cn] == 0) {
+          const xg_node *n = &g->nodes[cn];
+          if (n->exec == XG_EXEC_XNN) heap_push(&hx, cn);
+          if (n->exec == XG_EXEC_NATIVE || is_flexible(n)) heap_push(&hn, cn);
+        }
+      }
+    }
+  }
+
+  /* Cut the order into steps: runs of XNNPACK-mode nodes with at least one
+   * real XNNPACK node become segments; everything else is a native step. */
+  uint32_t nsegs = 0, nsteps = 0;
+  for (uint32_t i = 0; i < nlive;) {
+    uint32_t j = i;
+    bool real = false;
+    if (seg_of_node[order[i]] == XG_EXEC_XNN) {
+      while (j < nlive && seg_of_node[order[j]] == XG_EXEC_XNN) real |= !is_flexible(&g->nodes[order[j]]), j++;
+    }
+    if (j > i && real) {
+      nsegs++, nsteps++;
+      i = j;
+    } else {
+      uint32_t end = j > i ? j : i + 1;
+      nsteps += end - i;
+      i = end;
+    }
+  }
+  p->segs = (xg_segment *)xg_mem_alloc(mem, ((size_t)nsegs + 1) * sizeof(xg_segment));
+  p->steps = (xg_step *)xg_mem_alloc(mem, ((size_t)nsteps + 1) * sizeof(xg_step));
+  if (!p->segs || !p->steps) {
+    st = pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK plan: out of memory");
+    goto out;
+  }
+  uint32_t fill = 0;
+  for (uint32_t i = 0; i < nlive;) {
+    uint32_t j = i;
+    bool real = false;
+    if (seg_of_node[order[i]] == XG_EXEC_XNN) {
+      while (j < nlive && seg_of_node[order[j]] == XG_EXEC_XNN) real |= !is_flexible(&g->nodes[order[j]]), j++;
+    }
+    if (j > i && real) {
+      xg_segment *s = &p->segs[p->nsegs];
+      s->first = fill;
+      s->count = j - i;
+      for (uint32_t k = i; k < j; k++) {
+        p->seg_nodes[fill++] = order[k];
+        step_of_node[order[k]] = p->nsteps;
+        g->nodes[order[k]].exec = XG_EXEC_XNN; /* the copies of this run too */
+        seg_of_node[order[k]] = p->nsegs;
+      }
+      p->steps[p->nsteps].kind = XG_STEP_XNN;
+      p->steps[p->nsteps].index = p->nsegs;
+      p->steps[p->nsteps].debug_id = -1;
+      p->nsteps++, p->nsegs++;
+      i = j;
+    } else {
+      uint32_t end = j > i ? j : i + 1;
+      for (uint32_t k = i; k < end; k++) {
+        g->nodes[order[k]].exec = XG_EXEC_NATIVE;
+        seg_of_node[order[k]] = UINT32_MAX;
+        step_of_node[order[k]] = p->nsteps;
+        p->steps[p->nsteps].kind = XG_STEP_NATIVE;
+        p->steps[p->nsteps].index = order[k];
+        p->steps[p->nsteps].debug_id = g->nodes[order[k]].debug_handle;
+        p->nsteps++;
+      }
+      i = end;
+    }
+  }
+
+  for (uint32_t ni = 0; ni < nn; ni++) p->node_seg[ni] = seg_of_node[ni] == UINT32_MAX ? XG_NONE : seg_of_node[ni];
+
+  /* Where each value lives. */
+  for (uint32_t e = 0; e <= g->num_externs; e++) p->ext_value[e] = XG_NONE;
+  for (uint32_t vi = 0; vi < nv; vi++) {
+    const xg_value *v = &g->values[vi];
+    if (v->has_data) {
+      p->loc[vi] = v->uses ? XG_LOC_STATIC : XG_LOC_NONE;
+    } else if (v->flags) {
+      p->loc[vi] = XG_LOC_EXTERNAL;
+      p->ext_value[v->external_id] = vi;
+      if (v->external_id + 1 > p->nargs) p->nargs = v->external_id + 1;
+      if (v->nbytes > p->max_external_bytes) p->max_external_bytes = v->nbytes;
+    } else if (v->producer >= 0 && g->nodes[v->producer].exec != XG_EXEC_DEAD) {
+      uint32_t s = seg_of_node[v->producer];
+      bool inside = s != UINT32_MAX;
+      for (uint32_t c = cons_start[vi]; inside && c < cons_start[vi + 1] && cons[c] != UINT32_MAX; c++)
+        inside = seg_of_node[cons[c]] == s;
+      p->loc[vi] = inside ? XG_LOC_XNN_INTERNAL : XG_LOC_ARENA;
+      if (inside) p->xnn_internal_bytes += v->nbytes;
+    } else {
+      p->loc[vi] = XG_LOC_NONE;
+    }
+  }
+  /* Constants: copy those XNNPACK reads at run time, and misaligned ones. */
+  for (uint32_t ni = 0; ni < nn; ni++) {
+    const xg_node *n = &g->nodes[ni];
+    if (n->exec == XG_EXEC_DEAD) continue;
+    for (uint32_t j = 0; j < n->nin; j++) {
+      uint32_t vi = n->in[j];
+      if (vi == XG_NONE || p->loc[vi] != XG_LOC_STATIC || p->static_copy[vi]) continue;
+      bool misaligned = ((uintptr_t)g->values[vi].data % 16) != 0;
+      if (misaligned || (n->exec == XG_EXEC_XNN && !xg_input_is_packed(n, j))) {
+        p->static_copy[vi] = 1;
+        p->static_copy_bytes += round_up(g->values[vi].nbytes + XG_EXTRA_BYTES, 64);
+      }
+    }
+  }
+  /* Values crossing each segment's boundary. */
+  size_t next = 0;
+  for (uint32_t s = 0; s < p->nsegs; s++) {
+    for (uint32_t k = 0; k < p->segs[s].count; k++) {
+      const xg_node *n = &g->nodes[p->seg_nodes[p->segs[s].first + k]];
+      for (uint32_t j = 0; j < (uint32_t)n->nin + n->nout; j++) {
+        uint32_t vi = j < n->nin ? n->in[j] : n->out[j - n->nin];
+        if (vi == XG_NONE || (p->loc[vi] != XG_LOC_ARENA && p->loc[vi] != XG_LOC_EXTERNAL)) continue;
+        if (mark[vi] != s + 1) mark[vi] = s + 1, next++;
+      }
+    }
+  }
+  p->seg_ext = (uint32_t *)xg_mem_alloc(mem, (next + 1) * sizeof(uint32_t));
+  if (!p->seg_ext) {
+    st = pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK plan: out of memory");
+    goto out;
+  }
+  memset(mark, 0, (size_t)nv * sizeof(uint32_t));
+  next = 0;
+  for (uint32_t s = 0; s < p->nsegs; s++) {
+    p->segs[s].ext_first = (uint32_t)next;
+    for (uint32_t k = 0; k < p->segs[s].count; k++) {
+      const xg_node *n = &g->nodes[p->seg_nodes[p->segs[s].first + k]];
+      for (uint32_t j = 0; j < (uint32_t)n->nin + n->nout; j++) {
+        uint32_t vi = j < n->nin ? n->in[j] : n->out[j - n->nin];
+        if (vi == XG_NONE || (p->loc[vi] != XG_LOC_ARENA && p->loc[vi] != XG_LOC_EXTERNAL)) continue;
+        if (mark[vi] != s + 1) mark[vi] = s + 1, p->seg_ext[next++] = vi;
+      }
+    }
+    p->segs[s].nexternal = (uint32_t)next - p->segs[s].ext_first;
+  }
+  if ((st = place_arena(g, step_of_node, p))) goto out;
+  analyse_batch(g, order, nlive, p);
+
+  /* Tracer names. */
+  for (uint32_t i = 0; i < p->nsteps; i++) {
+    xg_step *s = &p->steps[i];
+    char buf[96];
+    if (s->kind == XG_STEP_XNN)
+      snprintf(buf, sizeof buf, "XNNPACK runtime %u (%u nodes)", s->index, p->segs[s->index].count);
+    else
+      snprintf(buf, sizeof buf, "native %s (node %u)", xg_node_type_name(g->nodes[s->index].type), s->index);
+    size_t len = strlen(buf) + 1;
+    char *name = (char *)xg_mem_alloc(mem, len);
+    if (!name) {
+      st = pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK plan: out of memory");
+      goto out;
+    }
+    memcpy(name, buf, len);
+    s->name = name;
+  }
+
+out:
+  free(order);
+  free(waiting);
+  free(step_of_node);
+  free(seg_of_node);
+  free(cons_start);
+  free(cons);
+  free(done);
+  free(hx.a);
+  free(hn.a);
+  free(mark);
+  return st;
+}

@@ -1,0 +1,181 @@
+/* The XNNPACK delegate schema described for pte_fb_verify. Field order
+ * follows schema.fbs from the executorch package; the one field that only
+ * runtime_schema.fbs has (XNNTensorValue.dq_datatype) is appended, which is
+ * harmless for files written with schema.fbs (the slot is simply absent). */
+#include "xnn_schema.h"
+
+#include <stdio.h>
+
+#define N(a) ((int32_t)(sizeof(a) / sizeof((a)[0])))
+#define SCALAR(nm, sz) {nm, PTE_FB_SCALAR, sz, 0, 0, 0}
+#define STRING(nm) {nm, PTE_FB_STRING, 0, 0, 0, 0}
+#define TABLE(nm, t) {nm, PTE_FB_TABLE, 0, 0, &t, 0}
+#define VSCALAR(nm, sz) {nm, PTE_FB_VEC_SCALAR, sz, 0, 0, 0}
+#define VTABLE(nm, t) {nm, PTE_FB_VEC_TABLE, 0, 0, &t, 0}
+#define UTYPE(nm) {nm, PTE_FB_UNION_TYPE, 1, 0, 0, 0}
+#define UNION(nm, m) {nm, PTE_FB_UNION, 0, N(m), 0, m}
+#define DEFTABLE(var, nm, ...)                               \
+  static const pte_fb_slot var##_fields[] = {__VA_ARGS__}; \
+  static const pte_fb_table var = {nm, N(var##_fields), var##_fields}
+#define U32(nm) SCALAR(nm, 4)
+
+DEFTABLE(t_per_channel, "PerChannelQuant", VSCALAR("scale", 4), SCALAR("channel_dim", 4),
+         U32("scale_buffer_idx"), U32("num_scales"));
+DEFTABLE(t_per_tensor, "PerTensorQuant", SCALAR("scale", 4), SCALAR("zero_point", 4));
+DEFTABLE(t_per_token, "PerTokenDynamicQuant", SCALAR("num_nonbatch_dims", 4));
+DEFTABLE(t_per_channel_group, "PerChannelGroupQuant", VSCALAR("scale", 4), SCALAR("channel_dim", 4),
+         SCALAR("group_size", 4), VSCALAR("scale_bf16", 2), U32("scale_buffer_idx"),
+         U32("num_scales"));
+static const pte_fb_table *const quant_params[] = {&t_per_channel, &t_per_tensor, &t_per_token,
+                                                   &t_per_channel_group};
+
+DEFTABLE(t_tensor_value, "XNNTensorValue", SCALAR("datatype", 2), U32("num_dims"),
+         VSCALAR("dims", 4), U32("constant_buffer_idx"), U32("external_id"), U32("flags"),
+         U32("id_out"), SCALAR("dq_datatype", 2));
+DEFTABLE(t_quantized_value, "XNNQuantizedTensorValue", TABLE("tensor_value", t_tensor_value),
+         UTYPE("quant_params_type"), UNION("quant_params", quant_params));
+static const pte_fb_table *const value_union[] = {&t_tensor_value, &t_quantized_value};
+DEFTABLE(t_xvalue, "XValue", UTYPE("xvalue_union_type"), UNION("xvalue_union", value_union));
+
+DEFTABLE(t_node_1x1, "_XNNNode1x1", U32("input_id"), U32("output_id"), U32("flags"));
+DEFTABLE(t_node_2x1, "_XNNNode2x1", U32("input1_id"), U32("input2_id"), U32("output_id"),
+         U32("flags"));
+DEFTABLE(t_cat, "_XNNCat", U32("axis"), U32("input1_id"), U32("input2_id"), U32("input3_id"),
+         U32("input4_id"), U32("output_id"), U32("flags"), U32("input5_id"));
+DEFTABLE(t_conv, "_XNNNodeConv", U32("padding_top"), U32("padding_right"), U32("padding_bottom"),
+         U32("padding_left"), U32("kernel_height"), U32("kernel_width"),
+         U32("subsampling_height"), U32("subsampling_width"), U32("dilation_height"),
+         U32("dilation_width"), U32("group_input_channels"), U32("group_output_channels"),
+         U32("groups"), U32("adjustment_height"), U32("adjustment_width"), U32("input1_id"),
+         U32("filter_id"), U32("bias_id"), U32("output_id"), U32("flags"));
+DEFTABLE(t_pool, "_XNNPooling2D", U32("padding_top"), U32("padding_right"), U32("padding_bottom"),
+         U32("padding_left"), U32("pooling_height"), U32("pooling_width"), U32("stride_height"),
+         U32("stride_width"), U32("dilation_height"), U32("dilation_width"), U32("input_id"),
+         U32("output_id"), U32("flags"));
+DEFTABLE(t_fc, "XNNFullyConnected", U32("input1_id"), U32("filter_id"), U32("bias_id"),
+         U32("output_id"), U32("flags"));
+DEFTABLE(t_transpose, "XNNStaticTranspose", U32("num_dims"), VSCALAR("perm", 4), U32("input_id"),
+         U32("output_id"), U32("flags"));
+DEFTABLE(t_resize, "XNNStaticResizeBilinear2D", U32("new_height"), U32("new_width"),
+         U32("input_id"), U32("output_id"), U32("flags"));
+DEFTABLE(t_pad, "XNNStaticConstantPad", VSCALAR("pre_paddings", 4), VSCALAR("post_paddings", 4),
+         SCALAR("padding_value", 4), U32("input_id"), U32("output_id"), U32("flags"));
+DEFTABLE(t_reshape, "XNNStaticReshape", U32("num_dims"), VSCALAR("new_shape", 4), U32("input_id"),
+         U32("output_id"), U32("flags"));
+DEFTABLE(t_slice, "XNNStaticSlice", U32("num_dims"), VSCALAR("offsets", 4), VSCALAR("sizes", 4),
+         U32("input_id"), U32("output_id"), U32("flags"));
+DEFTABLE(t_sdpa, "XNNScaledDotProductAttention", U32("query_id"), U32("key_id"), U32("value_id"),
+         U32("scale_id"), U32("mask_id"), U32("output_id"), U32("flags"));
+DEFTABLE(t_argmax, "XNNArgMaxPooling2d", U32("padding_top"), U32("padding_right"),
+         U32("padding_bottom"), U32("padding_left"), U32("pooling_height"), U32("pooling_width"),
+         U32("input_id"), U32("output_value_id"), U32("output_index_id"), U32("flags"));
+DEFTABLE(t_leaky_relu, "XNNLeakyReLU", SCALAR("negative_slope", 4), U32("input_id"),
+         U32("output_id"), U32("flags"));
+DEFTABLE(t_elu, "XNNELU", SCALAR("alpha", 4), U32("input_id"), U32("output_id"), U32("flags"));
+
+/* In XNodeUnion order (code - 1). */
+static const pte_fb_table *const node_union[] = {
+    &t_node_2x1,  /* XNNAdd */
+    &t_fc,        /* XNNFullyConnected */
+    &t_node_1x1,  /* XNNSoftmax */
+    &t_node_1x1,  /* XNNSigmoid */
+    &t_transpose, /* XNNStaticTranspose */
+    &t_node_1x1,  /* XNNClamp */
+    &t_conv,      /* XNNConv2d */
+    &t_node_2x1,  /* XNNDiv */
+    &t_resize,    /* XNNStaticResizeBilinear2D */
+    &t_pad,       /* XNNStaticConstantPad */
+    &t_pool,      /* XNNAvgPooling2d */
+    &t_node_2x1,  /* XNNMinimum */
+    &t_conv,      /* XNNDepthwiseConv2d */
+    &t_pool,      /* XNNMaxPooling2d */
+    &t_node_2x1,  /* XNNMultiply */
+    &t_node_2x1,  /* XNNSubtract */
+    &t_node_1x1,  /* XNNFloor */
+    &t_node_1x1,  /* XNNConvert */
+    &t_node_1x1,  /* XNNGlobalAvgPooling2d */
+    &t_reshape,   /* XNNStaticReshape */
+    &t_argmax,    /* XNNArgMaxPooling2d */
+    &t_node_1x1,  /* XNNSquareRoot */
+    &t_node_1x1,  /* XNNCeiling */
+    &t_node_1x1,  /* XNNHardswish */
+    &t_leaky_relu,/* XNNLeakyReLU */
+    &t_node_2x1,  /* XNNMaximum */
+    &t_node_1x1,  /* XNNNegate */
+    &t_node_1x1,  /* XNNSquare */
+    &t_elu,       /* XNNELU */
+    &t_node_1x1,  /* XNNAbs */
+    &t_node_2x1,  /* XNNPReLU */
+    &t_cat,       /* XNNConcatenate2 */
+    &t_cat,       /* XNNConcatenate3 */
+    &t_cat,       /* XNNConcatenate4 */
+    &t_slice,     /* XNNStaticSlice */
+    &t_sdpa,      /* XNNScaledDotProductAttention */
+    &t_node_2x1,  /* XNNBatchMatrixMultiply */
+    &t_cat,       /* XNNConcatenate5 */
+    &t_conv,      /* XNNConvTranspose2d */
+    &t_node_1x1,  /* XNNReciprocalSquareRoot */
+    &t_node_1x1,  /* XNNLog */
+    &t_node_1x1,  /* XNNGelu */
+    &t_node_1x1,  /* XNNTanh */
+    &t_node_1x1,  /* XNNExp */
+    &t_node_1x1,  /* XNNSin */
+    &t_node_1x1,  /* XNNCopy */
+    &t_node_1x1,  /* XNNCos */
+};
+_Static_assert(sizeof node_union / sizeof node_union[0] == XG_NODE_TYPE_END - 1,
+               "XNodeUnion members and enum xg_node_type disagree");
+
+DEFTABLE(t_min_max, "OutputMinMax", SCALAR("output_min", 4), SCALAR("output_max", 4));
+DEFTABLE(t_xnode, "XNode", UTYPE("xnode_union_type"), UNION("xnode_union", node_union),
+         U32("debug_handle"), TABLE("output_min_max", t_min_max));
+DEFTABLE(t_buffer, "Buffer", VSCALAR("storage", 1));
+DEFTABLE(t_constant_data, "ConstantDataOffset", SCALAR("offset", 8), SCALAR("size", 8),
+         STRING("named_key"));
+
+static const pte_fb_slot graph_fields[] = {
+    STRING("version"),           VTABLE("xnodes", t_xnode),
+    VTABLE("xvalues", t_xvalue), U32("num_externs"),
+    VSCALAR("input_ids", 4),     VSCALAR("output_ids", 4),
+    VTABLE("constant_buffer", t_buffer), VSCALAR("mem_buffer_sizes", 4),
+    VTABLE("constant_data", t_constant_data)};
+const pte_fb_table xg_schema_graph = {"XNNGraph", N(graph_fields), graph_fields};
+
+static const char *const node_names[] = {
+    "XNNAdd", "XNNFullyConnected", "XNNSoftmax", "XNNSigmoid", "XNNStaticTranspose", "XNNClamp",
+    "XNNConv2d", "XNNDiv", "XNNStaticResizeBilinear2D", "XNNStaticConstantPad",
+    "XNNAvgPooling2d", "XNNMinimum", "XNNDepthwiseConv2d", "XNNMaxPooling2d", "XNNMultiply",
+    "XNNSubtract", "XNNFloor", "XNNConvert", "XNNGlobalAvgPooling2d", "XNNStaticReshape",
+    "XNNArgMaxPooling2d", "XNNSquareRoot", "XNNCeiling", "XNNHardswish", "XNNLeakyReLU",
+    "XNNMaximum", "XNNNegate", "XNNSquare", "XNNELU", "XNNAbs", "XNNPReLU", "XNNConcatenate2",
+    "XNNConcatenate3", "XNNConcatenate4", "XNNStaticSlice", "XNNScaledDotProductAttention",
+    "XNNBatchMatrixMultiply", "XNNConcatenate5", "XNNConvTranspose2d", "XNNReciprocalSquareRoot",
+    "XNNLog", "XNNGelu", "XNNTanh", "XNNExp", "XNNSin", "XNNCopy", "XNNCos"};
+_Static_assert(sizeof node_names / sizeof node_names[0] == XG_NODE_TYPE_END - 1,
+               "node names and enum xg_node_type disagree");
+
+const char *xg_node_type_name(int type) {
+  if (type >= 1 && type < XG_NODE_TYPE_END) return node_names[type - 1];
+  return "unknown XNode type";
+}
+
+const char *xg_datatype_name(int dt) {
+  switch (dt) {
+    case XG_DT_INVALID: return "invalid";
+    case XG_DT_FP32: return "fp32";
+    case XG_DT_FP16: return "fp16";
+    case XG_DT_QINT8: return "qint8 (statically quantized int8)";
+    case XG_DT_QUINT8: return "quint8 (statically quantized uint8)";
+    case XG_DT_QINT32: return "qint32 (quantized int32)";
+    case XG_DT_QCINT8: return "qcint8 (per-channel quantized int8)";
+    case XG_DT_QCINT32: return "qcint32 (per-channel quantized int32)";
+    case XG_DT_QCINT4: return "qcint4 (4-bit per-channel quantized)";
+    case XG_DT_QDINT8: return "qdint8 (dynamically quantized int8)";
+    case XG_DT_QBINT4: return "qbint4 (4-bit blockwise quantized)";
+    case XG_DT_QPINT8: return "qpint8 (packed dynamically quantized int8)";
+    case XG_DT_INT32: return "int32";
+    case XG_DT_PFP32: return "pfp32 (packed fp32)";
+    case XG_DT_BF16: return "bf16";
+    default: return "unknown datatype";
+  }
+}

@@ -1,0 +1,513 @@
+#!/usr/bin/env python3
+"""Export the XNNPACK node-coverage cases of tests/backend_xnnpack/cases/.
+
+    python3 tests/backend_xnnpack/gen_cases.py [--out DIR] [--only GLOB]
+
+Each case is a small fp32 module exported with the default
+XnnpackPartitioner, written in the zoo layout (model.pte, inputs/N.npy,
+expected/N.npy from eager PyTorch, case.json) so tools/conformance.py runs
+it. Together they cover every node type the partitioner produces for fp32
+graphs; case.json lists the XNNPACK node types each payload holds
+("xnnpack_nodes"). A case whose program keeps any operator outside the
+delegate is an error: these cases test the delegate alone.
+
+Cases under refused/ are programs the delegate must refuse at load time
+(fp16, dynamically and statically quantized graphs); "expect_error" in
+their case.json is a substring of the expected message.
+
+Seeds are fixed; rerunning gives identical files.
+"""
+import argparse
+import fnmatch
+import json
+import os
+import shutil
+import sys
+import warnings
+
+warnings.filterwarnings("ignore")
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+import torch.nn as nn  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
+import xnnpack_dump  # noqa: E402
+
+
+def rn(*shape, scale=1.0):
+    return torch.randn(*shape) * scale
+
+
+# ---------------------------------------------------------------------------
+# Modules
+# ---------------------------------------------------------------------------
+
+
+class Fn(nn.Module):
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, *xs):
+        return self.fn(*xs)
+
+
+class ConvNet(nn.Module):
+    def __init__(self, cin, cout, k, **kw):
+        super().__init__()
+        self.conv = nn.Conv2d(cin, cout, k, **kw)
+
+    def forward(self, x):
+        return self.conv(x)
+
+
+class ConvVariants(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Conv2d(4, 8, 3, stride=2, padding=1)
+        self.b = nn.Conv2d(8, 8, 3, padding=2, dilation=2, groups=2, bias=False)
+        self.c = nn.Conv2d(8, 6, (1, 3), padding=(0, 1))
+
+    def forward(self, x):
+        return self.c(F.relu6(self.b(F.relu(self.a(x)))))
+
+
+class Conv1d(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv1d(3, 5, 3, padding=1)
+
+    def forward(self, x):
+        return torch.sigmoid(self.conv(x))
+
+
+class Depthwise(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.dw = nn.Conv2d(6, 6, 3, padding=1, groups=6)
+        self.dm = nn.Conv2d(6, 12, 3, stride=2, padding=1, groups=6)  # depth multiplier 2
+
+    def forward(self, x):
+        return self.dm(F.hardtanh(self.dw(x), -0.5, 0.5))
+
+
+class ConvTranspose(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.up = nn.ConvTranspose2d(4, 6, 3, stride=2, padding=1, output_padding=1)
+
+    def forward(self, x):
+        return self.up(x)
+
+
+class BatchNormAlone(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.bn = nn.BatchNorm2d(5)
+        with torch.no_grad():
+            self.bn.running_mean.copy_(torch.randn(5) * 0.1)
+            self.bn.running_var.copy_(torch.rand(5) + 0.5)
+            self.bn.weight.copy_(torch.rand(5) + 0.5)
+            self.bn.bias.copy_(torch.randn(5) * 0.1)
+
+    def forward(self, x):
+        return self.bn(x) + x
+
+
+class PReLUNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 1)
+        self.act = nn.PReLU(4)
+        with torch.no_grad():
+            self.act.weight.copy_(torch.tensor([0.1, 0.2, -0.3, 0.5]))
+
+    def forward(self, x):
+        return self.act(self.conv(x))
+
+
+class LinearStack(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Linear(16, 24)
+        self.b = nn.Linear(24, 8, bias=False)
+
+    def forward(self, x):
+        return self.b(F.relu(self.a(x)))
+
+
+class MmAddmm(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(12, 7))
+        self.w2 = nn.Parameter(torch.randn(7, 5))
+        self.b2 = nn.Parameter(torch.randn(5))
+
+    def forward(self, x):
+        return torch.addmm(self.b2, torch.mm(x, self.w), self.w2)
+
+
+class Attention(nn.Module):
+    """Attention core without layer norm or embedding: bmm, softmax, permute, slice, cat."""
+
+    def forward(self, q, k, v):
+        s = torch.bmm(q, k.transpose(1, 2)) * 0.25  # [b*h, t, t]
+        p = torch.softmax(s, dim=-1)
+        o = torch.bmm(p, v).reshape(2, 3, 4, 4).permute(0, 2, 1, 3)  # [b, t, h, d]
+        return torch.cat([o[..., :2] * 2.0, o[..., 2:]], dim=-1)
+
+
+class LargeNative(nn.Module):
+    """Native nodes on tensors of 10^4..10^5 elements: bmm, transpose,
+    concatenate, slice, gelu, exp, tanh, softmax."""
+
+    def forward(self, a, b):
+        s = torch.bmm(a, b)  # [8, 48, 48]
+        t = s.permute(0, 2, 1) * 0.1
+        c = torch.cat([F.gelu(t), torch.tanh(s)], dim=2)  # [8, 48, 96]
+        return torch.softmax(c[:, :, 8:88] + torch.exp(c[:, :, :80] * 0.05), dim=-1)
+
+
+class TransposeBack(nn.Module):
+    """Moves the batch dimension away and back: rows are not independent
+    inside, so a smaller batch cannot reuse the runtime built for the bound."""
+
+    def forward(self, x):
+        return (x.transpose(0, 1) * 2.0).transpose(0, 1) + 1.0
+
+
+class CnnDynamic(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3, padding=1)
+        self.fc = nn.Linear(8, 4)
+
+    def forward(self, x):
+        y = F.max_pool2d(F.relu(self.conv(x)), 2)
+        y = torch.mean(y, dim=(2, 3), keepdim=True).flatten(1)
+        return torch.softmax(self.fc(y), dim=-1)
+
+
+class MlpDynamic(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Linear(6, 10)
+        self.b = nn.Linear(10, 3)
+
+    def forward(self, x):
+        return self.b(torch.tanh(self.a(x)))
+
+
+# ---------------------------------------------------------------------------
+# Cases: name -> (module factory, inputs factory, dynamic shapes, extra case inputs)
+# ---------------------------------------------------------------------------
+
+CASES = {
+    "add_broadcast": (lambda: Fn(lambda x, y: x + y), lambda: (rn(2, 3, 4), rn(4)), None),
+    "sub_mul_div": (lambda: Fn(lambda x, y, z: (x - y) * z / (torch.abs(y) + 1.0)),
+                    lambda: (rn(3, 5), rn(3, 5), rn(1, 5)), None),
+    "min_max": (lambda: Fn(lambda x, y: torch.maximum(x, y) + torch.minimum(x, y * 2.0)),
+                lambda: (rn(4, 6), rn(4, 6)), None),
+    "clamp_hardtanh": (lambda: Fn(lambda x: torch.clamp(x, -0.5, 0.7) + F.hardtanh(x * 2.0) + F.relu6(x * 8.0)),
+                       lambda: (rn(3, 8),), None),
+    "relu_alone": (lambda: Fn(lambda x: F.relu(x)), lambda: (rn(2, 9),), None),
+    "unary_sigmoid_floor_ceil": (lambda: Fn(lambda x: torch.sigmoid(x) + torch.floor(x * 3.0) + torch.ceil(x * 3.0)),
+                                 lambda: (rn(4, 7),), None),
+    "unary_sqrt_square": (lambda: Fn(lambda x: torch.sqrt(torch.abs(x)) + x ** 2), lambda: (rn(4, 7),), None),
+    "unary_hardswish_leaky_neg": (lambda: Fn(lambda x: F.hardswish(x * 4.0) + F.leaky_relu(x, 0.1) - torch.neg(x)),
+                                  lambda: (rn(4, 7),), None),
+    "unary_native": (lambda: Fn(lambda x: torch.exp(x) + torch.log(torch.abs(x) + 1.0)
+                                + torch.rsqrt(torch.abs(x) + 0.5) + F.gelu(x) + torch.tanh(x)
+                                + torch.sin(x) + torch.cos(x)),
+                     lambda: (rn(3, 11),), None),
+    "softmax": (lambda: Fn(lambda x: torch.softmax(x, dim=-1)), lambda: (rn(2, 3, 7, scale=3.0),), None),
+    "linear_3d": (LinearStack, lambda: (rn(2, 5, 16),), None),
+    "mm_addmm": (MmAddmm, lambda: (rn(3, 12),), None),
+    "bmm": (lambda: Fn(lambda a, b: torch.bmm(a, b)), lambda: (rn(3, 4, 5), rn(3, 5, 6)), None),
+    "attention": (Attention, lambda: (rn(6, 4, 4), rn(6, 4, 4), rn(6, 4, 4)), None),
+    "cat": (lambda: Fn(lambda a, b, c, d, e: (torch.cat([a, b], 1) * 2.0, torch.cat([a, b, c, d, e], 1) + 0.5)),
+            lambda: (rn(2, 1, 3), rn(2, 2, 3), rn(2, 3, 3), rn(2, 1, 3), rn(2, 2, 3)), None),
+    "cat_3_4_7": (lambda: Fn(lambda a, b, c: (torch.cat([a, b, c], -1) * 2.0, torch.cat([a, b, c, a], -1) - 1.0,
+                                              torch.cat([a, b, c, a, b, c, a], -1) + 1.0)),
+                  lambda: (rn(2, 3, 2), rn(2, 3, 3), rn(2, 3, 4)), None),
+    "slice": (lambda: Fn(lambda x: x[:, 1:5] * 2.0 + x[:, 2:6]), lambda: (rn(3, 8, 2),), None),
+    "permute": (lambda: Fn(lambda x: x.permute(0, 2, 3, 1) * 2.0 + 1.0), lambda: (rn(2, 3, 4, 5),), None),
+    "transpose_view": (lambda: Fn(lambda x: (x.transpose(1, 2).reshape(2, -1) + 1.0).view(2, 3, 4) * 2.0),
+                       lambda: (rn(2, 3, 4),), None),
+    "conv_variants": (ConvVariants, lambda: (rn(1, 4, 12, 10),), None),
+    "conv1d": (Conv1d, lambda: (rn(2, 3, 9),), None),
+    "depthwise": (Depthwise, lambda: (rn(1, 6, 9, 9),), None),
+    "conv_transpose": (ConvTranspose, lambda: (rn(1, 4, 5, 6),), None),
+    "batchnorm_alone": (BatchNormAlone, lambda: (rn(2, 5, 4, 4),), None),
+    "prelu": (PReLUNet, lambda: (rn(1, 3, 5, 5),), None),
+    "max_pool": (lambda: Fn(lambda x: F.max_pool2d(x, 3, 2, 1) + 0.0), lambda: (rn(1, 4, 9, 9),), None),
+    "max_pool_ceil": (lambda: Fn(lambda x: F.max_pool2d(x, 2, 2, ceil_mode=True)), lambda: (rn(1, 3, 7, 7),), None),
+    "avg_pool": (lambda: Fn(lambda x: F.avg_pool2d(x, 2) + F.avg_pool2d(x, 3, 2, 1, count_include_pad=False)),
+                 lambda: (rn(2, 3, 8, 8),), None),
+    "global_avg_pool": (lambda: Fn(lambda x: torch.mean(x, dim=(2, 3), keepdim=True) * 2.0 + F.adaptive_avg_pool2d(x, 1)),
+                        lambda: (rn(2, 5, 6, 7),), None),
+    "max_dim": (lambda: Fn(lambda x: torch.max(x, dim=3, keepdim=True)[0] + torch.max(x, dim=2, keepdim=True)[0]),
+                lambda: (rn(1, 3, 5, 4),), None),
+    "upsample_bilinear": (lambda: Fn(lambda x: F.interpolate(x, scale_factor=2.0, mode="bilinear", align_corners=False)),
+                          lambda: (rn(1, 3, 4, 5),), None),
+    "upsample_bilinear_align": (lambda: Fn(lambda x: F.interpolate(x, size=(7, 9), mode="bilinear", align_corners=True)),
+                                lambda: (rn(1, 2, 4, 5),), None),
+    "constant_pad": (lambda: Fn(lambda x: F.pad(x, (1, 2, 0, 1), value=0.5) * 1.5), lambda: (rn(2, 3, 4, 4),), None),
+    # Output in channels-last dim order (the CLI cannot write it; the C test compares it).
+    "channels_last": (lambda: Fn(lambda x: (x * 2.0).to(memory_format=torch.channels_last).clone() + 1.0),
+                      lambda: (rn(1, 3, 4, 4),), None),
+    # Big enough that pterun's kernels split their work over the pool.
+    "large_native": (LargeNative, lambda: (rn(8, 48, 64), rn(8, 64, 48)), None),
+    "cnn_dynamic_batch": (CnnDynamic, lambda: (rn(4, 3, 8, 8),), ({0: torch.export.Dim("batch", min=1, max=4)},)),
+    "mlp_dynamic_batch": (MlpDynamic, lambda: (rn(6, 6),), ({0: torch.export.Dim("batch", min=1, max=6)},)),
+}
+
+# Extra runs of dynamic cases with other input shapes (same program).
+EXTRA_INPUTS = {
+    "cnn_dynamic_batch": {"b1": lambda: (rn(1, 3, 8, 8),), "b3": lambda: (rn(3, 3, 8, 8),)},
+    "mlp_dynamic_batch": {"b2": lambda: (rn(2, 6),), "b5": lambda: (rn(5, 6),)},
+}
+
+
+# ---------------------------------------------------------------------------
+# Export
+# ---------------------------------------------------------------------------
+
+
+def seed_for(name):
+    return sum((i + 1) * ord(c) for i, c in enumerate(name)) % 100003
+
+
+def lower(module, example, dyn, quantize=None, partitioner=None):
+    from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
+    from executorch.exir import to_edge_transform_and_lower
+
+    ep = torch.export.export(module, example, dynamic_shapes=dyn)
+    if quantize:
+        ep = torch.export.export(quantize(ep.module(), example), example, dynamic_shapes=dyn)
+    edge = to_edge_transform_and_lower(ep, partitioner=[partitioner() if partitioner else XnnpackPartitioner()])
+    return edge.to_executorch()
+
+
+def node_types(pte_path):
+    kinds = set()
+    for _m, _i, blob in xnnpack_dump.payloads(pte_path):
+        _h, g = xnnpack_dump.decode(blob)
+        kinds.update(n["xnode_union_type"] for n in g.get("xnodes", []))
+    return sorted(kinds)
+
+
+def write_case(out_dir, name, buf, ins, expected, meta):
+    d = os.path.join(out_dir, name)
+    if os.path.isdir(d):
+        shutil.rmtree(d)
+    os.makedirs(os.path.join(d, "inputs"))
+    os.makedirs(os.path.join(d, "expected"))
+    with open(os.path.join(d, "model.pte"), "wb") as f:
+        f.write(buf)
+    for i, a in enumerate(ins):
+        np.save(os.path.join(d, "inputs", f"{i}.npy"), np.array(a.detach().numpy(), order="C"))
+    for i, a in enumerate(expected):
+        np.save(os.path.join(d, "expected", f"{i}.npy"), np.array(a.detach().numpy(), order="C"))
+    meta = dict(meta)
+    meta["xnnpack_nodes"] = node_types(os.path.join(d, "model.pte"))
+    with open(os.path.join(d, "case.json"), "w") as f:
+        json.dump(meta, f, indent=1)
+        f.write("\n")
+    return meta
+
+
+def export_case(out_dir, name):
+    make_module, make_inputs, dyn = CASES[name]
+    torch.manual_seed(seed_for(name))
+    module = make_module().eval()
+    example = make_inputs()
+    et = lower(module, example, dyn)
+    plan = et.executorch_program.execution_plan[0]
+    ops = sorted({o.name + ("." + o.overload if o.overload else "") for o in plan.operators})
+    delegates = sorted({d.id for d in plan.delegates})
+    # Prim ops (symbolic sizes, views) are built into the runtime.
+    ops = [o for o in ops if not o.startswith("executorch_prim::") and o != "aten::sym_size.int"]
+    if ops or delegates != ["XnnpackBackend"]:
+        raise RuntimeError(f"{name}: not fully delegated: operators {ops}, delegates {delegates}")
+    runs = {name: example}
+    for suffix, mk in EXTRA_INPUTS.get(name, {}).items():
+        runs[f"{name}_{suffix}"] = mk()
+    buf = bytes(et.buffer)
+    for case, ins in runs.items():
+        with torch.no_grad():
+            out = module(*[t.clone() for t in ins])
+        outs = list(out) if isinstance(out, (tuple, list)) else [out]
+        meta = {
+            "name": case,
+            "group": "xnnpack_nodes",
+            "method": "forward",
+            "description": f"XNNPACK node coverage: {name}" + (" (dynamic shapes)" if dyn else ""),
+            "rtol": 1e-4,
+            "atol": 1e-5,
+            "delegates": delegates,
+            "operators": ops,
+            "inputs": [{"dtype": str(t.dtype).replace("torch.", ""), "shape": list(t.shape)} for t in ins],
+            "outputs": [{"dtype": str(t.dtype).replace("torch.", ""), "shape": list(t.shape)} for t in outs],
+        }
+        if dyn:
+            meta["dynamic"] = True
+        meta = write_case(out_dir, case, buf, ins, outs, meta)
+        print(f"{case}: {meta['xnnpack_nodes']}", flush=True)
+
+
+# ---------------------------------------------------------------------------
+# Dynamic programs whose smaller inputs the delegate must reject at execute
+# (2022 XNNPACK cannot reshape a runtime; only a shrinking leading dimension of
+# a graph with independent rows can run on the runtime built for the bound).
+# ---------------------------------------------------------------------------
+
+REJECT_SHAPE = {
+    # name: (module, example inputs, dynamic shapes, run inputs, expected message part)
+    "linear_dynamic_seq": (lambda: nn.Linear(6, 4), lambda: (rn(2, 5, 6),),
+                           ({1: torch.export.Dim("seq", min=1, max=5)},), lambda: (rn(2, 3, 6),),
+                           "only the leading dimension may be smaller"),
+    "transpose_dynamic_batch": (TransposeBack,
+                                lambda: (rn(4, 3),), ({0: torch.export.Dim("batch", min=1, max=4)},),
+                                lambda: (rn(2, 3),), "cannot reshape a runtime"),
+}
+
+
+def export_reject(out_dir, name):
+    make_module, make_inputs, dyn, run_inputs, expect = REJECT_SHAPE[name]
+    torch.manual_seed(seed_for(name))
+    module = make_module().eval()
+    et = lower(module, make_inputs(), dyn)
+    plan = et.executorch_program.execution_plan[0]
+    ops = sorted({o.name for o in plan.operators} - {"aten::sym_size", "executorch_prim::et_view"})
+    if ops or not plan.delegates:
+        raise RuntimeError(f"{name}: not fully delegated: {ops}")
+    ins = run_inputs()
+    with torch.no_grad():
+        out = module(*[t.clone() for t in ins])
+    meta = {
+        "name": name,
+        "group": "xnnpack_reject_shape",
+        "method": "forward",
+        "description": f"runs in eager and ExecuTorch, but the 2022 XNNPACK delegate must reject these input shapes: {name}",
+        "expect_run_error": expect,
+        "rtol": 1e-4,
+        "atol": 1e-5,
+        "dynamic": True,
+        "inputs": [{"dtype": "float32", "shape": list(t.shape)} for t in ins],
+    }
+    write_case(out_dir, name, bytes(et.buffer), ins, [out], meta)
+    print(f"reject_shape/{name}", flush=True)
+
+
+# ---------------------------------------------------------------------------
+# Programs the delegate must refuse
+# ---------------------------------------------------------------------------
+
+
+def _quantize_xnnpack(dynamic):
+    def q(gm, example):
+        from executorch.backends.xnnpack.quantizer.xnnpack_quantizer import (
+            XNNPACKQuantizer, get_symmetric_quantization_config)
+        from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+
+        quantizer = XNNPACKQuantizer().set_global(
+            get_symmetric_quantization_config(is_per_channel=True, is_dynamic=dynamic))
+        m = prepare_pt2e(gm, quantizer)
+        m(*example)
+        return convert_pt2e(m)
+
+    return q
+
+
+REFUSED = {
+    # name: (module, inputs, quantize, dtype, expected message part)
+    "fp16_linear": (lambda: nn.Linear(8, 4).half(), lambda: (rn(2, 8).half(),), None, "fp16"),
+    "dynamic_quant_linear": (lambda: nn.Sequential(nn.Linear(16, 8)), lambda: (rn(4, 16),), _quantize_xnnpack(True),
+                             "dynamically quantized"),
+    "static_quant_conv": (lambda: nn.Sequential(nn.Conv2d(3, 4, 3), nn.ReLU()), lambda: (rn(1, 3, 6, 6),),
+                          _quantize_xnnpack(False), "quantized"),
+}
+
+
+def export_refused(out_dir, name):
+    make_module, make_inputs, quantize, expect = REFUSED[name]
+    torch.manual_seed(seed_for(name))
+    module = make_module().eval()
+    example = make_inputs()
+    part = None
+    if name.startswith("dynamic_quant"):
+        from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackDynamicallyQuantizedPartitioner
+        part = XnnpackDynamicallyQuantizedPartitioner
+    et = lower(module, example, None, quantize, part)
+    plan = et.executorch_program.execution_plan[0]
+    delegates = sorted({d.id for d in plan.delegates})
+    if "XnnpackBackend" not in delegates:
+        raise RuntimeError(f"{name}: nothing was delegated")
+    ins = list(example)
+    meta = {
+        "name": name,
+        "group": "xnnpack_refused",
+        "method": "forward",
+        "description": f"must be refused at load: {name}",
+        "expect_error": expect,
+        "delegates": delegates,
+        "inputs": [{"dtype": str(t.dtype).replace("torch.", ""), "shape": list(t.shape)} for t in ins],
+    }
+    d = os.path.join(out_dir, name)
+    if os.path.isdir(d):
+        shutil.rmtree(d)
+    os.makedirs(os.path.join(d, "inputs"))
+    with open(os.path.join(d, "model.pte"), "wb") as f:
+        f.write(bytes(et.buffer))
+    for i, a in enumerate(ins):
+        np.save(os.path.join(d, "inputs", f"{i}.npy"), np.array(a.detach().numpy(), order="C"))
+    meta["xnnpack_nodes"] = node_types(os.path.join(d, "model.pte"))
+    with open(os.path.join(d, "case.json"), "w") as f:
+        json.dump(meta, f, indent=1)
+        f.write("\n")
+    print(f"refused/{name}: {meta['xnnpack_nodes']}", flush=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", default=os.path.join(HERE, "cases"))
+    ap.add_argument("--only", default=None)
+    a = ap.parse_args()
+    torch.set_num_threads(1)
+    failed = []
+    for name in CASES:
+        if a.only and not fnmatch.fnmatchcase(name, a.only):
+            continue
+        try:
+            export_case(os.path.join(a.out, "memory_format" if name == "channels_last" else "nodes"), name)
+        except Exception as e:  # noqa: BLE001
+            failed.append(name)
+            print(f"FAILED {name}: {type(e).__name__}: {e}", flush=True)
+    for name in REJECT_SHAPE:
+        if a.only and not fnmatch.fnmatchcase(name, a.only):
+            continue
+        try:
+            export_reject(os.path.join(a.out, "reject_shape"), name)
+        except Exception as e:  # noqa: BLE001
+            failed.append(name)
+            print(f"FAILED reject_shape/{name}: {type(e).__name__}: {e}", flush=True)
+    for name in REFUSED:
+        if a.only and not fnmatch.fnmatchcase(name, a.only):
+            continue
+        try:
+            export_refused(os.path.join(a.out, "refused"), name)
+        except Exception as e:  # noqa: BLE001
+            failed.append(name)
+            print(f"FAILED refused/{name}: {type(e).__name__}: {e}", flush=True)
+    if failed:
+        print("failed:", " ".join(failed))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

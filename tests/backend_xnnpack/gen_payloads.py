@@ -1,0 +1,227 @@
+#!/usr/bin/env python3
+"""Write the hand-built XNNPACK payloads of tests/backend_xnnpack/payloads/.
+
+    python3 tests/backend_xnnpack/gen_payloads.py [--out DIR]
+
+The exporter never emits some of what the delegate must handle: ELU (its
+partitioner config is disabled), ArgMaxPooling2d (max.dim with indices is not
+delegated), Copy, fp32 Convert, weights in the payload's own constant region
+or in the legacy XNNGraph.constant_buffer (pre-XNNHeader payloads), non-constant
+fully-connected weights, 1x1 pooling, degenerate clamps and dead nodes. These
+payloads are written from JSON with the flatc and schema.fbs of the installed
+executorch package; expected outputs come from numpy/torch.
+
+Each folder holds payload.bin and args/<k>_in.npy / args/<k>_out.npy: the
+delegate argument with external id k (an input, or the expected output).
+"""
+import argparse
+import importlib.resources
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+INVALID = 0xFFFFFFFF
+
+
+def flatc_binary(graph, identifier):
+    pkg = importlib.resources.files("executorch")
+    flatc = str(pkg / "data" / "bin" / "flatc")
+    schema = str(pkg / "backends" / "xnnpack" / "serialization" / "schema.fbs")
+    with tempfile.TemporaryDirectory() as td:
+        src = os.path.join(td, "schema.fbs")
+        with open(schema) as f:
+            text = f.read()
+        # The legacy runtime schema calls itself XN00 and keeps constant_buffer;
+        # write those payloads with a schema that does the same.
+        if identifier == "XN00":
+            text = text.replace('file_identifier "XN01";', 'file_identifier "XN00";')
+            text = text.replace("storage:[ubyte] (deprecated, force_align: 16);", "storage:[ubyte] (force_align: 16);")
+            text = text.replace("constant_buffer:[Buffer] (deprecated);", "constant_buffer:[Buffer];")
+        with open(src, "w") as f:
+            f.write(text)
+        js = os.path.join(td, "g.json")
+        with open(js, "w") as f:
+            json.dump(graph, f)
+        subprocess.run([flatc, "--binary", "-o", td, src, js], check=True, capture_output=True)
+        with open(os.path.join(td, "g.bin"), "rb") as f:
+            return f.read()
+
+
+def pad16(b):
+    return b + b"\0" * (-len(b) % 16)
+
+
+def with_header(fb, constants):
+    fb_off = 32
+    c_off = fb_off + len(pad16(fb))
+    header = b"\0\0\0\0XH00" + struct.pack("<HIIIQ", 30, fb_off, len(fb), c_off, len(constants))
+    return pad16(header.ljust(32, b"\0")) + pad16(fb) + constants
+
+
+class Graph:
+    def __init__(self):
+        self.values = []
+        self.nodes = []
+        self.constants = bytearray()
+        self.constant_data = [{"offset": 0, "size": 0}]
+        self.buffers = [{"storage": []}]
+        self.externs = 0
+
+    def value(self, dims, ext=None, flags=0, data=None, legacy=False):
+        idx = 0
+        if data is not None:
+            raw = np.ascontiguousarray(data, dtype=np.float32).tobytes()
+            if legacy:
+                idx = len(self.buffers)
+                self.buffers.append({"storage": list(raw)})
+            else:
+                idx = len(self.constant_data)
+                off = len(self.constants)
+                self.constants += raw + b"\0" * (-len(raw) % 16)
+                self.constant_data.append({"offset": off, "size": len(raw)})
+        vid = len(self.values)
+        self.values.append({"xvalue_union_type": "XNNTensorValue", "xvalue_union": {
+            "datatype": "xnn_datatype_fp32", "num_dims": len(dims), "dims": list(dims),
+            "constant_buffer_idx": idx, "external_id": INVALID if ext is None else ext, "flags": flags, "id_out": vid}})
+        if ext is not None:
+            self.externs = max(self.externs, ext + 1)
+        return vid
+
+    def node(self, kind, fields, min_max=None, handle=0):
+        n = {"xnode_union_type": kind, "xnode_union": fields, "debug_handle": handle}
+        if min_max is not None:
+            n["output_min_max"] = {"output_min": min_max[0], "output_max": min_max[1]}
+        self.nodes.append(n)
+
+    def payload(self, legacy=False):
+        g = {"version": "0", "xnodes": self.nodes, "xvalues": self.values, "num_externs": self.externs,
+             "input_ids": [], "output_ids": []}
+        if legacy:
+            g["constant_buffer"] = self.buffers
+            return flatc_binary(g, "XN00")
+        g["constant_data"] = self.constant_data
+        return with_header(flatc_binary(g, "XN01"), bytes(self.constants))
+
+
+def write(out, name, blob, args):
+    d = os.path.join(out, name)
+    if os.path.isdir(d):
+        shutil.rmtree(d)
+    os.makedirs(os.path.join(d, "args"))
+    with open(os.path.join(d, "payload.bin"), "wb") as f:
+        f.write(blob)
+    for k, (kind, arr) in args.items():
+        np.save(os.path.join(d, "args", f"{k}_{kind}.npy"), np.ascontiguousarray(arr))
+    print(name, len(blob), "bytes")
+
+
+def rn(*shape):
+    return np.random.randn(*shape).astype(np.float32)
+
+
+def elu_argmax_copy(out):
+    """ELU, ArgMaxPooling2d (values and int64 indices), Copy."""
+    g = Graph()
+    x = g.value([1, 4, 6, 3], ext=0, flags=1)
+    e = g.value([1, 4, 6, 3])
+    pv = g.value([1, 2, 2, 3], ext=1, flags=2)
+    pi = g.value([1, 2, 2, 3], ext=2, flags=2)
+    c = g.value([1, 4, 6, 3], ext=3, flags=2)
+    g.node("XNNELU", {"alpha": 0.7, "input_id": x, "output_id": e, "flags": 0})
+    g.node("XNNArgMaxPooling2d", {"pooling_height": 2, "pooling_width": 3, "input_id": e, "output_value_id": pv,
+                                  "output_index_id": pi, "flags": 0})
+    g.node("XNNCopy", {"input_id": e, "output_id": c, "flags": 0})
+    xv = rn(1, 4, 6, 3)
+    ev = F.elu(torch.from_numpy(xv), 0.7).numpy()
+    win = ev.reshape(1, 2, 2, 2, 3, 3).transpose(0, 1, 3, 2, 4, 5).reshape(1, 2, 2, 6, 3)  # [n, oy, ox, k, c]
+    write(out, "elu_argmax_copy", g.payload(), {
+        0: ("in", xv), 1: ("out", win.max(axis=3)), 2: ("out", win.argmax(axis=3).astype(np.int64)), 3: ("out", ev)})
+
+
+def inline_constants(out):
+    """Weights in the payload's constant region (offset-based), a constant
+    operand XNNPACK reads at run time, a per-channel PReLU slope."""
+    g = Graph()
+    w, b = rn(5, 8), rn(5)
+    k, slope = rn(5), np.array([0.1, -0.2, 0.3, 0.25, 0.5], np.float32)
+    x = g.value([3, 8], ext=0, flags=1)
+    wv = g.value([5, 8], data=w)
+    bv = g.value([5], data=b)
+    h = g.value([3, 5])
+    kv = g.value([5], data=k)
+    s = g.value([3, 5])
+    sv = g.value([5], data=slope)
+    y = g.value([3, 5], ext=1, flags=2)
+    g.node("XNNFullyConnected", {"input1_id": x, "filter_id": wv, "bias_id": bv, "output_id": h, "flags": 0})
+    g.node("XNNAdd", {"input1_id": h, "input2_id": kv, "output_id": s, "flags": 0}, min_max=(-1.5, 1.5))
+    g.node("XNNPReLU", {"input1_id": s, "input2_id": sv, "output_id": y, "flags": 0})
+    xv = rn(3, 8)
+    sv_ = np.clip(xv @ w.T + b + k, -1.5, 1.5)
+    write(out, "inline_constants", g.payload(), {0: ("in", xv), 1: ("out", np.where(sv_ > 0, sv_, sv_ * slope))})
+
+
+def legacy_constant_buffer(out):
+    """A pre-XNNHeader payload: identifier XN00, weights in constant_buffer,
+    FC with a transposed ([in, out]) filter, a clamp."""
+    g = Graph()
+    w, b = rn(6, 4), rn(4)
+    x = g.value([2, 6], ext=0, flags=1)
+    wv = g.value([6, 4], data=w, legacy=True)
+    bv = g.value([4], data=b, legacy=True)
+    h = g.value([2, 4])
+    y = g.value([2, 4], ext=1, flags=2)
+    g.node("XNNFullyConnected", {"input1_id": x, "filter_id": wv, "bias_id": bv, "output_id": h, "flags": 1})
+    g.node("XNNClamp", {"input_id": h, "output_id": y, "flags": 0}, min_max=(-0.5, 2.0))
+    xv = rn(2, 6)
+    write(out, "legacy_constant_buffer", g.payload(legacy=True), {0: ("in", xv), 1: ("out", np.clip(xv @ w + b, -0.5, 2.0))})
+
+
+def native_fallbacks(out):
+    """Nodes 2022 XNNPACK refuses that pterun runs itself: FC with a weight
+    that is an input, 1x1 max/avg pooling, a clamp with min == max, an fp32
+    Convert; and a dead node (output unused) that must not run at all."""
+    g = Graph()
+    x = g.value([2, 3], ext=0, flags=1)
+    wt = g.value([4, 3], ext=1, flags=1)
+    fc = g.value([2, 4], ext=2, flags=2)
+    img = g.value([1, 4, 4, 2], ext=3, flags=1)
+    mp = g.value([1, 2, 2, 2], ext=4, flags=2)
+    ap = g.value([1, 4, 4, 2])
+    cv = g.value([1, 4, 4, 2], ext=5, flags=2)
+    flat = g.value([1, 4, 4, 2], ext=6, flags=2)
+    dead = g.value([2, 4])
+    g.node("XNNFullyConnected", {"input1_id": x, "filter_id": wt, "bias_id": INVALID, "output_id": fc, "flags": 0},
+           min_max=(-1.0, 1.0))
+    g.node("XNNMaxPooling2d", {"pooling_height": 1, "pooling_width": 1, "stride_height": 2, "stride_width": 2,
+                               "dilation_height": 1, "dilation_width": 1, "input_id": img, "output_id": mp, "flags": 0})
+    g.node("XNNAvgPooling2d", {"pooling_height": 1, "pooling_width": 1, "stride_height": 1, "stride_width": 1,
+                               "input_id": img, "output_id": ap, "flags": 0})
+    g.node("XNNConvert", {"input_id": ap, "output_id": cv, "flags": 0})
+    g.node("XNNClamp", {"input_id": img, "output_id": flat, "flags": 0}, min_max=(0.25, 0.25))
+    g.node("XNNSigmoid", {"input_id": fc, "output_id": dead, "flags": 0})
+    xv, wv, iv = rn(2, 3), rn(4, 3), rn(1, 4, 4, 2)
+    write(out, "native_fallbacks", g.payload(), {
+        0: ("in", xv), 1: ("in", wv), 2: ("out", np.clip(xv @ wv.T, -1, 1)), 3: ("in", iv),
+        4: ("out", iv[:, ::2, ::2, :]), 5: ("out", iv), 6: ("out", np.full_like(iv, 0.25))})
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "payloads"))
+    a = ap.parse_args()
+    np.random.seed(1234)
+    for fn in (elu_argmax_copy, inline_constants, legacy_constant_buffer, native_fallbacks):
+        fn(a.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
