@@ -1,0 +1,219 @@
+/* The matrix product driver (see gemm.h): blocking, packing, splitting over
+ * the pool, edge tiles. The microkernels live in gemm_<isa>.c. */
+#include "gemm.h"
+
+typedef struct gemm_arch {
+  int64_t MR, NR;
+  o_ukr_fn ukr;
+} gemm_arch;
+
+static gemm_arch arch(void) {
+  switch (o_isa_get()) {
+    case O_ISA_AVX512: return (gemm_arch){8, 32, o_ukr_avx512_8x32};
+    case O_ISA_AVX2: return (gemm_arch){4, 24, o_ukr_avx2_4x24};
+    default: return (gemm_arch){4, 16, o_ukr_generic_4x16};
+  }
+}
+
+/* KC: a B panel (KC x NR floats) stays in L1 while every row panel of the
+ * block streams past it; MC bounds the packed A block (MC x KC) to L2. */
+#define KC 256
+#define MC 256
+/* Largest NR / MR of any microkernel, for sizing scratch independently of
+ * the instruction set picked. */
+#define NR_MAX 32
+#define MR_MAX 8
+
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+static int64_t round_up(int64_t a, int64_t m) { return (a + m - 1) / m * m; }
+
+static size_t scratch_for(int64_t M, int64_t N, int64_t K, size_t slots) {
+  if (M <= 0 || N <= 0 || K <= 0) return 0;
+  int64_t kc = min64(K, KC), mc = round_up(min64(M, MC), MR_MAX);
+  size_t a = ((size_t)(mc * kc) * sizeof(float) + 63) & ~(size_t)63;
+  size_t b = (size_t)(kc * NR_MAX) * sizeof(float);
+  /* one B panel per slot, each on its own cache lines */
+  return a + slots * ((b + 63) & ~(size_t)63);
+}
+
+size_t o_gemm_scratch(int64_t M, int64_t N, int64_t K) { return scratch_for(M, N, K, o_slots()); }
+size_t o_gemm_scratch_min(int64_t M, int64_t N, int64_t K) { return scratch_for(M, N, K, 1); }
+
+static void pack_a(const o_gemm *g, int64_t m0, int64_t mc, int64_t k0, int64_t kc, int64_t MR, float *dst) {
+  for (int64_t p = 0; p < mc; p += MR) {
+    int64_t mr = min64(MR, mc - p);
+    const float *src = g->a + (m0 + p) * g->sa0 + k0 * g->sa1;
+    if (g->sa1 == 1) {
+      for (int64_t i = 0; i < mr; i++) {
+        const float *row = src + i * g->sa0;
+        for (int64_t k = 0; k < kc; k++) dst[k * MR + i] = row[k];
+      }
+    } else {
+      for (int64_t k = 0; k < kc; k++)
+        for (int64_t i = 0; i < mr; i++) dst[k * MR + i] = src[i * g->sa0 + k * g->sa1];
+    }
+    for (int64_t i = mr; i < MR; i++)
+      for (int64_t k = 0; k < kc; k++) dst[k * MR + i] = 0.0f;
+    dst += kc * MR;
+  }
+}
+
+static void pack_b_dense(const o_gemm *g, int64_t k0, int64_t kc, int64_t j0, int64_t nr, int64_t NR, float *dst) {
+  const float *src = g->b + k0 * g->sb0 + j0 * g->sb1;
+  if (g->sb1 == 1) {
+    for (int64_t k = 0; k < kc; k++) {
+      memcpy(dst + k * NR, src + k * g->sb0, (size_t)nr * sizeof(float));
+      for (int64_t j = nr; j < NR; j++) dst[k * NR + j] = 0.0f;
+    }
+  } else {
+    /* B transposed (linear's weight): walk it along its contiguous dim */
+    for (int64_t j = 0; j < nr; j++) {
+      const float *col = src + j * g->sb1;
+      for (int64_t k = 0; k < kc; k++) dst[k * NR + j] = col[k * g->sb0];
+    }
+    for (int64_t k = 0; k < kc; k++)
+      for (int64_t j = nr; j < NR; j++) dst[k * NR + j] = 0.0f;
+  }
+}
+
+typedef struct gemm_job {
+  const o_gemm *g;
+  gemm_arch ar;
+  int64_t k0, kc, m0, mc;
+  int64_t npanels, mgroups, mpanels, items, chunks;
+  const float *apack;
+  float *bpack; /* slot 0; slot i at bpack + i * bstride */
+  size_t bstride;
+  bool first; /* first K slice: write (bias), later ones accumulate */
+} gemm_job;
+
+static void tile(const gemm_job *jb, const float *ap, const float *bp, int64_t i0, int64_t mr, int64_t j0, int64_t nr) {
+  const o_gemm *g = jb->g;
+  const int64_t MR = jb->ar.MR, NR = jb->ar.NR;
+  bool acc = g->accumulate || !jb->first;
+  float beta = g->beta;
+  const float *rb = jb->first && beta != 0.0f && g->row_bias ? g->row_bias + i0 : NULL;
+  const float *cb = jb->first && beta != 0.0f && g->col_bias ? g->col_bias + j0 : NULL;
+  float *c = g->c + i0 * g->ldc + j0;
+  if (mr == MR && nr == NR) {
+    o_tile_epi e = {g->alpha, beta, rb, cb, acc};
+    jb->ar.ukr(jb->kc, ap, bp, c, g->ldc, &e);
+    return;
+  }
+  float tmp[MR_MAX * NR_MAX] __attribute__((aligned(64)));
+  o_tile_epi e = {1.0f, 0.0f, NULL, NULL, false};
+  jb->ar.ukr(jb->kc, ap, bp, tmp, NR, &e);
+  for (int64_t i = 0; i < mr; i++)
+    for (int64_t j = 0; j < nr; j++) {
+      float v = g->alpha * tmp[i * NR + j];
+      if (rb) v += beta * rb[i];
+      if (cb) v += beta * cb[j];
+      c[i * g->ldc + j] = acc ? c[i * g->ldc + j] + v : v;
+    }
+}
+
+static void gemm_chunk(void *ctx, size_t c0, size_t c1) {
+  const gemm_job *jb = ctx;
+  const o_gemm *g = jb->g;
+  const int64_t MR = jb->ar.MR, NR = jb->ar.NR;
+  for (size_t c = c0; c < c1; c++) {
+    float *bp = jb->bpack + c * jb->bstride;
+    int64_t it0 = (int64_t)c * jb->items / jb->chunks, it1 = ((int64_t)c + 1) * jb->items / jb->chunks;
+    int64_t packed = -1;
+    for (int64_t it = it0; it < it1; it++) {
+      /* items run column panel by column panel, so a panel is packed once
+       * per chunk even when its row groups are split */
+      int64_t jp = it / jb->mgroups, mg = it % jb->mgroups;
+      int64_t j0 = jp * NR, nr = min64(NR, g->N - j0);
+      if (packed != jp) {
+        if (g->pack_b)
+          g->pack_b(g->pack_user, jb->k0, jb->kc, j0, nr, NR, bp);
+        else
+          pack_b_dense(g, jb->k0, jb->kc, j0, nr, NR, bp);
+        packed = jp;
+      }
+      int64_t p0 = mg * jb->mpanels / jb->mgroups, p1 = (mg + 1) * jb->mpanels / jb->mgroups;
+      for (int64_t p = p0; p < p1; p++) {
+        int64_t i0 = p * MR;
+        tile(jb, jb->apack + p * MR * jb->kc, bp, jb->m0 + i0, min64(MR, jb->mc - i0), j0, nr);
+      }
+    }
+  }
+}
+
+void o_gemm_run(const o_gemm *g, float *scratch, size_t bytes, bool parallel) {
+  if (g->M <= 0 || g->N <= 0) return;
+  gemm_job jb;
+  jb.g = g;
+  jb.ar = arch();
+  const int64_t MR = jb.ar.MR, NR = jb.ar.NR;
+  if (g->K <= 0) {
+    /* no products: C = beta * bias (or unchanged when accumulating) */
+    for (int64_t i = 0; i < g->M; i++)
+      for (int64_t j = 0; j < g->N; j++) {
+        float v = 0.0f;
+        if (g->beta != 0.0f && g->row_bias) v += g->beta * g->row_bias[i];
+        if (g->beta != 0.0f && g->col_bias) v += g->beta * g->col_bias[j];
+        float *c = g->c + i * g->ldc + j;
+        *c = g->accumulate ? *c + v : v;
+      }
+    return;
+  }
+  int64_t kcmax = min64(g->K, KC), mcmax = round_up(min64(g->M, MC), MR_MAX);
+  float *apack = scratch;
+  size_t bbytes = ((size_t)(kcmax * NR_MAX) * sizeof(float) + 63) & ~(size_t)63;
+  size_t abytes = ((size_t)(mcmax * kcmax) * sizeof(float) + 63) & ~(size_t)63;
+  jb.bpack = apack + abytes / sizeof(float);
+  jb.bstride = bbytes / sizeof(float);
+  jb.apack = apack;
+  size_t slots = parallel ? o_slots() : 1;
+  if (bytes > abytes && (bytes - abytes) / bbytes < slots) slots = (bytes - abytes) / bbytes;
+  if (slots < 1) slots = 1;
+  double flops = (double)g->M * (double)g->N * (double)g->K;
+  for (int64_t k0 = 0; k0 < g->K; k0 += KC) {
+    jb.k0 = k0;
+    jb.kc = min64(KC, g->K - k0);
+    jb.first = k0 == 0;
+    for (int64_t m0 = 0; m0 < g->M; m0 += MC) {
+      jb.m0 = m0;
+      jb.mc = min64(MC, g->M - m0);
+      pack_a(g, m0, jb.mc, k0, jb.kc, MR, apack);
+      jb.npanels = (g->N + NR - 1) / NR;
+      jb.mpanels = (jb.mc + MR - 1) / MR;
+      /* Enough work items for every slot: split row panels into groups when
+       * there are fewer column panels than twice the slots. */
+      int64_t want = (int64_t)slots * 2;
+      jb.mgroups = jb.npanels >= want ? 1 : min64(jb.mpanels, (want + jb.npanels - 1) / jb.npanels);
+      jb.items = jb.npanels * jb.mgroups;
+      /* small products stay on this thread: waking the pool costs more */
+      int64_t chunks = slots > 1 && flops >= 65536.0 ? (int64_t)slots : 1;
+      jb.chunks = min64(chunks, jb.items);
+      if (jb.chunks > 1)
+        pte_threadpool_parallel_for((size_t)jb.chunks, 1, gemm_chunk, &jb);
+      else
+        gemm_chunk(&jb, 0, 1);
+    }
+  }
+}
+
+/* The portable microkernel: plain loops the compiler vectorizes with
+ * whatever the baseline instruction set offers (SSE2 on x86-64). */
+void o_ukr_generic_4x16(int64_t kc, const float *a, const float *b, float *c, int64_t ldc, const o_tile_epi *e) {
+  float acc[4][16];
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < 16; j++) acc[i][j] = 0.0f;
+  for (int64_t k = 0; k < kc; k++) {
+    const float *bk = b + k * 16;
+    for (int i = 0; i < 4; i++) {
+      float av = a[k * 4 + i];
+      for (int j = 0; j < 16; j++) acc[i][j] += av * bk[j];
+    }
+  }
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < 16; j++) {
+      float v = e->alpha * acc[i][j];
+      if (e->rb) v += e->beta * e->rb[i];
+      if (e->cb) v += e->beta * e->cb[j];
+      c[i * ldc + j] = e->accumulate ? c[i * ldc + j] + v : v;
+    }
+}
