@@ -8,11 +8,11 @@
 
 static bool addmm_accepts(pte_value *const *args, int32_t nargs) {
   double d;
-  if (nargs != 6 && nargs != 7) return false;
+  if (nargs != 7) return false; /* the out tensor comes back as a last argument */
   if (!o_f32_arg(args, nargs, 0) || !o_f32_arg(args, nargs, 1) || !o_f32_arg(args, nargs, 2) ||
-      !o_f32_arg(args, nargs, nargs - 1))
+      !o_f32_arg(args, nargs, 5))
     return false;
-  if (!o_num(args, nargs, 3, &d) || (nargs == 7 && !o_num(args, nargs, 4, &d))) return false;
+  if (!o_num(args, nargs, 3, &d) || !o_num(args, nargs, 4, &d)) return false;
   return args[0]->u.tensor->dim <= 2 && args[1]->u.tensor->dim == 2 && args[2]->u.tensor->dim == 2;
 }
 
@@ -24,10 +24,10 @@ static size_t addmm_scratch(pte_value *const *args, int32_t nargs) {
 
 static pte_status addmm_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
   const pte_tensor *self = args[0]->u.tensor, *a = args[1]->u.tensor, *b = args[2]->u.tensor;
-  pte_tensor *out = args[nargs - 1]->u.tensor;
+  pte_tensor *out = args[5]->u.tensor;
   double beta = 1.0, alpha = 1.0;
   o_num(args, nargs, 3, &beta);
-  if (nargs == 7) o_num(args, nargs, 4, &alpha);
+  o_num(args, nargs, 4, &alpha);
   const int64_t M = a->sizes[0], N = b->sizes[1], K = a->sizes[1];
   if (a->sizes[1] != b->sizes[0])
     return O_FAIL("mat1 [%lld, %lld] and mat2 [%lld, %lld] cannot be multiplied", (long long)M, (long long)K,

@@ -5,7 +5,7 @@
 #include "util/gemm.h"
 
 static bool linear_accepts(pte_value *const *args, int32_t nargs) {
-  if (nargs != 4) return false;
+  if (nargs != 5) return false; /* the out tensor comes back as a last argument */
   if (!o_f32_arg(args, nargs, 0) || !o_f32_arg(args, nargs, 1) || !o_f32_arg(args, nargs, 3)) return false;
   if (!o_is_none(args, nargs, 2) && !(o_f32_arg(args, nargs, 2) && args[2]->u.tensor->dim == 1)) return false;
   return args[0]->u.tensor->dim >= 1 && args[1]->u.tensor->dim == 2;

@@ -3,7 +3,7 @@
 #include "util/gemm.h"
 
 static bool mm_accepts(pte_value *const *args, int32_t nargs) {
-  if (nargs != 3) return false;
+  if (nargs != 4) return false; /* the out tensor comes back as a last argument */
   for (int32_t i = 0; i < 3; i++)
     if (!o_f32_arg(args, nargs, i)) return false;
   return args[0]->u.tensor->dim == 2 && args[1]->u.tensor->dim == 2;

@@ -217,3 +217,104 @@ void o_ukr_generic_4x16(int64_t kc, const float *a, const float *b, float *c, in
       c[i * ldc + j] = e->accumulate ? c[i * ldc + j] + v : v;
     }
 }
+
+/* ---- indirect product (stride-1 convolution) ---- */
+
+typedef struct igemm_job {
+  const o_igemm *g;
+  int64_t MR, NR;
+  o_ukr_ind_fn ukr;
+  const float *apack;
+  int64_t npanels, mpanels, mgroups, items, chunks;
+} igemm_job;
+
+size_t o_igemm_scratch(int64_t M, int64_t K) {
+  if (M <= 0 || K <= 0) return 0;
+  return ((size_t)(round_up(M, MR_MAX) * K) * sizeof(float) + 63) & ~(size_t)63;
+}
+
+/* Write an MR x NR result tile to the output, dropping pad columns. */
+static void igemm_store(const o_igemm *g, const float *tmp, int64_t NR, int64_t i0, int64_t mr, int64_t j0,
+                        int64_t nr) {
+  for (int64_t i = 0; i < mr; i++) {
+    const float *t = tmp + i * NR;
+    float *crow = g->c + (i0 + i) * g->ldc;
+    const float bias = g->row_bias ? g->row_bias[i0 + i] : 0.0f;
+    int64_t j = 0;
+    while (j < nr) {
+      int64_t q = j0 + j, r = q / g->Wp, col = q % g->Wp;
+      int64_t run = g->Wp - col < nr - j ? g->Wp - col : nr - j;
+      if (col < g->OW) {
+        int64_t valid = g->OW - col < run ? g->OW - col : run;
+        float *dst = crow + r * g->OW + col;
+        for (int64_t v = 0; v < valid; v++) dst[v] = t[j + v] + bias;
+      }
+      j += run;
+    }
+  }
+}
+
+static void igemm_chunk(void *ctx, size_t c0, size_t c1) {
+  const igemm_job *jb = ctx;
+  const o_igemm *g = jb->g;
+  const int64_t MR = jb->MR, NR = jb->NR;
+  float tmp[MR_MAX * NR_MAX] __attribute__((aligned(64)));
+  for (size_t c = c0; c < c1; c++) {
+    int64_t it0 = (int64_t)c * jb->items / jb->chunks, it1 = ((int64_t)c + 1) * jb->items / jb->chunks;
+    for (int64_t it = it0; it < it1; it++) {
+      int64_t jp = it / jb->mgroups, mg = it % jb->mgroups;
+      int64_t j0 = jp * NR, nr = min64(NR, g->Q - j0);
+      int64_t p0 = mg * jb->mpanels / jb->mgroups, p1 = (mg + 1) * jb->mpanels / jb->mgroups;
+      for (int64_t p = p0; p < p1; p++) {
+        jb->ukr(g->K, jb->apack + p * MR * g->K, g->b + j0, g->boff, tmp);
+        igemm_store(g, tmp, NR, p * MR, min64(MR, g->M - p * MR), j0, nr);
+      }
+    }
+  }
+}
+
+void o_igemm_run(const o_igemm *g, float *scratch, size_t bytes) {
+  if (g->M <= 0 || g->Q <= 0) return;
+  igemm_job jb;
+  jb.g = g;
+  switch (o_isa_get()) {
+    case O_ISA_AVX512: jb.MR = 8, jb.NR = 32, jb.ukr = o_ukr_ind_avx512_8x32; break;
+    case O_ISA_AVX2: jb.MR = 4, jb.NR = 24, jb.ukr = o_ukr_ind_avx2_4x24; break;
+    default: jb.MR = 4, jb.NR = 16, jb.ukr = o_ukr_ind_generic_4x16; break;
+  }
+  (void)bytes;
+  /* A packed whole (K is a conv's taps: small), MR rows per panel */
+  o_gemm ga = {0};
+  ga.a = g->a, ga.sa0 = g->K, ga.sa1 = 1;
+  pack_a(&ga, 0, g->M, 0, g->K, jb.MR, scratch);
+  jb.apack = scratch;
+  jb.npanels = (g->Q + jb.NR - 1) / jb.NR;
+  jb.mpanels = (g->M + jb.MR - 1) / jb.MR;
+  int64_t slots = (int64_t)o_threads();
+  int64_t want = slots * 4;
+  jb.mgroups = jb.npanels >= want ? 1 : min64(jb.mpanels, (want + jb.npanels - 1) / jb.npanels);
+  jb.items = jb.npanels * jb.mgroups;
+  double flops = (double)g->M * (double)g->Q * (double)g->K;
+  /* a few chunks per thread: tiles are uneven at the edges */
+  int64_t chunks = slots > 1 && flops >= 131072.0 ? slots * 4 : 1;
+  jb.chunks = min64(chunks, jb.items);
+  if (jb.chunks > 1)
+    pte_threadpool_parallel_for((size_t)jb.chunks, 1, igemm_chunk, &jb);
+  else
+    igemm_chunk(&jb, 0, 1);
+}
+
+void o_ukr_ind_generic_4x16(int64_t kc, const float *a, const float *b, const int64_t *boff, float *tmp) {
+  float acc[4][16];
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < 16; j++) acc[i][j] = 0.0f;
+  for (int64_t k = 0; k < kc; k++) {
+    const float *bk = b + boff[k];
+    for (int i = 0; i < 4; i++) {
+      float av = a[k * 4 + i];
+      for (int j = 0; j < 16; j++) acc[i][j] += av * bk[j];
+    }
+  }
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < 16; j++) tmp[i * 16 + j] = acc[i][j];
+}

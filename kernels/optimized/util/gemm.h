@@ -64,3 +64,35 @@ void o_ukr_avx2_4x24(int64_t kc, const float *a, const float *b, float *c, int64
 void o_ukr_avx512_8x32(int64_t kc, const float *a, const float *b, float *c, int64_t ldc, const o_tile_epi *e);
 
 #endif
+
+/* ---- indirect product for stride-1 convolution ----
+ *
+ * C[i, q] = sum_k A[i, k] * b[boff[k] + q] (+ row_bias[i]): row k of the
+ * right-hand matrix is a contiguous run of the (padded) input starting at
+ * boff[k], so a stride-1 convolution needs no im2col at all, the
+ * microkernel reads the input directly. Column q of the padded-width
+ * output space maps to output element (q / Wp) * OW + q % Wp and is dropped
+ * when q % Wp >= OW (the pad columns). `b` must be readable NR_MAX floats
+ * past the last column of its last row. */
+typedef struct o_igemm {
+  int64_t M, K;
+  const float *a; /* [M, K] row-major */
+  const float *b;
+  const int64_t *boff; /* K offsets */
+  int64_t Q;           /* columns */
+  int64_t Wp, OW;
+  float *c; /* output rows of ldc floats */
+  int64_t ldc;
+  const float *row_bias;
+} o_igemm;
+
+#define O_GEMM_NR_MAX 32
+
+size_t o_igemm_scratch(int64_t M, int64_t K);
+void o_igemm_run(const o_igemm *g, float *scratch, size_t bytes);
+
+/* tmp[i*NR + j] = sum_k a[k*MR+i] * b[boff[k] + j] */
+typedef void (*o_ukr_ind_fn)(int64_t kc, const float *a, const float *b, const int64_t *boff, float *tmp);
+void o_ukr_ind_generic_4x16(int64_t kc, const float *a, const float *b, const int64_t *boff, float *tmp);
+void o_ukr_ind_avx2_4x24(int64_t kc, const float *a, const float *b, const int64_t *boff, float *tmp);
+void o_ukr_ind_avx512_8x32(int64_t kc, const float *a, const float *b, const int64_t *boff, float *tmp);

@@ -59,9 +59,44 @@ void o_ukr_avx512_8x32(int64_t kc, const float *a, const float *b, float *c, int
     _mm512_storeu_ps(ci + 16, v1);
   }
 }
+void o_ukr_ind_avx512_8x32(int64_t kc, const float *a, const float *b, const int64_t *boff, float *tmp) {
+  __m512 c00 = _mm512_setzero_ps(), c01 = _mm512_setzero_ps();
+  __m512 c10 = _mm512_setzero_ps(), c11 = _mm512_setzero_ps();
+  __m512 c20 = _mm512_setzero_ps(), c21 = _mm512_setzero_ps();
+  __m512 c30 = _mm512_setzero_ps(), c31 = _mm512_setzero_ps();
+  __m512 c40 = _mm512_setzero_ps(), c41 = _mm512_setzero_ps();
+  __m512 c50 = _mm512_setzero_ps(), c51 = _mm512_setzero_ps();
+  __m512 c60 = _mm512_setzero_ps(), c61 = _mm512_setzero_ps();
+  __m512 c70 = _mm512_setzero_ps(), c71 = _mm512_setzero_ps();
+  for (int64_t k = 0; k < kc; k++) {
+    const float *bk = b + boff[k];
+    __m512 b0 = _mm512_loadu_ps(bk), b1 = _mm512_loadu_ps(bk + 16);
+    __m512 av;
+    av = _mm512_set1_ps(a[0]); c00 = _mm512_fmadd_ps(av, b0, c00); c01 = _mm512_fmadd_ps(av, b1, c01);
+    av = _mm512_set1_ps(a[1]); c10 = _mm512_fmadd_ps(av, b0, c10); c11 = _mm512_fmadd_ps(av, b1, c11);
+    av = _mm512_set1_ps(a[2]); c20 = _mm512_fmadd_ps(av, b0, c20); c21 = _mm512_fmadd_ps(av, b1, c21);
+    av = _mm512_set1_ps(a[3]); c30 = _mm512_fmadd_ps(av, b0, c30); c31 = _mm512_fmadd_ps(av, b1, c31);
+    av = _mm512_set1_ps(a[4]); c40 = _mm512_fmadd_ps(av, b0, c40); c41 = _mm512_fmadd_ps(av, b1, c41);
+    av = _mm512_set1_ps(a[5]); c50 = _mm512_fmadd_ps(av, b0, c50); c51 = _mm512_fmadd_ps(av, b1, c51);
+    av = _mm512_set1_ps(a[6]); c60 = _mm512_fmadd_ps(av, b0, c60); c61 = _mm512_fmadd_ps(av, b1, c61);
+    av = _mm512_set1_ps(a[7]); c70 = _mm512_fmadd_ps(av, b0, c70); c71 = _mm512_fmadd_ps(av, b1, c71);
+    a += 8;
+  }
+  _mm512_store_ps(tmp + 0, c00); _mm512_store_ps(tmp + 16, c01);
+  _mm512_store_ps(tmp + 32, c10); _mm512_store_ps(tmp + 48, c11);
+  _mm512_store_ps(tmp + 64, c20); _mm512_store_ps(tmp + 80, c21);
+  _mm512_store_ps(tmp + 96, c30); _mm512_store_ps(tmp + 112, c31);
+  _mm512_store_ps(tmp + 128, c40); _mm512_store_ps(tmp + 144, c41);
+  _mm512_store_ps(tmp + 160, c50); _mm512_store_ps(tmp + 176, c51);
+  _mm512_store_ps(tmp + 192, c60); _mm512_store_ps(tmp + 208, c61);
+  _mm512_store_ps(tmp + 224, c70); _mm512_store_ps(tmp + 240, c71);
+}
 #else
 /* Built without AVX-512 support in the compiler: never selected. */
 void o_ukr_avx512_8x32(int64_t kc, const float *a, const float *b, float *c, int64_t ldc, const o_tile_epi *e) {
   (void)kc, (void)a, (void)b, (void)c, (void)ldc, (void)e;
+}
+void o_ukr_ind_avx512_8x32(int64_t kc, const float *a, const float *b, const int64_t *boff, float *tmp) {
+  (void)kc, (void)a, (void)b, (void)boff, (void)tmp;
 }
 #endif

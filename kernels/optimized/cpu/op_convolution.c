@@ -1,0 +1,253 @@
+/* aten::convolution.out(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride,
+ *     SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding,
+ *     SymInt groups, *, Tensor(a!) out)
+ * Forward 1-D and 2-D float32 convolution on NCHW (as the exporter emits),
+ * any stride, padding, dilation and groups. Transposed convolution, 3-D and
+ * channels-last tensors are declined (the portable kernel runs them).
+ *
+ *  - one input channel per output channel (depthwise, channel multiplier
+ *    included): direct loops per output plane (util/kern_impl.h), planes
+ *    spread over the pool;
+ *  - everything else is a matrix product per sample and group,
+ *      out[oc, pixel] = W[oc, (ic, kh, kw)] @ col[(ic, kh, kw), pixel] + bias[oc]:
+ *    - 1x1 stride-1 unpadded kernels: the input plane is the right-hand
+ *      matrix (dense GEMM);
+ *    - other stride-1 kernels: the input is copied once into a zero-padded
+ *      buffer; then row (ic, kh, kw) of col is that buffer read from offset
+ *      ic*plane + kh*dh*Wp + kw*dw on, so the indirect GEMM reads it in
+ *      place (o_igemm_run), computing the padded width and dropping the pad
+ *      columns when storing. Building im2col cost more than the products
+ *      for the narrow layers of small CNNs;
+ *    - strided kernels pack their im2col columns straight into the GEMM's
+ *      panels (pack_im2col), so no im2col matrix is ever built. */
+#include "util/gemm.h"
+#include "util/kern.h"
+
+typedef struct conv_geom {
+  int64_t N, C, H, W, OC, G, icg, ocg, KH, KW, OH, OW;
+  int64_t sh, sw, ph, pw, dh, dw;
+} conv_geom;
+
+/* Read a spatial list of 1 or S (S = 1 or 2) values into v[2] (H, W). */
+static bool spatial(pte_value *const *args, int32_t nargs, int32_t i, int32_t S, int64_t dflt, int64_t *v) {
+  int64_t t[2];
+  int32_t n = o_ints(args, nargs, i, t, 2);
+  if (n != 1 && n != S) return false;
+  v[0] = S == 1 ? dflt : t[0];
+  v[1] = n == 1 ? t[0] : t[S - 1];
+  if (S == 2 && n == 1) v[0] = t[0];
+  return true;
+}
+
+static bool geom(pte_value *const *args, int32_t nargs, conv_geom *g) {
+  const pte_tensor *x = args[0]->u.tensor, *w = args[1]->u.tensor;
+  int32_t S = x->dim - 2;
+  int64_t st[2], pd[2], dl[2], groups;
+  if (S < 1 || S > 2 || w->dim != x->dim) return false;
+  if (!spatial(args, nargs, 3, S, 1, st) || !spatial(args, nargs, 4, S, 0, pd) || !spatial(args, nargs, 5, S, 1, dl))
+    return false;
+  if (!o_tag(args, nargs, 8, PTE_TAG_INT)) return false;
+  groups = args[8]->u.i;
+  g->N = x->sizes[0];
+  g->C = x->sizes[1];
+  g->H = S == 2 ? x->sizes[2] : 1;
+  g->W = x->sizes[x->dim - 1];
+  g->OC = w->sizes[0];
+  g->KH = S == 2 ? w->sizes[2] : 1;
+  g->KW = w->sizes[w->dim - 1];
+  g->sh = st[0], g->sw = st[1], g->ph = pd[0], g->pw = pd[1], g->dh = dl[0], g->dw = dl[1];
+  if (S == 1) g->sh = 1, g->ph = 0, g->dh = 1;
+  if (groups < 1 || g->C % groups || g->OC % groups || w->sizes[1] != g->C / groups) return false;
+  if (g->sh < 1 || g->sw < 1 || g->dh < 1 || g->dw < 1 || g->ph < 0 || g->pw < 0) return false;
+  g->G = groups;
+  g->icg = g->C / groups;
+  g->ocg = g->OC / groups;
+  g->OH = (g->H + 2 * g->ph - g->dh * (g->KH - 1) - 1) / g->sh + 1;
+  g->OW = (g->W + 2 * g->pw - g->dw * (g->KW - 1) - 1) / g->sw + 1;
+  return g->OH > 0 && g->OW > 0;
+}
+
+static bool conv_accepts(pte_value *const *args, int32_t nargs) {
+  conv_geom g;
+  if (nargs != 11) return false; /* the out tensor comes back as a last argument */
+  if (!o_f32_arg(args, nargs, 0) || !o_f32_arg(args, nargs, 1) || !o_f32_arg(args, nargs, 9)) return false;
+  if (!o_is_none(args, nargs, 2) && !(o_f32_arg(args, nargs, 2) && args[2]->u.tensor->dim == 1)) return false;
+  if (!o_tag(args, nargs, 6, PTE_TAG_BOOL) || args[6]->u.b) return false; /* transposed */
+  return geom(args, nargs, &g);
+}
+
+static bool is_pointwise(const conv_geom *g) {
+  return g->KH == 1 && g->KW == 1 && g->sh == 1 && g->sw == 1 && g->ph == 0 && g->pw == 0;
+}
+
+static bool is_direct(const conv_geom *g) { return g->sh == 1 && g->sw == 1 && !is_pointwise(g); }
+
+/* Layout of the indirect path's scratch: packed weights, offsets, padded input. */
+typedef struct direct_layout {
+  int64_t Hp, Wp;
+  size_t a_bytes, off_bytes, x_floats;
+} direct_layout;
+
+static direct_layout direct_plan(const conv_geom *g) {
+  direct_layout l;
+  l.Hp = g->H + 2 * g->ph;
+  l.Wp = g->W + 2 * g->pw;
+  l.a_bytes = o_igemm_scratch(g->ocg, g->icg * g->KH * g->KW);
+  l.off_bytes = ((size_t)(g->icg * g->KH * g->KW) * sizeof(int64_t) + 63) & ~(size_t)63;
+  l.x_floats = (size_t)(g->icg * l.Hp * l.Wp) + O_GEMM_NR_MAX;
+  return l;
+}
+
+static size_t direct_bytes(const conv_geom *g) {
+  direct_layout l = direct_plan(g);
+  return l.a_bytes + l.off_bytes + l.x_floats * sizeof(float);
+}
+
+static size_t conv_scratch(pte_value *const *args, int32_t nargs) {
+  conv_geom g;
+  if (!geom(args, nargs, &g) || g.icg == 1) return 0;
+  if (is_direct(&g)) return o_scratch_round(direct_bytes(&g));
+  return o_scratch_round(o_gemm_scratch(g.ocg, g.OH * g.OW, g.icg * g.KH * g.KW));
+}
+
+/* Stride-1 convolution of one sample and group through the padded copy. */
+static void conv_direct(const conv_geom *g, const float *x, const float *w, const float *bias, float *y,
+                        uint8_t *scratch, size_t bytes) {
+  direct_layout l = direct_plan(g);
+  float *apack = (float *)scratch;
+  int64_t *off = (int64_t *)(scratch + l.a_bytes);
+  float *xp = (float *)(scratch + l.a_bytes + l.off_bytes);
+  const int64_t plane = l.Hp * l.Wp;
+  for (int64_t ic = 0; ic < g->icg; ic++) {
+    float *d = xp + ic * plane;
+    const float *s = x + ic * g->H * g->W;
+    memset(d, 0, (size_t)(g->ph * l.Wp) * sizeof(float));
+    for (int64_t h = 0; h < g->H; h++) {
+      float *row = d + (g->ph + h) * l.Wp;
+      for (int64_t q = 0; q < g->pw; q++) row[q] = 0.0f;
+      memcpy(row + g->pw, s + h * g->W, (size_t)g->W * sizeof(float));
+      for (int64_t q = g->pw + g->W; q < l.Wp; q++) row[q] = 0.0f;
+    }
+    memset(d + (g->ph + g->H) * l.Wp, 0, (size_t)(g->ph * l.Wp) * sizeof(float));
+  }
+  memset(xp + g->icg * plane, 0, O_GEMM_NR_MAX * sizeof(float));
+  int64_t r = 0;
+  for (int64_t ic = 0; ic < g->icg; ic++)
+    for (int64_t kh = 0; kh < g->KH; kh++)
+      for (int64_t kw = 0; kw < g->KW; kw++) off[r++] = ic * plane + kh * g->dh * l.Wp + kw * g->dw;
+  o_igemm ig = {g->ocg, r, w, xp, off, (g->OH - 1) * l.Wp + g->OW, l.Wp, g->OW, y, g->OH * g->OW, bias};
+  o_igemm_run(&ig, apack, l.a_bytes);
+  (void)bytes;
+}
+
+/* ---- im2col packed straight into GEMM panels ---- */
+
+typedef struct im2col_src {
+  const conv_geom *g;
+  const float *x; /* first input channel of this sample and group */
+} im2col_src;
+
+static void pack_im2col(const void *user, int64_t k0, int64_t kc, int64_t j0, int64_t nr, int64_t NR, float *dst) {
+  const im2col_src *s = user;
+  const conv_geom *g = s->g;
+  const int64_t khw = g->KH * g->KW, plane = g->H * g->W;
+  for (int64_t k = 0; k < kc; k++) {
+    int64_t r = k0 + k, ic = r / khw, kh = (r % khw) / g->KW, kw = r % g->KW;
+    const float *xc = s->x + ic * plane;
+    float *d = dst + k * NR;
+    int64_t p = j0, t = 0;
+    while (t < nr) {
+      /* a run of pixels on one output row */
+      int64_t oh = p / g->OW, ow = p % g->OW;
+      int64_t seg = g->OW - ow < nr - t ? g->OW - ow : nr - t;
+      int64_t ih = oh * g->sh - g->ph + kh * g->dh;
+      if (ih < 0 || ih >= g->H) {
+        for (int64_t q = 0; q < seg; q++) d[t + q] = 0.0f;
+      } else {
+        const float *row = xc + ih * g->W;
+        int64_t iw0 = ow * g->sw - g->pw + kw * g->dw;
+        if (g->sw == 1) {
+          /* contiguous: zeros, a copy, zeros */
+          int64_t lo = iw0 < 0 ? -iw0 : 0, hi = g->W - iw0;
+          if (lo > seg) lo = seg;
+          if (hi > seg) hi = seg;
+          if (hi < lo) hi = lo;
+          for (int64_t q = 0; q < lo; q++) d[t + q] = 0.0f;
+          if (hi > lo) memcpy(d + t + lo, row + iw0 + lo, (size_t)(hi - lo) * sizeof(float));
+          for (int64_t q = hi; q < seg; q++) d[t + q] = 0.0f;
+        } else {
+          for (int64_t q = 0; q < seg; q++) {
+            int64_t iw = iw0 + q * g->sw;
+            d[t + q] = iw >= 0 && iw < g->W ? row[iw] : 0.0f;
+          }
+        }
+      }
+      t += seg;
+      p += seg;
+    }
+    for (int64_t q = nr; q < NR; q++) d[q] = 0.0f;
+  }
+}
+
+/* ---- depthwise ---- */
+
+typedef struct dw_job {
+  const conv_geom *g;
+  const float *x, *w, *bias;
+  float *y;
+} dw_job;
+
+static void dw_planes(void *ctx, size_t i0, size_t i1) {
+  const dw_job *j = ctx;
+  const conv_geom *g = j->g;
+  const o_kern_table *kt = o_kern();
+  o_win2d win = {g->H, g->W, g->OH, g->OW, g->KH, g->KW, g->sh, g->sw, g->ph, g->pw, g->dh, g->dw};
+  for (size_t i = i0; i < i1; i++) {
+    int64_t n = (int64_t)i / g->OC, oc = (int64_t)i % g->OC, ic = oc / g->ocg;
+    kt->dw_plane(&win, j->x + (n * g->C + ic) * g->H * g->W, j->w + oc * g->KH * g->KW, j->bias ? j->bias[oc] : 0.0f,
+                 j->y + (n * g->OC + oc) * g->OH * g->OW);
+  }
+}
+
+static pte_status conv_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
+  conv_geom g;
+  if (!geom(args, nargs, &g)) return O_FAIL("input and weight shapes do not fit the convolution arguments");
+  const pte_tensor *x = args[0]->u.tensor, *w = args[1]->u.tensor;
+  const pte_tensor *b = args[2]->tag == PTE_TAG_TENSOR ? args[2]->u.tensor : NULL;
+  pte_tensor *out = args[9]->u.tensor;
+  if (b && b->sizes[0] != g.OC) return O_FAIL("bias has %lld entries, expected %lld", (long long)b->sizes[0], (long long)g.OC);
+  int64_t sizes[4] = {g.N, g.OC, g.OH, g.OW};
+  if (x->dim == 3) sizes[2] = g.OW;
+  O_CHECK(o_out(ctx, out, x->dim, sizes));
+  const float *xd = x->data, *wd = w->data, *bd = b ? (const float *)b->data : NULL;
+  float *yd = out->data;
+  const int64_t P = g.OH * g.OW, R = g.icg * g.KH * g.KW;
+  if (g.icg == 1) {
+    dw_job j = {&g, xd, wd, bd, yd};
+    o_parallel((size_t)(g.N * g.OC), (double)(g.N * g.OC * P * R), dw_planes, &j);
+    return PTE_OK;
+  }
+  size_t bytes;
+  float *scratch = o_scratch(ctx, &bytes);
+  if (is_direct(&g)) {
+    if (bytes < direct_bytes(&g)) return O_FAIL("scratch memory too small");
+    for (int64_t n = 0; n < g.N; n++)
+      for (int64_t gr = 0; gr < g.G; gr++)
+        conv_direct(&g, xd + (n * g.C + gr * g.icg) * g.H * g.W, wd + gr * g.ocg * R, bd ? bd + gr * g.ocg : NULL,
+                    yd + (n * g.OC + gr * g.ocg) * P, (uint8_t *)scratch, bytes);
+    return PTE_OK;
+  }
+  if (bytes < o_gemm_scratch_min(g.ocg, P, R)) return O_FAIL("scratch memory too small");
+  const bool pw = is_pointwise(&g);
+  for (int64_t n = 0; n < g.N; n++)
+    for (int64_t gr = 0; gr < g.G; gr++) {
+      const float *xg = xd + (n * g.C + gr * g.icg) * g.H * g.W;
+      im2col_src src = {&g, xg};
+      o_gemm gm = {g.ocg, P, R, wd + gr * g.ocg * R, R, 1, xg, P, 1, pw ? NULL : pack_im2col, &src,
+                   yd + (n * g.OC + gr * g.ocg) * P, P, 1.0f, 1.0f, bd ? bd + gr * g.ocg : NULL, NULL, false};
+      o_gemm_run(&gm, scratch, bytes, true);
+    }
+  return PTE_OK;
+}
+
+PTE_OPT_KERNEL(conv_out, "aten::convolution.out", conv_accepts, conv_scratch)
