@@ -12,14 +12,14 @@
  *      out[oc, pixel] = W[oc, (ic, kh, kw)] @ col[(ic, kh, kw), pixel] + bias[oc]:
  *    - 1x1 stride-1 unpadded kernels: the input plane is the right-hand
  *      matrix (dense GEMM);
- *    - other stride-1 kernels: the input is copied once into a zero-padded
- *      buffer; then row (ic, kh, kw) of col is that buffer read from offset
- *      ic*plane + kh*dh*Wp + kw*dw on, so the indirect GEMM reads it in
- *      place (o_igemm_run), computing the padded width and dropping the pad
- *      columns when storing. Building im2col cost more than the products
- *      for the narrow layers of small CNNs;
- *    - strided kernels pack their im2col columns straight into the GEMM's
- *      panels (pack_im2col), so no im2col matrix is ever built. */
+ *    - the others: the input is copied once into a zero-padded buffer split
+ *      into stride phases (direct_plan); then row (ic, kh, kw) of col is a
+ *      contiguous run of that buffer from a fixed offset on, so the
+ *      indirect GEMM reads it in place (o_igemm_run), computing the padded
+ *      width and dropping the pad columns when storing. Building im2col
+ *      cost more than the products for the narrow layers of small CNNs;
+ *    - only if that copy would be huge, the im2col columns are packed
+ *      straight into the GEMM's panels (pack_im2col). */
 #include "util/gemm.h"
 #include "util/kern.h"
 
@@ -80,28 +80,38 @@ static bool is_pointwise(const conv_geom *g) {
   return g->KH == 1 && g->KW == 1 && g->sh == 1 && g->sw == 1 && g->ph == 0 && g->pw == 0;
 }
 
-static bool is_direct(const conv_geom *g) { return g->sh == 1 && g->sw == 1 && !is_pointwise(g); }
+/* The indirect path takes every forward convolution but the 1x1 stride-1
+ * unpadded ones (plain GEMM), unless its padded copy would be huge. */
+#define DIRECT_MAX_BYTES ((size_t)64 << 20)
 
-/* Layout of the indirect path's scratch: packed weights, offsets, padded input. */
+/* Layout of the indirect path's scratch: tap offsets, and the
+ * zero-padded input split into stride phases: phase (a, b) holds the padded
+ * rows a, a+sh, ... and columns b, b+sw, ..., so for any stride the input
+ * a tap reads for consecutive output columns is a contiguous run of one
+ * phase. With stride 1 there is one phase, the padded input itself. */
 typedef struct direct_layout {
-  int64_t Hp, Wp;
-  size_t a_bytes, off_bytes, x_floats;
+  int64_t Hp, Wp, Hph, Wph, phase;
+  size_t off_bytes, x_floats;
 } direct_layout;
 
 static direct_layout direct_plan(const conv_geom *g) {
   direct_layout l;
   l.Hp = g->H + 2 * g->ph;
   l.Wp = g->W + 2 * g->pw;
-  l.a_bytes = o_igemm_scratch(g->ocg, g->icg * g->KH * g->KW);
+  l.Hph = (l.Hp + g->sh - 1) / g->sh;
+  l.Wph = (l.Wp + g->sw - 1) / g->sw;
+  l.phase = g->icg * l.Hph * l.Wph;
   l.off_bytes = ((size_t)(g->icg * g->KH * g->KW) * sizeof(int64_t) + 63) & ~(size_t)63;
-  l.x_floats = (size_t)(g->icg * l.Hp * l.Wp) + O_GEMM_NR_MAX;
+  l.x_floats = (size_t)(g->sh * g->sw * l.phase) + O_GEMM_NR_MAX;
   return l;
 }
 
 static size_t direct_bytes(const conv_geom *g) {
   direct_layout l = direct_plan(g);
-  return l.a_bytes + l.off_bytes + l.x_floats * sizeof(float);
+  return l.off_bytes + l.x_floats * sizeof(float);
 }
+
+static bool is_direct(const conv_geom *g) { return !is_pointwise(g) && direct_bytes(g) <= DIRECT_MAX_BYTES; }
 
 static size_t conv_scratch(pte_value *const *args, int32_t nargs) {
   conv_geom g;
@@ -110,34 +120,63 @@ static size_t conv_scratch(pte_value *const *args, int32_t nargs) {
   return o_scratch_round(o_gemm_scratch(g.ocg, g.OH * g.OW, g.icg * g.KH * g.KW));
 }
 
-/* Stride-1 convolution of one sample and group through the padded copy. */
-static void conv_direct(const conv_geom *g, const float *x, const float *w, const float *bias, float *y,
-                        uint8_t *scratch, size_t bytes) {
-  direct_layout l = direct_plan(g);
-  float *apack = (float *)scratch;
-  int64_t *off = (int64_t *)(scratch + l.a_bytes);
-  float *xp = (float *)(scratch + l.a_bytes + l.off_bytes);
-  const int64_t plane = l.Hp * l.Wp;
-  for (int64_t ic = 0; ic < g->icg; ic++) {
-    float *d = xp + ic * plane;
-    const float *s = x + ic * g->H * g->W;
-    memset(d, 0, (size_t)(g->ph * l.Wp) * sizeof(float));
+/* Copy one input channel into its padded, phase-split form. */
+static void fill_phases(const conv_geom *g, const direct_layout *l, const float *src, float *xp, int64_t ic) {
+  if (g->sh == 1 && g->sw == 1) {
+    float *d = xp + ic * l->Hph * l->Wph;
+    memset(d, 0, (size_t)(g->ph * l->Wp) * sizeof(float));
     for (int64_t h = 0; h < g->H; h++) {
-      float *row = d + (g->ph + h) * l.Wp;
+      float *row = d + (g->ph + h) * l->Wp;
       for (int64_t q = 0; q < g->pw; q++) row[q] = 0.0f;
-      memcpy(row + g->pw, s + h * g->W, (size_t)g->W * sizeof(float));
-      for (int64_t q = g->pw + g->W; q < l.Wp; q++) row[q] = 0.0f;
+      memcpy(row + g->pw, src + h * g->W, (size_t)g->W * sizeof(float));
+      for (int64_t q = g->pw + g->W; q < l->Wp; q++) row[q] = 0.0f;
     }
-    memset(d + (g->ph + g->H) * l.Wp, 0, (size_t)(g->ph * l.Wp) * sizeof(float));
+    memset(d + (g->ph + g->H) * l->Wp, 0, (size_t)((l->Hp - g->ph - g->H) * l->Wp) * sizeof(float));
+    return;
   }
-  memset(xp + g->icg * plane, 0, O_GEMM_NR_MAX * sizeof(float));
+  for (int64_t a = 0; a < g->sh; a++)
+    for (int64_t b = 0; b < g->sw; b++) {
+      float *d = xp + (a * g->sw + b) * l->phase + ic * l->Hph * l->Wph;
+      for (int64_t i = 0; i < l->Hph; i++) {
+        int64_t h = i * g->sh + a - g->ph; /* input row, or padding */
+        float *row = d + i * l->Wph;
+        if (h < 0 || h >= g->H) {
+          for (int64_t j = 0; j < l->Wph; j++) row[j] = 0.0f;
+          continue;
+        }
+        /* columns j with input column j*sw + b - pw inside [0, W) */
+        const int64_t shift = b - g->pw;
+        int64_t lo = shift >= 0 ? 0 : (-shift + g->sw - 1) / g->sw;
+        int64_t hi = g->W - 1 - shift < 0 ? 0 : (g->W - 1 - shift) / g->sw + 1;
+        if (lo > l->Wph) lo = l->Wph;
+        if (hi > l->Wph) hi = l->Wph;
+        if (hi < lo) hi = lo;
+        const float *s = src + h * g->W + shift;
+        for (int64_t j = 0; j < lo; j++) row[j] = 0.0f;
+        for (int64_t j = lo; j < hi; j++) row[j] = s[j * g->sw];
+        for (int64_t j = hi; j < l->Wph; j++) row[j] = 0.0f;
+      }
+    }
+}
+
+/* One sample and group through the padded, phase-split copy. */
+static void conv_direct(const conv_geom *g, const float *x, const float *w, const float *bias, float *y,
+                        uint8_t *scratch) {
+  direct_layout l = direct_plan(g);
+  int64_t *off = (int64_t *)scratch;
+  float *xp = (float *)(scratch + l.off_bytes);
+  for (int64_t ic = 0; ic < g->icg; ic++) fill_phases(g, &l, x + ic * g->H * g->W, xp, ic);
+  memset(xp + g->sh * g->sw * l.phase, 0, O_GEMM_NR_MAX * sizeof(float));
   int64_t r = 0;
   for (int64_t ic = 0; ic < g->icg; ic++)
     for (int64_t kh = 0; kh < g->KH; kh++)
-      for (int64_t kw = 0; kw < g->KW; kw++) off[r++] = ic * plane + kh * g->dh * l.Wp + kw * g->dw;
-  o_igemm ig = {g->ocg, r, w, xp, off, (g->OH - 1) * l.Wp + g->OW, l.Wp, g->OW, y, g->OH * g->OW, bias};
-  o_igemm_run(&ig, apack, l.a_bytes);
-  (void)bytes;
+      for (int64_t kw = 0; kw < g->KW; kw++) {
+        int64_t th = kh * g->dh, tw = kw * g->dw; /* tap position in the padded input */
+        int64_t phase = (th % g->sh) * g->sw + tw % g->sw;
+        off[r++] = phase * l.phase + ic * l.Hph * l.Wph + (th / g->sh) * l.Wph + tw / g->sw;
+      }
+  o_igemm ig = {g->ocg, r, w, xp, off, (g->OH - 1) * l.Wph + g->OW, l.Wph, g->OW, y, g->OH * g->OW, bias};
+  o_igemm_run(&ig);
 }
 
 /* ---- im2col packed straight into GEMM panels ---- */
@@ -234,7 +273,7 @@ static pte_status conv_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs)
     for (int64_t n = 0; n < g.N; n++)
       for (int64_t gr = 0; gr < g.G; gr++)
         conv_direct(&g, xd + (n * g.C + gr * g.icg) * g.H * g.W, wd + gr * g.ocg * R, bd ? bd + gr * g.ocg : NULL,
-                    yd + (n * g.OC + gr * g.ocg) * P, (uint8_t *)scratch, bytes);
+                    yd + (n * g.OC + gr * g.ocg) * P, (uint8_t *)scratch);
     return PTE_OK;
   }
   if (bytes < o_gemm_scratch_min(g.ocg, P, R)) return O_FAIL("scratch memory too small");

@@ -224,32 +224,36 @@ typedef struct igemm_job {
   const o_igemm *g;
   int64_t MR, NR;
   o_ukr_ind_fn ukr;
-  const float *apack;
   int64_t npanels, mpanels, mgroups, items, chunks;
 } igemm_job;
 
-size_t o_igemm_scratch(int64_t M, int64_t K) {
-  if (M <= 0 || K <= 0) return 0;
-  return ((size_t)(round_up(M, MR_MAX) * K) * sizeof(float) + 63) & ~(size_t)63;
-}
-
-/* Write an MR x NR result tile to the output, dropping pad columns. */
+/* Write an MR x NR result tile to the output, dropping pad columns. The
+ * tile's columns fall into runs on output rows; the runs are the same for
+ * every row of the tile, so they are worked out once. */
 static void igemm_store(const o_igemm *g, const float *tmp, int64_t NR, int64_t i0, int64_t mr, int64_t j0,
                         int64_t nr) {
+  int64_t src[NR_MAX + 1], dst[NR_MAX + 1], len[NR_MAX + 1];
+  int nseg = 0;
+  int64_t j = 0, q = j0, r = q / g->Wp, col = q % g->Wp;
+  while (j < nr) {
+    int64_t run = g->Wp - col < nr - j ? g->Wp - col : nr - j;
+    if (col < g->OW) {
+      src[nseg] = j;
+      dst[nseg] = r * g->OW + col;
+      len[nseg++] = g->OW - col < run ? g->OW - col : run;
+    }
+    j += run;
+    r++;
+    col = 0;
+  }
   for (int64_t i = 0; i < mr; i++) {
     const float *t = tmp + i * NR;
     float *crow = g->c + (i0 + i) * g->ldc;
     const float bias = g->row_bias ? g->row_bias[i0 + i] : 0.0f;
-    int64_t j = 0;
-    while (j < nr) {
-      int64_t q = j0 + j, r = q / g->Wp, col = q % g->Wp;
-      int64_t run = g->Wp - col < nr - j ? g->Wp - col : nr - j;
-      if (col < g->OW) {
-        int64_t valid = g->OW - col < run ? g->OW - col : run;
-        float *dst = crow + r * g->OW + col;
-        for (int64_t v = 0; v < valid; v++) dst[v] = t[j + v] + bias;
-      }
-      j += run;
+    for (int s = 0; s < nseg; s++) {
+      const float *ts = t + src[s];
+      float *d = crow + dst[s];
+      for (int64_t v = 0; v < len[s]; v++) d[v] = ts[v] + bias;
     }
   }
 }
@@ -266,14 +270,15 @@ static void igemm_chunk(void *ctx, size_t c0, size_t c1) {
       int64_t j0 = jp * NR, nr = min64(NR, g->Q - j0);
       int64_t p0 = mg * jb->mpanels / jb->mgroups, p1 = (mg + 1) * jb->mpanels / jb->mgroups;
       for (int64_t p = p0; p < p1; p++) {
-        jb->ukr(g->K, jb->apack + p * MR * g->K, g->b + j0, g->boff, tmp);
-        igemm_store(g, tmp, NR, p * MR, min64(MR, g->M - p * MR), j0, nr);
+        int64_t mr = min64(MR, g->M - p * MR);
+        jb->ukr(g->K, g->a + p * MR * g->K, g->K, mr, g->b + j0, g->boff, tmp);
+        igemm_store(g, tmp, NR, p * MR, mr, j0, nr);
       }
     }
   }
 }
 
-void o_igemm_run(const o_igemm *g, float *scratch, size_t bytes) {
+void o_igemm_run(const o_igemm *g) {
   if (g->M <= 0 || g->Q <= 0) return;
   igemm_job jb;
   jb.g = g;
@@ -282,12 +287,6 @@ void o_igemm_run(const o_igemm *g, float *scratch, size_t bytes) {
     case O_ISA_AVX2: jb.MR = 4, jb.NR = 24, jb.ukr = o_ukr_ind_avx2_4x24; break;
     default: jb.MR = 4, jb.NR = 16, jb.ukr = o_ukr_ind_generic_4x16; break;
   }
-  (void)bytes;
-  /* A packed whole (K is a conv's taps: small), MR rows per panel */
-  o_gemm ga = {0};
-  ga.a = g->a, ga.sa0 = g->K, ga.sa1 = 1;
-  pack_a(&ga, 0, g->M, 0, g->K, jb.MR, scratch);
-  jb.apack = scratch;
   jb.npanels = (g->Q + jb.NR - 1) / jb.NR;
   jb.mpanels = (g->M + jb.MR - 1) / jb.MR;
   int64_t slots = (int64_t)o_threads();
@@ -304,14 +303,17 @@ void o_igemm_run(const o_igemm *g, float *scratch, size_t bytes) {
     igemm_chunk(&jb, 0, 1);
 }
 
-void o_ukr_ind_generic_4x16(int64_t kc, const float *a, const float *b, const int64_t *boff, float *tmp) {
+void o_ukr_ind_generic_4x16(int64_t kc, const float *a, int64_t lda, int64_t mr, const float *b, const int64_t *boff,
+                            float *tmp) {
   float acc[4][16];
+  const float *ar[4];
+  for (int i = 0; i < 4; i++) ar[i] = a + (i < mr ? i : mr - 1) * lda;
   for (int i = 0; i < 4; i++)
     for (int j = 0; j < 16; j++) acc[i][j] = 0.0f;
   for (int64_t k = 0; k < kc; k++) {
     const float *bk = b + boff[k];
     for (int i = 0; i < 4; i++) {
-      float av = a[k * 4 + i];
+      float av = ar[i][k];
       for (int j = 0; j < 16; j++) acc[i][j] += av * bk[j];
     }
   }

@@ -88,11 +88,18 @@ typedef struct o_igemm {
 
 #define O_GEMM_NR_MAX 32
 
-size_t o_igemm_scratch(int64_t M, int64_t K);
-void o_igemm_run(const o_igemm *g, float *scratch, size_t bytes);
+/* Needs no scratch: A is read in place, B is the caller's buffer. */
+void o_igemm_run(const o_igemm *g);
 
-/* tmp[i*NR + j] = sum_k a[k*MR+i] * b[boff[k] + j] */
-typedef void (*o_ukr_ind_fn)(int64_t kc, const float *a, const float *b, const int64_t *boff, float *tmp);
-void o_ukr_ind_generic_4x16(int64_t kc, const float *a, const float *b, const int64_t *boff, float *tmp);
-void o_ukr_ind_avx2_4x24(int64_t kc, const float *a, const float *b, const int64_t *boff, float *tmp);
-void o_ukr_ind_avx512_8x32(int64_t kc, const float *a, const float *b, const int64_t *boff, float *tmp);
+/* tmp[i*NR + j] = sum_k a[i*lda + k] * b[boff[k] + j] for i < mr (rows
+ * mr..MR repeat row mr-1 and are ignored). A is read in place: a conv's
+ * weights change every call as far as the kernel knows, and packing them
+ * cost as much as the products of the narrow layers. */
+typedef void (*o_ukr_ind_fn)(int64_t kc, const float *a, int64_t lda, int64_t mr, const float *b, const int64_t *boff,
+                             float *tmp);
+void o_ukr_ind_generic_4x16(int64_t kc, const float *a, int64_t lda, int64_t mr, const float *b, const int64_t *boff,
+                            float *tmp);
+void o_ukr_ind_avx2_4x24(int64_t kc, const float *a, int64_t lda, int64_t mr, const float *b, const int64_t *boff,
+                         float *tmp);
+void o_ukr_ind_avx512_8x32(int64_t kc, const float *a, int64_t lda, int64_t mr, const float *b, const int64_t *boff,
+                           float *tmp);

@@ -44,7 +44,10 @@ void o_ukr_avx2_4x24(int64_t kc, const float *a, const float *b, float *c, int64
     }
   }
 }
-void o_ukr_ind_avx2_4x24(int64_t kc, const float *a, const float *b, const int64_t *boff, float *tmp) {
+void o_ukr_ind_avx2_4x24(int64_t kc, const float *a, int64_t lda, int64_t mr, const float *b, const int64_t *boff,
+                         float *tmp) {
+  const float *a0 = a, *a1 = a + (mr > 1 ? 1 : mr - 1) * lda, *a2 = a + (mr > 2 ? 2 : mr - 1) * lda,
+              *a3 = a + (mr > 3 ? 3 : mr - 1) * lda;
   __m256 c00 = _mm256_setzero_ps(), c01 = _mm256_setzero_ps(), c02 = _mm256_setzero_ps();
   __m256 c10 = _mm256_setzero_ps(), c11 = _mm256_setzero_ps(), c12 = _mm256_setzero_ps();
   __m256 c20 = _mm256_setzero_ps(), c21 = _mm256_setzero_ps(), c22 = _mm256_setzero_ps();
@@ -53,15 +56,14 @@ void o_ukr_ind_avx2_4x24(int64_t kc, const float *a, const float *b, const int64
     const float *bk = b + boff[k];
     __m256 b0 = _mm256_loadu_ps(bk), b1 = _mm256_loadu_ps(bk + 8), b2 = _mm256_loadu_ps(bk + 16);
     __m256 av;
-    av = _mm256_broadcast_ss(a + 0);
+    av = _mm256_broadcast_ss(a0 + k);
     c00 = _mm256_fmadd_ps(av, b0, c00); c01 = _mm256_fmadd_ps(av, b1, c01); c02 = _mm256_fmadd_ps(av, b2, c02);
-    av = _mm256_broadcast_ss(a + 1);
+    av = _mm256_broadcast_ss(a1 + k);
     c10 = _mm256_fmadd_ps(av, b0, c10); c11 = _mm256_fmadd_ps(av, b1, c11); c12 = _mm256_fmadd_ps(av, b2, c12);
-    av = _mm256_broadcast_ss(a + 2);
+    av = _mm256_broadcast_ss(a2 + k);
     c20 = _mm256_fmadd_ps(av, b0, c20); c21 = _mm256_fmadd_ps(av, b1, c21); c22 = _mm256_fmadd_ps(av, b2, c22);
-    av = _mm256_broadcast_ss(a + 3);
+    av = _mm256_broadcast_ss(a3 + k);
     c30 = _mm256_fmadd_ps(av, b0, c30); c31 = _mm256_fmadd_ps(av, b1, c31); c32 = _mm256_fmadd_ps(av, b2, c32);
-    a += 4;
   }
   _mm256_store_ps(tmp + 0, c00); _mm256_store_ps(tmp + 8, c01); _mm256_store_ps(tmp + 16, c02);
   _mm256_store_ps(tmp + 24, c10); _mm256_store_ps(tmp + 32, c11); _mm256_store_ps(tmp + 40, c12);
@@ -72,7 +74,10 @@ void o_ukr_ind_avx2_4x24(int64_t kc, const float *a, const float *b, const int64
 void o_ukr_avx2_4x24(int64_t kc, const float *a, const float *b, float *c, int64_t ldc, const o_tile_epi *e) {
   (void)kc, (void)a, (void)b, (void)c, (void)ldc, (void)e;
 }
-void o_ukr_ind_avx2_4x24(int64_t kc, const float *a, const float *b, const int64_t *boff, float *tmp) {
+void o_ukr_ind_avx2_4x24(int64_t kc, const float *a, int64_t lda, int64_t mr, const float *b, const int64_t *boff,
+                         float *tmp) {
+  const float *a0 = a, *a1 = a + (mr > 1 ? 1 : mr - 1) * lda, *a2 = a + (mr > 2 ? 2 : mr - 1) * lda,
+              *a3 = a + (mr > 3 ? 3 : mr - 1) * lda;
   (void)kc, (void)a, (void)b, (void)boff, (void)tmp;
 }
 #endif

@@ -59,7 +59,12 @@ void o_ukr_avx512_8x32(int64_t kc, const float *a, const float *b, float *c, int
     _mm512_storeu_ps(ci + 16, v1);
   }
 }
-void o_ukr_ind_avx512_8x32(int64_t kc, const float *a, const float *b, const int64_t *boff, float *tmp) {
+void o_ukr_ind_avx512_8x32(int64_t kc, const float *a, int64_t lda, int64_t mr, const float *b, const int64_t *boff,
+                           float *tmp) {
+  const float *a0 = a, *a1 = a + (mr > 1 ? 1 : mr - 1) * lda, *a2 = a + (mr > 2 ? 2 : mr - 1) * lda,
+              *a3 = a + (mr > 3 ? 3 : mr - 1) * lda, *a4 = a + (mr > 4 ? 4 : mr - 1) * lda,
+              *a5 = a + (mr > 5 ? 5 : mr - 1) * lda, *a6 = a + (mr > 6 ? 6 : mr - 1) * lda,
+              *a7 = a + (mr > 7 ? 7 : mr - 1) * lda;
   __m512 c00 = _mm512_setzero_ps(), c01 = _mm512_setzero_ps();
   __m512 c10 = _mm512_setzero_ps(), c11 = _mm512_setzero_ps();
   __m512 c20 = _mm512_setzero_ps(), c21 = _mm512_setzero_ps();
@@ -72,15 +77,14 @@ void o_ukr_ind_avx512_8x32(int64_t kc, const float *a, const float *b, const int
     const float *bk = b + boff[k];
     __m512 b0 = _mm512_loadu_ps(bk), b1 = _mm512_loadu_ps(bk + 16);
     __m512 av;
-    av = _mm512_set1_ps(a[0]); c00 = _mm512_fmadd_ps(av, b0, c00); c01 = _mm512_fmadd_ps(av, b1, c01);
-    av = _mm512_set1_ps(a[1]); c10 = _mm512_fmadd_ps(av, b0, c10); c11 = _mm512_fmadd_ps(av, b1, c11);
-    av = _mm512_set1_ps(a[2]); c20 = _mm512_fmadd_ps(av, b0, c20); c21 = _mm512_fmadd_ps(av, b1, c21);
-    av = _mm512_set1_ps(a[3]); c30 = _mm512_fmadd_ps(av, b0, c30); c31 = _mm512_fmadd_ps(av, b1, c31);
-    av = _mm512_set1_ps(a[4]); c40 = _mm512_fmadd_ps(av, b0, c40); c41 = _mm512_fmadd_ps(av, b1, c41);
-    av = _mm512_set1_ps(a[5]); c50 = _mm512_fmadd_ps(av, b0, c50); c51 = _mm512_fmadd_ps(av, b1, c51);
-    av = _mm512_set1_ps(a[6]); c60 = _mm512_fmadd_ps(av, b0, c60); c61 = _mm512_fmadd_ps(av, b1, c61);
-    av = _mm512_set1_ps(a[7]); c70 = _mm512_fmadd_ps(av, b0, c70); c71 = _mm512_fmadd_ps(av, b1, c71);
-    a += 8;
+    av = _mm512_set1_ps(a0[k]); c00 = _mm512_fmadd_ps(av, b0, c00); c01 = _mm512_fmadd_ps(av, b1, c01);
+    av = _mm512_set1_ps(a1[k]); c10 = _mm512_fmadd_ps(av, b0, c10); c11 = _mm512_fmadd_ps(av, b1, c11);
+    av = _mm512_set1_ps(a2[k]); c20 = _mm512_fmadd_ps(av, b0, c20); c21 = _mm512_fmadd_ps(av, b1, c21);
+    av = _mm512_set1_ps(a3[k]); c30 = _mm512_fmadd_ps(av, b0, c30); c31 = _mm512_fmadd_ps(av, b1, c31);
+    av = _mm512_set1_ps(a4[k]); c40 = _mm512_fmadd_ps(av, b0, c40); c41 = _mm512_fmadd_ps(av, b1, c41);
+    av = _mm512_set1_ps(a5[k]); c50 = _mm512_fmadd_ps(av, b0, c50); c51 = _mm512_fmadd_ps(av, b1, c51);
+    av = _mm512_set1_ps(a6[k]); c60 = _mm512_fmadd_ps(av, b0, c60); c61 = _mm512_fmadd_ps(av, b1, c61);
+    av = _mm512_set1_ps(a7[k]); c70 = _mm512_fmadd_ps(av, b0, c70); c71 = _mm512_fmadd_ps(av, b1, c71);
   }
   _mm512_store_ps(tmp + 0, c00); _mm512_store_ps(tmp + 16, c01);
   _mm512_store_ps(tmp + 32, c10); _mm512_store_ps(tmp + 48, c11);
@@ -96,7 +100,12 @@ void o_ukr_ind_avx512_8x32(int64_t kc, const float *a, const float *b, const int
 void o_ukr_avx512_8x32(int64_t kc, const float *a, const float *b, float *c, int64_t ldc, const o_tile_epi *e) {
   (void)kc, (void)a, (void)b, (void)c, (void)ldc, (void)e;
 }
-void o_ukr_ind_avx512_8x32(int64_t kc, const float *a, const float *b, const int64_t *boff, float *tmp) {
+void o_ukr_ind_avx512_8x32(int64_t kc, const float *a, int64_t lda, int64_t mr, const float *b, const int64_t *boff,
+                           float *tmp) {
+  const float *a0 = a, *a1 = a + (mr > 1 ? 1 : mr - 1) * lda, *a2 = a + (mr > 2 ? 2 : mr - 1) * lda,
+              *a3 = a + (mr > 3 ? 3 : mr - 1) * lda, *a4 = a + (mr > 4 ? 4 : mr - 1) * lda,
+              *a5 = a + (mr > 5 ? 5 : mr - 1) * lda, *a6 = a + (mr > 6 ? 6 : mr - 1) * lda,
+              *a7 = a + (mr > 7 ? 7 : mr - 1) * lda;
   (void)kc, (void)a, (void)b, (void)boff, (void)tmp;
 }
 #endif
