@@ -111,7 +111,9 @@ static size_t direct_bytes(const conv_geom *g) {
   return l.off_bytes + l.x_floats * sizeof(float);
 }
 
-static bool is_direct(const conv_geom *g) { return !is_pointwise(g) && direct_bytes(g) <= DIRECT_MAX_BYTES; }
+static bool is_direct(const conv_geom *g) {
+  return !is_pointwise(g) && g->sh * g->sw <= 64 && direct_bytes(g) <= DIRECT_MAX_BYTES;
+}
 
 static size_t conv_scratch(pte_value *const *args, int32_t nargs) {
   conv_geom g;
@@ -120,8 +122,10 @@ static size_t conv_scratch(pte_value *const *args, int32_t nargs) {
   return o_scratch_round(o_gemm_scratch(g.ocg, g.OH * g.OW, g.icg * g.KH * g.KW));
 }
 
-/* Copy one input channel into its padded, phase-split form. */
-static void fill_phases(const conv_geom *g, const direct_layout *l, const float *src, float *xp, int64_t ic) {
+/* Copy one input channel into its padded, phase-split form (only the
+ * phases some tap reads: `used` bit a*sw+b). */
+static void fill_phases(const conv_geom *g, const direct_layout *l, const float *src, float *xp, int64_t ic,
+                        uint64_t used) {
   if (g->sh == 1 && g->sw == 1) {
     float *d = xp + ic * l->Hph * l->Wph;
     memset(d, 0, (size_t)(g->ph * l->Wp) * sizeof(float));
@@ -134,29 +138,36 @@ static void fill_phases(const conv_geom *g, const direct_layout *l, const float 
     memset(d + (g->ph + g->H) * l->Wp, 0, (size_t)((l->Hp - g->ph - g->H) * l->Wp) * sizeof(float));
     return;
   }
-  for (int64_t a = 0; a < g->sh; a++)
-    for (int64_t b = 0; b < g->sw; b++) {
+  const o_kern_table *kt = o_kern();
+  for (int64_t b = 0; b < g->sw; b++) {
+    /* phase columns j whose input column j*sw + b - pw lies in [0, W) */
+    const int64_t shift = b - g->pw;
+    int64_t lo = shift >= 0 ? 0 : (-shift + g->sw - 1) / g->sw;
+    int64_t hi = g->W - 1 - shift < 0 ? 0 : (g->W - 1 - shift) / g->sw + 1;
+    if (lo > l->Wph) lo = l->Wph;
+    if (hi > l->Wph) hi = l->Wph;
+    if (hi < lo) hi = lo;
+    for (int64_t a = 0; a < g->sh; a++) {
       float *d = xp + (a * g->sw + b) * l->phase + ic * l->Hph * l->Wph;
+      if (!(used >> (a * g->sw + b) & 1)) {
+        /* never read for results, but the GEMM's pad columns run over it:
+         * keep it zero rather than whatever the scratch held */
+        memset(d, 0, (size_t)(l->Hph * l->Wph) * sizeof(float));
+        continue;
+      }
       for (int64_t i = 0; i < l->Hph; i++) {
         int64_t h = i * g->sh + a - g->ph; /* input row, or padding */
         float *row = d + i * l->Wph;
         if (h < 0 || h >= g->H) {
-          for (int64_t j = 0; j < l->Wph; j++) row[j] = 0.0f;
+          memset(row, 0, (size_t)l->Wph * sizeof(float));
           continue;
         }
-        /* columns j with input column j*sw + b - pw inside [0, W) */
-        const int64_t shift = b - g->pw;
-        int64_t lo = shift >= 0 ? 0 : (-shift + g->sw - 1) / g->sw;
-        int64_t hi = g->W - 1 - shift < 0 ? 0 : (g->W - 1 - shift) / g->sw + 1;
-        if (lo > l->Wph) lo = l->Wph;
-        if (hi > l->Wph) hi = l->Wph;
-        if (hi < lo) hi = lo;
-        const float *s = src + h * g->W + shift;
         for (int64_t j = 0; j < lo; j++) row[j] = 0.0f;
-        for (int64_t j = lo; j < hi; j++) row[j] = s[j * g->sw];
+        kt->gather(row + lo, src + h * g->W + shift + lo * g->sw, hi - lo, g->sw);
         for (int64_t j = hi; j < l->Wph; j++) row[j] = 0.0f;
       }
     }
+  }
 }
 
 /* One sample and group through the padded, phase-split copy. */
@@ -165,7 +176,10 @@ static void conv_direct(const conv_geom *g, const float *x, const float *w, cons
   direct_layout l = direct_plan(g);
   int64_t *off = (int64_t *)scratch;
   float *xp = (float *)(scratch + l.off_bytes);
-  for (int64_t ic = 0; ic < g->icg; ic++) fill_phases(g, &l, x + ic * g->H * g->W, xp, ic);
+  uint64_t used = 0;
+  for (int64_t kh = 0; kh < g->KH; kh++)
+    for (int64_t kw = 0; kw < g->KW; kw++) used |= 1ull << ((kh * g->dh % g->sh) * g->sw + kw * g->dw % g->sw);
+  for (int64_t ic = 0; ic < g->icg; ic++) fill_phases(g, &l, x + ic * g->H * g->W, xp, ic, used);
   memset(xp + g->sh * g->sw * l.phase, 0, O_GEMM_NR_MAX * sizeof(float));
   int64_t r = 0;
   for (int64_t ic = 0; ic < g->icg; ic++)

@@ -2,6 +2,8 @@
  * the pool, edge tiles. The microkernels live in gemm_<isa>.c. */
 #include "gemm.h"
 
+#include "kern.h"
+
 typedef struct gemm_arch {
   int64_t MR, NR;
   o_ukr_fn ukr;
@@ -246,15 +248,12 @@ static void igemm_store(const o_igemm *g, const float *tmp, int64_t NR, int64_t 
     r++;
     col = 0;
   }
+  const o_kern_table *kt = o_kern();
   for (int64_t i = 0; i < mr; i++) {
     const float *t = tmp + i * NR;
     float *crow = g->c + (i0 + i) * g->ldc;
     const float bias = g->row_bias ? g->row_bias[i0 + i] : 0.0f;
-    for (int s = 0; s < nseg; s++) {
-      const float *ts = t + src[s];
-      float *d = crow + dst[s];
-      for (int64_t v = 0; v < len[s]; v++) d[v] = ts[v] + bias;
-    }
+    for (int s = 0; s < nseg; s++) kt->binary(O_ADD, t + src[s], 1, &bias, 0, crow + dst[s], len[s], 1.0f);
   }
 }
 

@@ -40,6 +40,8 @@ typedef struct o_kern_table {
   float (*max)(const float *x, int64_t n);
   /* sum of (x - m)^2 */
   float (*sqdev)(const float *x, int64_t n, float m);
+  /* dst[j] = src[j * stride] */
+  void (*gather)(float *dst, const float *src, int64_t n, int64_t stride);
 } o_kern_table;
 
 const o_kern_table *o_kern(void);

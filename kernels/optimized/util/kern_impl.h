@@ -208,4 +208,15 @@ static float k_sqdev(const float *x, int64_t n, float mean) {
   return acc[0] + s;
 }
 
-const o_kern_table KERN_TABLE = {k_binary, k_unary, k_scale_shift, k_dw_plane, k_maxpool_plane, k_sum, k_max, k_sqdev};
+static void k_gather(float *dst, const float *src, int64_t n, int64_t stride) {
+  /* constant strides let the compiler vectorize with permutes */
+  if (stride == 1)
+    for (int64_t j = 0; j < n; j++) dst[j] = src[j];
+  else if (stride == 2)
+    for (int64_t j = 0; j < n; j++) dst[j] = src[2 * j];
+  else
+    for (int64_t j = 0; j < n; j++) dst[j] = src[j * stride];
+}
+
+const o_kern_table KERN_TABLE = {k_binary, k_unary, k_scale_shift, k_dw_plane, k_maxpool_plane,
+                                 k_sum,    k_max,   k_sqdev,       k_gather};
