@@ -80,6 +80,17 @@ static bool is_pointwise(const conv_geom *g) {
   return g->KH == 1 && g->KW == 1 && g->sh == 1 && g->sw == 1 && g->ph == 0 && g->pw == 0;
 }
 
+/* ---- depthwise sizes (the loops are further down) ---- */
+
+/* 3x3 kernels (MobileNet's) copy each plane into a zero-padded buffer (one
+ * per chunk of planes, in scratch) and run the bounds-free nine-tap loop;
+ * other shapes use the general plane loop with its clipped ranges. */
+static bool dw_fast(const conv_geom *g) { return g->KH == 3 && g->KW == 3; }
+
+static size_t dw_plane_bytes(const conv_geom *g) {
+  return ((size_t)((g->H + 2 * g->ph) * (g->W + 2 * g->pw)) * sizeof(float) + 63) & ~(size_t)63;
+}
+
 /* The indirect path takes every forward convolution but the 1x1 stride-1
  * unpadded ones (plain GEMM), unless its padded copy would be huge. */
 #define DIRECT_MAX_BYTES ((size_t)64 << 20)
@@ -117,7 +128,8 @@ static bool is_direct(const conv_geom *g) {
 
 static size_t conv_scratch(pte_value *const *args, int32_t nargs) {
   conv_geom g;
-  if (!geom(args, nargs, &g) || g.icg == 1) return 0;
+  if (!geom(args, nargs, &g)) return 0;
+  if (g.icg == 1) return dw_fast(&g) ? o_scratch_round(dw_plane_bytes(&g) * o_slots()) : 0;
   if (is_direct(&g)) return o_scratch_round(direct_bytes(&g));
   return o_scratch_round(o_gemm_scratch(g.ocg, g.OH * g.OW, g.icg * g.KH * g.KW));
 }
@@ -248,17 +260,38 @@ typedef struct dw_job {
   const conv_geom *g;
   const float *x, *w, *bias;
   float *y;
+  uint8_t *scratch;
+  size_t plane_bytes;
+  int64_t planes, chunks;
 } dw_job;
 
-static void dw_planes(void *ctx, size_t i0, size_t i1) {
+static void dw_chunk(void *ctx, size_t c0, size_t c1) {
   const dw_job *j = ctx;
   const conv_geom *g = j->g;
   const o_kern_table *kt = o_kern();
   o_win2d win = {g->H, g->W, g->OH, g->OW, g->KH, g->KW, g->sh, g->sw, g->ph, g->pw, g->dh, g->dw};
-  for (size_t i = i0; i < i1; i++) {
-    int64_t n = (int64_t)i / g->OC, oc = (int64_t)i % g->OC, ic = oc / g->ocg;
-    kt->dw_plane(&win, j->x + (n * g->C + ic) * g->H * g->W, j->w + oc * g->KH * g->KW, j->bias ? j->bias[oc] : 0.0f,
-                 j->y + (n * g->OC + oc) * g->OH * g->OW);
+  const int64_t Hp = g->H + 2 * g->ph, Wp = g->W + 2 * g->pw;
+  for (size_t c = c0; c < c1; c++) {
+    float *xp = j->scratch ? (float *)(j->scratch + c * j->plane_bytes) : NULL;
+    int64_t p0 = (int64_t)c * j->planes / j->chunks, p1 = ((int64_t)c + 1) * j->planes / j->chunks;
+    for (int64_t i = p0; i < p1; i++) {
+      int64_t n = i / g->OC, oc = i % g->OC, ic = oc / g->ocg;
+      const float *x = j->x + (n * g->C + ic) * g->H * g->W, *w = j->w + oc * g->KH * g->KW;
+      float bias = j->bias ? j->bias[oc] : 0.0f, *y = j->y + (n * g->OC + oc) * g->OH * g->OW;
+      if (!xp || g->sh != g->sw || g->dh != g->dw) {
+        kt->dw_plane(&win, x, w, bias, y);
+        continue;
+      }
+      memset(xp, 0, (size_t)(g->ph * Wp) * sizeof(float));
+      for (int64_t h = 0; h < g->H; h++) {
+        float *row = xp + (g->ph + h) * Wp;
+        for (int64_t q = 0; q < g->pw; q++) row[q] = 0.0f;
+        memcpy(row + g->pw, x + h * g->W, (size_t)g->W * sizeof(float));
+        for (int64_t q = g->pw + g->W; q < Wp; q++) row[q] = 0.0f;
+      }
+      memset(xp + (g->ph + g->H) * Wp, 0, (size_t)((Hp - g->ph - g->H) * Wp) * sizeof(float));
+      kt->dw3x3_padded(xp, Wp, g->OH, g->OW, g->sh, g->dh, w, bias, y);
+    }
   }
 }
 
@@ -275,13 +308,21 @@ static pte_status conv_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs)
   const float *xd = x->data, *wd = w->data, *bd = b ? (const float *)b->data : NULL;
   float *yd = out->data;
   const int64_t P = g.OH * g.OW, R = g.icg * g.KH * g.KW;
-  if (g.icg == 1) {
-    dw_job j = {&g, xd, wd, bd, yd};
-    o_parallel((size_t)(g.N * g.OC), (double)(g.N * g.OC * P * R), dw_planes, &j);
-    return PTE_OK;
-  }
   size_t bytes;
   float *scratch = o_scratch(ctx, &bytes);
+  if (g.icg == 1) {
+    dw_job j = {&g, xd, wd, bd, yd, NULL, dw_plane_bytes(&g), g.N * g.OC, 1};
+    int64_t slots = dw_fast(&g) ? (int64_t)(bytes / j.plane_bytes) : (int64_t)o_slots();
+    if (slots > (int64_t)o_slots()) slots = (int64_t)o_slots();
+    if (dw_fast(&g) && slots >= 1) j.scratch = (uint8_t *)scratch;
+    double cost = (double)(j.planes * P * R);
+    if (slots > 1 && cost >= 32768.0) j.chunks = slots < j.planes ? slots : j.planes;
+    if (j.chunks > 1)
+      pte_threadpool_parallel_for((size_t)j.chunks, 1, dw_chunk, &j);
+    else
+      dw_chunk(&j, 0, 1);
+    return PTE_OK;
+  }
   if (is_direct(&g)) {
     if (bytes < direct_bytes(&g)) return O_FAIL("scratch memory too small");
     for (int64_t n = 0; n < g.N; n++)

@@ -208,6 +208,29 @@ static float k_sqdev(const float *x, int64_t n, float mean) {
   return acc[0] + s;
 }
 
+static void k_dw3x3_padded(const float *xp, int64_t Wp, int64_t OH, int64_t OW, int64_t s, int64_t d, const float *w,
+                           float bias, float *y) {
+  const float w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3], w4 = w[4], w5 = w[5], w6 = w[6], w7 = w[7], w8 = w[8];
+  for (int64_t oh = 0; oh < OH; oh++) {
+    const float *r0 = xp + oh * s * Wp, *r1 = r0 + d * Wp, *r2 = r1 + d * Wp;
+    float *yr = y + oh * OW;
+#define DW_ROW(S, D)                                                                                  \
+  for (int64_t ow = 0; ow < OW; ow++) {                                                             \
+    const int64_t c = ow * (S);                                                                     \
+    yr[ow] = bias + w0 * r0[c] + w1 * r0[c + (D)] + w2 * r0[c + 2 * (D)] + w3 * r1[c] + w4 * r1[c + (D)] + \
+             w5 * r1[c + 2 * (D)] + w6 * r2[c] + w7 * r2[c + (D)] + w8 * r2[c + 2 * (D)];                \
+  }
+    if (s == 1 && d == 1) {
+      DW_ROW(1, 1)
+    } else if (s == 2 && d == 1) {
+      DW_ROW(2, 1)
+    } else {
+      DW_ROW(s, d)
+    }
+#undef DW_ROW
+  }
+}
+
 static void k_gather(float *dst, const float *src, int64_t n, int64_t stride) {
   /* constant strides let the compiler vectorize with permutes */
   if (stride == 1)
@@ -218,5 +241,5 @@ static void k_gather(float *dst, const float *src, int64_t n, int64_t stride) {
     for (int64_t j = 0; j < n; j++) dst[j] = src[j * stride];
 }
 
-const o_kern_table KERN_TABLE = {k_binary, k_unary, k_scale_shift, k_dw_plane, k_maxpool_plane,
-                                 k_sum,    k_max,   k_sqdev,       k_gather};
+const o_kern_table KERN_TABLE = {k_binary, k_unary, k_scale_shift, k_dw_plane,     k_maxpool_plane,
+                                 k_sum,    k_max,   k_sqdev,       k_dw3x3_padded, k_gather};
