@@ -62,9 +62,13 @@ static bool geom(pte_value *const *args, int32_t nargs, conv_geom *g) {
   g->G = groups;
   g->icg = g->C / groups;
   g->ocg = g->OC / groups;
-  g->OH = (g->H + 2 * g->ph - g->dh * (g->KH - 1) - 1) / g->sh + 1;
-  g->OW = (g->W + 2 * g->pw - g->dw * (g->KW - 1) - 1) / g->sw + 1;
-  return g->OH > 0 && g->OW > 0;
+  /* the dilated kernel must fit the padded input (C division truncates
+   * toward zero, so check before dividing) */
+  int64_t eh = g->H + 2 * g->ph - g->dh * (g->KH - 1) - 1, ew = g->W + 2 * g->pw - g->dw * (g->KW - 1) - 1;
+  if (eh < 0 || ew < 0) return false;
+  g->OH = eh / g->sh + 1;
+  g->OW = ew / g->sw + 1;
+  return true;
 }
 
 static bool conv_accepts(pte_value *const *args, int32_t nargs) {
