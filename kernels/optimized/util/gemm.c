@@ -143,8 +143,43 @@ static void gemm_chunk(void *ctx, size_t c0, size_t c1) {
   }
 }
 
+/* One or two rows (a classifier on a single sample, a GEMV): packing B
+ * would cost more than the products, so each C row is built from
+ * contiguous rows of B with vectorized axpys, columns split over the pool. */
+typedef struct rows_job {
+  const o_gemm *g;
+  int64_t block;
+} rows_job;
+
+static void small_m_cols(void *ctx, size_t b0, size_t b1) {
+  const rows_job *rj = ctx;
+  const o_gemm *g = rj->g;
+  const o_kern_table *kt = o_kern();
+  int64_t j0 = (int64_t)b0 * rj->block, j1 = min64((int64_t)b1 * rj->block, g->N), n = j1 - j0;
+  for (int64_t i = 0; i < g->M; i++) {
+    float *c = g->c + i * g->ldc + j0;
+    for (int64_t j = 0; j < n; j++) c[j] = 0.0f;
+    for (int64_t k = 0; k < g->K; k++) kt->axpy(c, g->b + k * g->sb0 + j0, g->a[i * g->sa0 + k * g->sa1], n);
+    for (int64_t j = 0; j < n; j++) {
+      float v = g->alpha * c[j];
+      if (g->beta != 0.0f && g->row_bias) v += g->beta * g->row_bias[i];
+      if (g->beta != 0.0f && g->col_bias) v += g->beta * g->col_bias[j0 + j];
+      c[j] = v;
+    }
+  }
+}
+
 void o_gemm_run(const o_gemm *g, float *scratch, size_t bytes, bool parallel) {
   if (g->M <= 0 || g->N <= 0) return;
+  if (g->M <= 2 && g->K > 0 && g->sb1 == 1 && !g->pack_b && !g->accumulate) {
+    rows_job rj = {g, 256};
+    size_t blocks = (size_t)((g->N + rj.block - 1) / rj.block);
+    if (parallel)
+      o_parallel(blocks, (double)g->M * (double)g->N * (double)g->K, small_m_cols, &rj);
+    else
+      small_m_cols(&rj, 0, blocks);
+    return;
+  }
   gemm_job jb;
   jb.g = g;
   jb.ar = arch();
