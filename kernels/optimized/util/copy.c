@@ -52,6 +52,10 @@ static void copy_row(size_t es, const uint8_t *s, int64_t st, uint8_t *d, int64_
 
 /* dst[i][j] = src[i + j*sc], an R x Cn block, in tiles so both sides stay in cache. */
 static void transpose(size_t es, const uint8_t *s, int64_t sc, uint8_t *d, int64_t R, int64_t Cn) {
+  if (es == 4 && R >= 8 && Cn >= 8 && o_isa_get() >= O_ISA_AVX2) {
+    o_transpose4_avx2(s, sc, d, R, Cn);
+    return;
+  }
   switch (es) {
     case 1: TRANSPOSE(uint8_t); break;
     case 2: TRANSPOSE(uint16_t); break;

@@ -14,6 +14,9 @@
  * copies are split over the pool. */
 void o_copy_strided(size_t esize, int32_t dim, const int64_t *sizes, const int64_t *strides, const void *src, void *dst);
 
+/* dst[i * Cn + j] = src[i + j * sc] for 4-byte elements, R x Cn (AVX2). */
+void o_transpose4_avx2(const void *src, int64_t sc, void *dst, int64_t R, int64_t Cn);
+
 /* Accept-time: a tensor whose elements o_copy_strided can move, in default order. */
 static inline bool o_copyable(const pte_tensor *t) {
   size_t s = t ? pte_dtype_size(t->dtype) : 0;
