@@ -69,9 +69,12 @@ static pte_status bmm_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) 
   j.one = (o_gemm_scratch(sizes[1], sizes[2], a->sizes[2]) + 63) & ~(size_t)63;
   if (bytes < j.one) return O_FAIL("scratch memory too small");
   double per = (double)sizes[1] * (double)sizes[2] * (double)a->sizes[2];
-  int64_t slots = (int64_t)(bytes / j.one);
-  if (slots > (int64_t)o_slots()) slots = (int64_t)o_slots();
-  if (per < 262144.0 && j.B > 1 && slots > 1 && per * (double)j.B >= 65536.0) {
+  int64_t slots = 1;
+  if (per < 262144.0 && j.B > 1 && per * (double)j.B >= 65536.0) {
+    slots = (int64_t)(bytes / j.one);
+    if (slots > (int64_t)o_slots()) slots = (int64_t)o_slots();
+  }
+  if (slots > 1) {
     j.chunks = j.B < slots ? j.B : slots;
     pte_threadpool_parallel_for((size_t)j.chunks, 1, bmm_chunk, &j);
   } else {

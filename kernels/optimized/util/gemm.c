@@ -203,10 +203,12 @@ void o_gemm_run(const o_gemm *g, float *scratch, size_t bytes, bool parallel) {
   jb.bpack = apack + abytes / sizeof(float);
   jb.bstride = bbytes / sizeof(float);
   jb.apack = apack;
-  size_t slots = parallel ? o_slots() : 1;
+  double flops = (double)g->M * (double)g->N * (double)g->K;
+  /* small products stay on this thread: waking the pool costs more (and
+   * asking its size takes its lock) */
+  size_t slots = parallel && flops >= 65536.0 ? o_slots() : 1;
   if (bytes > abytes && (bytes - abytes) / bbytes < slots) slots = (bytes - abytes) / bbytes;
   if (slots < 1) slots = 1;
-  double flops = (double)g->M * (double)g->N * (double)g->K;
   for (int64_t k0 = 0; k0 < g->K; k0 += KC) {
     jb.k0 = k0;
     jb.kc = min64(KC, g->K - k0);
@@ -222,9 +224,7 @@ void o_gemm_run(const o_gemm *g, float *scratch, size_t bytes, bool parallel) {
       int64_t want = (int64_t)slots * 2;
       jb.mgroups = jb.npanels >= want ? 1 : min64(jb.mpanels, (want + jb.npanels - 1) / jb.npanels);
       jb.items = jb.npanels * jb.mgroups;
-      /* small products stay on this thread: waking the pool costs more */
-      int64_t chunks = slots > 1 && flops >= 65536.0 ? (int64_t)slots : 1;
-      jb.chunks = min64(chunks, jb.items);
+      jb.chunks = min64((int64_t)slots, jb.items);
       if (jb.chunks > 1)
         pte_threadpool_parallel_for((size_t)jb.chunks, 1, gemm_chunk, &jb);
       else
@@ -323,13 +323,13 @@ void o_igemm_run(const o_igemm *g) {
   }
   jb.npanels = (g->Q + jb.NR - 1) / jb.NR;
   jb.mpanels = (g->M + jb.MR - 1) / jb.MR;
-  int64_t slots = (int64_t)o_threads();
+  double flops = (double)g->M * (double)g->Q * (double)g->K;
+  int64_t slots = flops >= 131072.0 ? (int64_t)o_threads() : 1;
   int64_t want = slots * 4;
   jb.mgroups = jb.npanels >= want ? 1 : min64(jb.mpanels, (want + jb.npanels - 1) / jb.npanels);
   jb.items = jb.npanels * jb.mgroups;
-  double flops = (double)g->M * (double)g->Q * (double)g->K;
   /* a few chunks per thread: tiles are uneven at the edges */
-  int64_t chunks = slots > 1 && flops >= 131072.0 ? slots * 4 : 1;
+  int64_t chunks = slots > 1 ? slots * 4 : 1;
   jb.chunks = min64(chunks, jb.items);
   if (jb.chunks > 1)
     pte_threadpool_parallel_for((size_t)jb.chunks, 1, igemm_chunk, &jb);

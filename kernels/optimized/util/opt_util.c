@@ -101,9 +101,10 @@ size_t o_slots(void) {
 }
 
 void o_parallel(size_t n, double cost, pte_parallel_fn fn, void *ctx) {
-  size_t t = o_threads();
   if (n == 0) return;
-  if (t <= 1 || n == 1 || cost < 32768.0) {
+  /* decide on the cost first: asking the pool its size takes its lock */
+  size_t t = n == 1 || cost < 32768.0 ? 1 : o_threads();
+  if (t <= 1) {
     fn(ctx, 0, n);
     return;
   }
