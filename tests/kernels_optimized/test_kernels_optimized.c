@@ -488,6 +488,9 @@ static void test_convolution(void) {
   conv_case(2, 1, 96, 96, 96, 8, 8, 3, 3, 2, 1, 1, false, false, true);
   conv_case(2, 1, 24, 96, 1, 8, 8, 1, 1, 1, 0, 1, false, false, true);
   conv_case(2, 2, 64, 300, 1, 9, 9, 3, 3, 1, 1, 1, true, false, true); /* K > KC, M > MC */
+  conv_case(2, 1, 32, 64, 1, 8, 8, 3, 3, 1, 1, 1, false, false, true);  /* narrow maps: 16-column tiles */
+  conv_case(2, 1, 32, 64, 1, 16, 16, 3, 3, 2, 1, 1, false, false, true);
+  conv_case(2, 1, 8, 20, 1, 9, 9, 3, 3, 1, 1, 1, true, false, true); /* a partial 16-row panel */
   /* transposed convolution is declined */
   conv_case(2, 1, 4, 4, 1, 6, 6, 3, 3, 1, 1, 1, true, true, false);
 }

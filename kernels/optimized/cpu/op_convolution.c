@@ -121,9 +121,22 @@ static direct_layout direct_plan(const conv_geom *g) {
   return l;
 }
 
+/* Read the phases in place (computing the pad columns) or pack exact
+ * column panels from them: packing costs a copy per tap and panel, the pad
+ * columns and the ragged last panel cost products. Maps whose padded
+ * column space is mostly real pixels (wide maps) are read in place; narrow
+ * ones (8x8: a third of the tiles would be padding) are packed. */
+static bool direct_in_place(const conv_geom *g, const direct_layout *l) {
+  const int64_t NR = O_GEMM_NR_MAX, P = g->OH * g->OW, Q = (g->OH - 1) * l->Wph + g->OW;
+  int64_t cols_in_place = (Q + NR - 1) / NR * NR, cols_packed = (P + NR - 1) / NR * NR;
+  return cols_in_place * 85 <= cols_packed * 100;
+}
+
 static size_t direct_bytes(const conv_geom *g) {
   direct_layout l = direct_plan(g);
-  return l.off_bytes + l.x_floats * sizeof(float);
+  size_t bytes = l.off_bytes + ((l.x_floats * sizeof(float) + 63) & ~(size_t)63);
+  if (!direct_in_place(g, &l)) bytes += l.off_bytes + o_igemm_panel_bytes(g->icg * g->KH * g->KW) * o_slots();
+  return bytes;
 }
 
 static bool is_direct(const conv_geom *g) {
@@ -186,9 +199,48 @@ static void fill_phases(const conv_geom *g, const direct_layout *l, const float 
   }
 }
 
+/* Packing exact column panels (pixels p = oh*OW + ow) from the phases:
+ * row k of the panel is, per output row the panel touches, a run of the
+ * phase buffer from off[k] + oh*Wph + ow. */
+typedef struct phase_src {
+  const float *xp;
+  const int64_t *off;
+  int64_t Wph, OW;
+} phase_src;
+
+static void pack_phases(const void *user, int64_t k0, int64_t kc, int64_t j0, int64_t nr, int64_t NR, float *dst) {
+  const phase_src *ps = user;
+  int64_t so[O_GEMM_NR_MAX + 2], dof[O_GEMM_NR_MAX + 2], len[O_GEMM_NR_MAX + 2];
+  int nseg = 0;
+  for (int64_t t = 0; t < nr;) {
+    int64_t p = j0 + t, oh = p / ps->OW, ow = p % ps->OW, run = ps->OW - ow < nr - t ? ps->OW - ow : nr - t;
+    so[nseg] = oh * ps->Wph + ow;
+    dof[nseg] = t;
+    len[nseg++] = run;
+    t += run;
+  }
+  for (int64_t k = 0; k < kc; k++) {
+    const float *base = ps->xp + ps->off[k0 + k];
+    float *d = dst + k * NR;
+    for (int s = 0; s < nseg; s++) {
+      const float *src = base + so[s];
+      float *o = d + dof[s];
+      /* runs are output rows: fixed sizes become inline vector moves */
+      switch (len[s]) {
+        case 4: memcpy(o, src, 4 * sizeof(float)); break;
+        case 8: memcpy(o, src, 8 * sizeof(float)); break;
+        case 16: memcpy(o, src, 16 * sizeof(float)); break;
+        default:
+          for (int64_t v = 0; v < len[s]; v++) o[v] = src[v];
+      }
+    }
+    for (int64_t q = nr; q < NR; q++) d[q] = 0.0f;
+  }
+}
+
 /* One sample and group through the padded, phase-split copy. */
 static void conv_direct(const conv_geom *g, const float *x, const float *w, const float *bias, float *y,
-                        uint8_t *scratch) {
+                        uint8_t *scratch, size_t bytes) {
   direct_layout l = direct_plan(g);
   int64_t *off = (int64_t *)scratch;
   float *xp = (float *)(scratch + l.off_bytes);
@@ -205,8 +257,21 @@ static void conv_direct(const conv_geom *g, const float *x, const float *w, cons
         int64_t phase = (th % g->sh) * g->sw + tw % g->sw;
         off[r++] = phase * l.phase + ic * l.Hph * l.Wph + (th / g->sh) * l.Wph + tw / g->sw;
       }
-  o_igemm ig = {g->ocg, r, w, xp, off, (g->OH - 1) * l.Wph + g->OW, l.Wph, g->OW, y, g->OH * g->OW, bias};
-  o_igemm_run(&ig);
+  if (direct_in_place(g, &l)) {
+    o_igemm ig = {g->ocg, r, w, xp, off, (g->OH - 1) * l.Wph + g->OW, l.Wph, g->OW, y, g->OH * g->OW, bias,
+                  NULL, NULL, NULL, NULL};
+    o_igemm_run(&ig, 1);
+    return;
+  }
+  /* packed panels: offsets table, then one panel per slot */
+  const int64_t P = g->OH * g->OW;
+  size_t head = l.off_bytes + ((l.x_floats * sizeof(float) + 63) & ~(size_t)63);
+  int64_t *lin = (int64_t *)(scratch + head);
+  head += l.off_bytes;
+  size_t slots = bytes > head ? (bytes - head) / o_igemm_panel_bytes(r) : 0;
+  phase_src ps = {xp, off, l.Wph, g->OW};
+  o_igemm ig = {g->ocg, r, w, NULL, NULL, P, g->OW, g->OW, y, P, bias, pack_phases, &ps, (float *)(scratch + head), lin};
+  o_igemm_run(&ig, slots);
 }
 
 /* ---- im2col packed straight into GEMM panels ---- */
@@ -332,7 +397,7 @@ static pte_status conv_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs)
     for (int64_t n = 0; n < g.N; n++)
       for (int64_t gr = 0; gr < g.G; gr++)
         conv_direct(&g, xd + (n * g.C + gr * g.icg) * g.H * g.W, wd + gr * g.ocg * R, bd ? bd + gr * g.ocg : NULL,
-                    yd + (n * g.OC + gr * g.ocg) * P, (uint8_t *)scratch);
+                    yd + (n * g.OC + gr * g.ocg) * P, (uint8_t *)scratch, bytes);
     return PTE_OK;
   }
   if (bytes < o_gemm_scratch_min(g.ocg, P, R)) return O_FAIL("scratch memory too small");

@@ -272,6 +272,10 @@ static void igemm_store(const o_igemm *g, const float *tmp, int64_t NR, int64_t 
   int64_t src[NR_MAX + 1], dst[NR_MAX + 1], len[NR_MAX + 1];
   int nseg = 0;
   int64_t j = 0, q = j0, r = q / g->Wp, col = q % g->Wp;
+  if (g->Wp == g->OW) { /* no pad columns: one run */
+    src[0] = 0, dst[0] = j0, len[0] = nr, nseg = 1;
+    j = nr;
+  }
   while (j < nr) {
     int64_t run = g->Wp - col < nr - j ? g->Wp - col : nr - j;
     if (col < g->OW) {
@@ -292,27 +296,39 @@ static void igemm_store(const o_igemm *g, const float *tmp, int64_t NR, int64_t 
   }
 }
 
+size_t o_igemm_panel_bytes(int64_t K) { return ((size_t)(K * NR_MAX) * sizeof(float) + 63) & ~(size_t)63; }
+
 static void igemm_chunk(void *ctx, size_t c0, size_t c1) {
   const igemm_job *jb = ctx;
   const o_igemm *g = jb->g;
   const int64_t MR = jb->MR, NR = jb->NR;
   float tmp[MR_MAX * NR_MAX] __attribute__((aligned(64)));
   for (size_t c = c0; c < c1; c++) {
+    float *panel = g->pack_b ? g->panels + c * (o_igemm_panel_bytes(g->K) / sizeof(float)) : NULL;
+    int64_t packed = -1;
     int64_t it0 = (int64_t)c * jb->items / jb->chunks, it1 = ((int64_t)c + 1) * jb->items / jb->chunks;
     for (int64_t it = it0; it < it1; it++) {
       int64_t jp = it / jb->mgroups, mg = it % jb->mgroups;
       int64_t j0 = jp * NR, nr = min64(NR, g->Q - j0);
+      const float *b = g->b + j0;
+      const int64_t *boff = g->boff;
+      if (panel) {
+        if (packed != jp) g->pack_b(g->pack_user, 0, g->K, j0, nr, NR, panel);
+        packed = jp;
+        b = panel;
+        boff = g->lin;
+      }
       int64_t p0 = mg * jb->mpanels / jb->mgroups, p1 = (mg + 1) * jb->mpanels / jb->mgroups;
       for (int64_t p = p0; p < p1; p++) {
         int64_t mr = min64(MR, g->M - p * MR);
-        jb->ukr(g->K, g->a + p * MR * g->K, g->K, mr, g->b + j0, g->boff, tmp);
+        jb->ukr(g->K, g->a + p * MR * g->K, g->K, mr, b, boff, tmp);
         igemm_store(g, tmp, NR, p * MR, mr, j0, nr);
       }
     }
   }
 }
 
-void o_igemm_run(const o_igemm *g) {
+void o_igemm_run(const o_igemm *g, size_t slots_avail) {
   if (g->M <= 0 || g->Q <= 0) return;
   igemm_job jb;
   jb.g = g;
@@ -323,13 +339,17 @@ void o_igemm_run(const o_igemm *g) {
   }
   jb.npanels = (g->Q + jb.NR - 1) / jb.NR;
   jb.mpanels = (g->M + jb.MR - 1) / jb.MR;
+  if (g->pack_b)
+    for (int64_t k = 0; k < g->K; k++) g->lin[k] = k * jb.NR;
   double flops = (double)g->M * (double)g->Q * (double)g->K;
   int64_t slots = flops >= 131072.0 ? (int64_t)o_threads() : 1;
   int64_t want = slots * 4;
   jb.mgroups = jb.npanels >= want ? 1 : min64(jb.mpanels, (want + jb.npanels - 1) / jb.npanels);
   jb.items = jb.npanels * jb.mgroups;
-  /* a few chunks per thread: tiles are uneven at the edges */
+  /* a few chunks per thread: tiles are uneven at the edges (but one per
+   * packing slot when panels are packed) */
   int64_t chunks = slots > 1 ? slots * 4 : 1;
+  if (g->pack_b) chunks = min64(slots, (int64_t)(slots_avail ? slots_avail : 1));
   jb.chunks = min64(chunks, jb.items);
   if (jb.chunks > 1)
     pte_threadpool_parallel_for((size_t)jb.chunks, 1, igemm_chunk, &jb);

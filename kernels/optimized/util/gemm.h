@@ -84,12 +84,23 @@ typedef struct o_igemm {
   float *c; /* output rows of ldc floats */
   int64_t ldc;
   const float *row_bias;
+  /* Optional: instead of reading b in place, pack each K x NR column panel
+   * with this (into `panels`, o_igemm_panel_bytes(K) per slot, after a
+   * table of K offsets in `lin`) and read the panel. For maps so narrow
+   * that the pad columns would cost more than packing. */
+  o_pack_b_fn pack_b;
+  const void *pack_user;
+  float *panels;
+  int64_t *lin;
 } o_igemm;
 
 #define O_GEMM_NR_MAX 32
 
-/* Needs no scratch: A is read in place, B is the caller's buffer. */
-void o_igemm_run(const o_igemm *g);
+/* Scratch for the packing variant: one panel per slot plus the offsets. */
+size_t o_igemm_panel_bytes(int64_t K);
+/* Reads A in place; `slots` bounds the threads that pack panels (1 when
+ * pack_b is NULL is fine). */
+void o_igemm_run(const o_igemm *g, size_t slots);
 
 /* tmp[i*NR + j] = sum_k a[i*lda + k] * b[boff[k] + j] for i < mr (rows
  * mr..MR repeat row mr-1 and are ignored). A is read in place: a conv's
