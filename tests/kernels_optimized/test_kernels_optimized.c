@@ -488,9 +488,12 @@ static void test_convolution(void) {
   conv_case(2, 1, 96, 96, 96, 8, 8, 3, 3, 2, 1, 1, false, false, true);
   conv_case(2, 1, 24, 96, 1, 8, 8, 1, 1, 1, 0, 1, false, false, true);
   conv_case(2, 2, 64, 300, 1, 9, 9, 3, 3, 1, 1, 1, true, false, true); /* K > KC, M > MC */
-  conv_case(2, 1, 32, 64, 1, 8, 8, 3, 3, 1, 1, 1, false, false, true);  /* narrow maps: 16-column tiles */
+  conv_case(2, 1, 32, 64, 1, 8, 8, 3, 3, 1, 1, 1, false, false, true); /* narrow maps: packed panels */
   conv_case(2, 1, 32, 64, 1, 16, 16, 3, 3, 2, 1, 1, false, false, true);
-  conv_case(2, 1, 8, 20, 1, 9, 9, 3, 3, 1, 1, 1, true, false, true); /* a partial 16-row panel */
+  conv_case(2, 1, 8, 20, 1, 9, 9, 3, 3, 1, 1, 1, true, false, true);
+  /* rows a whole number of tiles wide (48 = 2x24 = 3x16, 64 = 2x32): tiles follow the rows */
+  conv_case(2, 1, 4, 9, 1, 5, 48, 3, 3, 1, 1, 1, true, false, true);
+  conv_case(2, 2, 5, 13, 1, 4, 64, 3, 3, 1, 1, 1, false, false, true);
   /* transposed convolution is declined */
   conv_case(2, 1, 4, 4, 1, 6, 6, 3, 3, 1, 1, 1, true, true, false);
 }

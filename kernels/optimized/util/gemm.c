@@ -262,6 +262,7 @@ typedef struct igemm_job {
   int64_t MR, NR;
   o_ukr_ind_fn ukr;
   int64_t npanels, mpanels, mgroups, items, chunks;
+  int64_t row_tiles; /* > 0: tiles follow output rows (OW a multiple of NR), this many a row */
 } igemm_job;
 
 /* Write an MR x NR result tile to the output, dropping pad columns. The
@@ -319,9 +320,20 @@ static void igemm_chunk(void *ctx, size_t c0, size_t c1) {
         boff = g->lin;
       }
       int64_t p0 = mg * jb->mpanels / jb->mgroups, p1 = (mg + 1) * jb->mpanels / jb->mgroups;
+      if (jb->row_tiles) {
+        /* tile jp is columns ow0 .. ow0+NR of output row oh: read the
+         * input there, store straight into the output */
+        int64_t oh = jp / jb->row_tiles, ow0 = jp % jb->row_tiles * NR;
+        for (int64_t p = p0; p < p1; p++) {
+          int64_t mr = min64(MR, g->M - p * MR);
+          jb->ukr(g->K, g->a + p * MR * g->K, g->K, mr, g->b + oh * g->Wp + ow0, g->boff,
+                  g->c + p * MR * g->ldc + oh * g->OW + ow0, g->ldc, g->row_bias ? g->row_bias + p * MR : NULL);
+        }
+        continue;
+      }
       for (int64_t p = p0; p < p1; p++) {
         int64_t mr = min64(MR, g->M - p * MR);
-        jb->ukr(g->K, g->a + p * MR * g->K, g->K, mr, b, boff, tmp);
+        jb->ukr(g->K, g->a + p * MR * g->K, g->K, mr, b, boff, tmp, NR, NULL);
         igemm_store(g, tmp, NR, p * MR, mr, j0, nr);
       }
     }
@@ -337,7 +349,10 @@ void o_igemm_run(const o_igemm *g, size_t slots_avail) {
     case O_ISA_AVX2: jb.MR = 4, jb.NR = 24, jb.ukr = o_ukr_ind_avx2_4x24; break;
     default: jb.MR = 4, jb.NR = 16, jb.ukr = o_ukr_ind_generic_4x16; break;
   }
-  jb.npanels = (g->Q + jb.NR - 1) / jb.NR;
+  /* Output rows a whole number of tiles wide (32-wide maps): tiles follow
+   * the rows, so no pad column is computed and results go straight out. */
+  jb.row_tiles = !g->pack_b && g->OW % jb.NR == 0 ? g->OW / jb.NR : 0;
+  jb.npanels = jb.row_tiles ? ((g->Q - g->OW) / g->Wp + 1) * jb.row_tiles : (g->Q + jb.NR - 1) / jb.NR;
   jb.mpanels = (g->M + jb.MR - 1) / jb.MR;
   if (g->pack_b)
     for (int64_t k = 0; k < g->K; k++) g->lin[k] = k * jb.NR;
@@ -358,7 +373,7 @@ void o_igemm_run(const o_igemm *g, size_t slots_avail) {
 }
 
 void o_ukr_ind_generic_4x16(int64_t kc, const float *a, int64_t lda, int64_t mr, const float *b, const int64_t *boff,
-                            float *tmp) {
+                            float *c, int64_t ldc, const float *bias) {
   float acc[4][16];
   const float *ar[4];
   for (int i = 0; i < 4; i++) ar[i] = a + (i < mr ? i : mr - 1) * lda;
@@ -371,6 +386,6 @@ void o_ukr_ind_generic_4x16(int64_t kc, const float *a, int64_t lda, int64_t mr,
       for (int j = 0; j < 16; j++) acc[i][j] += av * bk[j];
     }
   }
-  for (int i = 0; i < 4; i++)
-    for (int j = 0; j < 16; j++) tmp[i * 16 + j] = acc[i][j];
+  for (int64_t i = 0; i < mr; i++)
+    for (int j = 0; j < 16; j++) c[i * ldc + j] = acc[i][j] + (bias ? bias[i] : 0.0f);
 }

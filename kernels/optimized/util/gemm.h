@@ -102,15 +102,16 @@ size_t o_igemm_panel_bytes(int64_t K);
  * pack_b is NULL is fine). */
 void o_igemm_run(const o_igemm *g, size_t slots);
 
-/* tmp[i*NR + j] = sum_k a[i*lda + k] * b[boff[k] + j] for i < mr (rows
- * mr..MR repeat row mr-1 and are ignored). A is read in place: a conv's
- * weights change every call as far as the kernel knows, and packing them
- * cost as much as the products of the narrow layers. */
+/* c[i*ldc + j] = sum_k a[i*lda + k] * b[boff[k] + j] (+ bias[i]) for rows
+ * i < mr of the MR x NR tile (A rows past mr repeat row mr-1, unstored).
+ * A is read in place: a conv's weights change every call as far as the
+ * kernel knows, and packing them cost as much as the products of the
+ * narrow layers. */
 typedef void (*o_ukr_ind_fn)(int64_t kc, const float *a, int64_t lda, int64_t mr, const float *b, const int64_t *boff,
-                             float *tmp);
+                             float *c, int64_t ldc, const float *bias);
 void o_ukr_ind_generic_4x16(int64_t kc, const float *a, int64_t lda, int64_t mr, const float *b, const int64_t *boff,
-                            float *tmp);
+                            float *c, int64_t ldc, const float *bias);
 void o_ukr_ind_avx2_4x24(int64_t kc, const float *a, int64_t lda, int64_t mr, const float *b, const int64_t *boff,
-                         float *tmp);
+                         float *c, int64_t ldc, const float *bias);
 void o_ukr_ind_avx512_8x32(int64_t kc, const float *a, int64_t lda, int64_t mr, const float *b, const int64_t *boff,
-                           float *tmp);
+                           float *c, int64_t ldc, const float *bias);

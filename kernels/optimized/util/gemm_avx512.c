@@ -60,7 +60,7 @@ void o_ukr_avx512_8x32(int64_t kc, const float *a, const float *b, float *c, int
   }
 }
 void o_ukr_ind_avx512_8x32(int64_t kc, const float *a, int64_t lda, int64_t mr, const float *b, const int64_t *boff,
-                           float *tmp) {
+                           float *c, int64_t ldc, const float *bias) {
   const float *a0 = a, *a1 = a + (mr > 1 ? 1 : mr - 1) * lda, *a2 = a + (mr > 2 ? 2 : mr - 1) * lda,
               *a3 = a + (mr > 3 ? 3 : mr - 1) * lda, *a4 = a + (mr > 4 ? 4 : mr - 1) * lda,
               *a5 = a + (mr > 5 ? 5 : mr - 1) * lda, *a6 = a + (mr > 6 ? 6 : mr - 1) * lda,
@@ -86,14 +86,18 @@ void o_ukr_ind_avx512_8x32(int64_t kc, const float *a, int64_t lda, int64_t mr, 
     av = _mm512_set1_ps(a6[k]); c60 = _mm512_fmadd_ps(av, b0, c60); c61 = _mm512_fmadd_ps(av, b1, c61);
     av = _mm512_set1_ps(a7[k]); c70 = _mm512_fmadd_ps(av, b0, c70); c71 = _mm512_fmadd_ps(av, b1, c71);
   }
-  _mm512_store_ps(tmp + 0, c00); _mm512_store_ps(tmp + 16, c01);
-  _mm512_store_ps(tmp + 32, c10); _mm512_store_ps(tmp + 48, c11);
-  _mm512_store_ps(tmp + 64, c20); _mm512_store_ps(tmp + 80, c21);
-  _mm512_store_ps(tmp + 96, c30); _mm512_store_ps(tmp + 112, c31);
-  _mm512_store_ps(tmp + 128, c40); _mm512_store_ps(tmp + 144, c41);
-  _mm512_store_ps(tmp + 160, c50); _mm512_store_ps(tmp + 176, c51);
-  _mm512_store_ps(tmp + 192, c60); _mm512_store_ps(tmp + 208, c61);
-  _mm512_store_ps(tmp + 224, c70); _mm512_store_ps(tmp + 240, c71);
+  __m512 acc[8][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31},
+                      {c40, c41}, {c50, c51}, {c60, c61}, {c70, c71}};
+  for (int64_t i = 0; i < mr; i++) {
+    __m512 v0 = acc[i][0], v1 = acc[i][1];
+    if (bias) {
+      __m512 bv = _mm512_set1_ps(bias[i]);
+      v0 = _mm512_add_ps(v0, bv);
+      v1 = _mm512_add_ps(v1, bv);
+    }
+    _mm512_storeu_ps(c + i * ldc, v0);
+    _mm512_storeu_ps(c + i * ldc + 16, v1);
+  }
 }
 #else
 /* Built without AVX-512 support in the compiler: never selected. */
@@ -101,11 +105,7 @@ void o_ukr_avx512_8x32(int64_t kc, const float *a, const float *b, float *c, int
   (void)kc, (void)a, (void)b, (void)c, (void)ldc, (void)e;
 }
 void o_ukr_ind_avx512_8x32(int64_t kc, const float *a, int64_t lda, int64_t mr, const float *b, const int64_t *boff,
-                           float *tmp) {
-  const float *a0 = a, *a1 = a + (mr > 1 ? 1 : mr - 1) * lda, *a2 = a + (mr > 2 ? 2 : mr - 1) * lda,
-              *a3 = a + (mr > 3 ? 3 : mr - 1) * lda, *a4 = a + (mr > 4 ? 4 : mr - 1) * lda,
-              *a5 = a + (mr > 5 ? 5 : mr - 1) * lda, *a6 = a + (mr > 6 ? 6 : mr - 1) * lda,
-              *a7 = a + (mr > 7 ? 7 : mr - 1) * lda;
-  (void)kc, (void)a, (void)b, (void)boff, (void)tmp;
+                           float *c, int64_t ldc, const float *bias) {
+  (void)kc, (void)a, (void)lda, (void)mr, (void)b, (void)boff, (void)c, (void)ldc, (void)bias;
 }
 #endif
