@@ -112,14 +112,20 @@ function(pterun_write_components_header path)
   endif()
 endfunction()
 
-# Link every self-registering component built (with retention).
+# Link every component built, each recorded as a dependency even where the
+# target calls none of its functions (a toolchain linking --as-needed would
+# drop those): the CLI and the Python extension stand for "all of pterun",
+# so loading them loads every library, self-registering or not.
+# One push/pop pair around all the files: CMake folds repeated identical
+# link options into one, which would leave later files outside the pair.
 function(pterun_link_all_components target)
   get_property(_built GLOBAL PROPERTY PTERUN_BUILT_COMPONENTS)
+  set(_files "")
   foreach(_c ${_built})
-    if(PTERUN_${_c}_self_registering)
-      pterun_link_retained(${target} ${_c})
-    else()
-      target_link_libraries(${target} PRIVATE pterun_${_c})
-    endif()
+    list(APPEND _files "$<TARGET_FILE:pterun_${_c}>")
+    target_link_libraries(${target} PRIVATE pterun_${_c})
   endforeach()
+  if(PTERUN_BUILD_SHARED)
+    target_link_options(${target} PRIVATE "LINKER:--push-state,--no-as-needed" ${_files} "LINKER:--pop-state")
+  endif()
 endfunction()
