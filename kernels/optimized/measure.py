@@ -92,7 +92,7 @@ def bench_gemm(pterun_cli, threads):
 def pterun_ms(cli, model, iters, threads, disable):
     d = os.path.join(ROOT, "zoo", "models", model)
     cmd = [cli, "run", os.path.join(d, "model.pte"), "--input", os.path.join(d, "inputs", "0.npy"),
-           "--iterations", str(iters), "--warmup", str(max(3, iters // 10)), "--quiet"]
+           "--iterations", str(iters), "--warmup", str(max(3, iters // 10))]
     if disable:
         cmd += ["--disable", "kernels_optimized"]
     env = dict(os.environ, PTERUN_NUM_THREADS=str(threads))
