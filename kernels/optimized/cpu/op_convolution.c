@@ -199,6 +199,23 @@ static void fill_phases(const conv_geom *g, const direct_layout *l, const float 
   }
 }
 
+typedef struct fill_job {
+  const conv_geom *g;
+  const direct_layout *l;
+  const float *x;
+  float *xp;
+  uint64_t used;
+} fill_job;
+
+/* Channels filled on the pool: each thread then finds part of the GEMM's
+ * input already in its own cache (on two cores, pulling all of it from the
+ * other core's cache cost as much as the thread's share of the products). */
+static void fill_channels(void *ctx, size_t c0, size_t c1) {
+  const fill_job *j = ctx;
+  for (size_t ic = c0; ic < c1; ic++)
+    fill_phases(j->g, j->l, j->x + (int64_t)ic * j->g->H * j->g->W, j->xp, (int64_t)ic, j->used);
+}
+
 /* Packing exact column panels (pixels p = oh*OW + ow) from the phases:
  * row k of the panel is, per output row the panel touches, a run of the
  * phase buffer from off[k] + oh*Wph + ow. */
@@ -247,7 +264,8 @@ static void conv_direct(const conv_geom *g, const float *x, const float *w, cons
   uint64_t used = 0;
   for (int64_t kh = 0; kh < g->KH; kh++)
     for (int64_t kw = 0; kw < g->KW; kw++) used |= 1ull << ((kh * g->dh % g->sh) * g->sw + kw * g->dw % g->sw);
-  for (int64_t ic = 0; ic < g->icg; ic++) fill_phases(g, &l, x + ic * g->H * g->W, xp, ic, used);
+  fill_job fj = {g, &l, x, xp, used};
+  o_parallel((size_t)g->icg, (double)(g->icg * l.Hp * l.Wp) * 2.0, fill_channels, &fj);
   memset(xp + g->sh * g->sw * l.phase, 0, O_GEMM_NR_MAX * sizeof(float));
   int64_t r = 0;
   for (int64_t ic = 0; ic < g->icg; ic++)
