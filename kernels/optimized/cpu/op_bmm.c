@@ -70,7 +70,7 @@ static pte_status bmm_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) 
   if (bytes < j.one) return O_FAIL("scratch memory too small");
   double per = (double)sizes[1] * (double)sizes[2] * (double)a->sizes[2];
   int64_t slots = 1;
-  if (per < 262144.0 && j.B > 1 && per * (double)j.B >= 65536.0) {
+  if (per < O_PAR_MIN_FLOPS && j.B > 1 && per * (double)j.B >= O_PAR_MIN_FLOPS) {
     slots = (int64_t)(bytes / j.one);
     if (slots > (int64_t)o_slots()) slots = (int64_t)o_slots();
   }

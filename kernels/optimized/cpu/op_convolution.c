@@ -401,9 +401,10 @@ static pte_status conv_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs)
     dw_job j = {&g, xd, wd, bd, yd, NULL, dw_plane_bytes(&g), g.N * g.OC, 1};
     double cost = (double)(j.planes * P * R);
     int64_t slots = dw_fast(&g) ? (int64_t)(bytes / j.plane_bytes) : INT64_MAX;
-    if (cost >= 32768.0 && slots > (int64_t)o_slots()) slots = (int64_t)o_slots(); /* o_slots locks: ask only if worth it */
+    const bool split = cost >= O_PAR_MIN_OPS * 2.0; /* 9-tap loops: between a product and a plain loop */
+    if (split && slots > (int64_t)o_slots()) slots = (int64_t)o_slots(); /* o_slots locks: ask only if worth it */
     if (dw_fast(&g) && slots >= 1) j.scratch = (uint8_t *)scratch;
-    if (cost >= 32768.0 && slots > 1) j.chunks = slots < j.planes ? slots : j.planes;
+    if (split && slots > 1) j.chunks = slots < j.planes ? slots : j.planes;
     if (j.chunks > 1)
       pte_threadpool_parallel_for((size_t)j.chunks, 1, dw_chunk, &j);
     else

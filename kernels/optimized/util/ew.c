@@ -169,7 +169,7 @@ static void span_run(void *ctx, size_t i0, size_t i1) {
 void o_spans(const float *x, float *y, int64_t n, double cost_per_elem, o_span_fn fn, const void *user) {
   if (n <= 0) return;
   double cost = (double)n * cost_per_elem;
-  if (cost < 32768.0 || o_threads() <= 1) {
+  if (cost < O_PAR_MIN_OPS || o_threads() <= 1) {
     fn(x, y, n, user);
     return;
   }

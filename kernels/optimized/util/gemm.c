@@ -206,7 +206,7 @@ void o_gemm_run(const o_gemm *g, float *scratch, size_t bytes, bool parallel) {
   double flops = (double)g->M * (double)g->N * (double)g->K;
   /* small products stay on this thread: waking the pool costs more (and
    * asking its size takes its lock) */
-  size_t slots = parallel && flops >= 65536.0 ? o_slots() : 1;
+  size_t slots = parallel && flops >= O_PAR_MIN_FLOPS ? o_slots() : 1;
   if (bytes > abytes && (bytes - abytes) / bbytes < slots) slots = (bytes - abytes) / bbytes;
   if (slots < 1) slots = 1;
   for (int64_t k0 = 0; k0 < g->K; k0 += KC) {
@@ -357,7 +357,7 @@ void o_igemm_run(const o_igemm *g, size_t slots_avail) {
   if (g->pack_b)
     for (int64_t k = 0; k < g->K; k++) g->lin[k] = k * jb.NR;
   double flops = (double)g->M * (double)g->Q * (double)g->K;
-  int64_t slots = flops >= 131072.0 ? (int64_t)o_threads() : 1;
+  int64_t slots = flops >= O_PAR_MIN_FLOPS ? (int64_t)o_threads() : 1;
   int64_t want = slots * 4;
   jb.mgroups = jb.npanels >= want ? 1 : min64(jb.mpanels, (want + jb.npanels - 1) / jb.npanels);
   jb.items = jb.npanels * jb.mgroups;

@@ -103,14 +103,14 @@ size_t o_slots(void) {
 void o_parallel(size_t n, double cost, pte_parallel_fn fn, void *ctx) {
   if (n == 0) return;
   /* decide on the cost first: asking the pool its size takes its lock */
-  size_t t = n == 1 || cost < 32768.0 ? 1 : o_threads();
+  size_t t = n == 1 || cost < O_PAR_MIN_OPS ? 1 : o_threads();
   if (t <= 1) {
     fn(ctx, 0, n);
     return;
   }
   size_t chunks = t * 4;
-  /* Keep every chunk worth at least ~8k operations. */
-  size_t by_cost = (size_t)(cost / 8192.0);
+  /* Keep every chunk worth at least ~32k operations. */
+  size_t by_cost = (size_t)(cost / 32768.0);
   if (by_cost < chunks) chunks = by_cost < t ? t : by_cost;
   size_t grain = (n + chunks - 1) / chunks;
   pte_threadpool_parallel_for(n, grain ? grain : 1, fn, ctx);

@@ -90,12 +90,21 @@ static inline size_t o_scratch_round(size_t bytes) { return bytes ? ((bytes + 63
 
 /* ---- parallel loops ---- */
 
+/* When splitting over the pool pays (measured on 2 cores): besides waking
+ * the pool, a split moves the data between the cores' caches (the next
+ * operator reads what another core wrote), which halved per-thread speed
+ * on the zoo's small layers. So products are split from about 2^20
+ * multiply-adds (~7 us on one core), other loops from 2^17 element
+ * operations. */
+#define O_PAR_MIN_FLOPS 1048576.0
+#define O_PAR_MIN_OPS 131072.0
+
 /* Threads of the process pool (never 0). */
 size_t o_threads(void);
 /* Run fn over [0, n) on the pool when the loop is worth splitting (`cost`
- * is the whole loop's work in rough element-operations; below about 2^15
- * waking the pool costs more than it saves), inline otherwise. Chunks are a
- * few per thread so a busy core does not hold the others back. */
+ * is the whole loop's work in rough element-operations; below
+ * O_PAR_MIN_OPS it runs inline). Chunks are a few per thread so a busy
+ * core does not hold the others back. */
 void o_parallel(size_t n, double cost, pte_parallel_fn fn, void *ctx);
 
 /* Per-thread slices of scratch for loops that need private buffers: the
