@@ -41,6 +41,7 @@ static void aap_planes(void *ctx, size_t p0, size_t p1) {
 }
 
 static pte_status aap_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
+  O_CHECK(o_have_data(ctx, args, nargs));
   const pte_tensor *x = args[0]->u.tensor;
   int64_t os[2];
   o_ints(args, nargs, 1, os, 2);

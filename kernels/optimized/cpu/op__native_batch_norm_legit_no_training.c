@@ -46,6 +46,7 @@ static void bn_planes(void *ctx, size_t p0, size_t p1) {
 }
 
 static pte_status bn_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
+  O_CHECK(o_have_data(ctx, args, nargs));
   const pte_tensor *x = args[0]->u.tensor;
   pte_tensor *out = args[7]->u.tensor;
   double eps = 0;

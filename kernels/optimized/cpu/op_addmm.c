@@ -23,6 +23,7 @@ static size_t addmm_scratch(pte_value *const *args, int32_t nargs) {
 }
 
 static pte_status addmm_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
+  O_CHECK(o_have_data(ctx, args, nargs));
   const pte_tensor *self = args[0]->u.tensor, *a = args[1]->u.tensor, *b = args[2]->u.tensor;
   pte_tensor *out = args[5]->u.tensor;
   double beta = 1.0, alpha = 1.0;

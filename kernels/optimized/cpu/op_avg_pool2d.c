@@ -57,6 +57,7 @@ static void ap_planes(void *ctx, size_t p0, size_t p1) {
 }
 
 static pte_status avgpool_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
+  O_CHECK(o_have_data(ctx, args, nargs));
   const pte_tensor *x = args[0]->u.tensor;
   ap_job j;
   if (!o_pool_window(args, nargs, x, 1, 2, 3, -1, &j.w)) return O_FAIL("pooling window does not fit the input");

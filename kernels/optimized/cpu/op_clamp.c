@@ -25,6 +25,7 @@ static void clamp_span(const float *x, float *y, int64_t n, const void *user) {
 }
 
 static pte_status clamp_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
+  O_CHECK(o_have_data(ctx, args, nargs));
   double lo = -INFINITY, hi = INFINITY;
   if (!o_is_none(args, nargs, 1)) o_num(args, nargs, 1, &lo);
   if (!o_is_none(args, nargs, 2)) o_num(args, nargs, 2, &hi);

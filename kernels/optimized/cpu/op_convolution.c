@@ -383,6 +383,7 @@ static void dw_chunk(void *ctx, size_t c0, size_t c1) {
 }
 
 static pte_status conv_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
+  O_CHECK(o_have_data(ctx, args, nargs));
   conv_geom g;
   if (!geom(args, nargs, &g)) return O_FAIL("input and weight shapes do not fit the convolution arguments");
   const pte_tensor *x = args[0]->u.tensor, *w = args[1]->u.tensor;

@@ -38,6 +38,7 @@ static bool expand_accepts(pte_value *const *args, int32_t nargs) {
 }
 
 static pte_status expand_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
+  O_CHECK(o_have_data(ctx, args, nargs));
   const pte_tensor *x = args[0]->u.tensor;
   pte_tensor *out = args[3]->u.tensor;
   int64_t sizes[PTE_MAX_DIM], strides[PTE_MAX_DIM];

@@ -18,6 +18,7 @@ static void clamp_span(const float *x, float *y, int64_t n, const void *user) {
 }
 
 static pte_status hardtanh_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
+  O_CHECK(o_have_data(ctx, args, nargs));
   double lo = -1, hi = 1;
   o_num(args, nargs, 1, &lo);
   o_num(args, nargs, 2, &hi);

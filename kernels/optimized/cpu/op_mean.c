@@ -41,6 +41,7 @@ static void mean_rows(void *ctx, size_t r0, size_t r1) {
 }
 
 static pte_status mean_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
+  O_CHECK(o_have_data(ctx, args, nargs));
   const pte_tensor *x = args[0]->u.tensor;
   int32_t first = trailing(args, nargs, x->dim);
   if (first < 0) return O_FAIL("dims must be valid and distinct");

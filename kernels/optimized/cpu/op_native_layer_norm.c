@@ -61,6 +61,7 @@ static void ln_rows(void *ctx, size_t r0, size_t r1) {
 }
 
 static pte_status ln_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
+  O_CHECK(o_have_data(ctx, args, nargs));
   const pte_tensor *x = args[0]->u.tensor;
   int64_t shape[PTE_MAX_DIM];
   int32_t n = o_ints(args, nargs, 1, shape, PTE_MAX_DIM);

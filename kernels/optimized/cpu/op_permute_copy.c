@@ -27,6 +27,7 @@ static bool permute_accepts(pte_value *const *args, int32_t nargs) {
 }
 
 static pte_status permute_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
+  O_CHECK(o_have_data(ctx, args, nargs));
   const pte_tensor *x = args[0]->u.tensor;
   pte_tensor *out = args[2]->u.tensor;
   int64_t p[PTE_MAX_DIM], sizes[PTE_MAX_DIM], strides[PTE_MAX_DIM];

@@ -15,6 +15,7 @@ static bool sub_accepts(pte_value *const *args, int32_t nargs) {
 }
 
 static pte_status sub_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
+  O_CHECK(o_have_data(ctx, args, nargs));
   double alpha = 1.0;
   o_num(args, nargs, 2, &alpha);
   return o_binary(ctx, o_operand_get(args, 0), o_operand_get(args, 1), args[3]->u.tensor, O_SUB, (float)alpha);

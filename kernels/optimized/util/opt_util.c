@@ -79,6 +79,21 @@ pte_status o_out(pte_kernel_ctx *ctx, pte_tensor *out, int32_t dim, const int64_
   return PTE_OK;
 }
 
+static bool lacks_data(const pte_tensor *t) { return t && !t->data && pte_tensor_numel(t) > 0; }
+
+pte_status o_have_data(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
+  for (int32_t i = 0; i < nargs; i++) {
+    const pte_value *v = args[i];
+    if (!v) continue;
+    if (v->tag == PTE_TAG_TENSOR && lacks_data(v->u.tensor)) return O_FAIL("argument %d has no data", (int)i);
+    if (v->tag == PTE_TAG_TENSOR_LIST)
+      for (int32_t k = 0; k < v->len; k++)
+        if (v->u.items[k] && v->u.items[k]->tag == PTE_TAG_TENSOR && lacks_data(v->u.items[k]->u.tensor))
+          return O_FAIL("tensor %d of argument %d has no data", (int)k, (int)i);
+  }
+  return PTE_OK;
+}
+
 void *o_scratch(pte_kernel_ctx *ctx, size_t *size) {
   size_t n = 0;
   uint8_t *p = pte_kernel_scratch(ctx, &n);

@@ -68,6 +68,10 @@ int32_t o_wrap_dim(int64_t dim, int32_t rank);
 
 /* ---- execute time ---- */
 
+/* Fail unless every tensor argument (and tensor-list item) with elements
+ * has memory: a hostile program can leave a tensor without any. */
+pte_status o_have_data(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs);
+
 /* Resize `out` (checking bounds and read-only constants) and make sure it
  * has memory. */
 pte_status o_out(pte_kernel_ctx *ctx, pte_tensor *out, int32_t dim, const int64_t *sizes);
