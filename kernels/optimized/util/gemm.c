@@ -311,7 +311,7 @@ static void igemm_chunk(void *ctx, size_t c0, size_t c1) {
     for (int64_t it = it0; it < it1; it++) {
       int64_t jp = it / jb->mgroups, mg = it % jb->mgroups;
       int64_t j0 = jp * NR, nr = min64(NR, g->Q - j0);
-      const float *b = g->b + j0;
+      const float *b = panel ? NULL : g->b + j0; /* no B at all when panels are packed */
       const int64_t *boff = g->boff;
       if (panel) {
         if (packed != jp) g->pack_b(g->pack_user, 0, g->K, j0, nr, NR, panel);
