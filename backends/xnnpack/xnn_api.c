@@ -96,7 +96,17 @@ static void load(void) {
     own_dir(dir, sizeof dir);
     if (dir[0]) {
       snprintf(path, sizeof path, "%s/%s", dir, soname);
-      if (access(path, R_OK) == 0) h = dlopen(path, mode);
+      if (access(path, R_OK) == 0) {
+        /* Its dependencies are found by soname: load copies shipped next
+         * to it first (the thread pool has loaded libpthreadpool already). */
+        const char *deps[] = {"libcpuinfo.so.0", "libpthreadpool.so.0"};
+        for (int i = 0; i < 2; i++) {
+          char dep[448];
+          snprintf(dep, sizeof dep, "%s/%s", dir, deps[i]);
+          if (access(dep, R_OK) == 0) (void)dlopen(dep, mode);
+        }
+        h = dlopen(path, mode);
+      }
     }
   }
   if (!h) {

@@ -25,6 +25,16 @@ pte_status xg_node_error(const xg_graph *g, uint32_t ni, pte_status st, const ch
                    n->debug_handle, msg);
 }
 
+pte_status xg_error_prefix(pte_status st, const char *fmt, ...) {
+  char old[1024], prefix[512];
+  snprintf(old, sizeof old, "%s", pte_last_error());
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(prefix, sizeof prefix, fmt, ap);
+  va_end(ap);
+  return pte_error(st, "%s: %s", prefix, old);
+}
+
 static const char *shape_str(const size_t *d, uint32_t n, char *buf, size_t len) {
   size_t used = (size_t)snprintf(buf, len, "[");
   for (uint32_t i = 0; i < n && used < len; i++)

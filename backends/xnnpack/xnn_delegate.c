@@ -443,9 +443,8 @@ pte_status xg_delegate_run(xg_delegate *d, pte_value **args, int32_t nargs, cons
           pte_status st = pte_tensor_resize(t, (int32_t)v->ndims, want);
           if (st) {
             char b[160];
-            pte_error(st, "XNNPACK delegate output %u: cannot take shape %s: %s", e,
-                      pte_shape_str((int32_t)v->ndims, want, b, sizeof b), pte_last_error());
-            return st;
+            return xg_error_prefix(st, "XNNPACK delegate output %u: cannot take shape %s", e,
+                                   pte_shape_str((int32_t)v->ndims, want, b, sizeof b));
           }
         }
         if (!t->data) return pte_error(PTE_ERR_INVALID_STATE, "XNNPACK delegate output %u has no memory", e);

@@ -135,6 +135,10 @@ pte_status xg_check(xg_graph *g, const xg_check_options *opts);
 pte_status xg_node_error(const xg_graph *g, uint32_t node, pte_status st, const char *fmt, ...)
     PTE_PRINTF(4, 5);
 
+/* Put a prefix in front of the current error message (pte_error must not
+ * be given pte_last_error() itself: it formats into that buffer). */
+pte_status xg_error_prefix(pte_status st, const char *fmt, ...) PTE_PRINTF(2, 3);
+
 /* True when the node's input `slot` is one whose data XNNPACK copies into
  * packed weights when the runtime is created (so the original bytes may go). */
 bool xg_input_is_packed(const xg_node *n, uint32_t slot);

@@ -132,11 +132,7 @@ static pte_status resolve_constant(parser *ps, uint32_t vi, uint32_t buffer_idx)
         return pte_error(PTE_ERR_NOT_FOUND, "XNNPACK payload: value %u needs named data '%s', and no lookup is available",
                          vi, key);
       pte_status st = ps->named(ps->named_user, key, &d, &n);
-      if (st) {
-        pte_error(st, "XNNPACK payload: constant of value %u: named data '%s' not found (is the .ptd file attached?)",
-                  vi, key);
-        return st;
-      }
+      if (st) return xg_error_prefix(st, "XNNPACK payload: constant of value %u (is the .ptd file attached?)", vi);
       data = (const uint8_t *)d;
       size = n;
     } else {
@@ -534,8 +530,7 @@ pte_status xg_parse(const void *blob, size_t size, xg_named_fn named, void *name
   }
   pte_status st = pte_fb_verify(fbuf, fsize, &xg_schema_graph, NULL);
   if (st) {
-    pte_error(st, "XNNPACK payload: %s", pte_last_error());
-    return st;
+    return xg_error_prefix(st, "XNNPACK payload");
   }
   ps.fb.buf = fbuf;
   ps.fb.size = fsize;
