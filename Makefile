@@ -11,7 +11,7 @@ CMAKE   ?= cmake
 EXAMPLE ?= zoo/models/mobilenet_v2_tiny
 
 .PHONY: demo test deps pydeps build test-c test-conformance test-clang test-sanitize fuzz \
-        test-static test-python wheel clean
+        test-static test-python wheel clean bench bench-quick
 
 deps:
 	tools/deps.sh
@@ -56,11 +56,26 @@ test-static: deps
 	$(CMAKE) --build $(BUILD)-static -j $(JOBS)
 	ctest --test-dir $(BUILD)-static --output-on-failure -j $(JOBS) -E test_hostile
 
+# The bindings are installed into .venv first (the benchmark's quick run uses
+# them); the packaging tests build and install their own wheel elsewhere.
 test-python: build pydeps
+	$(PY) -m pip install -q --no-build-isolation .
 	$(PY) -m pytest -q tests/python tests/packaging
 
 test: test-c test-conformance test-clang test-static test-sanitize fuzz test-python
 	@echo "make test: all passed"
+
+# The benchmark (bench/README.md): every zoo model through pterun, ExecuTorch
+# and eager PyTorch; writes bench/results.md, .json and .png. pterun's Python
+# bindings are installed into $(PY) first so they match this build.
+BENCH_ARGS ?=
+bench: build pydeps
+	$(PY) -m pip install -q --no-build-isolation .
+	$(PY) bench/run.py --build $(BUILD) $(BENCH_ARGS)
+
+# What CI runs (through tests/python/test_bench.py): mlp once per runtime.
+bench-quick: build pydeps
+	$(PY) bench/run.py --build $(BUILD) --quick
 
 clean:
 	rm -rf $(BUILD) $(BUILD)-clang $(BUILD)-asan $(BUILD)-static

@@ -81,8 +81,9 @@ endfunction()
 function(pterun_link_retained target)
   foreach(_c ${ARGN})
     if(PTERUN_BUILD_SHARED AND PTERUN_${_c}_self_registering)
-      target_link_options(${target} PRIVATE "LINKER:--push-state,--no-as-needed"
-                          "$<TARGET_FILE:pterun_${_c}>" "LINKER:--pop-state")
+      # One option per library: CMake de-duplicates identical options.
+      target_link_options(${target} PRIVATE
+                          "LINKER:--push-state,--no-as-needed,$<TARGET_FILE:pterun_${_c}>,--pop-state")
     endif()
     target_link_libraries(${target} PRIVATE pterun_${_c})
   endforeach()
@@ -112,20 +113,17 @@ function(pterun_write_components_header path)
   endif()
 endfunction()
 
-# Link every component built, each recorded as a dependency even where the
-# target calls none of its functions (a toolchain linking --as-needed would
-# drop those): the CLI and the Python extension stand for "all of pterun",
-# so loading them loads every library, self-registering or not.
-# One push/pop pair around all the files: CMake folds repeated identical
-# link options into one, which would leave later files outside the pair.
+# Link every component built, each kept on the link line (a program or
+# extension that links "everything" records a dependency on every library,
+# and self-registering ones must load to register).
 function(pterun_link_all_components target)
   get_property(_built GLOBAL PROPERTY PTERUN_BUILT_COMPONENTS)
-  set(_files "")
   foreach(_c ${_built})
-    list(APPEND _files "$<TARGET_FILE:pterun_${_c}>")
+    if(PTERUN_BUILD_SHARED)
+      # One option per library: CMake de-duplicates identical options.
+      target_link_options(${target} PRIVATE
+                          "LINKER:--push-state,--no-as-needed,$<TARGET_FILE:pterun_${_c}>,--pop-state")
+    endif()
     target_link_libraries(${target} PRIVATE pterun_${_c})
   endforeach()
-  if(PTERUN_BUILD_SHARED)
-    target_link_options(${target} PRIVATE "LINKER:--push-state,--no-as-needed" ${_files} "LINKER:--pop-state")
-  endif()
 endfunction()

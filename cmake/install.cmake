@@ -7,6 +7,7 @@
 # (a wheel cannot hold symlinks), and RUNPATHs are $ORIGIN-relative only.
 
 include(CMakePackageConfigHelpers)
+include(${PROJECT_SOURCE_DIR}/cmake/vendor.cmake)
 # Shipped programs and libraries use PTERUN_EXEC_PERMISSIONS (0755, set in
 # the top-level CMakeLists) whatever the umask or the build output's own mode.
 get_property(_built GLOBAL PROPERTY PTERUN_BUILT_COMPONENTS)
@@ -54,7 +55,8 @@ foreach(_c ${_built})
   if(PTERUN_BUILD_SHARED)
     set(_lib "-l:lib${PTERUN_${_c}_library}.so.${PROJECT_VERSION_MAJOR}")
     if(PTERUN_${_c}_self_registering)
-      set(PC_LIBS "-Wl,--push-state,--no-as-needed ${_lib} -Wl,--pop-state")
+      # One fragment per library: pkg-config de-duplicates identical flags.
+      set(PC_LIBS "-Wl,--push-state,--no-as-needed,${_lib},--pop-state")
     elseif(_c STREQUAL "runtime")
       set(PC_LIBS "-Wl,--enable-new-dtags -Wl,-rpath,\${libdir} ${_lib}")
     else()

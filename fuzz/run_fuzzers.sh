@@ -32,4 +32,15 @@ for name in program npy data_map; do
     grep -E "stat::number_of_executed_units|Done" "$work/$name.log" | tail -2
   fi
 done
+# Components with their own fuzzers and seed corpora.
+if [ -x "$build/fuzz/xnnpack/fuzz_xnnpack_payload" ]; then
+  echo "== fuzz_xnnpack_payload for ${secs}s"
+  if ! "$root/fuzz/xnnpack/run.sh" "$build" "$secs" "$root/zoo" >"$work/xnnpack.log" 2>&1; then
+    tail -60 "$work/xnnpack.log" >&2
+    echo "fuzz_xnnpack_payload FAILED" >&2
+    status=1
+  else
+    grep -E "Done" "$work/xnnpack.log" | tail -1
+  fi
+fi
 exit $status

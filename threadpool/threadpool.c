@@ -57,6 +57,12 @@ static struct {
 static _Thread_local bool tl_in_job;
 
 #ifndef PTERUN_PTHREADPOOL_LINKED
+/* pthreadpool's PTHREADPOOL_FLAG_YIELD_WORKERS: workers go to sleep after a
+ * job instead of spinning, so on a busy machine they do not take the core a
+ * running thread of the next job needs (spinning cost milliseconds per run
+ * there). The value is part of pthreadpool's ABI. */
+#define YIELD_WORKERS 0x00000002u
+
 /* Directory of this library, so a copy of libpthreadpool shipped next to it
  * (e.g. in the wheel) wins over the system one. */
 static void own_dir(char *buf, size_t n) {
@@ -113,7 +119,14 @@ static void load_api(void) {
   }
   if (!h) {
     own_dir(dir, sizeof dir);
+#ifdef PTERUN_VENDORED_PTHREADPOOL
+    /* The wheel's private copy, renamed like auditwheel does (cmake/vendor.cmake). */
     if (dir[0]) {
+      snprintf(path, sizeof path, "%s/%s", dir, PTERUN_VENDORED_PTHREADPOOL);
+      if (access(path, R_OK) == 0) h = dlopen(path, mode);
+    }
+#endif
+    if (!h && dir[0]) {
       snprintf(path, sizeof path, "%s/%s", dir, soname);
       if (access(path, R_OK) == 0) h = dlopen(path, mode);
     }
@@ -233,7 +246,7 @@ void pte_threadpool_parallel_for(size_t n, size_t grain, pte_parallel_fn fn, voi
     return;
   }
   job1 j = {fn, ctx};
-  g.api.parallelize_1d_tile_1d(g.pool, run_1d, &j, n, grain, 0);
+  g.api.parallelize_1d_tile_1d(g.pool, run_1d, &j, n, grain, YIELD_WORKERS);
   pthread_rwlock_unlock(&g.rw);
 }
 
@@ -269,7 +282,7 @@ void pte_threadpool_parallel_for_2d(size_t ni, size_t nj, size_t tile_i, size_t 
     return;
   }
   job2 j = {fn, ctx};
-  g.api.parallelize_2d_tile_2d(g.pool, run_2d, &j, ni, nj, tile_i, tile_j, 0);
+  g.api.parallelize_2d_tile_2d(g.pool, run_2d, &j, ni, nj, tile_i, tile_j, YIELD_WORKERS);
   pthread_rwlock_unlock(&g.rw);
 }
 

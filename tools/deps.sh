@@ -29,7 +29,7 @@ if [ "${1:-}" = "--python" ]; then
   fi
   # torch==2.13.0 is the CPU build that lies on this machine's disk; executorch
   # 1.5.1 is the newest exporter release that works with it.
-  if ! "$venv/bin/python" -c "import torch, executorch, pytest, numpy" 2>/dev/null; then
+  if ! "$venv/bin/python" -c "import torch, executorch, pytest, numpy, matplotlib" 2>/dev/null; then
     echo "deps: installing Python packages into $venv"
     "$venv/bin/pip" install -q --upgrade pip
     "$venv/bin/pip" install -q -r "$root/tools/requirements-test.txt"

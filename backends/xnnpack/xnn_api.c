@@ -92,8 +92,18 @@ static void load(void) {
     h = dlopen(path, mode);
   }
   if (!h) {
-    /* A copy shipped next to this library (the wheel) wins over the system one. */
     own_dir(dir, sizeof dir);
+#ifdef PTERUN_VENDORED_XNNPACK
+    /* The wheel's private copy, renamed like auditwheel does (cmake/vendor.cmake);
+     * its DT_NEEDED names the renamed pthreadpool and cpuinfo beside it. */
+    if (dir[0]) {
+      snprintf(path, sizeof path, "%s/%s", dir, PTERUN_VENDORED_XNNPACK);
+      if (access(path, R_OK) == 0) h = dlopen(path, mode);
+    }
+#endif
+  }
+  if (!h) {
+    /* A copy shipped next to this library under its own name wins over the system one. */
     if (dir[0]) {
       snprintf(path, sizeof path, "%s/%s", dir, soname);
       if (access(path, R_OK) == 0) {

@@ -109,6 +109,35 @@ static enum xnn_status define_node(const xnn_api *a, xnn_subgraph_t sg, const xg
 #undef OUT
 }
 
+/* Rough arithmetic of a segment (multiply-adds of FC and convolutions, one
+ * operation per output element elsewhere). */
+static double segment_work(const xg_graph *g, const xg_plan *p, const xg_segment *seg) {
+  double work = 0;
+  for (uint32_t k = 0; k < seg->count; k++) {
+    const xg_node *n = &g->nodes[p->seg_nodes[seg->first + k]];
+    if (n->nout == 0 || n->out[0] == XG_NONE) continue;
+    double out = (double)g->values[n->out[0]].numel;
+    const xg_value *in0 = n->nin > 0 && n->in[0] != XG_NONE ? &g->values[n->in[0]] : NULL;
+    switch (n->type) {
+      case XG_FULLY_CONNECTED:
+        work += out * (in0 && in0->ndims ? (double)in0->dims[in0->ndims - 1] : 1.0);
+        break;
+      case XG_CONV2D: case XG_DEPTHWISE_CONV2D: case XG_CONV_TRANSPOSE2D:
+        work += out * (double)n->p.conv.kernel_h * n->p.conv.kernel_w *
+                (n->p.conv.group_in ? n->p.conv.group_in : 1);
+        break;
+      default:
+        work += out;
+    }
+  }
+  return work;
+}
+
+/* Below this many operations a runtime runs on the calling thread: waking
+ * the pool's workers costs more than it saves (microseconds when idle, and
+ * milliseconds when the machine is busy and a worker is descheduled). */
+#define XG_PARALLEL_MIN_WORK 2.0e5
+
 /* Builds segment `s`. On a node that XNNPACK refuses, *bad_node names it. */
 static pte_status build_segment(xg_delegate *d, uint32_t s, uint32_t *xid, uint32_t *stamp, uint32_t *bad_node) {
   const xg_graph *g = &d->g;
@@ -157,7 +186,10 @@ static pte_status build_segment(xg_delegate *d, uint32_t s, uint32_t *xid, uint3
     }
   }
   if (!st) {
-    xs = a->xnn_create_runtime_v2(sg, (pthreadpool_t)d->pool, 0, &r->rt);
+    pthreadpool_t pool = segment_work(g, p, seg) >= XG_PARALLEL_MIN_WORK ? (pthreadpool_t)d->pool : NULL;
+    /* Workers yield after each run instead of spinning: on a busy machine a
+     * spinning worker takes the core another thread of the run needs. */
+    xs = a->xnn_create_runtime_v2(sg, pool, XNN_FLAG_YIELD_WORKERS, &r->rt);
     if (xs != xnn_status_success)
       st = pte_error(PTE_ERR_BACKEND, "XNNPACK: creating runtime %u (%u nodes) failed: %s", s, seg->count,
                      xnn_api_status(xs));

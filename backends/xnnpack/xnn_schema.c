@@ -6,72 +6,61 @@
 
 #include <stdio.h>
 
-#define N(a) ((int32_t)(sizeof(a) / sizeof((a)[0])))
-#define SCALAR(nm, sz) {nm, PTE_FB_SCALAR, sz, 0, 0, 0}
-#define STRING(nm) {nm, PTE_FB_STRING, 0, 0, 0, 0}
-#define TABLE(nm, t) {nm, PTE_FB_TABLE, 0, 0, &t, 0}
-#define VSCALAR(nm, sz) {nm, PTE_FB_VEC_SCALAR, sz, 0, 0, 0}
-#define VTABLE(nm, t) {nm, PTE_FB_VEC_TABLE, 0, 0, &t, 0}
-#define UTYPE(nm) {nm, PTE_FB_UNION_TYPE, 1, 0, 0, 0}
-#define UNION(nm, m) {nm, PTE_FB_UNION, 0, N(m), 0, m}
-#define DEFTABLE(var, nm, ...)                               \
-  static const pte_fb_slot var##_fields[] = {__VA_ARGS__}; \
-  static const pte_fb_table var = {nm, N(var##_fields), var##_fields}
-#define U32(nm) SCALAR(nm, 4)
+#define U32(nm) PTE_FB_SCALAR_F(nm, 4)
 
-DEFTABLE(t_per_channel, "PerChannelQuant", VSCALAR("scale", 4), SCALAR("channel_dim", 4),
+PTE_FB_TABLE_DEF(t_per_channel, "PerChannelQuant", PTE_FB_VEC_SCALAR_F("scale", 4), PTE_FB_SCALAR_F("channel_dim", 4),
          U32("scale_buffer_idx"), U32("num_scales"));
-DEFTABLE(t_per_tensor, "PerTensorQuant", SCALAR("scale", 4), SCALAR("zero_point", 4));
-DEFTABLE(t_per_token, "PerTokenDynamicQuant", SCALAR("num_nonbatch_dims", 4));
-DEFTABLE(t_per_channel_group, "PerChannelGroupQuant", VSCALAR("scale", 4), SCALAR("channel_dim", 4),
-         SCALAR("group_size", 4), VSCALAR("scale_bf16", 2), U32("scale_buffer_idx"),
+PTE_FB_TABLE_DEF(t_per_tensor, "PerTensorQuant", PTE_FB_SCALAR_F("scale", 4), PTE_FB_SCALAR_F("zero_point", 4));
+PTE_FB_TABLE_DEF(t_per_token, "PerTokenDynamicQuant", PTE_FB_SCALAR_F("num_nonbatch_dims", 4));
+PTE_FB_TABLE_DEF(t_per_channel_group, "PerChannelGroupQuant", PTE_FB_VEC_SCALAR_F("scale", 4), PTE_FB_SCALAR_F("channel_dim", 4),
+         PTE_FB_SCALAR_F("group_size", 4), PTE_FB_VEC_SCALAR_F("scale_bf16", 2), U32("scale_buffer_idx"),
          U32("num_scales"));
 static const pte_fb_table *const quant_params[] = {&t_per_channel, &t_per_tensor, &t_per_token,
                                                    &t_per_channel_group};
 
-DEFTABLE(t_tensor_value, "XNNTensorValue", SCALAR("datatype", 2), U32("num_dims"),
-         VSCALAR("dims", 4), U32("constant_buffer_idx"), U32("external_id"), U32("flags"),
-         U32("id_out"), SCALAR("dq_datatype", 2));
-DEFTABLE(t_quantized_value, "XNNQuantizedTensorValue", TABLE("tensor_value", t_tensor_value),
-         UTYPE("quant_params_type"), UNION("quant_params", quant_params));
+PTE_FB_TABLE_DEF(t_tensor_value, "XNNTensorValue", PTE_FB_SCALAR_F("datatype", 2), U32("num_dims"),
+         PTE_FB_VEC_SCALAR_F("dims", 4), U32("constant_buffer_idx"), U32("external_id"), U32("flags"),
+         U32("id_out"), PTE_FB_SCALAR_F("dq_datatype", 2));
+PTE_FB_TABLE_DEF(t_quantized_value, "XNNQuantizedTensorValue", PTE_FB_TABLE_F("tensor_value", t_tensor_value),
+         PTE_FB_UNION_TYPE_F("quant_params_type"), PTE_FB_UNION_F("quant_params", quant_params));
 static const pte_fb_table *const value_union[] = {&t_tensor_value, &t_quantized_value};
-DEFTABLE(t_xvalue, "XValue", UTYPE("xvalue_union_type"), UNION("xvalue_union", value_union));
+PTE_FB_TABLE_DEF(t_xvalue, "XValue", PTE_FB_UNION_TYPE_F("xvalue_union_type"), PTE_FB_UNION_F("xvalue_union", value_union));
 
-DEFTABLE(t_node_1x1, "_XNNNode1x1", U32("input_id"), U32("output_id"), U32("flags"));
-DEFTABLE(t_node_2x1, "_XNNNode2x1", U32("input1_id"), U32("input2_id"), U32("output_id"),
+PTE_FB_TABLE_DEF(t_node_1x1, "_XNNNode1x1", U32("input_id"), U32("output_id"), U32("flags"));
+PTE_FB_TABLE_DEF(t_node_2x1, "_XNNNode2x1", U32("input1_id"), U32("input2_id"), U32("output_id"),
          U32("flags"));
-DEFTABLE(t_cat, "_XNNCat", U32("axis"), U32("input1_id"), U32("input2_id"), U32("input3_id"),
+PTE_FB_TABLE_DEF(t_cat, "_XNNCat", U32("axis"), U32("input1_id"), U32("input2_id"), U32("input3_id"),
          U32("input4_id"), U32("output_id"), U32("flags"), U32("input5_id"));
-DEFTABLE(t_conv, "_XNNNodeConv", U32("padding_top"), U32("padding_right"), U32("padding_bottom"),
+PTE_FB_TABLE_DEF(t_conv, "_XNNNodeConv", U32("padding_top"), U32("padding_right"), U32("padding_bottom"),
          U32("padding_left"), U32("kernel_height"), U32("kernel_width"),
          U32("subsampling_height"), U32("subsampling_width"), U32("dilation_height"),
          U32("dilation_width"), U32("group_input_channels"), U32("group_output_channels"),
          U32("groups"), U32("adjustment_height"), U32("adjustment_width"), U32("input1_id"),
          U32("filter_id"), U32("bias_id"), U32("output_id"), U32("flags"));
-DEFTABLE(t_pool, "_XNNPooling2D", U32("padding_top"), U32("padding_right"), U32("padding_bottom"),
+PTE_FB_TABLE_DEF(t_pool, "_XNNPooling2D", U32("padding_top"), U32("padding_right"), U32("padding_bottom"),
          U32("padding_left"), U32("pooling_height"), U32("pooling_width"), U32("stride_height"),
          U32("stride_width"), U32("dilation_height"), U32("dilation_width"), U32("input_id"),
          U32("output_id"), U32("flags"));
-DEFTABLE(t_fc, "XNNFullyConnected", U32("input1_id"), U32("filter_id"), U32("bias_id"),
+PTE_FB_TABLE_DEF(t_fc, "XNNFullyConnected", U32("input1_id"), U32("filter_id"), U32("bias_id"),
          U32("output_id"), U32("flags"));
-DEFTABLE(t_transpose, "XNNStaticTranspose", U32("num_dims"), VSCALAR("perm", 4), U32("input_id"),
+PTE_FB_TABLE_DEF(t_transpose, "XNNStaticTranspose", U32("num_dims"), PTE_FB_VEC_SCALAR_F("perm", 4), U32("input_id"),
          U32("output_id"), U32("flags"));
-DEFTABLE(t_resize, "XNNStaticResizeBilinear2D", U32("new_height"), U32("new_width"),
+PTE_FB_TABLE_DEF(t_resize, "XNNStaticResizeBilinear2D", U32("new_height"), U32("new_width"),
          U32("input_id"), U32("output_id"), U32("flags"));
-DEFTABLE(t_pad, "XNNStaticConstantPad", VSCALAR("pre_paddings", 4), VSCALAR("post_paddings", 4),
-         SCALAR("padding_value", 4), U32("input_id"), U32("output_id"), U32("flags"));
-DEFTABLE(t_reshape, "XNNStaticReshape", U32("num_dims"), VSCALAR("new_shape", 4), U32("input_id"),
+PTE_FB_TABLE_DEF(t_pad, "XNNStaticConstantPad", PTE_FB_VEC_SCALAR_F("pre_paddings", 4), PTE_FB_VEC_SCALAR_F("post_paddings", 4),
+         PTE_FB_SCALAR_F("padding_value", 4), U32("input_id"), U32("output_id"), U32("flags"));
+PTE_FB_TABLE_DEF(t_reshape, "XNNStaticReshape", U32("num_dims"), PTE_FB_VEC_SCALAR_F("new_shape", 4), U32("input_id"),
          U32("output_id"), U32("flags"));
-DEFTABLE(t_slice, "XNNStaticSlice", U32("num_dims"), VSCALAR("offsets", 4), VSCALAR("sizes", 4),
+PTE_FB_TABLE_DEF(t_slice, "XNNStaticSlice", U32("num_dims"), PTE_FB_VEC_SCALAR_F("offsets", 4), PTE_FB_VEC_SCALAR_F("sizes", 4),
          U32("input_id"), U32("output_id"), U32("flags"));
-DEFTABLE(t_sdpa, "XNNScaledDotProductAttention", U32("query_id"), U32("key_id"), U32("value_id"),
+PTE_FB_TABLE_DEF(t_sdpa, "XNNScaledDotProductAttention", U32("query_id"), U32("key_id"), U32("value_id"),
          U32("scale_id"), U32("mask_id"), U32("output_id"), U32("flags"));
-DEFTABLE(t_argmax, "XNNArgMaxPooling2d", U32("padding_top"), U32("padding_right"),
+PTE_FB_TABLE_DEF(t_argmax, "XNNArgMaxPooling2d", U32("padding_top"), U32("padding_right"),
          U32("padding_bottom"), U32("padding_left"), U32("pooling_height"), U32("pooling_width"),
          U32("input_id"), U32("output_value_id"), U32("output_index_id"), U32("flags"));
-DEFTABLE(t_leaky_relu, "XNNLeakyReLU", SCALAR("negative_slope", 4), U32("input_id"),
+PTE_FB_TABLE_DEF(t_leaky_relu, "XNNLeakyReLU", PTE_FB_SCALAR_F("negative_slope", 4), U32("input_id"),
          U32("output_id"), U32("flags"));
-DEFTABLE(t_elu, "XNNELU", SCALAR("alpha", 4), U32("input_id"), U32("output_id"), U32("flags"));
+PTE_FB_TABLE_DEF(t_elu, "XNNELU", PTE_FB_SCALAR_F("alpha", 4), U32("input_id"), U32("output_id"), U32("flags"));
 
 /* In XNodeUnion order (code - 1). */
 static const pte_fb_table *const node_union[] = {
@@ -126,20 +115,20 @@ static const pte_fb_table *const node_union[] = {
 _Static_assert(sizeof node_union / sizeof node_union[0] == XG_NODE_TYPE_END - 1,
                "XNodeUnion members and enum xg_node_type disagree");
 
-DEFTABLE(t_min_max, "OutputMinMax", SCALAR("output_min", 4), SCALAR("output_max", 4));
-DEFTABLE(t_xnode, "XNode", UTYPE("xnode_union_type"), UNION("xnode_union", node_union),
-         U32("debug_handle"), TABLE("output_min_max", t_min_max));
-DEFTABLE(t_buffer, "Buffer", VSCALAR("storage", 1));
-DEFTABLE(t_constant_data, "ConstantDataOffset", SCALAR("offset", 8), SCALAR("size", 8),
-         STRING("named_key"));
+PTE_FB_TABLE_DEF(t_min_max, "OutputMinMax", PTE_FB_SCALAR_F("output_min", 4), PTE_FB_SCALAR_F("output_max", 4));
+PTE_FB_TABLE_DEF(t_xnode, "XNode", PTE_FB_UNION_TYPE_F("xnode_union_type"), PTE_FB_UNION_F("xnode_union", node_union),
+         U32("debug_handle"), PTE_FB_TABLE_F("output_min_max", t_min_max));
+PTE_FB_TABLE_DEF(t_buffer, "Buffer", PTE_FB_VEC_SCALAR_F("storage", 1));
+PTE_FB_TABLE_DEF(t_constant_data, "ConstantDataOffset", PTE_FB_SCALAR_F("offset", 8), PTE_FB_SCALAR_F("size", 8),
+         PTE_FB_STRING_F("named_key"));
 
 static const pte_fb_slot graph_fields[] = {
-    STRING("version"),           VTABLE("xnodes", t_xnode),
-    VTABLE("xvalues", t_xvalue), U32("num_externs"),
-    VSCALAR("input_ids", 4),     VSCALAR("output_ids", 4),
-    VTABLE("constant_buffer", t_buffer), VSCALAR("mem_buffer_sizes", 4),
-    VTABLE("constant_data", t_constant_data)};
-const pte_fb_table xg_schema_graph = {"XNNGraph", N(graph_fields), graph_fields};
+    PTE_FB_STRING_F("version"),           PTE_FB_VEC_TABLE_F("xnodes", t_xnode),
+    PTE_FB_VEC_TABLE_F("xvalues", t_xvalue), U32("num_externs"),
+    PTE_FB_VEC_SCALAR_F("input_ids", 4),     PTE_FB_VEC_SCALAR_F("output_ids", 4),
+    PTE_FB_VEC_TABLE_F("constant_buffer", t_buffer), PTE_FB_VEC_SCALAR_F("mem_buffer_sizes", 4),
+    PTE_FB_VEC_TABLE_F("constant_data", t_constant_data)};
+const pte_fb_table xg_schema_graph = {"XNNGraph", PTE_FB_COUNTOF(graph_fields), graph_fields};
 
 static const char *const node_names[] = {
     "XNNAdd", "XNNFullyConnected", "XNNSoftmax", "XNNSigmoid", "XNNStaticTranspose", "XNNClamp",

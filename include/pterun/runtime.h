@@ -582,6 +582,24 @@ struct pte_fb_table {
   const pte_fb_slot *fields;
 };
 
+/* Describing a schema, one slot per field in declaration order (a union takes
+ * two: its type byte, then its value):
+ *   PTE_FB_TABLE_DEF(t_point, "Point", PTE_FB_SCALAR_F("x", 4), PTE_FB_STRING_F("label"));
+ * defines `static const pte_fb_table t_point`. */
+#define PTE_FB_COUNTOF(a) ((int32_t)(sizeof(a) / sizeof((a)[0])))
+#define PTE_FB_SCALAR_F(nm, sz) {nm, PTE_FB_SCALAR, sz, 0, 0, 0}
+#define PTE_FB_STRUCT_F(nm, sz) {nm, PTE_FB_STRUCT, sz, 0, 0, 0}
+#define PTE_FB_STRING_F(nm) {nm, PTE_FB_STRING, 0, 0, 0, 0}
+#define PTE_FB_TABLE_F(nm, t) {nm, PTE_FB_TABLE, 0, 0, &t, 0}
+#define PTE_FB_VEC_SCALAR_F(nm, sz) {nm, PTE_FB_VEC_SCALAR, sz, 0, 0, 0}
+#define PTE_FB_VEC_STRING_F(nm) {nm, PTE_FB_VEC_STRING, 0, 0, 0, 0}
+#define PTE_FB_VEC_TABLE_F(nm, t) {nm, PTE_FB_VEC_TABLE, 0, 0, &t, 0}
+#define PTE_FB_UNION_TYPE_F(nm) {nm, PTE_FB_UNION_TYPE, 1, 0, 0, 0}
+#define PTE_FB_UNION_F(nm, members) {nm, PTE_FB_UNION, 0, (uint8_t)PTE_FB_COUNTOF(members), 0, members}
+#define PTE_FB_TABLE_DEF(var, nm, ...)                             \
+  static const pte_fb_slot var##_fields[] = {__VA_ARGS__};         \
+  static const pte_fb_table var = {nm, PTE_FB_COUNTOF(var##_fields), var##_fields}
+
 /* Verify that buf[0..size) holds a flatbuffer whose root is `root` (all
  * offsets, vectors, strings and union tags in range). `identifier` (4 chars,
  * may be NULL) must match bytes 4..7. On failure the error names the path. */

@@ -9,16 +9,26 @@ static const char *dyn_name(int32_t d) {
   return d == PTE_SHAPE_STATIC ? "static" : d == PTE_SHAPE_DYNAMIC_BOUND ? "dynamic, upper bounds" : "unbounded";
 }
 
-static pte_status set_tensor_input(pte_method *m, int32_t index, pte_tensor *slot,
-                                   const pte_tensor *t) {
+/* Shapes are formatted only on the error path: set_input runs before every
+ * execute, so its common case must stay cheap. */
+static pte_status input_mismatch(pte_method *m, int32_t index, const pte_tensor *slot,
+                                 const int64_t *bound, const pte_tensor *t) {
   char want[192], got[192];
-  const int64_t *bound = &m->input_bounds[(size_t)index * PTE_MAX_DIM];
   pte_shape_str(slot->dim, bound, want, sizeof want);
   pte_shape_str(t->dim, t->sizes, got, sizeof got);
   if (t->dtype != slot->dtype)
     return pte_error(PTE_ERR_INVALID_ARGUMENT,
                      "method '%s' input %d: expected dtype %s, got %s (shape %s)", m->name,
                      (int)index, pte_dtype_name(slot->dtype), pte_dtype_name(t->dtype), got);
+  return pte_error(PTE_ERR_INVALID_ARGUMENT, "method '%s' input %d: expected %s %s (%s), got %s %s",
+                   m->name, (int)index, pte_dtype_name(slot->dtype), want, dyn_name(slot->dynamism),
+                   pte_dtype_name(t->dtype), got);
+}
+
+static pte_status set_tensor_input(pte_method *m, int32_t index, pte_tensor *slot,
+                                   const pte_tensor *t) {
+  const int64_t *bound = &m->input_bounds[(size_t)index * PTE_MAX_DIM];
+  if (t->dtype != slot->dtype) return input_mismatch(m, index, slot, bound, t);
   bool ok = t->dim == slot->dim;
   for (int32_t i = 0; ok && i < t->dim; i++) {
     if (slot->dynamism == PTE_SHAPE_STATIC)
@@ -29,11 +39,7 @@ static pte_status set_tensor_input(pte_method *m, int32_t index, pte_tensor *slo
   size_t nbytes = pte_tensor_nbytes(t);
   bool planned = slot->flags & PTE_TENSOR_PLANNED;
   if (ok && slot->dynamism != PTE_SHAPE_STATIC && planned) ok = nbytes <= slot->capacity;
-  if (!ok)
-    return pte_error(PTE_ERR_INVALID_ARGUMENT,
-                     "method '%s' input %d: expected %s %s (%s), got %s %s", m->name, (int)index,
-                     pte_dtype_name(slot->dtype), want, dyn_name(slot->dynamism),
-                     pte_dtype_name(t->dtype), got);
+  if (!ok) return input_mismatch(m, index, slot, bound, t);
   if (nbytes && !t->data)
     return pte_error(PTE_ERR_INVALID_ARGUMENT, "method '%s' input %d: tensor data is NULL", m->name,
                      (int)index);
@@ -48,8 +54,8 @@ static pte_status set_tensor_input(pte_method *m, int32_t index, pte_tensor *slo
   } else {
     /* Unplanned: share the caller's memory, which must then be row-major. */
     if (!pte_tensor_is_contiguous(t))
-      return pte_error(PTE_ERR_INVALID_ARGUMENT, "method '%s' input %d: tensor %s is not contiguous",
-                       m->name, (int)index, got);
+      return pte_error(PTE_ERR_INVALID_ARGUMENT, "method '%s' input %d: an unplanned input must be contiguous",
+                       m->name, (int)index);
     slot->data = t->data;
     slot->capacity = nbytes;
     for (int32_t i = 0; i < t->dim; i++) slot->sizes[i] = t->sizes[i];

@@ -9,47 +9,12 @@
 #include <pterun/kernels_portable.h>
 
 #include <dlfcn.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "xnn_test_util.h"
+#include "../common/alloc_count.h"
 
-static atomic_long g_calls;
-static atomic_int g_counting;
-
-/* glibc's real allocator, reached through its internal names. */
-extern void *__libc_malloc(size_t);
-extern void *__libc_calloc(size_t, size_t);
-extern void *__libc_realloc(void *, size_t);
-extern void *__libc_memalign(size_t, size_t);
-
-static void count(void) {
-  if (atomic_load_explicit(&g_counting, memory_order_relaxed)) atomic_fetch_add(&g_calls, 1);
-}
-void *malloc(size_t n) {
-  count();
-  return __libc_malloc(n);
-}
-void *calloc(size_t a, size_t b) {
-  count();
-  return __libc_calloc(a, b);
-}
-void *realloc(void *p, size_t n) {
-  count();
-  return __libc_realloc(p, n);
-}
-int posix_memalign(void **out, size_t align, size_t n) {
-  count();
-  void *p = __libc_memalign(align, n);
-  if (!p) return 12; /* ENOMEM */
-  *out = p;
-  return 0;
-}
-void *aligned_alloc(size_t align, size_t n) {
-  count();
-  return __libc_memalign(align, n);
-}
 
 int main(int argc, char **argv) {
   XT_CHECK(pte_kernels_portable_register() == PTE_OK && pte_backend_xnnpack_register() == PTE_OK, "%s",
@@ -68,14 +33,13 @@ int main(int argc, char **argv) {
     for (int r = 0; r < 100; r++) {
       if (r == 0) {
         pte_backend_xnnpack_get_stats(&s0);
-        atomic_store(&g_counting, 1);
+        alloc_count_start();
       }
       for (int i = 0; i < in.n; i++) pte_method_set_input_tensor(m, i, &in.t[i]);
       XT_CHECK(pte_method_execute(m) == PTE_OK, "%s", pte_last_error());
     }
-    atomic_store(&g_counting, 0);
+    long calls = alloc_count_stop();
     pte_backend_xnnpack_get_stats(&s1);
-    long calls = atomic_exchange(&g_calls, 0);
     XT_CHECK(calls == 0, "%s: %ld allocation(s) in 100 executions", argv[a], calls);
     XT_CHECK(s1.xnn_allocations == s0.xnn_allocations, "%s: XNNPACK allocated %llu times", argv[a],
              (unsigned long long)(s1.xnn_allocations - s0.xnn_allocations));

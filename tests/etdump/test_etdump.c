@@ -43,35 +43,7 @@ static const char *g_work = ".";
 /* ------------------------------------------------------------------------ */
 
 #if !defined(PTERUN_TEST_NO_MALLOC_HOOK)
-extern void *__libc_malloc(size_t);
-extern void *__libc_calloc(size_t, size_t);
-extern void *__libc_realloc(void *, size_t);
-extern void *__libc_memalign(size_t, size_t);
-extern void __libc_free(void *);
-static volatile int g_counting;
-static volatile long g_allocs;
-void *malloc(size_t n) {
-  if (g_counting) g_allocs++;
-  return __libc_malloc(n);
-}
-void *calloc(size_t a, size_t b) {
-  if (g_counting) g_allocs++;
-  return __libc_calloc(a, b);
-}
-void *realloc(void *p, size_t n) {
-  if (g_counting) g_allocs++;
-  return __libc_realloc(p, n);
-}
-void free(void *p) { __libc_free(p); }
-void *aligned_alloc(size_t a, size_t n) {
-  if (g_counting) g_allocs++;
-  return __libc_memalign(a, n);
-}
-int posix_memalign(void **out, size_t a, size_t n) {
-  if (g_counting) g_allocs++;
-  *out = __libc_memalign(a, n);
-  return *out ? 0 : 12;
-}
+#include "../common/alloc_count.h"
 #endif
 
 /* ------------------------------------------------------------------------ */
@@ -669,22 +641,20 @@ static void test_no_alloc(void) {
   run_ctx c;
   REQUIRE(load_run(&c, "mlp.pte", pte_etdump_tracer(e)));
   CHECK(execute(&c) == PTE_OK); /* first names interned */
-  g_allocs = 0;
-  g_counting = 1;
+  alloc_count_start();
   for (int i = 0; i < 200; i++) execute(&c);
-  g_counting = 0;
-  CHECK(g_allocs == 0);
+  CHECK(alloc_count_stop() == 0);
   pte_etdump_stats s;
   pte_etdump_get_stats(e, &s);
   CHECK(s.executes == 201 && s.dropped_events == 0);
   /* Sanity: the hook does see allocations made inside the libraries. */
   void *data;
   size_t size;
-  g_counting = 1;
+  alloc_count_start();
   CHECK(pte_etdump_serialize(e, &data, &size) == PTE_OK);
-  g_counting = 0;
+  long seen = alloc_count_stop();
   free(data);
-  CHECK(g_allocs > 0);
+  CHECK(seen > 0);
   unload_run(&c);
   pte_etdump_free(e);
 #endif

@@ -4,12 +4,16 @@ everything from a folder that holds no checkout, with a clean environment."""
 import glob
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import zipfile
 
 import pytest
+
+# auditwheel-style names of vendored third-party libraries: lib<name>-<8 hex>.so.N
+VENDORED = re.compile(r"lib[A-Za-z0-9_+]+-[0-9a-f]{8}\.so\.\d+")
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -47,7 +51,9 @@ class Installed:
         return run([self.python, "-c", code], cwd=self.root, env=env, check=check)
 
     def shipped_libraries(self):
-        return sorted(p for p in glob.glob(os.path.join(self.lib, "*.so*")) if os.path.isfile(p))
+        """pterun's own libraries (the component table's)."""
+        return sorted(p for p in glob.glob(os.path.join(self.lib, "*.so*"))
+                      if os.path.isfile(p) and not VENDORED.fullmatch(os.path.basename(p)))
 
     def extensions(self):
         out = []
@@ -56,8 +62,8 @@ class Installed:
         return sorted(out)
 
     def vendored(self):
-        libs_dir = os.path.join(os.path.dirname(self.pkg), "pterun.libs")
-        return sorted(glob.glob(os.path.join(libs_dir, "*.so*"))) if os.path.isdir(libs_dir) else []
+        """Third-party libraries shipped under auditwheel-style hashed names."""
+        return sorted(p for p in glob.glob(os.path.join(self.lib, "*.so*")) if VENDORED.fullmatch(os.path.basename(p)))
 
 
 @pytest.fixture(scope="session")

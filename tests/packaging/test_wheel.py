@@ -77,10 +77,33 @@ def test_every_required_component_ships(installed):
         assert os.path.basename(lib) in table_files, f"{lib} is not in the component table"
 
 
+def test_third_party_libraries_are_vendored_privately(installed):
+    """XNNPACK, pthreadpool and cpuinfo ship renamed (auditwheel style), wired
+    to each other by their new names, and no pterun library links them by
+    DT_NEEDED: the components open them RTLD_LOCAL|RTLD_DEEPBIND, so another
+    copy in the process (torch's) can neither capture nor be captured."""
+    if not os.path.isfile(os.path.join(installed.lib, "libpterun_backend_xnnpack.so.0")):
+        pytest.fail("this wheel has no XNNPACK backend")
+    vendored = {re.sub(r"-[0-9a-f]{8}\.so\.\d+$", "", os.path.basename(p)): p for p in installed.vendored()}
+    assert set(vendored) == {"libXNNPACK", "libpthreadpool", "libcpuinfo"}, vendored
+    needed, soname, runpath = readelf_dynamic(vendored["libXNNPACK"])
+    assert soname == os.path.basename(vendored["libXNNPACK"])
+    assert os.path.basename(vendored["libpthreadpool"]) in needed and os.path.basename(vendored["libcpuinfo"]) in needed
+    assert "libpthreadpool.so.0" not in needed and runpath == ["$ORIGIN"], (needed, runpath)
+    for lib in installed.shipped_libraries() + installed.extensions():
+        n, _s, _r = readelf_dynamic(lib)
+        assert not [x for x in n if re.match(r"lib(XNNPACK|pthreadpool|cpuinfo)", x)], (lib, n)
+    r = installed.py("from pterun import _pterun; import ctypes, os\n"
+                     "lib = ctypes.CDLL(os.path.join(os.path.dirname(_pterun.__file__), 'lib', 'libpterun_threadpool.so.0'))\n"
+                     "lib.pte_threadpool_provider.restype = ctypes.c_char_p\n"
+                     "print(lib.pte_threadpool_provider().decode())")
+    assert os.path.basename(vendored["libpthreadpool"]) in r.stdout and "DEEPBIND" in r.stdout, r.stdout
+
+
 def test_libraries_are_versioned_with_matching_soname(installed, tmp_path):
     libs = installed.shipped_libraries()
     assert libs
-    for lib in libs:
+    for lib in libs + installed.vendored():
         check_versioned(lib)
     # the check itself rejects an unversioned leftover
     bad = tmp_path / "libpterun.so"
@@ -565,3 +588,33 @@ def test_python_profiler(installed, zoo_copy, tmp_path):
     execute_blocks = [b for b in insp.event_blocks if b.name == "Execute"]
     assert execute_blocks and all(len(e.perf_data.raw) == 3 for e in execute_blocks[0].events if e.perf_data), \
         [(e.name, len(e.perf_data.raw)) for e in execute_blocks[0].events if e.perf_data]
+
+
+def test_delegated_models_through_the_bindings(installed, zoo_copy):
+    """The XNNPACK-delegated zoo models from Python: each really holds an
+    XnnpackBackend delegate and really ran through it (its execution counter),
+    since a partitioner that claimed nothing would still match on portable
+    kernels."""
+    code = textwrap.dedent(f"""
+        import ctypes, glob, json, os
+        import numpy as np, pterun
+        from pterun import _pterun
+        assert "XnnpackBackend" in pterun.registered_backends(), pterun.registered_backends()
+        lib = ctypes.CDLL(os.path.join(os.path.dirname(_pterun.__file__), "lib", "libpterun_backend_xnnpack.so.0"))
+        lib.pte_backend_xnnpack_executions.restype = ctypes.c_uint64
+        n = 0
+        for case in sorted(glob.glob(os.path.join({zoo_copy!r}, "xnnpack", "*"))):
+            meta = json.load(open(os.path.join(case, "case.json")))
+            m = pterun.load(os.path.join(case, "model.pte")).method(meta.get("method", "forward"))
+            assert "XnnpackBackend" in m.delegates, (case, m.delegates)
+            ins = [np.load(p) for p in sorted(glob.glob(os.path.join(case, "inputs", "*.npy")))]
+            before = lib.pte_backend_xnnpack_executions()
+            outs = m.execute(ins)
+            assert lib.pte_backend_xnnpack_executions() > before, case
+            exp = np.load(os.path.join(case, "expected", "0.npy"))
+            np.testing.assert_allclose(outs[0], exp, rtol=meta["rtol"], atol=meta["atol"], err_msg=case)
+            n += 1
+        assert n >= 2, n
+        print("delegated cases", n)
+    """)
+    installed.py(code)

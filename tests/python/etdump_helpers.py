@@ -1,7 +1,7 @@
 """Shared paths and helpers for the etdump Python tests.
 
-The C build is found through $PTERUN_BUILD_DIR (default: <repo>/build); tests
-that need it are skipped when it is missing.
+The C build is found through $PTERUN_BUILD_DIR (default: <repo>/build); a
+test that needs a missing build output fails saying so.
 """
 import json
 import os
@@ -17,7 +17,7 @@ PROGRAMS = os.path.join(REPO, "tests", "etdump", "programs")
 def build_file(*parts):
     path = os.path.join(BUILD, *parts)
     if not os.path.exists(path):
-        pytest.skip(f"{path} is not built (set PTERUN_BUILD_DIR)")
+        pytest.fail(f"{path} is not built (build first, or set PTERUN_BUILD_DIR)")
     return path
 
 

@@ -112,19 +112,3 @@ def test_delegated_trace_nests_three_deep(tmp_path):
     backend = [e for e in doc["traceEvents"] if e.get("cat") == "BACKEND"]
     assert len(backend) == 2 * ITERATIONS
     assert sorted({e["args"]["debug_id"] for e in backend}) == [1, 3]
-
-
-def test_perfetto_trace_processor_if_available(tmp_path):
-    """Load the trace in Perfetto's own trace processor when it can start offline."""
-    tp_mod = pytest.importorskip("perfetto.trace_processor")
-    path = tmp_path / "trace.json"
-    run("run", os.path.join(PROGRAMS, "mlp.pte"), "--input", os.path.join(PROGRAMS, "mlp_input.npy"),
-        "--iterations", ITERATIONS, "--trace", path, "--quiet")
-    try:
-        tp = tp_mod.TraceProcessor(trace=str(path))
-    except Exception as e:  # it fetches its binary on first use
-        pytest.skip(f"trace processor unavailable: {e}")
-    rows = list(tp.query("select name, depth from slice"))
-    tp.close()
-    assert sum(1 for r in rows if r.name == "Method::execute") == ITERATIONS
-    assert max(r.depth for r in rows) == 1

@@ -7,7 +7,7 @@ import pytest
 
 from etdump_helpers import PROGRAMS, program_info, run, delegate_lib
 
-inspector = pytest.importorskip("executorch.devtools.inspector")
+import executorch.devtools.inspector as inspector
 ITERATIONS = 3
 
 

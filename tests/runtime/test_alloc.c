@@ -3,42 +3,10 @@
 #define _GNU_SOURCE
 #include <pterun/kernels_portable.h>
 
-#include <stdatomic.h>
-
 #include "../../cli/npy.h"
+#include "../common/alloc_count.h"
 #include "../common/test_util.h"
 
-extern void *__libc_malloc(size_t);
-extern void *__libc_calloc(size_t, size_t);
-extern void *__libc_realloc(void *, size_t);
-extern void *__libc_memalign(size_t, size_t);
-extern void __libc_free(void *);
-
-static atomic_int g_counting;
-static atomic_long g_allocs;
-
-void *malloc(size_t n) {
-  if (atomic_load(&g_counting)) atomic_fetch_add(&g_allocs, 1);
-  return __libc_malloc(n);
-}
-void *calloc(size_t a, size_t b) {
-  if (atomic_load(&g_counting)) atomic_fetch_add(&g_allocs, 1);
-  return __libc_calloc(a, b);
-}
-void *realloc(void *p, size_t n) {
-  if (atomic_load(&g_counting)) atomic_fetch_add(&g_allocs, 1);
-  return __libc_realloc(p, n);
-}
-void *aligned_alloc(size_t a, size_t n) {
-  if (atomic_load(&g_counting)) atomic_fetch_add(&g_allocs, 1);
-  return __libc_memalign(a, n);
-}
-int posix_memalign(void **out, size_t a, size_t n) {
-  if (atomic_load(&g_counting)) atomic_fetch_add(&g_allocs, 1);
-  *out = __libc_memalign(a, n);
-  return *out ? 0 : 12;
-}
-void free(void *p) { __libc_free(p); }
 
 static void count_case(const char *dir, int iterations, long *allocs_during_execute, long *allocs_at_load) {
   char path[1024];
@@ -48,11 +16,10 @@ static void count_case(const char *dir, int iterations, long *allocs_during_exec
   pte_tensor ins[8];
   *allocs_during_execute = -1;
   snprintf(path, sizeof path, "%s/model.pte", dir);
-  atomic_store(&g_allocs, 0);
-  atomic_store(&g_counting, 1);
-  if (pte_program_load_file(path, NULL, &p) || pte_method_load(p, "forward", NULL, &m)) goto done;
-  atomic_store(&g_counting, 0);
-  *allocs_at_load = atomic_load(&g_allocs);
+  alloc_count_start();
+  bool loaded = !pte_program_load_file(path, NULL, &p) && !pte_method_load(p, "forward", NULL, &m);
+  *allocs_at_load = alloc_count_stop();
+  if (!loaded) goto done;
   for (int32_t i = 0; i < pte_method_num_inputs(m) && i < 8; i++) {
     npy_array a;
     snprintf(path, sizeof path, "%s/inputs/%d.npy", dir, (int)i);
@@ -60,8 +27,7 @@ static void count_case(const char *dir, int iterations, long *allocs_during_exec
     pte_tensor_init(&ins[i], a.dtype, a.dim, a.sizes, (void *)a.data);
     if (pte_method_set_input_tensor(m, i, &ins[i])) goto done;
   }
-  atomic_store(&g_allocs, 0);
-  atomic_store(&g_counting, 1);
+  alloc_count_start();
   /* Inputs are set before every run: the memory planner may reuse an
    * input's memory once it is consumed. Neither step may allocate. */
   for (int k = 0; k < iterations; k++) {
@@ -69,25 +35,22 @@ static void count_case(const char *dir, int iterations, long *allocs_during_exec
       if (pte_method_set_input_tensor(m, i, &ins[i])) goto stop;
     if (pte_method_execute(m)) goto stop;
   }
-  atomic_store(&g_counting, 0);
-  *allocs_during_execute = atomic_load(&g_allocs);
+  *allocs_during_execute = alloc_count_stop();
   goto done;
 stop:
-  atomic_store(&g_counting, 0);
+  alloc_count_stop();
 done:
-  atomic_store(&g_counting, 0);
   for (int i = 0; i < 8; i++) free(owned[i]);
   pte_method_free(m);
   pte_program_free(p);
 }
 
 TEST(the_counter_works) {
-  atomic_store(&g_allocs, 0);
-  atomic_store(&g_counting, 1);
+  alloc_count_start();
   void *volatile p = malloc(16);
-  atomic_store(&g_counting, 0);
+  long n = alloc_count_stop();
   free(p);
-  CHECK(atomic_load(&g_allocs) == 1, "interposition is not active");
+  CHECK(n == 1, "interposition is not active (%ld)", n);
 }
 
 TEST(execute_does_not_allocate) {

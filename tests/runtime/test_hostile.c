@@ -21,7 +21,8 @@ static uint64_t rnd(void) {
 
 static const char *const kPrograms[] = {"models/mlp", "models/small_cnn", "models/transformer_tiny",
                                         "models/dynamic_batch_b3", "models/two_methods_forward",
-                                        "models/external_weights", "xnnpack/mlp"};
+                                        "models/external_weights", "models/control_flow_true",
+                                        "models/dynamic_symbolic_b2", "xnnpack/mlp"};
 
 static uint8_t *load_zoo(const char *dir, size_t *n) {
   char rel[256];

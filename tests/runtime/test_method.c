@@ -129,6 +129,17 @@ TEST(dynamic_batch_within_bounds) {
   pte_program_free(p);
 }
 
+/* torch.cond (JumpFalseCall, MoveCall) and symbolic sizes (sym_size,
+ * et_view, executorch_prim arithmetic) from real exports. */
+TEST(control_flow_and_symbolic_sizes) {
+  static const char *const cases[] = {"models/control_flow_true", "models/control_flow_false",
+                                      "models/dynamic_symbolic_b2", "models/dynamic_symbolic_b5"};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char err[512];
+    CHECK(run_case(zoo_path(cases[i]), "forward", NULL, 1e-4, 1e-5, err, sizeof err) == PTE_OK, "%s: %s", cases[i], err);
+  }
+}
+
 TEST(two_methods) {
   char err[512];
   CHECK(run_case(zoo_path("models/two_methods_forward"), "forward", NULL, 1e-4, 1e-5, err, sizeof err) == PTE_OK,
@@ -276,6 +287,6 @@ TEST(disable_kernel_library) {
 }
 
 TEST_MAIN(T(register_portable_kernels), T(disable_kernel_library), T(zoo_mlp_matches_eager), T(zoo_models_match_eager), T(metadata_without_loading),
-          T(wrong_inputs_are_named), T(dynamic_batch_within_bounds), T(two_methods),
+          T(wrong_inputs_are_named), T(dynamic_batch_within_bounds), T(control_flow_and_symbolic_sizes), T(two_methods),
           T(external_weights_need_the_ptd), T(buffer_loads), T(missing_file_and_method),
           T(caller_provided_memory), T(kernel_selection_by_priority))

@@ -238,6 +238,38 @@ class Classifier(nn.Module):
         return self.head(F.relu(self.encoder(x)))
 
 
+class DynamicSymbolic(nn.Module):
+    """Symbolic sizes at run time: sym_size, a view by a symbolic shape
+    (et_view), scalar arithmetic on sizes (executorch_prim ops), sized creation."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Linear(24, 5)
+
+    def forward(self, x: torch.Tensor):
+        b = x.shape[0]
+        y = self.fc(x.reshape(b, -1))
+        z = torch.zeros(b * 2, 5)
+        return torch.cat([y, y], 0) + z, y.sum(0) / b
+
+
+class ControlFlow(nn.Module):
+    """torch.cond: the program branches with JumpFalseCall and MoveCall."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Linear(6, 6)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        def yes(x: torch.Tensor) -> torch.Tensor:
+            return torch.sin(self.fc(x)) + 1.0
+
+        def no(x: torch.Tensor) -> torch.Tensor:
+            return torch.cos(x) * 2.0 - 1.0
+
+        return torch.cond(x.sum() > 0, yes, no, (x,))
+
+
 # ---------------------------------------------------------------------------
 # Specs
 # ---------------------------------------------------------------------------
@@ -267,6 +299,25 @@ def _build_dynamic() -> Built:
     batch = torch.export.Dim("batch", min=1, max=8)
     cases = [CaseIO(f"dynamic_batch_b{b}", "forward", (rn(b, 16),), f"dynamic batch model run with batch size {b}") for b in (1, 3, 8)]
     return Built(methods={"forward": (m, example, ({0: batch},))}, cases=cases)
+
+
+def _build_dynamic_symbolic() -> Built:
+    m = DynamicSymbolic().eval()
+    batch = torch.export.Dim("batch", min=1, max=6)
+    cases = [CaseIO(f"dynamic_symbolic_b{b}", "forward", (rn(b, 4, 6),),
+                    f"symbolic sizes (sym_size, et_view, prim mul) run with batch {b}") for b in (2, 5)]
+    return Built(methods={"forward": (m, (rn(3, 4, 6),), ({0: batch},))}, cases=cases)
+
+
+def _build_control_flow() -> Built:
+    m = ControlFlow().eval()
+    pos = rn(3, 6).abs() + 0.1
+    neg = -(rn(3, 6).abs() + 0.1)
+    return Built(
+        methods={"forward": (m, (pos,), None)},
+        cases=[CaseIO("control_flow_true", "forward", (pos,), "torch.cond taking the true branch (JumpFalseCall, MoveCall)"),
+               CaseIO("control_flow_false", "forward", (neg,), "torch.cond taking the false branch (JumpFalseCall, MoveCall)")],
+    )
 
 
 def _build_two_methods() -> Built:
@@ -305,6 +356,13 @@ MODEL_DEFS = [
      ["dynamic_batch_b1", "dynamic_batch_b3", "dynamic_batch_b8"], {"dynamic": True}),
     ("two_methods", _build_two_methods, "program with two methods: forward and encode",
      ["two_methods_forward", "two_methods_encode"], {}),
+    ("dynamic_symbolic", _build_dynamic_symbolic,
+     "Linear on a view by a symbolic batch size, sized zeros, cat, mean by the batch size (prim ops on SymInts)",
+     ["dynamic_symbolic_b2", "dynamic_symbolic_b5"], {"dynamic": True}),
+    # XnnpackPartitioner 1.5.1 cannot lower a Linear inside a cond branch, so
+    # this model has no delegated form.
+    ("control_flow", _build_control_flow, "torch.cond between two branches (one with a Linear)",
+     ["control_flow_true", "control_flow_false"], {"delegate": False}),
     ("external_weights", _single("external_weights", lambda: MLP((16, 32, 32, 4)), lambda: (rn(2, 16),)),
      "MLP 16-32-32-4 whose weights live in model.ptd (external constants)", None, {"external": True}),
 ]
@@ -314,6 +372,9 @@ def build_model_specs() -> List[Spec]:
     specs: List[Spec] = []
     for group, xnn in (("models", False), ("xnnpack", True)):
         for name, build, desc, case_names, kw in MODEL_DEFS:
+            kw = dict(kw)
+            if not kw.pop("delegate", True) and xnn:
+                continue
             d = desc + ("; delegated to XNNPACK (XnnpackPartitioner)" if xnn else "")
             specs.append(
                 Spec(
