@@ -60,12 +60,10 @@ static pte_status run(pte_kernel_ctx *ctx, pte_value **args, bool is_log) {
 
 static pte_status softmax_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
   O_CHECK(o_have_data(ctx, args, nargs));
-  (void)nargs;
   return run(ctx, args, false);
 }
 static pte_status log_softmax_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
   O_CHECK(o_have_data(ctx, args, nargs));
-  (void)nargs;
   return run(ctx, args, true);
 }
 

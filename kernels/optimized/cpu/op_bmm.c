@@ -58,7 +58,6 @@ static void bmm_chunk(void *ctx, size_t c0, size_t c1) {
 
 static pte_status bmm_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
   O_CHECK(o_have_data(ctx, args, nargs));
-  (void)nargs;
   const pte_tensor *a = args[0]->u.tensor, *b = args[1]->u.tensor;
   pte_tensor *out = args[2]->u.tensor;
   if (a->sizes[0] != b->sizes[0] || a->sizes[2] != b->sizes[1])

@@ -19,7 +19,6 @@ static bool skipped(const pte_tensor *t) { return t->dim == 1 && t->sizes[0] == 
 
 static pte_status cat_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
   O_CHECK(o_have_data(ctx, args, nargs));
-  (void)nargs;
   pte_value *const *items = args[0]->u.items;
   const int32_t n = args[0]->len;
   pte_tensor *out = args[2]->u.tensor;

@@ -23,12 +23,10 @@ static pte_status run(pte_kernel_ctx *ctx, pte_value **args, o_span_fn fn) {
 
 static pte_status hardswish_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
   O_CHECK(o_have_data(ctx, args, nargs));
-  (void)nargs;
   return run(ctx, args, hardswish_span);
 }
 static pte_status hardsigmoid_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
   O_CHECK(o_have_data(ctx, args, nargs));
-  (void)nargs;
   return run(ctx, args, hardsigmoid_span);
 }
 

@@ -30,7 +30,6 @@ static size_t linear_scratch(pte_value *const *args, int32_t nargs) {
 
 static pte_status linear_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
   O_CHECK(o_have_data(ctx, args, nargs));
-  (void)nargs;
   const pte_tensor *x = args[0]->u.tensor, *w = args[1]->u.tensor;
   const pte_tensor *bias = args[2]->tag == PTE_TAG_TENSOR ? args[2]->u.tensor : NULL;
   pte_tensor *out = args[3]->u.tensor;

@@ -17,7 +17,6 @@ static size_t mm_scratch(pte_value *const *args, int32_t nargs) {
 
 static pte_status mm_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
   O_CHECK(o_have_data(ctx, args, nargs));
-  (void)nargs;
   const pte_tensor *a = args[0]->u.tensor, *b = args[1]->u.tensor;
   pte_tensor *out = args[2]->u.tensor;
   if (a->sizes[1] != b->sizes[0])

@@ -14,7 +14,6 @@ static bool mul_accepts(pte_value *const *args, int32_t nargs) {
 
 static pte_status mul_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
   O_CHECK(o_have_data(ctx, args, nargs));
-  (void)nargs;
   return o_binary(ctx, o_operand_get(args, 0), o_operand_get(args, 1), args[2]->u.tensor, O_MUL, 1.0f);
 }
 

@@ -31,17 +31,14 @@ static pte_status run(pte_kernel_ctx *ctx, pte_value **args, o_span_fn fn) {
 
 static pte_status sigmoid_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
   O_CHECK(o_have_data(ctx, args, nargs));
-  (void)nargs;
   return run(ctx, args, sigmoid_span);
 }
 static pte_status tanh_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
   O_CHECK(o_have_data(ctx, args, nargs));
-  (void)nargs;
   return run(ctx, args, tanh_span);
 }
 static pte_status silu_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
   O_CHECK(o_have_data(ctx, args, nargs));
-  (void)nargs;
   return run(ctx, args, silu_span);
 }
 

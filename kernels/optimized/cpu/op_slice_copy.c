@@ -19,7 +19,6 @@ static bool slice_accepts(pte_value *const *args, int32_t nargs) {
 
 static pte_status slice_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
   O_CHECK(o_have_data(ctx, args, nargs));
-  (void)nargs;
   const pte_tensor *x = args[0]->u.tensor;
   pte_tensor *out = args[5]->u.tensor;
   int32_t d = o_wrap_dim(args[1]->u.i, x->dim);

@@ -70,7 +70,6 @@ static bool clone_accepts(pte_value *const *args, int32_t nargs) {
 
 static pte_status clone_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
   O_CHECK(o_have_data(ctx, args, nargs));
-  (void)nargs;
   const pte_tensor *x = args[0]->u.tensor;
   pte_tensor *out = args[3]->u.tensor;
   O_CHECK(o_out_like(ctx, out, x));
