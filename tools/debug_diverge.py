@@ -308,6 +308,8 @@ _PRIM = {
     "eq.Scalar": operator.eq, "gt.Scalar": operator.gt, "lt.Scalar": operator.lt,
     "ge.Scalar": operator.ge, "le.Scalar": operator.le, "neg.Scalar": operator.neg,
     "sym_float.Scalar": float, "ceil.Scalar": math.ceil, "round.Scalar": round, "trunc.Scalar": math.trunc,
+    # executorch_prim::et_view(Tensor self, SymInt[] size) -> out: a view of self (symbolic-size programs)
+    "et_view.default": lambda t, size: t.reshape([int(v) for v in size]),
 }
 
 

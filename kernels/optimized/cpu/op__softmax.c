@@ -1,0 +1,71 @@
+/* aten::_softmax.out / aten::_log_softmax.out(Tensor self, int dim,
+ *     bool half_to_float, *, Tensor(a!) out)
+ * float32 along the last dim (what attention and classifiers use; other
+ * dims stay portable): a vectorized max, expf per element (libm, as the
+ * portable kernel, so the exponentials agree to the bit), a double sum.
+ * Rows spread over the pool. */
+#include <math.h>
+
+#include "util/kern.h"
+
+static bool softmax_accepts(pte_value *const *args, int32_t nargs) {
+  if (nargs != 5 || !o_f32_arg(args, nargs, 0) || !o_f32_arg(args, nargs, 3)) return false;
+  if (!o_tag(args, nargs, 1, PTE_TAG_INT) || !o_tag(args, nargs, 2, PTE_TAG_BOOL) || args[2]->u.b) return false;
+  const pte_tensor *x = args[0]->u.tensor;
+  int32_t d = o_wrap_dim(args[1]->u.i, x->dim);
+  return x->dim >= 1 && d == x->dim - 1;
+}
+
+typedef struct sm_job {
+  const float *x;
+  float *y;
+  int64_t n;
+  bool is_log;
+} sm_job;
+
+static void sm_rows(void *ctx, size_t r0, size_t r1) {
+  const sm_job *j = ctx;
+  const o_kern_table *kt = o_kern();
+  const int64_t n = j->n;
+  for (size_t r = r0; r < r1; r++) {
+    const float *x = j->x + (int64_t)r * n;
+    float *y = j->y + (int64_t)r * n;
+    float m = kt->max(x, n);
+    double sum = 0;
+    if (j->is_log) {
+      for (int64_t i = 0; i < n; i++) sum += expf(x[i] - m);
+      double ls = log(sum);
+      for (int64_t i = 0; i < n; i++) y[i] = (float)((double)x[i] - m - ls);
+    } else {
+      for (int64_t i = 0; i < n; i++) {
+        float e = expf(x[i] - m);
+        sum += e;
+        y[i] = e;
+      }
+      for (int64_t i = 0; i < n; i++) y[i] = (float)(y[i] / sum);
+    }
+  }
+}
+
+static pte_status run(pte_kernel_ctx *ctx, pte_value **args, bool is_log) {
+  const pte_tensor *x = args[0]->u.tensor;
+  pte_tensor *out = args[3]->u.tensor;
+  O_CHECK(o_out_like(ctx, out, x));
+  int64_t n = x->dim ? x->sizes[x->dim - 1] : 1, total = o_numel(x);
+  if (total == 0) return PTE_OK;
+  sm_job j = {x->data, out->data, n, is_log};
+  o_parallel((size_t)(total / n), (double)total * 20.0, sm_rows, &j);
+  return PTE_OK;
+}
+
+static pte_status softmax_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
+  O_CHECK(o_have_data(ctx, args, nargs));
+  return run(ctx, args, false);
+}
+static pte_status log_softmax_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
+  O_CHECK(o_have_data(ctx, args, nargs));
+  return run(ctx, args, true);
+}
+
+PTE_OPT_KERNEL(softmax_out, "aten::_softmax.out", softmax_accepts, NULL)
+PTE_OPT_KERNEL(log_softmax_out, "aten::_log_softmax.out", softmax_accepts, NULL)

@@ -1,0 +1,72 @@
+/* aten::mean.out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None,
+ *     Tensor(a!) out)
+ * float32 means over trailing dims (global average pooling: dims [-1, -2]
+ * of NCHW, or the last dim): one vectorized sum per row, rows over the
+ * pool. Other dim sets and dtype conversions stay portable. */
+#include "util/kern.h"
+
+/* The reduced dims as a trailing block: first reduced dim, or -1. */
+static int32_t trailing(pte_value *const *args, int32_t nargs, int32_t rank) {
+  int64_t dims[PTE_MAX_DIM];
+  int32_t n = o_ints(args, nargs, 1, dims, PTE_MAX_DIM);
+  if (n <= 0 || rank == 0) return -1;
+  bool seen[PTE_MAX_DIM] = {false};
+  for (int32_t i = 0; i < n; i++) {
+    int32_t d = o_wrap_dim(dims[i], rank);
+    if (d < 0 || seen[d]) return -1;
+    seen[d] = true;
+  }
+  int32_t first = rank - n;
+  for (int32_t d = first; d < rank; d++)
+    if (!seen[d]) return -1;
+  return first;
+}
+
+static bool mean_accepts(pte_value *const *args, int32_t nargs) {
+  if (nargs != 6 || !o_f32_arg(args, nargs, 0) || !o_f32_arg(args, nargs, 4)) return false;
+  if (!o_tag(args, nargs, 2, PTE_TAG_BOOL) || !o_is_none(args, nargs, 3)) return false;
+  return trailing(args, nargs, args[0]->u.tensor->dim) >= 0;
+}
+
+typedef struct mean_job {
+  const float *x;
+  float *y;
+  int64_t n;
+} mean_job;
+
+static void mean_rows(void *ctx, size_t r0, size_t r1) {
+  const mean_job *j = ctx;
+  const o_kern_table *kt = o_kern();
+  for (size_t r = r0; r < r1; r++) j->y[r] = kt->sum(j->x + (int64_t)r * j->n, j->n) / (float)j->n;
+}
+
+static pte_status mean_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
+  O_CHECK(o_have_data(ctx, args, nargs));
+  const pte_tensor *x = args[0]->u.tensor;
+  int32_t first = trailing(args, nargs, x->dim);
+  if (first < 0) return O_FAIL("dims must be valid and distinct");
+  bool keep = args[2]->u.b;
+  int64_t sizes[PTE_MAX_DIM], rows = 1, n = 1;
+  int32_t od = 0;
+  for (int32_t i = 0; i < x->dim; i++) {
+    if (i < first) {
+      sizes[od++] = x->sizes[i];
+      rows *= x->sizes[i];
+    } else {
+      n *= x->sizes[i];
+      if (keep) sizes[od++] = 1;
+    }
+  }
+  O_CHECK(o_out(ctx, args[4]->u.tensor, od, sizes));
+  float *y = args[4]->u.tensor->data;
+  if (rows == 0) return PTE_OK;
+  if (n == 0) {
+    for (int64_t r = 0; r < rows; r++) y[r] = __builtin_nanf("");
+    return PTE_OK;
+  }
+  mean_job j = {x->data, y, n};
+  o_parallel((size_t)rows, (double)(rows * n), mean_rows, &j);
+  return PTE_OK;
+}
+
+PTE_OPT_KERNEL(mean_out, "aten::mean.out", mean_accepts, NULL)

@@ -1,0 +1,47 @@
+/* aten::sigmoid.out, aten::tanh.out, aten::silu.out (Tensor self, *, Tensor(a!) out):
+ * float32 through libm's expf/tanhf (the same functions the portable
+ * kernels use, so results agree to the bit), split over the pool: these are
+ * compute-bound, not memory-bound, so two threads pay off earlier. */
+#include <math.h>
+
+#include "util/ew.h"
+
+static bool unary_accepts(pte_value *const *args, int32_t nargs) { return o_unary_accepts(args, nargs, 3, 1); }
+
+static void sigmoid_span(const float *x, float *y, int64_t n, const void *user) {
+  (void)user;
+  for (int64_t i = 0; i < n; i++) y[i] = 1.0f / (1.0f + expf(-x[i]));
+}
+static void tanh_span(const float *x, float *y, int64_t n, const void *user) {
+  (void)user;
+  for (int64_t i = 0; i < n; i++) y[i] = tanhf(x[i]);
+}
+static void silu_span(const float *x, float *y, int64_t n, const void *user) {
+  (void)user;
+  for (int64_t i = 0; i < n; i++) y[i] = x[i] / (1.0f + expf(-x[i]));
+}
+
+static pte_status run(pte_kernel_ctx *ctx, pte_value **args, o_span_fn fn) {
+  const pte_tensor *x = args[0]->u.tensor;
+  pte_tensor *out = args[1]->u.tensor;
+  O_CHECK(o_out_like(ctx, out, x));
+  o_spans(x->data, out->data, o_numel(x), 20.0, fn, NULL);
+  return PTE_OK;
+}
+
+static pte_status sigmoid_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
+  O_CHECK(o_have_data(ctx, args, nargs));
+  return run(ctx, args, sigmoid_span);
+}
+static pte_status tanh_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
+  O_CHECK(o_have_data(ctx, args, nargs));
+  return run(ctx, args, tanh_span);
+}
+static pte_status silu_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
+  O_CHECK(o_have_data(ctx, args, nargs));
+  return run(ctx, args, silu_span);
+}
+
+PTE_OPT_KERNEL(sigmoid_out, "aten::sigmoid.out", unary_accepts, NULL)
+PTE_OPT_KERNEL(tanh_out, "aten::tanh.out", unary_accepts, NULL)
+PTE_OPT_KERNEL(silu_out, "aten::silu.out", unary_accepts, NULL)

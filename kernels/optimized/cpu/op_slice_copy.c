@@ -1,0 +1,49 @@
+/* aten::slice_copy.Tensor_out(Tensor self, int dim=0, SymInt? start=None,
+ *     SymInt? end=None, SymInt step=1, *, Tensor(a!) out)
+ * Any dtype of 1-8 bytes: a strided copy (start and end clamped like
+ * Python slicing, ATen's rules). */
+#include "util/copy.h"
+
+static bool opt_int(pte_value *const *args, int32_t nargs, int32_t i) {
+  return o_is_none(args, nargs, i) || o_tag(args, nargs, i, PTE_TAG_INT);
+}
+
+static bool slice_accepts(pte_value *const *args, int32_t nargs) {
+  if (nargs != 7 || !o_tag(args, nargs, 1, PTE_TAG_INT) || !opt_int(args, nargs, 2) || !opt_int(args, nargs, 3) ||
+      !o_tag(args, nargs, 4, PTE_TAG_INT) || args[4]->u.i < 1)
+    return false;
+  const pte_tensor *x = o_tensor_arg(args, nargs, 0), *out = o_tensor_arg(args, nargs, 5);
+  if (!o_copyable(x) || !o_copyable(out) || x->dtype != out->dtype || x->dim < 1) return false;
+  return o_wrap_dim(args[1]->u.i, x->dim) >= 0;
+}
+
+static pte_status slice_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
+  O_CHECK(o_have_data(ctx, args, nargs));
+  const pte_tensor *x = args[0]->u.tensor;
+  pte_tensor *out = args[5]->u.tensor;
+  int32_t d = o_wrap_dim(args[1]->u.i, x->dim);
+  if (d < 0) return O_FAIL("dim out of range");
+  const int64_t len = x->sizes[d], step = args[4]->u.i;
+  int64_t start = args[2]->tag == PTE_TAG_INT ? args[2]->u.i : 0;
+  int64_t end = args[3]->tag == PTE_TAG_INT ? args[3]->u.i : len;
+  if (start < 0) start += len;
+  if (end < 0) end += len;
+  if (start < 0) start = 0;
+  if (start > len) start = len;
+  if (end < start) end = start;
+  if (end > len) end = len;
+  int64_t sizes[PTE_MAX_DIM], strides[PTE_MAX_DIM];
+  for (int32_t i = 0; i < x->dim; i++) {
+    sizes[i] = x->sizes[i];
+    strides[i] = x->strides[i];
+  }
+  sizes[d] = (end - start + step - 1) / step;
+  strides[d] = x->strides[d] * step;
+  O_CHECK(o_out(ctx, out, x->dim, sizes));
+  if (out->data == x->data && o_numel(out) > 0) return O_FAIL("out must not share memory with self");
+  const size_t es = pte_dtype_size(x->dtype);
+  o_copy_strided(es, x->dim, sizes, strides, (const uint8_t *)x->data + start * x->strides[d] * (int64_t)es, out->data);
+  return PTE_OK;
+}
+
+PTE_OPT_KERNEL(slice_out, "aten::slice_copy.Tensor_out", slice_accepts, NULL)

@@ -1,0 +1,182 @@
+/* Elementwise drivers (see ew.h). */
+#include "ew.h"
+
+static bool is_number_tag(int32_t tag) {
+  return tag == PTE_TAG_INT || tag == PTE_TAG_DOUBLE || tag == PTE_TAG_BOOL;
+}
+
+bool o_operand_ok(pte_value *const *args, int32_t nargs, int32_t i, bool other_has_dims) {
+  if (i >= nargs || !args[i]) return false;
+  if (is_number_tag(args[i]->tag)) return args[i]->tag != PTE_TAG_BOOL;
+  const pte_tensor *t = o_tensor_arg(args, nargs, i);
+  if (!t) return false;
+  if (o_is_f32(t)) return true;
+  /* A 0-dim tensor of another float or integer dtype against a float32
+   * tensor with dims: ATen computes in float32 with the value cast. */
+  return other_has_dims && t->dim == 0 &&
+         (t->dtype == PTE_FLOAT64 || t->dtype == PTE_INT64 || t->dtype == PTE_INT32);
+}
+
+o_operand o_operand_get(pte_value *const *args, int32_t i) {
+  o_operand o = {NULL, 0.0f};
+  const pte_value *v = args[i];
+  switch (v->tag) {
+    case PTE_TAG_INT: o.value = (float)v->u.i; return o;
+    case PTE_TAG_DOUBLE: o.value = (float)v->u.d; return o;
+    case PTE_TAG_BOOL: o.value = v->u.b ? 1.0f : 0.0f; return o;
+    default: break;
+  }
+  const pte_tensor *t = v->u.tensor;
+  if (t->dtype == PTE_FLOAT32) {
+    o.t = t;
+  } else if (t->dtype == PTE_FLOAT64) {
+    o.value = (float)*(const double *)t->data;
+  } else if (t->dtype == PTE_INT64) {
+    o.value = (float)*(const int64_t *)t->data;
+  } else if (t->dtype == PTE_INT32) {
+    o.value = (float)*(const int32_t *)t->data;
+  }
+  return o;
+}
+
+typedef struct bin_job {
+  const float *a, *b;
+  float *o;
+  int32_t dim; /* coalesced dims; the last one is the row */
+  int64_t sizes[PTE_MAX_DIM];
+  int64_t sa[PTE_MAX_DIM], sb[PTE_MAX_DIM];
+  o_binop op;
+  float alpha;
+  const o_kern_table *kt;
+} bin_job;
+
+static void bin_rows(void *ctx, size_t r0, size_t r1) {
+  const bin_job *j = ctx;
+  const int32_t d = j->dim;
+  const int64_t row = j->sizes[d - 1];
+  for (size_t r = r0; r < r1; r++) {
+    /* offsets of row r */
+    int64_t oa = 0, ob = 0, rem = (int64_t)r;
+    for (int32_t k = d - 2; k >= 0; k--) {
+      int64_t idx = rem % j->sizes[k];
+      rem /= j->sizes[k];
+      oa += idx * j->sa[k];
+      ob += idx * j->sb[k];
+    }
+    j->kt->binary(j->op, j->a + oa, j->sa[d - 1], j->b + ob, j->sb[d - 1], j->o + (int64_t)r * row, row, j->alpha);
+  }
+}
+
+pte_status o_binary(pte_kernel_ctx *ctx, o_operand a, o_operand b, pte_tensor *out, o_binop op, float alpha) {
+  int64_t sizes[PTE_MAX_DIM];
+  int32_t dim = 0;
+  const pte_tensor *ts[2] = {a.t, b.t};
+  for (int k = 0; k < 2; k++)
+    if (ts[k] && ts[k]->dim > dim) dim = ts[k]->dim;
+  for (int32_t i = 0; i < dim; i++) sizes[i] = 1;
+  int64_t st[2][PTE_MAX_DIM];
+  for (int k = 0; k < 2; k++) {
+    for (int32_t i = 0; i < dim; i++) st[k][i] = 0;
+    const pte_tensor *t = ts[k];
+    if (!t) continue;
+    for (int32_t i = 0; i < t->dim; i++) {
+      int32_t d = dim - t->dim + i;
+      int64_t s = t->sizes[i];
+      if (s != 1) {
+        if (sizes[d] != 1 && sizes[d] != s) return O_FAIL("shapes do not broadcast");
+        sizes[d] = s;
+        st[k][d] = t->strides[i];
+      }
+    }
+  }
+  O_CHECK(o_out(ctx, out, dim, sizes));
+  bin_job j;
+  j.a = a.t ? (const float *)a.t->data : &a.value;
+  j.b = b.t ? (const float *)b.t->data : &b.value;
+  j.o = out->data;
+  j.op = op;
+  j.alpha = alpha;
+  j.kt = o_kern();
+  /* Coalesce: drop size-1 dims, merge a dim into the next when both
+   * operands step through them as one (outer stride = inner stride * size). */
+  j.dim = 0;
+  for (int32_t i = 0; i < dim; i++) {
+    if (sizes[i] == 1) continue;
+    if (j.dim > 0) {
+      int32_t p = j.dim - 1;
+      int64_t n = sizes[i];
+      if (j.sa[p] == st[0][i] * n && j.sb[p] == st[1][i] * n) {
+        j.sizes[p] *= n;
+        j.sa[p] = st[0][i];
+        j.sb[p] = st[1][i];
+        continue;
+      }
+    }
+    j.sizes[j.dim] = sizes[i];
+    j.sa[j.dim] = st[0][i];
+    j.sb[j.dim] = st[1][i];
+    j.dim++;
+  }
+  if (j.dim == 0) {
+    j.dim = 1;
+    j.sizes[0] = 1;
+    j.sa[0] = j.sb[0] = 0;
+  }
+  int64_t row = j.sizes[j.dim - 1], rows = 1;
+  for (int32_t i = 0; i + 1 < j.dim; i++) rows *= j.sizes[i];
+  if (rows * row == 0) return PTE_OK;
+  if (rows == 1 && row >= 65536 && o_threads() > 1) {
+    /* one long row: split it (both inner strides are 0 or 1) */
+    int32_t d = j.dim;
+    int64_t piece = 16384;
+    j.dim = 2;
+    j.sizes[1] = piece;
+    j.sizes[0] = (row + piece - 1) / piece;
+    int64_t sa = j.sa[d - 1], sb = j.sb[d - 1];
+    j.sa[1] = sa, j.sb[1] = sb, j.sa[0] = sa * piece, j.sb[0] = sb * piece;
+    if (row % piece) {
+      /* ragged tail on this thread after the full pieces */
+      int64_t full = row / piece;
+      j.sizes[0] = full;
+      o_parallel((size_t)full, (double)(full * piece), bin_rows, &j);
+      j.kt->binary(op, j.a + sa * full * piece, sa, j.b + sb * full * piece, sb, j.o + full * piece,
+                   row - full * piece, alpha);
+      return PTE_OK;
+    }
+    o_parallel((size_t)j.sizes[0], (double)row, bin_rows, &j);
+    return PTE_OK;
+  }
+  o_parallel((size_t)rows, (double)(rows * row), bin_rows, &j);
+  return PTE_OK;
+}
+
+typedef struct span_job {
+  const float *x;
+  float *y;
+  int64_t n, piece;
+  o_span_fn fn;
+  const void *user;
+} span_job;
+
+static void span_run(void *ctx, size_t i0, size_t i1) {
+  const span_job *j = ctx;
+  for (size_t i = i0; i < i1; i++) {
+    int64_t s = (int64_t)i * j->piece, e = s + j->piece < j->n ? s + j->piece : j->n;
+    j->fn(j->x + s, j->y + s, e - s, j->user);
+  }
+}
+
+void o_spans(const float *x, float *y, int64_t n, double cost_per_elem, o_span_fn fn, const void *user) {
+  if (n <= 0) return;
+  double cost = (double)n * cost_per_elem;
+  if (cost < O_PAR_MIN_OPS || o_threads() <= 1) {
+    fn(x, y, n, user);
+    return;
+  }
+  span_job j = {x, y, n, 4096, fn, user};
+  o_parallel((size_t)((n + j.piece - 1) / j.piece), cost, span_run, &j);
+}
+
+bool o_unary_accepts(pte_value *const *args, int32_t nargs, int32_t want_nargs, int32_t out_index) {
+  return nargs == want_nargs && o_f32_arg(args, nargs, 0) && o_f32_arg(args, nargs, out_index);
+}

@@ -1,0 +1,11 @@
+/* The o_kern table built for the generic instruction set (see kern.h). */
+#define KERN_TABLE o_kern_generic
+#include "kern_impl.h"
+
+const o_kern_table *o_kern(void) {
+  switch (o_isa_get()) {
+    case O_ISA_AVX512: return &o_kern_avx512;
+    case O_ISA_AVX2: return &o_kern_avx2;
+    default: return &o_kern_generic;
+  }
+}
