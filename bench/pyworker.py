@@ -158,9 +158,19 @@ class EagerRuntime(Runtime):
 
     def flops(self, lm: Loaded) -> int:
         """Floating-point operations of one call (matrix products and
-        convolutions, 2 per multiply-add), counted by torch's FlopCounterMode."""
+        convolutions, 2 per multiply-add), counted by torch's FlopCounterMode.
+        A module with torch.cond counts 0: cond cannot run under a dispatch
+        mode in eager, and a failed attempt leaves torch unable to run it
+        afterwards in this process."""
+        import inspect
+
         from torch.utils.flop_counter import FlopCounterMode
 
+        try:
+            if "torch.cond" in inspect.getsource(type(lm.keep).forward):
+                return 0
+        except (OSError, TypeError):
+            pass
         counter = FlopCounterMode(display=False)
         with counter:
             lm.call()

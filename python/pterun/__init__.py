@@ -23,7 +23,7 @@ from ._pterun import Error
 
 __all__ = [
     "Error", "Program", "Method", "load", "registered_backends", "registered_operators",
-    "load_library", "profile", "Profile", "__version__",
+    "load_library", "profile", "Profile", "num_threads", "set_num_threads", "__version__",
 ]
 
 __version__ = "0.1.0"
@@ -154,6 +154,16 @@ def registered_backends() -> List[str]:
 
 def registered_operators() -> List[str]:
     return _pterun.registered_operators()
+
+
+def num_threads() -> int:
+    """Threads of the process thread pool (shared by kernels and delegates)."""
+    return _pterun.num_threads()
+
+
+def set_num_threads(n: int) -> None:
+    """Resize the process thread pool; 0 restores the default (one per core)."""
+    _pterun.set_num_threads(n)
 
 
 def load_library(path: Union[str, "_os.PathLike[str]"]) -> None:

@@ -467,6 +467,26 @@ static PyObject *mod_library_load_all(PyObject *m, PyObject *u) {
 }
 
 static PyObject *mod_library_dir(PyObject *m, PyObject *u) { return PyUnicode_FromString(pte_library_dir()); }
+
+#ifdef PTERUN_HAVE_THREADPOOL
+static PyObject *mod_num_threads(PyObject *m, PyObject *u) { return PyLong_FromSize_t(pte_threadpool_threads()); }
+
+static PyObject *mod_set_num_threads(PyObject *m, PyObject *arg) {
+  Py_ssize_t n = PyLong_AsSsize_t(arg);
+  if (n < 0) {
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "thread count must be >= 0 (0: the default)");
+    return NULL;
+  }
+  pte_status st;
+  Py_BEGIN_ALLOW_THREADS st = pte_threadpool_set_threads((size_t)n);
+  Py_END_ALLOW_THREADS if (st) return raise_status(st);
+  Py_RETURN_NONE;
+}
+
+static PyObject *mod_threadpool_identity(PyObject *m, PyObject *u) {
+  return PyLong_FromVoidPtr((void *)pte_threadpool_identity());
+}
+#endif
 static PyObject *mod_version(PyObject *m, PyObject *u) { return PyUnicode_FromString(pte_version()); }
 
 static PyMethodDef module_methods[] = {
@@ -478,6 +498,11 @@ static PyMethodDef module_methods[] = {
     {"library_load_all", mod_library_load_all, METH_NOARGS, "Load every component installed next to the runtime."},
     {"library_dir", mod_library_dir, METH_NOARGS, "Directory libpterun was loaded from."},
     {"runtime_version", mod_version, METH_NOARGS, "Version of the loaded libpterun."},
+#ifdef PTERUN_HAVE_THREADPOOL
+    {"num_threads", mod_num_threads, METH_NOARGS, "Threads of the process thread pool."},
+    {"set_num_threads", mod_set_num_threads, METH_O, "Resize the process thread pool (0: the default)."},
+    {"threadpool_identity", mod_threadpool_identity, METH_NOARGS, "Address of the pool's state."},
+#endif
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "_pterun", "pterun runtime bindings (glue only).", -1,

@@ -553,11 +553,30 @@ def test_custom_operator_library(installed, tmp_path):
     np.testing.assert_array_equal(np.load(os.path.join(out_dir, "output_0.npy")), np.load(want))
 
 
-def test_two_extensions_share_one_registry(installed):
-    installed.py(textwrap.dedent("""
+def test_two_extensions_share_one_registry_and_one_pool(installed, zoo_copy):
+    """Both extensions see one registry; the kernels and the delegate run on
+    one pool, the one libpterun_threadpool owns, and nothing made a second."""
+    case = os.path.join(zoo_copy, "xnnpack", "small_cnn")
+    plain = os.path.join(zoo_copy, "models", "small_cnn")
+    installed.py(textwrap.dedent(f"""
+        import ctypes, os, numpy as np, pterun
         from pterun import _pterun, _profiler
         assert _pterun.registry_identity() == _profiler.registry_identity()
-        print("one registry for both extensions")
+        pool = ctypes.CDLL(os.path.join(os.path.dirname(_pterun.__file__), "lib", "libpterun_threadpool.so.0"))
+        pool.pte_threadpool_identity.restype = ctypes.c_void_p
+        pool.pte_threadpool_pools_created.restype = ctypes.c_uint64
+        assert pool.pte_threadpool_identity() == _pterun.threadpool_identity()
+        pterun.set_num_threads(2)
+        assert pterun.num_threads() == 2
+        x = np.load(os.path.join({plain!r}, "inputs", "0.npy"))
+        pterun.load(os.path.join({plain!r}, "model.pte")).method()(x)       # kernels use the pool
+        created = pool.pte_threadpool_pools_created()
+        assert created >= 1
+        with pterun.profile():
+            pterun.load(os.path.join({plain!r}, "model.pte")).method()(x)   # optimized kernels
+            pterun.load(os.path.join({case!r}, "model.pte")).method()(x)    # XNNPACK delegate
+        assert pool.pte_threadpool_pools_created() == created, "a second pool was made"
+        print("one registry, one pool")
     """))
 
 
