@@ -312,7 +312,11 @@ def test_python_api_and_errors(installed, zoo_copy):
 
 
 @pytest.mark.parametrize("torch_first", [True, False])
-def test_torch_loaded_first_or_last(installed, zoo_copy, torch_first):
+@pytest.mark.parametrize("torch_global", [False, True])
+def test_torch_loaded_first_or_last(installed, zoo_copy, torch_first, torch_global):
+    """torch carries its own pthreadpool, cpuinfo (and XNNPACK) symbols; with
+    TORCH_USE_RTLD_GLOBAL=1 they are even global. pterun must neither use
+    them nor disturb torch, whatever the import order."""
     case = os.path.join(zoo_copy, "models", "small_cnn")
     if not os.path.isdir(case):
         case = os.path.join(zoo_copy, "models", "mlp")
@@ -326,9 +330,11 @@ def test_torch_loaded_first_or_last(installed, zoo_copy, torch_first):
             e = np.load(os.path.join(c, "expected", "0.npy"))
             out = pterun.load(os.path.join(c, "model.pte")).method("forward")(torch.from_numpy(x))
             np.testing.assert_allclose(out, e, rtol=1e-4, atol=1e-5, err_msg=c)
+        y = torch.nn.functional.conv2d(torch.ones(1, 1, 4, 4), torch.ones(1, 1, 3, 3))
+        assert float(y.sum()) == 36.0   # torch still works too
         print("ok")
     """)
-    installed.py(code)
+    installed.py(code, env=clean_env({"TORCH_USE_RTLD_GLOBAL": "1"}) if torch_global else None)
 
 
 # ---------------------------------------------------------------- C SDK
