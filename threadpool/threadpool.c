@@ -56,13 +56,17 @@ static struct {
 /* Set on threads while they run a job of ours: nested calls run inline. */
 static _Thread_local bool tl_in_job;
 
-#ifndef PTERUN_PTHREADPOOL_LINKED
 /* pthreadpool's PTHREADPOOL_FLAG_YIELD_WORKERS: workers go to sleep after a
  * job instead of spinning, so on a busy machine they do not take the core a
  * running thread of the next job needs (spinning cost milliseconds per run
  * there). The value is part of pthreadpool's ABI. */
+#ifdef PTERUN_PTHREADPOOL_LINKED
+#define YIELD_WORKERS PTHREADPOOL_FLAG_YIELD_WORKERS
+#else
 #define YIELD_WORKERS 0x00000002u
+#endif
 
+#ifndef PTERUN_PTHREADPOOL_LINKED
 /* Directory of this library, so a copy of libpthreadpool shipped next to it
  * (e.g. in the wheel) wins over the system one. */
 static void own_dir(char *buf, size_t n) {
