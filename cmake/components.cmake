@@ -128,3 +128,14 @@ function(pterun_link_all_components target)
     target_link_libraries(${target} PRIVATE pterun_${_c})
   endforeach()
 endfunction()
+
+# The kernel table of a kernel library: `out` receives one K(fn) line per
+# `macro(fn, ...)` declaration in src_dir/op_*.c, regenerated at build time.
+function(pterun_kernel_list out src_dir macro comment)
+  file(GLOB _ops CONFIGURE_DEPENDS ${src_dir}/op_*.c)
+  add_custom_command(OUTPUT ${out}
+    COMMAND ${CMAKE_COMMAND} -DOUT=${out} -DSRC_DIR=${src_dir} -DMACRO=${macro}
+            -P ${PROJECT_SOURCE_DIR}/cmake/gen_kernel_list.cmake
+    DEPENDS ${_ops} ${PROJECT_SOURCE_DIR}/cmake/gen_kernel_list.cmake
+    COMMENT "${comment}" VERBATIM)
+endfunction()

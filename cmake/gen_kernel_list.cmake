@@ -1,0 +1,23 @@
+# Collects the `MACRO(fn, "name"...)` lines (and MACRO_EX) of a kernel
+# library's cpu/op_*.c files into the K(fn) list its register.c includes.
+# Runs at build time, so a new overload in an existing file is picked up
+# without re-running cmake; the output is rewritten only when it changes.
+#   cmake -DOUT=<file.inc> -DSRC_DIR=<dir> -DMACRO=<PTE_PORTABLE_KERNEL> -P gen_kernel_list.cmake
+file(GLOB _ops ${SRC_DIR}/op_*.c)
+list(SORT _ops)
+set(_list "")
+foreach(_f ${_ops})
+  file(STRINGS ${_f} _lines REGEX "^${MACRO}(_EX)?\\(")
+  foreach(_l ${_lines})
+    string(REGEX REPLACE "^${MACRO}(_EX)?\\(([A-Za-z0-9_]+),.*" "\\2" _fn "${_l}")
+    string(APPEND _list "K(${_fn})\n")
+  endforeach()
+endforeach()
+if(EXISTS ${OUT})
+  file(READ ${OUT} _old)
+else()
+  set(_old "")
+endif()
+if(NOT _old STREQUAL _list)
+  file(WRITE ${OUT} "${_list}")
+endif()
