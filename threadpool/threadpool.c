@@ -66,22 +66,6 @@ static _Thread_local bool tl_in_job;
 #define YIELD_WORKERS 0x00000002u
 #endif
 
-#ifndef PTERUN_PTHREADPOOL_LINKED
-/* Directory of this library, so a copy of libpthreadpool shipped next to it
- * (e.g. in the wheel) wins over the system one. */
-static void own_dir(char *buf, size_t n) {
-  Dl_info info;
-  buf[0] = 0;
-  if (dladdr((void *)&own_dir, &info) && info.dli_fname) {
-    const char *slash = strrchr(info.dli_fname, '/');
-    if (slash && (size_t)(slash - info.dli_fname) < n) {
-      memcpy(buf, info.dli_fname, (size_t)(slash - info.dli_fname));
-      buf[slash - info.dli_fname] = 0;
-    }
-  }
-}
-#endif
-
 #ifdef PTERUN_PTHREADPOOL_LINKED
 /* Typed shims: pthreadpool_t is an opaque struct pointer, held as void *. */
 static void *linked_create(size_t n) { return pthreadpool_create(n); }
@@ -122,7 +106,9 @@ static void load_api(void) {
     snprintf(path, sizeof path, "%s", env);
   }
   if (!h) {
-    own_dir(dir, sizeof dir);
+    /* A copy shipped next to libpterun (the wheel puts every library in one
+     * folder) wins over the system one. */
+    snprintf(dir, sizeof dir, "%s", pte_library_dir());
 #ifdef PTERUN_VENDORED_PTHREADPOOL
     /* The wheel's private copy, renamed like auditwheel does (cmake/vendor.cmake). */
     if (dir[0]) {

@@ -61,20 +61,6 @@ static void *xa_reallocate(void *ctx, void *p, size_t size) {
 static const struct xnn_allocator g_allocator = {
     NULL, xa_allocate, xa_reallocate, xa_deallocate, xa_aligned_allocate, xa_deallocate};
 
-#ifndef PTERUN_XNNPACK_LINKED
-static void own_dir(char *buf, size_t n) {
-  Dl_info info;
-  buf[0] = 0;
-  if (dladdr((void *)&own_dir, &info) && info.dli_fname) {
-    const char *slash = strrchr(info.dli_fname, '/');
-    if (slash && (size_t)(slash - info.dli_fname) < n) {
-      memcpy(buf, info.dli_fname, (size_t)(slash - info.dli_fname));
-      buf[slash - info.dli_fname] = 0;
-    }
-  }
-}
-#endif
-
 static void load(void) {
 #ifdef PTERUN_XNNPACK_LINKED
 #define XNN_API_LINK(name) g_api.name = &name;
@@ -92,7 +78,9 @@ static void load(void) {
     h = dlopen(path, mode);
   }
   if (!h) {
-    own_dir(dir, sizeof dir);
+    /* A copy shipped next to libpterun (the wheel puts every library in one
+     * folder) wins over the system one. */
+    snprintf(dir, sizeof dir, "%s", pte_library_dir());
 #ifdef PTERUN_VENDORED_XNNPACK
     /* The wheel's private copy, renamed like auditwheel does (cmake/vendor.cmake);
      * its DT_NEEDED names the renamed pthreadpool and cpuinfo beside it. */

@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -46,19 +47,27 @@ pte_status pte_library_load(const char *path) {
   return PTE_OK;
 }
 
-const char *pte_library_dir(void) {
-  static char dir[PATH_MAX];
+/* Computed once: components call this from their own lazy initialisation,
+ * possibly on several threads at a time. */
+static char g_library_dir[PATH_MAX];
+static pthread_once_t g_library_dir_once = PTHREAD_ONCE_INIT;
+
+static void find_library_dir(void) {
   Dl_info info;
-  if (!dladdr((void *)&pte_library_dir, &info) || !info.dli_fname) return "";
+  if (!dladdr((void *)&pte_library_dir, &info) || !info.dli_fname) return;
   char resolved[PATH_MAX];
   const char *src = realpath(info.dli_fname, resolved) ? resolved : info.dli_fname;
-  snprintf(dir, sizeof dir, "%s", src);
-  char *slash = strrchr(dir, '/');
+  snprintf(g_library_dir, sizeof g_library_dir, "%s", src);
+  char *slash = strrchr(g_library_dir, '/');
   if (slash)
     *slash = 0;
   else
-    snprintf(dir, sizeof dir, ".");
-  return dir;
+    snprintf(g_library_dir, sizeof g_library_dir, ".");
+}
+
+const char *pte_library_dir(void) {
+  pthread_once(&g_library_dir_once, find_library_dir);
+  return g_library_dir;
 }
 
 pte_status pte_library_load_all(int32_t *count) {
