@@ -244,7 +244,8 @@ static pte_status et_view(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) 
   for (int32_t i = 0; i < dim; i++) {
     if (sizes[i] == -1 && infer < 0) { infer = i; continue; }
     if (sizes[i] < 0) return FAIL("invalid view size %lld", (long long)sizes[i]);
-    known *= sizes[i];
+    if (__builtin_mul_overflow(known, sizes[i], &known))
+      return FAIL("view sizes overflow at dimension %d (size %lld)", (int)i, (long long)sizes[i]);
   }
   if (infer >= 0) {
     if (known == 0 || numel % known) return FAIL("cannot infer a view dimension");
