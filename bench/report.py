@@ -106,6 +106,11 @@ def headline(res: Dict[str, Any]) -> List[str]:
     if io.get("ratio_c") is not None:
         rows.append(["Per-instruction overhead, pterun / ExecuTorch", f"**{io['ratio_c']:.2f}**", "≤ 0.50",
                      f"{io[PTERUN_C]['ns_per_instruction']:.0f} ns vs {io[ET_C]['ns_per_instruction']:.0f} ns (C, slope)"])
+    tr = res.get("tracer_overhead")
+    if tr:
+        rows.append(["Profiler per instruction, tracer off → on (pterun)",
+                     f"{tr['off']['ns_per_instruction']:.0f} ns → {tr['on']['ns_per_instruction']:.0f} ns",
+                     "off: no cost but one branch", f"a traced instruction costs {tr['traced_instruction_ns']:.0f} ns more"])
     if co.get("call_ratio_pterun_vs_executorch") is not None:
         rows.append(["Python call on a one-operator program, pterun / ExecuTorch",
                      f"**{co['call_ratio_pterun_vs_executorch']:.2f}**", "≤ 1.00",
@@ -280,6 +285,20 @@ def overhead_tables(res: Dict[str, Any]) -> List[str]:
         out += table(["runtime", "per instruction", "fixed per call", f"chain of {s}", f"chain of {l_}"], rows)
         out += [f"pterun / ExecuTorch per instruction: C {num(io.get('ratio_c'))}, "
                 f"Python {num(io.get('ratio_python'))}.", ""]
+    tr = res.get("tracer_overhead")
+    if tr:
+        s, l_ = tr["lengths"]
+        out += ["## Profiler cost: tracer off vs on", "",
+                f"The same chain programs through the pterun CLI ({tr['iterations']} executes per run, "
+                f"{tr['rounds']} interleaved rounds), without a tracer and with `--profile` (the etdump "
+                f"profiler records every instruction); per instruction = (t{l_} − t{s}) / {l_ - s}. With no "
+                "tracer attached the interpreter checks for one once per execute and runs a loop without the "
+                "hook, so the off figure is the plain interpreter's.", ""]
+        rows = [[mode, f"{tr[mode]['ns_per_instruction']:.1f} ns "
+                 f"({tr[mode]['spread']['min']:.1f}–{tr[mode]['spread']['max']:.1f})"] for mode in ("off", "on")]
+        out += table(["tracer", "per instruction"], rows)
+        out += [f"A traced instruction (two clock reads, one event record) costs "
+                f"{tr['traced_instruction_ns']:.1f} ns more.", ""]
     return out
 
 

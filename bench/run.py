@@ -36,6 +36,7 @@ import datetime
 import json
 import os
 import platform
+import re
 import shutil
 import statistics
 import subprocess
@@ -428,6 +429,44 @@ def measure_instruction_overhead(workers: Dict[str, Worker], args: argparse.Name
     return out
 
 
+def cli_median_ms(cli: str, pte: str, inputs: List[str], iterations: int, profile: bool) -> float:
+    argv = [cli, "run", pte, "--iterations", str(iterations), "--warmup", str(max(1, iterations // 10))]
+    for i in inputs:
+        argv += ["--input", i]
+    if profile:
+        argv.append("--profile")
+    p = run(argv)
+    m = re.search(r"median ([\d.]+) ms", p.stdout)
+    if p.returncode or not m:
+        raise BenchError(f"{' '.join(argv)} failed or printed no latency:\n{p.stdout[-800:]}{p.stderr[-800:]}")
+    return float(m.group(1))
+
+
+def measure_tracer_overhead(paths: Dict[str, str], args: argparse.Namespace) -> Dict[str, Any]:
+    """What profiling costs per instruction: the chain programs through the
+    pterun CLI with no tracer attached and with the etdump profiler recording
+    every instruction (--profile), interleaved; per instruction = slope
+    between the two chain lengths, per round, as for the interpreter figure."""
+    from programs.make_chains import DEFAULT_LENGTHS, ensure_chains
+
+    chains = ensure_chains()
+    inputs = [os.path.join(HERE, "programs", "inputs", f"{i}.npy") for i in (0, 1)]
+    short, long_ = DEFAULT_LENGTHS
+    iterations = 200 if args.quick else 2000
+    rounds = 2 if args.quick else max(args.rounds // 2, 3)
+    slopes: Dict[str, List[float]] = {"off": [], "on": []}
+    for _ in range(rounds):
+        for mode in ("off", "on"):
+            ts = [cli_median_ms(paths["cli"], c, inputs, iterations, mode == "on") for c in chains]
+            slopes[mode].append((ts[1] - ts[0]) * 1e6 / (long_ - short))
+    out: Dict[str, Any] = {"tool": "pterun CLI, --profile for on", "lengths": [short, long_],
+                           "iterations": iterations, "rounds": rounds}
+    for mode, v in slopes.items():
+        out[mode] = {"ns_per_instruction": statistics.median(v), "spread": H.quantiles(v)}
+    out["traced_instruction_ns"] = out["on"]["ns_per_instruction"] - out["off"]["ns_per_instruction"]
+    return out
+
+
 # ---------------------------------------------------------------------------
 # Memory, sizes, roofline
 # ---------------------------------------------------------------------------
@@ -709,6 +748,8 @@ def main(argv: Optional[List[str]] = None) -> int:
                     results["python_call_overhead"] = measure_call_overhead(workers, args, env, errors, tmp)
                     log("per-instruction overhead (bench/programs/chain_*.pte)")
                     results["instruction_overhead"] = measure_instruction_overhead(workers, args, env, errors, tmp)
+                    log("profiler cost: tracer off vs on (pterun CLI, same chain programs)")
+                    results["tracer_overhead"] = measure_tracer_overhead(paths, args)
             finally:
                 for w in workers.values():
                     w.close()

@@ -24,6 +24,9 @@ def test_bench_quick(pterun_cli, tmp_path):
     assert mlp["latency"]["nondelegated"]["pterun-c"]["median_us"] > 0
     allocs = mlp["allocations"]["nondelegated"]["pterun-c"]
     assert allocs["allocations"] == 0, "pterun allocated on the heap during execute"
+    tr = res["tracer_overhead"]
+    assert tr["off"]["ns_per_instruction"] > 0 and tr["on"]["ns_per_instruction"] > 0
+    assert "Profiler cost" in (tmp_path / "results.md").read_text()
     if res["warnings"] and any("matplotlib" in w for w in res["warnings"]):
         return
     assert (tmp_path / "results.png").is_file()
