@@ -1,7 +1,8 @@
 # Collects the `MACRO(fn, "name"...)` lines (and MACRO_EX) of a kernel
 # library's cpu/op_*.c files into the K(fn) list its register.c includes.
 # Runs at build time, so a new overload in an existing file is picked up
-# without re-running cmake; the output is rewritten only when it changes.
+# without re-running cmake; file(CONFIGURE) rewrites the output only when it
+# changes, so register.c is rebuilt only then.
 #   cmake -DOUT=<file.inc> -DSRC_DIR=<dir> -DMACRO=<PTE_PORTABLE_KERNEL> -P gen_kernel_list.cmake
 file(GLOB _ops ${SRC_DIR}/op_*.c)
 list(SORT _ops)
@@ -13,11 +14,4 @@ foreach(_f ${_ops})
     string(APPEND _list "K(${_fn})\n")
   endforeach()
 endforeach()
-if(EXISTS ${OUT})
-  file(READ ${OUT} _old)
-else()
-  set(_old "")
-endif()
-if(NOT _old STREQUAL _list)
-  file(WRITE ${OUT} "${_list}")
-endif()
+file(CONFIGURE OUTPUT ${OUT} CONTENT "${_list}" @ONLY)
