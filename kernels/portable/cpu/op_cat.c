@@ -14,7 +14,6 @@ static pte_status cat_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) 
   int64_t dim_arg = 0;
   pte_tensor *out;
   K_CHECK(k_nargs(ctx, nargs, 4));
-  if (args[0]->tag != PTE_TAG_TENSOR_LIST) return K_FAIL("argument 0 is a %s, expected a TensorList", pte_tag_name(args[0]->tag));
   K_CHECK(k_tensor_list(ctx, args, 0, &items, &n));
   K_CHECK(k_int(ctx, args, 1, &dim_arg));
   K_CHECK(k_tensor(ctx, args, 2, &out));

@@ -13,7 +13,7 @@ static pte_status index_tensor_out(pte_kernel_ctx *ctx, pte_value **args, int32_
   int32_t n = 0;
   K_CHECK(k_nargs(ctx, nargs, 4));
   K_CHECK(k_tensor(ctx, args, 0, &self));
-  K_CHECK(k_tensor_list(ctx, args, 1, &items, &n));
+  K_CHECK(k_opt_tensor_list(ctx, args, 1, &items, &n));
   K_CHECK(k_tensor(ctx, args, 2, &out));
   K_CHECK(kc_no_alias(ctx, out, self, NULL, NULL));
   K_CHECK(kc_no_alias_list(ctx, out, items, n));

@@ -85,7 +85,7 @@ static pte_status index_put_out(pte_kernel_ctx *ctx, pte_value **args, int32_t n
   bool accumulate = false;
   K_CHECK(k_nargs(ctx, nargs, 6));
   K_CHECK(k_tensor(ctx, args, 0, &self));
-  K_CHECK(k_tensor_list(ctx, args, 1, &items, &n));
+  K_CHECK(k_opt_tensor_list(ctx, args, 1, &items, &n));
   K_CHECK(k_tensor(ctx, args, 2, &values));
   K_CHECK(k_bool(ctx, args, 3, &accumulate));
   K_CHECK(k_tensor(ctx, args, 4, &out));
@@ -99,7 +99,7 @@ static pte_status index_put_(pte_kernel_ctx *ctx, pte_value **args, int32_t narg
   bool accumulate = false;
   K_CHECK(k_nargs(ctx, nargs, 5));
   K_CHECK(k_tensor(ctx, args, 0, &self));
-  K_CHECK(k_tensor_list(ctx, args, 1, &items, &n));
+  K_CHECK(k_opt_tensor_list(ctx, args, 1, &items, &n));
   K_CHECK(k_tensor(ctx, args, 2, &values));
   K_CHECK(k_bool(ctx, args, 3, &accumulate));
   return index_put_common(ctx, self, items, n, values, accumulate, self);

@@ -9,7 +9,6 @@ static pte_status unbind_copy_int_out(pte_kernel_ctx *ctx, pte_value **args, int
   if (nargs != 3 && nargs != 4) return K_FAIL("expected 4 arguments, got %d", (int)nargs);
   K_CHECK(k_tensor(ctx, args, 0, &self));
   K_CHECK(k_int(ctx, args, 1, &dim_arg));
-  if (args[2]->tag != PTE_TAG_TENSOR_LIST) return K_FAIL("argument 2 is a %s, expected a TensorList", pte_tag_name(args[2]->tag));
   K_CHECK(k_tensor_list(ctx, args, 2, &outs, &nout));
   K_CHECK(k_has_data(ctx, self, "self"));
   if (self->dim == 0) return K_FAIL("dimension specified as %lld but tensor has no dimensions", (long long)dim_arg);

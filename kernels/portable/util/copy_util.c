@@ -271,6 +271,21 @@ void kc_copy_flat(pte_tensor *dst, const pte_tensor *src) {
   }
 }
 
+/* a + b per dtype, as ATen's add: half types through float, integers
+ * wrapping (computed unsigned), bool as or. OP(T, EXPR) applies it; shared
+ * by the strided accumulate and scatter_add's per-element add. */
+#define KC_ADD_CASES(OP)                                                                             \
+  case PTE_FLOAT32: OP(float, a + b); break;                                                         \
+  case PTE_FLOAT64: OP(double, a + b); break;                                                        \
+  case PTE_FLOAT16: OP(uint16_t, k_float_to_half(k_half_to_float(a) + k_half_to_float(b))); break;   \
+  case PTE_BFLOAT16: OP(uint16_t, k_float_to_bf16(k_bf16_to_float(a) + k_bf16_to_float(b))); break;  \
+  case PTE_BOOL: OP(uint8_t, a || b); break;                                                         \
+  case PTE_UINT8: OP(uint8_t, (uint32_t)a + b); break;                                               \
+  case PTE_INT8: OP(int8_t, (uint8_t)((uint32_t)(uint8_t)a + (uint8_t)b)); break;                    \
+  case PTE_INT16: OP(int16_t, (uint16_t)((uint32_t)(uint16_t)a + (uint16_t)b)); break;               \
+  case PTE_INT32: OP(int32_t, (uint32_t)a + (uint32_t)b); break;                                     \
+  case PTE_INT64: OP(int64_t, (uint64_t)a + (uint64_t)b); break;
+
 #define KC_ACC(T, EXPR)                                   \
   do {                                                    \
     T *d_ = (T *)dst + off[0];                            \
@@ -293,16 +308,7 @@ void kc_accumulate(void *dst, const int64_t *ds, const void *src, const int64_t 
   int64_t off[2], len, s0 = k_iter_stride(&it, 0), s1 = k_iter_stride(&it, 1);
   while ((len = k_iter_row(&it, off)) > 0) {
     switch (dt) {
-      case PTE_FLOAT32: KC_ACC(float, a + b); break;
-      case PTE_FLOAT64: KC_ACC(double, a + b); break;
-      case PTE_FLOAT16: KC_ACC(uint16_t, k_float_to_half(k_half_to_float(a) + k_half_to_float(b))); break;
-      case PTE_BFLOAT16: KC_ACC(uint16_t, k_float_to_bf16(k_bf16_to_float(a) + k_bf16_to_float(b))); break;
-      case PTE_BOOL: KC_ACC(uint8_t, a || b); break;
-      case PTE_UINT8: KC_ACC(uint8_t, (uint32_t)a + b); break;
-      case PTE_INT8: KC_ACC(int8_t, (uint8_t)((uint32_t)(uint8_t)a + (uint8_t)b)); break;
-      case PTE_INT16: KC_ACC(int16_t, (uint16_t)((uint32_t)(uint16_t)a + (uint16_t)b)); break;
-      case PTE_INT32: KC_ACC(int32_t, (uint32_t)a + (uint32_t)b); break;
-      case PTE_INT64: KC_ACC(int64_t, (uint64_t)a + (uint64_t)b); break;
+      KC_ADD_CASES(KC_ACC)
       default: break;
     }
   }
@@ -480,16 +486,7 @@ pte_status kc_slice_range(pte_kernel_ctx *ctx, int64_t size, bool has_start, int
 /* *dst += *src for one element of dtype dt (same rules as kc_accumulate). */
 static void add_elem(void *dst, const void *src, int32_t dt) {
   switch (dt) {
-    case PTE_FLOAT32: KC_ADD1(float, a + b); break;
-    case PTE_FLOAT64: KC_ADD1(double, a + b); break;
-    case PTE_FLOAT16: KC_ADD1(uint16_t, k_float_to_half(k_half_to_float(a) + k_half_to_float(b))); break;
-    case PTE_BFLOAT16: KC_ADD1(uint16_t, k_float_to_bf16(k_bf16_to_float(a) + k_bf16_to_float(b))); break;
-    case PTE_BOOL: KC_ADD1(uint8_t, a || b); break;
-    case PTE_UINT8: KC_ADD1(uint8_t, (uint32_t)a + b); break;
-    case PTE_INT8: KC_ADD1(int8_t, (uint8_t)((uint32_t)(uint8_t)a + (uint8_t)b)); break;
-    case PTE_INT16: KC_ADD1(int16_t, (uint16_t)((uint32_t)(uint16_t)a + (uint16_t)b)); break;
-    case PTE_INT32: KC_ADD1(int32_t, (uint32_t)a + (uint32_t)b); break;
-    case PTE_INT64: KC_ADD1(int64_t, (uint64_t)a + (uint64_t)b); break;
+    KC_ADD_CASES(KC_ADD1)
     default: break;
   }
 }

@@ -83,6 +83,14 @@ pte_status k_string(pte_kernel_ctx *ctx, pte_value **args, int32_t i, const char
 
 pte_status k_tensor_list(pte_kernel_ctx *ctx, pte_value **args, int32_t i, pte_value *const **items,
                          int32_t *n) {
+  if (args[i]->tag != PTE_TAG_TENSOR_LIST) return wrong_tag(ctx, i, args[i], "a TensorList");
+  *items = args[i]->u.items;
+  *n = args[i]->len;
+  return PTE_OK;
+}
+
+pte_status k_opt_tensor_list(pte_kernel_ctx *ctx, pte_value **args, int32_t i, pte_value *const **items,
+                             int32_t *n) {
   if (args[i]->tag != PTE_TAG_TENSOR_LIST && args[i]->tag != PTE_TAG_OPTIONAL_TENSOR_LIST)
     return wrong_tag(ctx, i, args[i], "a TensorList");
   *items = args[i]->u.items;

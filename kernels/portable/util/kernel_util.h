@@ -48,9 +48,12 @@ pte_status k_int_list(pte_kernel_ctx *ctx, pte_value **args, int32_t i, int64_t 
 pte_status k_opt_int_list(pte_kernel_ctx *ctx, pte_value **args, int32_t i, int64_t *out,
                           int32_t max, int32_t *n);
 pte_status k_string(pte_kernel_ctx *ctx, pte_value **args, int32_t i, const char **out);
-/* TensorList (items are Tensor values) or OptionalTensorList (items may be NULL). */
+/* Tensor[]: a TensorList (items are Tensor values). */
 pte_status k_tensor_list(pte_kernel_ctx *ctx, pte_value **args, int32_t i, pte_value *const **items,
                          int32_t *n);
+/* Tensor?[]: an OptionalTensorList (items may be NULL), or a TensorList. */
+pte_status k_opt_tensor_list(pte_kernel_ctx *ctx, pte_value **args, int32_t i, pte_value *const **items,
+                             int32_t *n);
 /* Optional dtype argument (Int ScalarType code, or None → *present = false). */
 pte_status k_opt_dtype(pte_kernel_ctx *ctx, pte_value **args, int32_t i, int32_t *dtype, bool *present);
 
