@@ -7,6 +7,8 @@ PY      ?= $(CURDIR)/.venv/bin/python
 BUILD   ?= build
 JOBS    ?= $(shell nproc)
 FUZZ_SECONDS ?= 45
+# 0: a new random seed per run (exploring); fixed for the gate (fuzz/run_fuzzers.sh)
+FUZZ_SEED ?= 1
 CMAKE   ?= cmake
 EXAMPLE ?= zoo/models/mobilenet_v2_tiny
 
@@ -49,7 +51,7 @@ test-sanitize: deps pydeps
 	$(PY) tools/conformance.py --no-executorch -q --pterun $(BUILD)-asan/cli/pterun zoo
 
 fuzz: test-sanitize
-	fuzz/run_fuzzers.sh $(BUILD)-asan $(FUZZ_SECONDS)
+	FUZZ_SEED=$(FUZZ_SEED) fuzz/run_fuzzers.sh $(BUILD)-asan $(FUZZ_SECONDS)
 
 test-static: deps
 	$(CMAKE) -S . -B $(BUILD)-static -G Ninja -DCMAKE_BUILD_TYPE=Release -DPTERUN_BUILD_SHARED=OFF

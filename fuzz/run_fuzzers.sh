@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
-# Run every fuzzer for a bounded time, each seeded from the zoo.
+# Run every fuzzer for a bounded time, each seeded from the zoo and from
+# fuzz/regress/NAME/ (inputs that once found a bug: keep them there).
 #   fuzz/run_fuzzers.sh BUILD_DIR [SECONDS_PER_FUZZER]
+# FUZZ_SEED (default 1) fixes libFuzzer's random choices so that a gate run
+# explores the same inputs each time; FUZZ_SEED=0 draws a new seed (for
+# exploring: run it long, then add what it finds to fuzz/regress).
 set -euo pipefail
 build=${1:?usage: run_fuzzers.sh BUILD_DIR [SECONDS]}
 secs=${2:-60}
@@ -14,6 +18,10 @@ i=0
 while IFS= read -r f; do cp "$f" "$work/npy/seed_$i.npy"; i=$((i+1)); done < <(find "$root/zoo" -name '*.npy' | sort | head -200)
 i=0
 while IFS= read -r f; do cp "$f" "$work/data_map/seed_$i.ptd"; i=$((i+1)); done < <(find "$root/zoo" -name '*.ptd' | sort)
+for name in program npy data_map; do
+  [ -d "$root/fuzz/regress/$name" ] && cp "$root/fuzz/regress/$name"/* "$work/$name/" 2>/dev/null || true
+done
+seed=${FUZZ_SEED:-1}
 export ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 status=0
@@ -22,9 +30,9 @@ for name in program npy data_map; do
   [ -x "$bin" ] || { echo "missing $bin" >&2; exit 1; }
   extra=()
   [ -d "$root/fuzz/dict" ] && [ -f "$root/fuzz/dict/$name.dict" ] && extra+=("-dict=$root/fuzz/dict/$name.dict")
-  echo "== fuzz_$name for ${secs}s ($(ls "$work/$name" | wc -l) seeds)"
+  echo "== fuzz_$name for ${secs}s ($(ls "$work/$name" | wc -l) seeds, seed $seed)"
   if ! "$bin" "$work/$name" -max_total_time="$secs" -rss_limit_mb=2048 -malloc_limit_mb=512 -timeout=20 \
-       -max_len=1048576 -print_final_stats=1 "${extra[@]}" 2>"$work/$name.log"; then
+       -max_len=1048576 -seed="$seed" -print_final_stats=1 "${extra[@]}" 2>"$work/$name.log"; then
     tail -60 "$work/$name.log" >&2
     echo "fuzz_$name FAILED" >&2
     status=1

@@ -19,4 +19,7 @@ for pte in $(find "$root/tests/backend_xnnpack/cases" "$zoo/xnnpack" -name model
   done
 done
 rmdir "$out/tmp" 2>/dev/null || true
+for r in "$root"/fuzz/regress/xnnpack_payload/*; do
+  [ -e "$r" ] && cp "$r" "$out/regress_$(basename "$r")"
+done
 echo "$(ls "$out" | wc -l) seed payloads in $out"

@@ -10,5 +10,5 @@ corpus=$(mktemp -d)
 mkdir -p "$corpus/work"
 ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=1 \
   "$build/fuzz/xnnpack/fuzz_xnnpack_payload" -max_total_time="$secs" -rss_limit_mb=4096 -max_len=200000 \
-  -timeout=30 "$corpus/work" "$corpus/seeds"
+  -timeout=30 -seed="${FUZZ_SEED:-1}" "$corpus/work" "$corpus/seeds"
 rm -rf "$corpus"

@@ -39,6 +39,10 @@ static bool spatial(pte_value *const *args, int32_t nargs, int32_t i, int32_t S,
   return true;
 }
 
+/* elements of one sample's padded input, the largest scratch any path here
+ * would be sized from */
+#define PADDED_MAX ((int64_t)1 << 40)
+
 static bool geom(pte_value *const *args, int32_t nargs, conv_geom *g) {
   const pte_tensor *x = args[0]->u.tensor, *w = args[1]->u.tensor;
   int32_t S = x->dim - 2;
@@ -59,9 +63,19 @@ static bool geom(pte_value *const *args, int32_t nargs, conv_geom *g) {
   if (S == 1) g->sh = 1, g->ph = 0, g->dh = 1;
   if (groups < 1 || g->C % groups || g->OC % groups || w->sizes[1] != g->C / groups) return false;
   if (g->sh < 1 || g->sw < 1 || g->dh < 1 || g->dw < 1 || g->ph < 0 || g->pw < 0) return false;
+  /* with these bounds and the padded input capped, no size or scratch
+   * computation here can overflow */
+  const int64_t lim = O_WINDOW_MAX;
+  if (g->sh > lim || g->sw > lim || g->dh > lim || g->dw > lim || g->ph > lim || g->pw > lim || g->KH > lim ||
+      g->KW > lim || g->H > lim || g->W > lim)
+    return false;
   g->G = groups;
   g->icg = g->C / groups;
   g->ocg = g->OC / groups;
+  int64_t padded;
+  if (__builtin_mul_overflow(g->icg, (g->H + 2 * g->ph + g->sh) * (g->W + 2 * g->pw + g->sw), &padded) ||
+      padded > PADDED_MAX)
+    return false;
   /* the dilated kernel must fit the padded input (C division truncates
    * toward zero, so check before dividing) */
   int64_t eh = g->H + 2 * g->ph - g->dh * (g->KH - 1) - 1, ew = g->W + 2 * g->pw - g->dw * (g->KW - 1) - 1;

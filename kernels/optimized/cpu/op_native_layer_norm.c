@@ -19,7 +19,8 @@ static bool ln_accepts(pte_value *const *args, int32_t nargs) {
   const pte_tensor *x = args[0]->u.tensor;
   if (n < 1 || n > x->dim) return false;
   int64_t numel = 1;
-  for (int32_t i = 0; i < n; i++) numel *= shape[i];
+  for (int32_t i = 0; i < n; i++)
+    if (shape[i] < 0 || __builtin_mul_overflow(numel, shape[i], &numel)) return false;
   for (int32_t i = 2; i <= 3; i++) {
     if (o_is_none(args, nargs, i)) continue;
     const pte_tensor *t = o_tensor_arg(args, nargs, i);

@@ -37,8 +37,10 @@ static pte_status slice_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs
     sizes[i] = x->sizes[i];
     strides[i] = x->strides[i];
   }
-  sizes[d] = (end - start + step - 1) / step;
-  strides[d] = x->strides[d] * step;
+  /* step may be anything up to INT64_MAX: no end - start + step; and a
+   * step that is used is shorter than the dim, so the stride fits */
+  sizes[d] = end == start ? 0 : (end - start - 1) / step + 1;
+  strides[d] = sizes[d] > 1 ? x->strides[d] * step : x->strides[d];
   O_CHECK(o_out(ctx, out, x->dim, sizes));
   if (out->data == x->data && o_numel(out) > 0) return O_FAIL("out must not share memory with self");
   const size_t es = pte_dtype_size(x->dtype);

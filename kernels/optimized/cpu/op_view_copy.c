@@ -17,8 +17,8 @@ static bool view_sizes(pte_value *const *args, int32_t nargs, const pte_tensor *
       infer = i;
     } else if (sizes[i] < 0) {
       return false;
-    } else {
-      known *= sizes[i];
+    } else if (__builtin_mul_overflow(known, sizes[i], &known)) {
+      return false;
     }
   }
   if (infer >= 0) {

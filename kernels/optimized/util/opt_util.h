@@ -63,6 +63,11 @@ static inline bool o_is_none(pte_value *const *args, int32_t nargs, int32_t i) {
 bool o_num(pte_value *const *args, int32_t nargs, int32_t i, double *out);
 /* IntList (at most max entries): count, or -1. */
 int32_t o_ints(pte_value *const *args, int32_t nargs, int32_t i, int64_t *out, int32_t max);
+/* Window parameters (strides, paddings, dilations, kernel and input
+ * extents) above this are declined: no real model comes near it, the
+ * portable kernel names what is wrong with a hostile one, and below it the
+ * geometry arithmetic here cannot overflow. */
+#define O_WINDOW_MAX ((int64_t)1 << 24)
 /* Wrap a dim into [0, rank) (rank 0 counts as 1); -1 if out of range. */
 int32_t o_wrap_dim(int64_t dim, int32_t rank);
 

@@ -57,7 +57,8 @@ static pte_status arange_common(pte_kernel_ctx *ctx, const k_scalar *start, cons
       return K_FAIL("upper bound and larger bound inconsistent with step sign");
     size_d = ceil((de - ds) / dst);
   }
-  if (!(size_d >= 0 && size_d <= 9223372036854775807.0)) return K_FAIL("invalid size, possible overflow?");
+  if (!(size_d >= 0 && size_d < 9223372036854775808.0)) /* 2^63 itself does not fit */
+    return K_FAIL("invalid size, possible overflow?");
   int64_t size = (int64_t)size_d;
   K_CHECK(k_out(ctx, out, 1, &size));
   int64_t stride = out->strides[0];

@@ -21,7 +21,7 @@ static pte_status view_copy_out(pte_kernel_ctx *ctx, pte_value **args, int32_t n
       continue;
     }
     if (sizes[i] < 0) return K_FAIL("invalid size %lld", (long long)sizes[i]);
-    known *= sizes[i];
+    if (__builtin_mul_overflow(known, sizes[i], &known)) return K_FAIL("the sizes' product overflows");
   }
   if (infer >= 0) {
     if (known == 0 || numel % known) return K_FAIL("cannot infer the size of dim %d", (int)infer);
