@@ -15,26 +15,11 @@ static bool clamp_accepts(pte_value *const *args, int32_t nargs) {
          !(o_is_none(args, nargs, 1) && o_is_none(args, nargs, 2));
 }
 
-typedef struct bounds {
-  float lo, hi;
-} bounds;
-
-static void clamp_span(const float *x, float *y, int64_t n, const void *user) {
-  const bounds *b = user;
-  o_kern()->unary(O_CLAMP, x, y, n, b->lo, b->hi);
-}
-
 static pte_status clamp_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
-  O_CHECK(o_have_data(ctx, args, nargs));
   double lo = -INFINITY, hi = INFINITY;
   if (!o_is_none(args, nargs, 1)) o_num(args, nargs, 1, &lo);
   if (!o_is_none(args, nargs, 2)) o_num(args, nargs, 2, &hi);
-  const pte_tensor *x = args[0]->u.tensor;
-  pte_tensor *out = args[3]->u.tensor;
-  O_CHECK(o_out_like(ctx, out, x));
-  bounds b = {(float)lo, (float)hi};
-  o_spans(x->data, out->data, o_numel(x), 1.0, clamp_span, &b);
-  return PTE_OK;
+  return o_clamp(ctx, args, nargs, 3, (float)lo, (float)hi);
 }
 
 PTE_OPT_KERNEL(clamp_out, "aten::clamp.out", clamp_accepts, NULL)

@@ -32,13 +32,8 @@ static void gelu_tanh_span(const float *x, float *y, int64_t n, const void *user
 }
 
 static pte_status gelu_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
-  O_CHECK(o_have_data(ctx, args, nargs));
-  const pte_tensor *x = args[0]->u.tensor;
-  pte_tensor *out = args[2]->u.tensor;
-  O_CHECK(o_out_like(ctx, out, x));
   bool tanh_mode = !strcmp(args[1]->u.str, "tanh");
-  o_spans(x->data, out->data, o_numel(x), 20.0, tanh_mode ? gelu_tanh_span : gelu_span, NULL);
-  return PTE_OK;
+  return o_map(ctx, args, nargs, 2, 20.0, tanh_mode ? gelu_tanh_span : gelu_span, NULL);
 }
 
 PTE_OPT_KERNEL(gelu_out, "aten::gelu.out", gelu_accepts, NULL)

@@ -9,12 +9,7 @@ static void relu_span(const float *x, float *y, int64_t n, const void *user) {
 }
 
 static pte_status relu_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
-  O_CHECK(o_have_data(ctx, args, nargs));
-  const pte_tensor *x = args[0]->u.tensor;
-  pte_tensor *out = args[1]->u.tensor;
-  O_CHECK(o_out_like(ctx, out, x));
-  o_spans(x->data, out->data, o_numel(x), 1.0, relu_span, NULL);
-  return PTE_OK;
+  return o_map(ctx, args, nargs, 1, 1.0, relu_span, NULL);
 }
 
 PTE_OPT_KERNEL(relu_out, "aten::relu.out", relu_accepts, NULL)

@@ -21,25 +21,14 @@ static void silu_span(const float *x, float *y, int64_t n, const void *user) {
   for (int64_t i = 0; i < n; i++) y[i] = x[i] / (1.0f + expf(-x[i]));
 }
 
-static pte_status run(pte_kernel_ctx *ctx, pte_value **args, o_span_fn fn) {
-  const pte_tensor *x = args[0]->u.tensor;
-  pte_tensor *out = args[1]->u.tensor;
-  O_CHECK(o_out_like(ctx, out, x));
-  o_spans(x->data, out->data, o_numel(x), 20.0, fn, NULL);
-  return PTE_OK;
-}
-
 static pte_status sigmoid_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
-  O_CHECK(o_have_data(ctx, args, nargs));
-  return run(ctx, args, sigmoid_span);
+  return o_map(ctx, args, nargs, 1, 20.0, sigmoid_span, NULL);
 }
 static pte_status tanh_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
-  O_CHECK(o_have_data(ctx, args, nargs));
-  return run(ctx, args, tanh_span);
+  return o_map(ctx, args, nargs, 1, 20.0, tanh_span, NULL);
 }
 static pte_status silu_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
-  O_CHECK(o_have_data(ctx, args, nargs));
-  return run(ctx, args, silu_span);
+  return o_map(ctx, args, nargs, 1, 20.0, silu_span, NULL);
 }
 
 PTE_OPT_KERNEL(sigmoid_out, "aten::sigmoid.out", unary_accepts, NULL)

@@ -67,7 +67,7 @@ static void bin_rows(void *ctx, size_t r0, size_t r1) {
   }
 }
 
-pte_status o_binary(pte_kernel_ctx *ctx, o_operand a, o_operand b, pte_tensor *out, o_binop op, float alpha) {
+static pte_status binary(pte_kernel_ctx *ctx, o_operand a, o_operand b, pte_tensor *out, o_binop op, float alpha) {
   int64_t sizes[PTE_MAX_DIM];
   int32_t dim = 0;
   const pte_tensor *ts[2] = {a.t, b.t};
@@ -179,4 +179,50 @@ void o_spans(const float *x, float *y, int64_t n, double cost_per_elem, o_span_f
 
 bool o_unary_accepts(pte_value *const *args, int32_t nargs, int32_t want_nargs, int32_t out_index) {
   return nargs == want_nargs && o_f32_arg(args, nargs, 0) && o_f32_arg(args, nargs, out_index);
+}
+
+static bool has_alpha(o_binop op) { return op == O_ADD || op == O_SUB; }
+
+bool o_arith_accepts(pte_value *const *args, int32_t nargs, o_binop op) {
+  const int32_t out_index = has_alpha(op) ? 3 : 2;
+  double alpha;
+  /* the runtime passes the out tensor once more as the last argument */
+  if (nargs != out_index + 2 || !o_f32_arg(args, nargs, out_index)) return false;
+  if (has_alpha(op) && (!o_num(args, nargs, 2, &alpha) || args[2]->tag == PTE_TAG_BOOL)) return false;
+  const pte_tensor *a = o_tensor_arg(args, nargs, 0), *b = o_tensor_arg(args, nargs, 1);
+  bool a_f32 = o_is_f32(a), b_f32 = o_is_f32(b);
+  if (!a_f32 && !b_f32) return false;
+  return o_operand_ok(args, nargs, 0, b_f32 && b->dim > 0) && o_operand_ok(args, nargs, 1, a_f32 && a->dim > 0);
+}
+
+pte_status o_arith(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs, o_binop op) {
+  O_CHECK(o_have_data(ctx, args, nargs));
+  double alpha = 1.0;
+  if (has_alpha(op)) o_num(args, nargs, 2, &alpha);
+  return binary(ctx, o_operand_get(args, 0), o_operand_get(args, 1), args[has_alpha(op) ? 3 : 2]->u.tensor, op,
+                (float)alpha);
+}
+
+pte_status o_map(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs, int32_t out_index, double cost, o_span_fn fn,
+                 const void *user) {
+  O_CHECK(o_have_data(ctx, args, nargs));
+  const pte_tensor *x = args[0]->u.tensor;
+  pte_tensor *out = args[out_index]->u.tensor;
+  O_CHECK(o_out_like(ctx, out, x));
+  o_spans(x->data, out->data, o_numel(x), cost, fn, user);
+  return PTE_OK;
+}
+
+typedef struct bounds {
+  float lo, hi;
+} bounds;
+
+static void clamp_span(const float *x, float *y, int64_t n, const void *user) {
+  const bounds *b = user;
+  o_kern()->unary(O_CLAMP, x, y, n, b->lo, b->hi);
+}
+
+pte_status o_clamp(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs, int32_t out_index, float lo, float hi) {
+  bounds b = {lo, hi};
+  return o_map(ctx, args, nargs, out_index, 1.0, clamp_span, &b);
 }

@@ -2,7 +2,6 @@
  *                 Scalar alpha=1, Tensor(a!) out): out = beta*self + alpha*(mat1 @ mat2) */
 #include "util/kernel_util.h"
 
-#include "util/gemm_util.h"
 #include "util/matmul.h"
 
 static pte_status addmm_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
@@ -40,12 +39,6 @@ static pte_status addmm_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs
   K_CHECK(k_has_data(ctx, m2, "mat2"));
   int64_t st[PTE_MAX_DIM];
   k_broadcast_strides(self, 2, sizes, st);
-  if (out->dtype == PTE_FLOAT32) {
-    kg_sgemm(sizes[0], sizes[1], m1->sizes[1], (const float *)m1->data, m1->strides[0], m1->strides[1],
-             (const float *)m2->data, m2->strides[0], m2->strides[1], (float *)out->data, out->strides[0],
-             out->strides[1], (const float *)self->data, st[0], st[1], (float)alpha, (float)beta);
-    return PTE_OK;
-  }
   return k_matmul(ctx, m1, m2, out, self, st, alpha, beta);
 }
 

@@ -6,36 +6,21 @@
 #include "util/reduce_util.h"
 
 static pte_status all_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
-  pte_tensor *self, *out;
-  int64_t dim = 0;
-  bool keepdim = false;
-  K_CHECK(k_nargs(ctx, nargs, 5));
-  K_CHECK(k_tensor(ctx, args, 0, &self));
-  K_CHECK(k_int(ctx, args, 1, &dim));
-  K_CHECK(k_bool(ctx, args, 2, &keepdim));
-  K_CHECK(k_tensor(ctx, args, 3, &out));
-  return kr_anyall(ctx, self, &dim, 1, keepdim, false, out);
+  kr_args a;
+  K_CHECK(kr_read_args(ctx, args, nargs, KR_DIM, 1, &a));
+  return kr_anyall(ctx, a.self, a.dims, a.ndims, a.keepdim, false, a.out);
 }
 
 static pte_status all_dims_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
-  pte_tensor *self, *out;
-  int64_t dims[PTE_MAX_DIM];
-  int32_t ndims = 0;
-  bool keepdim = false;
-  K_CHECK(k_nargs(ctx, nargs, 5));
-  K_CHECK(k_tensor(ctx, args, 0, &self));
-  K_CHECK(k_opt_int_list(ctx, args, 1, dims, PTE_MAX_DIM, &ndims));
-  K_CHECK(k_bool(ctx, args, 2, &keepdim));
-  K_CHECK(k_tensor(ctx, args, 3, &out));
-  return kr_anyall(ctx, self, dims, ndims, keepdim, false, out);
+  kr_args a;
+  K_CHECK(kr_read_args(ctx, args, nargs, KR_OPT_DIMS, 1, &a));
+  return kr_anyall(ctx, a.self, a.dims, a.ndims, a.keepdim, false, a.out);
 }
 
 static pte_status all_all_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
-  pte_tensor *self, *out;
-  K_CHECK(k_nargs(ctx, nargs, 3));
-  K_CHECK(k_tensor(ctx, args, 0, &self));
-  K_CHECK(k_tensor(ctx, args, 1, &out));
-  return kr_anyall(ctx, self, NULL, -1, false, false, out);
+  kr_args a;
+  K_CHECK(kr_read_args(ctx, args, nargs, KR_ALL, 1, &a));
+  return kr_anyall(ctx, a.self, a.dims, a.ndims, a.keepdim, false, a.out);
 }
 
 PTE_PORTABLE_KERNEL(all_out, "aten::all.out")

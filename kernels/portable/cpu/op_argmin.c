@@ -5,16 +5,10 @@
 #include "util/reduce_util.h"
 
 static pte_status argmin_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
-  pte_tensor *self, *out;
-  int64_t dim = 0;
-  bool has_dim = false, keepdim = false;
-  K_CHECK(k_nargs(ctx, nargs, 5));
-  K_CHECK(k_tensor(ctx, args, 0, &self));
-  K_CHECK(k_opt_int(ctx, args, 1, &dim, &has_dim));
-  K_CHECK(k_bool(ctx, args, 2, &keepdim));
-  K_CHECK(k_tensor(ctx, args, 3, &out));
-  if (self->dtype == PTE_BOOL) return K_FAIL("argmin is not implemented for bool");
-  return kr_minmax(ctx, self, &dim, has_dim ? 1 : -1, keepdim, false, NULL, out);
+  kr_args a;
+  K_CHECK(kr_read_args(ctx, args, nargs, KR_OPT_DIM, 1, &a));
+  if (a.self->dtype == PTE_BOOL) return K_FAIL("argmin is not implemented for bool");
+  return kr_minmax(ctx, a.self, a.dims, a.ndims, a.keepdim, false, NULL, a.out);
 }
 
 PTE_PORTABLE_KERNEL(argmin_out, "aten::argmin.out")

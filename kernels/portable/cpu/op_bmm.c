@@ -1,7 +1,6 @@
 /* aten::bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out): out[i] = self[i] @ mat2[i] */
 #include "util/kernel_util.h"
 
-#include "util/gemm_util.h"
 #include "util/matmul.h"
 
 static pte_status bmm_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
@@ -34,11 +33,6 @@ static pte_status bmm_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) 
     const uint8_t *pa = (const uint8_t *)a->data + (size_t)(i * a->strides[0]) * es;
     const uint8_t *pb = (const uint8_t *)b->data + (size_t)(i * b->strides[0]) * es;
     uint8_t *pc = (uint8_t *)out->data + (size_t)(i * out->strides[0]) * es;
-    if (a->dtype == PTE_FLOAT32) {
-      kg_sgemm(sizes[1], sizes[2], a->sizes[2], (const float *)pa, a->strides[1], a->strides[2], (const float *)pb,
-               b->strides[1], b->strides[2], (float *)pc, out->strides[1], out->strides[2], NULL, 0, 0, 1.0f, 0.0f);
-      continue;
-    }
     k_gemm(a->dtype, sizes[1], sizes[2], a->sizes[2], pa, a->strides[1], a->strides[2], pb, b->strides[1],
            b->strides[2], pc, out->strides[1], out->strides[2], NULL, 0, 0, 1.0, 0.0);
   }

@@ -19,19 +19,10 @@ static pte_status cat_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) 
   K_CHECK(k_tensor(ctx, args, 2, &out));
   K_CHECK(kc_no_alias_list(ctx, out, items, n));
   if (n == 0) return K_FAIL("expected a non-empty list of tensors");
-  K_CHECK(kc_supported(ctx, out->dtype, "out"));
+  K_CHECK(kc_list_inputs(ctx, items, n, out));
   const pte_tensor *ref = NULL;
-  int32_t common = -1;
-  for (int32_t i = 0; i < n; i++) {
-    if (!items[i] || items[i]->tag != PTE_TAG_TENSOR) return K_FAIL("item %d of tensors is not a Tensor", (int)i);
-    const pte_tensor *t = items[i]->u.tensor;
-    K_CHECK(kc_supported(ctx, t->dtype, "an input"));
-    K_CHECK(k_has_data(ctx, t, "an input"));
-    common = common < 0 ? t->dtype : k_promote(common, t->dtype);
-    if (!ref && !skipped(t)) ref = t;
-  }
-  if (!k_can_cast(common, out->dtype))
-    return K_FAIL("result type %s can't be cast to the output dtype %s", pte_dtype_name(common), pte_dtype_name(out->dtype));
+  for (int32_t i = 0; i < n && !ref; i++)
+    if (!skipped(items[i]->u.tensor)) ref = items[i]->u.tensor;
   if (!ref) { /* every input is an empty 1-D tensor */
     int64_t zero = 0;
     return k_out(ctx, out, 1, &zero);

@@ -7,25 +7,16 @@
 #include "util/reduce_util.h"
 
 static pte_status min_dim_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
-  pte_tensor *self, *values, *indices;
-  int64_t dim = 0;
-  bool keepdim = false;
-  K_CHECK(k_nargs(ctx, nargs, 6));
-  K_CHECK(k_tensor(ctx, args, 0, &self));
-  K_CHECK(k_int(ctx, args, 1, &dim));
-  K_CHECK(k_bool(ctx, args, 2, &keepdim));
-  K_CHECK(k_tensor(ctx, args, 3, &values));
-  K_CHECK(k_tensor(ctx, args, 4, &indices));
-  if (values == indices) return K_FAIL("values and indices must be different tensors");
-  return kr_minmax(ctx, self, &dim, 1, keepdim, false, values, indices);
+  kr_args a;
+  K_CHECK(kr_read_args(ctx, args, nargs, KR_DIM, 2, &a));
+  if (a.out == a.out2) return K_FAIL("values and indices must be different tensors");
+  return kr_minmax(ctx, a.self, a.dims, a.ndims, a.keepdim, false, a.out, a.out2);
 }
 
 static pte_status min_unary_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
-  pte_tensor *self, *out;
-  K_CHECK(k_nargs(ctx, nargs, 3));
-  K_CHECK(k_tensor(ctx, args, 0, &self));
-  K_CHECK(k_tensor(ctx, args, 1, &out));
-  return kr_minmax(ctx, self, NULL, -1, false, false, out, NULL);
+  kr_args a;
+  K_CHECK(kr_read_args(ctx, args, nargs, KR_ALL, 1, &a));
+  return kr_minmax(ctx, a.self, a.dims, a.ndims, a.keepdim, false, a.out, NULL);
 }
 
 PTE_PORTABLE_KERNEL(min_dim_out, "aten::min.dim_min")

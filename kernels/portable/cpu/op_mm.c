@@ -1,7 +1,6 @@
 /* aten::mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out): out = self @ mat2 */
 #include "util/kernel_util.h"
 
-#include "util/gemm_util.h"
 #include "util/matmul.h"
 
 static pte_status mm_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
@@ -21,12 +20,6 @@ static pte_status mm_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
   K_CHECK(k_has_data(ctx, a, "self"));
   K_CHECK(k_has_data(ctx, b, "mat2"));
   K_CHECK(k_out(ctx, out, 2, sizes));
-  if (out->dtype == PTE_FLOAT32) {
-    kg_sgemm(sizes[0], sizes[1], a->sizes[1], (const float *)a->data, a->strides[0], a->strides[1],
-             (const float *)b->data, b->strides[0], b->strides[1], (float *)out->data, out->strides[0],
-             out->strides[1], NULL, 0, 0, 1.0f, 0.0f);
-    return PTE_OK;
-  }
   return k_matmul(ctx, a, b, out, NULL, NULL, 1.0, 0.0);
 }
 

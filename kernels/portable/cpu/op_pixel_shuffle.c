@@ -28,22 +28,11 @@ static pte_status pixel_shuffle_out(pte_kernel_ctx *ctx, pte_value **args, int32
   K_CHECK(k_out(ctx, out, self->dim, sizes));
   if (pte_tensor_numel(out) == 0) return PTE_OK;
   /* iterate (batch..., c, h, i, w, j) */
-  int64_t is[PTE_MAX_DIM], ds[PTE_MAX_DIM], ss[PTE_MAX_DIM];
-  for (int32_t k = 0; k < nb; k++) {
-    is[k] = self->sizes[k];
-    ds[k] = out->strides[k];
-    ss[k] = self->strides[k];
-  }
   const int64_t *o = out->strides + nb, *s = self->strides + nb;
   int64_t sz5[5] = {oc, h, r, w, r};
   int64_t d5[5] = {o[0], r * o[1], o[1], r * o[2], o[2]};
   int64_t s5[5] = {r * r * s[0], s[1], r * s[0], s[2], s[0]};
-  for (int32_t k = 0; k < 5; k++) {
-    is[nb + k] = sz5[k];
-    ds[nb + k] = d5[k];
-    ss[nb + k] = s5[k];
-  }
-  kc_copy(out->data, ds, self->data, ss, nb + 5, is, pte_dtype_size(self->dtype));
+  kc_copy_batched_view(out, self, nb, 5, sz5, d5, s5);
   return PTE_OK;
 }
 

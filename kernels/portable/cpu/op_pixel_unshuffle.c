@@ -29,22 +29,11 @@ static pte_status pixel_unshuffle_out(pte_kernel_ctx *ctx, pte_value **args, int
   K_CHECK(k_out(ctx, out, self->dim, sizes));
   if (pte_tensor_numel(out) == 0) return PTE_OK;
   /* iterate (batch..., c, i, j, h, w) */
-  int64_t is[PTE_MAX_DIM], ds[PTE_MAX_DIM], ss[PTE_MAX_DIM];
-  for (int32_t k = 0; k < nb; k++) {
-    is[k] = self->sizes[k];
-    ds[k] = out->strides[k];
-    ss[k] = self->strides[k];
-  }
   const int64_t *o = out->strides + nb, *s = self->strides + nb;
   int64_t sz5[5] = {c, r, r, oh, ow};
   int64_t d5[5] = {r * r * o[0], r * o[0], o[0], o[1], o[2]};
   int64_t s5[5] = {s[0], s[1], s[2], r * s[1], r * s[2]};
-  for (int32_t k = 0; k < 5; k++) {
-    is[nb + k] = sz5[k];
-    ds[nb + k] = d5[k];
-    ss[nb + k] = s5[k];
-  }
-  kc_copy(out->data, ds, self->data, ss, nb + 5, is, pte_dtype_size(self->dtype));
+  kc_copy_batched_view(out, self, nb, 5, sz5, d5, s5);
   return PTE_OK;
 }
 

@@ -14,15 +14,10 @@ static pte_status stack_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs
   K_CHECK(k_tensor(ctx, args, 2, &out));
   K_CHECK(kc_no_alias_list(ctx, out, items, n));
   if (n == 0) return K_FAIL("stack expects a non-empty TensorList");
-  K_CHECK(kc_supported(ctx, out->dtype, "out"));
-  const pte_tensor *ref = NULL;
-  int32_t common = -1;
-  for (int32_t i = 0; i < n; i++) {
-    if (!items[i] || items[i]->tag != PTE_TAG_TENSOR) return K_FAIL("item %d of tensors is not a Tensor", (int)i);
+  K_CHECK(kc_list_inputs(ctx, items, n, out));
+  const pte_tensor *ref = items[0]->u.tensor;
+  for (int32_t i = 1; i < n; i++) {
     const pte_tensor *t = items[i]->u.tensor;
-    K_CHECK(kc_supported(ctx, t->dtype, "an input"));
-    K_CHECK(k_has_data(ctx, t, "an input"));
-    if (!ref) ref = t;
     bool same = t->dim == ref->dim;
     for (int32_t k = 0; same && k < t->dim; k++) same = t->sizes[k] == ref->sizes[k];
     if (!same) {
@@ -30,10 +25,7 @@ static pte_status stack_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs
       return K_FAIL("stack expects each tensor to be equal size, but got %s at entry 0 and %s at entry %d",
                     pte_shape_str(ref->dim, ref->sizes, a, sizeof a), pte_shape_str(t->dim, t->sizes, b, sizeof b), (int)i);
     }
-    common = common < 0 ? t->dtype : k_promote(common, t->dtype);
   }
-  if (!k_can_cast(common, out->dtype))
-    return K_FAIL("result type %s can't be cast to the output dtype %s", pte_dtype_name(common), pte_dtype_name(out->dtype));
   if (ref->dim >= PTE_MAX_DIM) return K_FAIL("the result would have more than %d dims", PTE_MAX_DIM);
   int32_t dim = 0;
   K_CHECK(k_dim(ctx, dim_arg, ref->dim + 1, &dim));

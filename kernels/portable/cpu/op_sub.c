@@ -12,39 +12,12 @@ K_ROW_FN(sub_i64, int64_t, int64_t, ew_subi(a, ew_muli(p->i[0], b)))
 
 static const k_row_fns sub_fns = {{sub_f32, sub_f64, sub_i64, NULL}};
 
-static pte_status sub_common(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs, bool scalar) {
-  ew_operand self, other;
-  k_scalar alpha;
-  pte_tensor *out = NULL;
-  K_CHECK(k_nargs(ctx, nargs, 5));
-  K_CHECK(ew_operand_arg(ctx, args, 0, false, &self));
-  K_CHECK(ew_operand_arg(ctx, args, 1, scalar, &other));
-  K_CHECK(k_scalar_arg(ctx, args, 2, &alpha));
-  K_CHECK(k_tensor(ctx, args, 3, &out));
-  if (self.t->dtype == PTE_BOOL && other.t->dtype == PTE_BOOL)
-    return K_FAIL("subtraction with two bool tensors is not supported (use logical_xor)");
-  if (self.t->dtype == PTE_BOOL || other.t->dtype == PTE_BOOL)
-    return K_FAIL("subtraction with a bool tensor is not supported (use ~ or logical_not)");
-  ew_operand *ops[2] = {&self, &other};
-  int32_t common = ew_result_type(ops, 2);
-  if (common < 0) return K_FAIL("unsupported input dtype");
-  if (!k_is_float(common) && alpha.dtype == PTE_FLOAT64)
-    return K_FAIL("alpha must not be a floating point number for %s inputs", pte_dtype_name(common));
-  if (alpha.dtype == PTE_BOOL && common != PTE_BOOL)
-    return K_FAIL("boolean alpha is only supported for boolean results");
-  k_params p;
-  memset(&p, 0, sizeof p);
-  p.d[0] = alpha.d;
-  p.i[0] = alpha.i;
-  return ew_run(ctx, ops, 2, out, common, k_ctype_of(common), &sub_fns, &p);
-}
-
 static pte_status sub_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
-  return sub_common(ctx, args, nargs, false);
+  return ew_alpha_binary(ctx, args, nargs, false, &sub_fns, EW_SUBTRACT);
 }
 
 static pte_status sub_scalar_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
-  return sub_common(ctx, args, nargs, true);
+  return ew_alpha_binary(ctx, args, nargs, true, &sub_fns, EW_SUBTRACT);
 }
 
 PTE_PORTABLE_KERNEL(sub_out, "aten::sub.out")

@@ -128,6 +128,22 @@ void kc_copy(void *dst, const int64_t *ds, const void *src, const int64_t *ss, i
   }
 }
 
+void kc_copy_batched_view(pte_tensor *out, const pte_tensor *self, int32_t nb, int32_t nt, const int64_t *sizes,
+                          const int64_t *ds, const int64_t *ss) {
+  int64_t is[PTE_MAX_DIM], od[PTE_MAX_DIM], os[PTE_MAX_DIM];
+  for (int32_t k = 0; k < nb; k++) {
+    is[k] = self->sizes[k];
+    od[k] = out->strides[k];
+    os[k] = self->strides[k];
+  }
+  for (int32_t k = 0; k < nt; k++) {
+    is[nb + k] = sizes[k];
+    od[nb + k] = ds[k];
+    os[nb + k] = ss[k];
+  }
+  kc_copy(out->data, od, self->data, os, nb + nt, is, pte_dtype_size(self->dtype));
+}
+
 /* The compute type that holds every value of `dt` exactly, and the dtype the
  * loaded values are "rounded through" (a no-op for these). */
 static k_ctype exact_ctype(int32_t dt, int32_t *through) {
@@ -744,5 +760,20 @@ pte_status kc_index_offset(pte_kernel_ctx *ctx, kc_index_plan *p, const pte_tens
     o += v * strides[e->self_dim];
   }
   *off = o;
+  return PTE_OK;
+}
+
+pte_status kc_list_inputs(pte_kernel_ctx *ctx, pte_value *const *items, int32_t n, const pte_tensor *out) {
+  K_CHECK(kc_supported(ctx, out->dtype, "out"));
+  int32_t common = -1;
+  for (int32_t i = 0; i < n; i++) {
+    if (!items[i] || items[i]->tag != PTE_TAG_TENSOR) return K_FAIL("item %d of tensors is not a Tensor", (int)i);
+    const pte_tensor *t = items[i]->u.tensor;
+    K_CHECK(kc_supported(ctx, t->dtype, "an input"));
+    K_CHECK(k_has_data(ctx, t, "an input"));
+    common = common < 0 ? t->dtype : k_promote(common, t->dtype);
+  }
+  if (n > 0 && !k_can_cast(common, out->dtype))
+    return K_FAIL("result type %s can't be cast to the output dtype %s", pte_dtype_name(common), pte_dtype_name(out->dtype));
   return PTE_OK;
 }

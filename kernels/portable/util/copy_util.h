@@ -15,6 +15,12 @@
  * must be at most PTE_MAX_DIM. */
 void kc_copy(void *dst, const int64_t *ds, const void *src, const int64_t *ss, int32_t dim,
              const int64_t *sizes, size_t es);
+/* Copy self into out, same dtype, where both share their first nb (batch)
+ * dims and the rest is walked as a view of nt dims given by sizes and
+ * element strides into out (ds) and self (ss), nb + nt <= PTE_MAX_DIM
+ * (pixel_shuffle's regrouping). */
+void kc_copy_batched_view(pte_tensor *out, const pte_tensor *self, int32_t nb, int32_t nt, const int64_t *sizes,
+                          const int64_t *ds, const int64_t *ss);
 
 /* Same with a dtype conversion from sdt to ddt (ATen's static_cast semantics:
  * float → int truncates toward zero, anything → bool is `!= 0`, NaN → bool is
@@ -73,6 +79,9 @@ pte_status kc_supported(pte_kernel_ctx *ctx, int32_t dt, const char *what);
 pte_status kc_no_alias(pte_kernel_ctx *ctx, const pte_tensor *out, const pte_tensor *a,
                        const pte_tensor *b, const pte_tensor *c);
 /* Same for every tensor of a TensorList / OptionalTensorList. */
+/* The inputs of cat and stack: every item a tensor of a supported dtype
+ * with memory, their promoted dtype castable to out's (supported too). */
+pte_status kc_list_inputs(pte_kernel_ctx *ctx, pte_value *const *items, int32_t n, const pte_tensor *out);
 pte_status kc_no_alias_list(pte_kernel_ctx *ctx, const pte_tensor *out, pte_value *const *items,
                             int32_t n);
 

@@ -244,6 +244,35 @@ pte_status ew_unary(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs, const 
   return ew_run(ctx, ops, 1, out, common, (flags & EW_PRED) ? K_BOOL : k_ctype_of(common), fns, p);
 }
 
+pte_status ew_alpha_binary(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs, bool other_scalar,
+                           const k_row_fns *fns, unsigned flags) {
+  ew_operand self, other;
+  k_scalar alpha;
+  pte_tensor *out = NULL;
+  K_CHECK(k_nargs(ctx, nargs, 5));
+  K_CHECK(ew_operand_arg(ctx, args, 0, false, &self));
+  K_CHECK(ew_operand_arg(ctx, args, 1, other_scalar, &other));
+  K_CHECK(k_scalar_arg(ctx, args, 2, &alpha));
+  K_CHECK(k_tensor(ctx, args, 3, &out));
+  if ((flags & EW_SUBTRACT) && self.t->dtype == PTE_BOOL && other.t->dtype == PTE_BOOL)
+    return K_FAIL("subtraction with two bool tensors is not supported (use logical_xor)");
+  if ((flags & EW_SUBTRACT) && (self.t->dtype == PTE_BOOL || other.t->dtype == PTE_BOOL))
+    return K_FAIL("subtraction with a bool tensor is not supported (use ~ or logical_not)");
+  ew_operand *ops[2] = {&self, &other};
+  if (flags & EW_SWAP) ops[0] = &other, ops[1] = &self;
+  int32_t common = ew_result_type(ops, 2);
+  if (common < 0) return K_FAIL("unsupported input dtype");
+  if (alpha.dtype == PTE_BOOL && common != PTE_BOOL)
+    return K_FAIL("boolean alpha is only supported for boolean results");
+  if (!k_is_float(common) && alpha.dtype == PTE_FLOAT64)
+    return K_FAIL("alpha must not be a floating point number for %s inputs", pte_dtype_name(common));
+  k_params p;
+  memset(&p, 0, sizeof p);
+  p.d[0] = alpha.d;
+  p.i[0] = alpha.i;
+  return ew_run(ctx, ops, 2, out, common, k_ctype_of(common), fns, &p);
+}
+
 pte_status ew_binary(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs, bool self_scalar,
                      bool other_scalar, const k_row_fns *fns, unsigned flags, k_params *p) {
   ew_operand self, other;

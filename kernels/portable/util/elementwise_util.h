@@ -77,6 +77,8 @@ pte_status ew_scalar_check(pte_kernel_ctx *ctx, const k_scalar *s, int32_t dtype
 #define EW_PRED 0x2u        /* row functions write bool (uint8_t) */
 #define EW_NO_BOOL 0x4u     /* a bool common dtype is an error */
 #define EW_KEEP_SCALAR 0x8u /* ew_keep_scalar_precision on the second operand */
+#define EW_SWAP 0x10u       /* the row functions see (other, self) */
+#define EW_SUBTRACT 0x20u   /* bool operands are an error, with ATen's subtraction messages */
 
 /* Unary op: args = (self, out, ret). The common dtype is self's dtype
  * (adjusted by EW_FLOAT). */
@@ -88,6 +90,12 @@ pte_status ew_unary(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs, const 
  * result_type(self, other) (adjusted by EW_FLOAT). */
 pte_status ew_binary(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs, bool self_scalar,
                      bool other_scalar, const k_row_fns *fns, unsigned flags, k_params *p);
+
+/* add, sub, rsub: args = (self, other, alpha, out, ret), the row functions
+ * computing a op alpha*b over (self, other) (EW_SWAP: (other, self)), with
+ * ATen's rules on alpha's type. Flags: EW_SWAP, EW_SUBTRACT. */
+pte_status ew_alpha_binary(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs, bool other_scalar,
+                           const k_row_fns *fns, unsigned flags);
 
 /* Float helpers shared by several ops. NaN-propagating min/max (ATen's
  * minimum/maximum and its vectorised clamp). */

@@ -1,11 +1,18 @@
 /* Reference matrix products (see matmul.h). */
 #include "matmul.h"
 
+#include "gemm_util.h"
+
 #define JCHUNK 256
 
 void k_gemm(int32_t dtype, int64_t M, int64_t N, int64_t K, const void *a, int64_t sa0, int64_t sa1,
             const void *b, int64_t sb0, int64_t sb1, void *c, int64_t sc0, int64_t sc1,
             const void *bias, int64_t sbias0, int64_t sbias1, double alpha, double beta) {
+  if (dtype == PTE_FLOAT32) {
+    kg_sgemm(M, N, K, (const float *)a, sa0, sa1, (const float *)b, sb0, sb1, (float *)c, sc0, sc1,
+             (const float *)bias, sbias0, sbias1, (float)alpha, (float)beta);
+    return;
+  }
   if (k_is_float(dtype)) {
     double acc[JCHUNK];
     for (int64_t i = 0; i < M; i++) {

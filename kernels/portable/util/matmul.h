@@ -6,8 +6,9 @@
 
 /* c[M,N] = alpha * a[M,K] @ b[K,N] + beta * bias (bias may be NULL; strides in
  * elements, bias strides may be 0 to broadcast). All of one dtype (float32,
- * float64, float16, bfloat16 or an integer type). Accumulates in double for
- * floats, int64 for integers. */
+ * float64, float16, bfloat16 or an integer type). float32 goes to kg_sgemm
+ * (accumulating in float, like ATen's BLAS path); the other floats
+ * accumulate in double, integers in int64. */
 void k_gemm(int32_t dtype, int64_t M, int64_t N, int64_t K, const void *a, int64_t sa0, int64_t sa1,
             const void *b, int64_t sb0, int64_t sb1, void *c, int64_t sc0, int64_t sc1,
             const void *bias, int64_t sbias0, int64_t sbias1, double alpha, double beta);

@@ -11,6 +11,31 @@ pte_status kr_plan_init(pte_kernel_ctx *ctx, kr_plan *p, const pte_tensor *in, c
   return PTE_OK;
 }
 
+pte_status kr_read_args(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs, kr_form form, int32_t nouts,
+                        kr_args *a) {
+  const int32_t first_out = form == KR_ALL ? 1 : 3;
+  bool present = true;
+  K_CHECK(k_nargs(ctx, nargs, first_out + nouts + 1));
+  K_CHECK(k_tensor(ctx, args, 0, &a->self));
+  a->ndims = 1;
+  a->keepdim = false;
+  a->out2 = NULL;
+  switch (form) {
+    case KR_ALL: a->ndims = -1; break;
+    case KR_DIM: K_CHECK(k_int(ctx, args, 1, &a->dims[0])); break;
+    case KR_OPT_DIM:
+      K_CHECK(k_opt_int(ctx, args, 1, &a->dims[0], &present));
+      if (!present) a->ndims = -1;
+      break;
+    case KR_DIMS: K_CHECK(k_int_list(ctx, args, 1, a->dims, PTE_MAX_DIM, &a->ndims)); break;
+    case KR_OPT_DIMS: K_CHECK(k_opt_int_list(ctx, args, 1, a->dims, PTE_MAX_DIM, &a->ndims)); break;
+  }
+  if (form != KR_ALL) K_CHECK(k_bool(ctx, args, 2, &a->keepdim));
+  K_CHECK(k_tensor(ctx, args, first_out, &a->out));
+  if (nouts == 2) K_CHECK(k_tensor(ctx, args, first_out + 1, &a->out2));
+  return PTE_OK;
+}
+
 void kr_begin(const kr_plan *p, int64_t o, kr_walk *w) {
   w->it = p->inner;
   w->in = p->in;

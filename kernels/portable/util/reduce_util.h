@@ -57,6 +57,23 @@ pte_status kr_var(pte_kernel_ctx *ctx, const pte_tensor *self, const int64_t *di
                   bool keepdim, double correction, bool take_sqrt, pte_tensor *out);
 
 
+/* The argument forms of the reductions' out overloads, each followed by
+ * its 1 or 2 out tensors (and the out passed back):
+ *   KR_ALL       (self, ...)                        every dim
+ *   KR_DIM       (self, int dim, bool keepdim, ...)
+ *   KR_OPT_DIM   (self, int? dim, bool keepdim, ...) None: every dim
+ *   KR_DIMS      (self, int[] dim, bool keepdim, ...)
+ *   KR_OPT_DIMS  (self, int[]? dim, bool keepdim, ...) None: every dim */
+typedef enum kr_form { KR_ALL, KR_DIM, KR_OPT_DIM, KR_DIMS, KR_OPT_DIMS } kr_form;
+typedef struct kr_args {
+  pte_tensor *self, *out, *out2; /* out2: the second out, when nouts == 2 */
+  int64_t dims[PTE_MAX_DIM];
+  int32_t ndims; /* -1: every dim */
+  bool keepdim;
+} kr_args;
+pte_status kr_read_args(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs, kr_form form, int32_t nouts,
+                        kr_args *a);
+
 /* The max (is_max) or min over the given dims (ndims <= 0: all) into
  * `values` (self's dtype, may be NULL) and `indices` (int64, may be NULL;
  * the reduction index of the first extreme). NaN is the extreme (ATen's
