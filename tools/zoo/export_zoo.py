@@ -137,9 +137,13 @@ def compare(got: np.ndarray, exp: np.ndarray, rtol: float, atol: float) -> Tuple
 
 
 def _matches(pattern: str, group: str, case_name: str) -> bool:
-    """--only matches the case name, or "group/case" when the pattern has a slash."""
-    target = f"{group}/{case_name}" if "/" in pattern else case_name
-    return fnmatch.fnmatchcase(target, pattern)
+    """--only matches the case name, or "group/case" when the pattern has a
+    slash; several patterns are separated by commas."""
+    for p in pattern.split(","):
+        target = f"{group}/{case_name}" if "/" in p else case_name
+        if fnmatch.fnmatchcase(target, p):
+            return True
+    return False
 
 
 def seed_all(key: str) -> int:
@@ -410,7 +414,8 @@ def _dir_size(path: str) -> int:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default="zoo", help="output directory (default: zoo)")
-    ap.add_argument("--only", default=None, help="glob on case name (e.g. 'add_*'), or on group/case when it contains a slash "
+    ap.add_argument("--only", default=None, help="glob on case name (e.g. 'add_*'), or on group/case when it contains a slash, "
+                    "several separated by commas "
                     "(e.g. 'xnnpack/*'); exports only matching cases")
     ap.add_argument("--jobs", type=int, default=1, help="parallel worker processes (default 1)")
     ap.add_argument("--list", action="store_true", help="list case names and exit")

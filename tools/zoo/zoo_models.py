@@ -253,6 +253,18 @@ class DynamicSymbolic(nn.Module):
         return torch.cat([y, y], 0) + z, y.sum(0) / b
 
 
+class DynamicArith(nn.Module):
+    """Sizes computed from a symbolic batch with +, -, //, %, /, ceil and
+    round: each a scalar executorch_prim op on SymInts at run time."""
+
+    def forward(self, x: torch.Tensor):
+        b = x.shape[0]
+        total = x.sum()
+        return (torch.zeros(b + 1, 2) + total, torch.zeros(b - 1, 2) + total, torch.zeros(b // 2 + 1, 2) + total,
+                torch.zeros(b % 3 + 2, 2) + total, x * (b / 4), torch.zeros(math.ceil(b / 2) + 1) + total,
+                torch.zeros(round(b / 2) + 1) + total)
+
+
 class ControlFlow(nn.Module):
     """torch.cond: the program branches with JumpFalseCall and MoveCall."""
 
@@ -309,6 +321,14 @@ def _build_dynamic_symbolic() -> Built:
     return Built(methods={"forward": (m, (rn(3, 4, 6),), ({0: batch},))}, cases=cases)
 
 
+def _build_dynamic_arith() -> Built:
+    batch = torch.export.Dim("batch", min=3, max=8)
+    cases = [CaseIO(f"dynamic_arith_b{b}", "forward", (rn(b, 3),),
+                    f"sizes from symbolic batch arithmetic (prim add, sub, floordiv, mod, truediv, ceil, round), batch {b}")
+             for b in (3, 7)]
+    return Built(methods={"forward": (DynamicArith().eval(), (rn(4, 3),), ({0: batch},))}, cases=cases)
+
+
 def _build_control_flow() -> Built:
     m = ControlFlow().eval()
     pos = rn(3, 6).abs() + 0.1
@@ -359,6 +379,8 @@ MODEL_DEFS = [
     ("dynamic_symbolic", _build_dynamic_symbolic,
      "Linear on a view by a symbolic batch size, sized zeros, cat, mean by the batch size (prim ops on SymInts)",
      ["dynamic_symbolic_b2", "dynamic_symbolic_b5"], {"dynamic": True}),
+    ("dynamic_arith", _build_dynamic_arith, "Tensors sized by +, -, //, %, ceil, round of a symbolic batch, and x * (batch / 4)",
+     ["dynamic_arith_b3", "dynamic_arith_b7"], {"dynamic": True, "delegate": False}),
     # XnnpackPartitioner 1.5.1 cannot lower a Linear inside a cond branch, so
     # this model has no delegated form.
     ("control_flow", _build_control_flow, "torch.cond between two branches (one with a Linear)",

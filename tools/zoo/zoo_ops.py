@@ -725,6 +725,132 @@ def _copies() -> None:
          "aten.copy(a, b) functional copy with broadcasting")
 
 
+# ---------------------------------------------------------------------------
+# Kernels the exporter reaches only when the op is kept from decomposition
+# (preserve) or through overloads the cases above do not produce: one case
+# each, so that every registered portable kernel runs on a real program
+# (tests/python/test_zoo_coverage.py checks this).
+# ---------------------------------------------------------------------------
+
+def _kept_ops() -> None:
+    def kept(name, fn, inputs, op, desc, keep, tol=TOL_EW, views=False):
+        case(name, fn, inputs, op, desc + ", preserved op", tol=tol, preserve=keep, remove_view_copy=not views)
+
+    kept("cdist_f32", lambda a, b: torch.cdist(a, b, compute_mode="donot_use_mm_for_euclid_dist"),
+         lambda: (rn(2, 4, 3), rn(2, 5, 3)), "aten::_cdist_forward.out", "cdist(a, b), p=2",
+         (aten._cdist_forward.default,), TOL_TRANSC)
+    kept("batch_norm_no_stats_f32", lambda x, w, b: tuple(aten._native_batch_norm_legit.no_stats(x, w, b, True, 0.1, 1e-5)),
+         lambda: (rn(2, 3, 4, 4), rn(3), rn(3)), "aten::_native_batch_norm_legit.no_stats_out",
+         "batch norm from the batch's own statistics -> (out, mean, rstd)", (aten._native_batch_norm_legit.no_stats,),
+         TOL_TRANSC)
+    for n, gen in (("acosh", lambda: (uni(2, 3, 4, lo=1.1, hi=4.0),)), ("asinh", lambda: (rn(2, 3, 4, scale=3.0),)),
+                   ("atanh", lambda: (uni(2, 3, 4, lo=-0.9, hi=0.9),)), ("erfc", lambda: (rn(2, 3, 4),)),
+                   ("exp2", lambda: (rn(2, 3, 4, scale=3.0),))):
+        kept(f"{n}_f32", getattr(torch, n), gen, f"aten::{n}.out", f"{n}(x)", (getattr(aten, n).default,), TOL_TRANSC)
+    kept("hardsigmoid_f32", F.hardsigmoid, lambda: (rn(2, 3, 4, scale=4.0),), "aten::hardsigmoid.out", "hardsigmoid(x)",
+         (aten.hardsigmoid.default,))
+    kept("softplus_f32", lambda x: F.softplus(x, beta=2.0, threshold=5.0), lambda: (rn(2, 3, 4, scale=4.0),),
+         "aten::softplus.out", "softplus(x, beta=2, threshold=5)", (aten.softplus.default,), TOL_TRANSC)
+    for n, sym in (("add", "+"), ("sub", "-"), ("mul", "*"), ("div", "/")):
+        kept(f"{n}_scalar_overload_f32", lambda x, n=n: getattr(aten, n).Scalar(x, 1.5), lambda: (rn(2, 3),),
+             f"aten::{n}.Scalar_out", f"x {sym} 1.5 as the Scalar overload", (getattr(aten, n).Scalar,))
+    kept("rsub_scalar_overload_f32", lambda x: aten.rsub.Scalar(x, 1.5, alpha=2), lambda: (rn(2, 3),),
+         "aten::rsub.Scalar_out", "1.5 - 2 * x as rsub.Scalar", (aten.rsub.Scalar,))
+    kept("div_scalar_mode_floor_f32", lambda x: aten.div.Scalar_mode(x, -0.75, rounding_mode="floor"),
+         lambda: (rn(2, 3, scale=3.0),), "aten::div.Scalar_mode_out", "x / -0.75 rounded down", (aten.div.Scalar_mode,))
+    kept("floor_divide_kept_i64", torch.floor_divide, lambda: (ri(-20, 20, 2, 3), ri_nz(-5, 6, 2, 3)), "aten::floor_divide.out",
+         "floor_divide(a, b), int64", (aten.floor_divide.default,))
+    kept("remainder_scalar_tensor_f32", lambda x: aten.remainder.Scalar_Tensor(2.5, x), lambda: (nz(2, 3),),
+         "aten::remainder.Scalar_Tensor_out", "2.5 % x (Python remainder)", (aten.remainder.Scalar_Tensor,))
+    kept("round_decimals_f32", lambda x: torch.round(x, decimals=2), lambda: (rn(2, 3, 4, scale=10.0),),
+         "aten::round.decimals_out", "round(x, decimals=2)", (aten.round.decimals,), TOL_TRANSC)
+    for n in ("and", "or", "xor"):
+        kept(f"bitwise_{n}_scalar_i64", lambda x, n=n: getattr(aten, f"bitwise_{n}").Scalar(x, 6), lambda: (ri(0, 64, 2, 3),),
+             f"aten::bitwise_{n}.Scalar_out", f"bitwise_{n}(x, 6)", (getattr(aten, f"bitwise_{n}").Scalar,))
+    kept("fill_scalar_f32", lambda x: aten.fill.Scalar(x, 2.5), lambda: (rn(2, 3),), "aten::fill.Scalar_out", "fill(x, 2.5)",
+         (aten.fill.Scalar,))
+    kept("fill_tensor_f32", lambda x, v: aten.fill.Tensor(x, v), lambda: (rn(2, 3), scalar0(-0.75)), "aten::fill.Tensor_out",
+         "fill(x, v) with a 0-d tensor", (aten.fill.Tensor,))
+    kept("all_dim_bool", lambda a: torch.all(a, 1), lambda: (rb(2, 3, 4, p=0.8),), "aten::all.out", "all(x, dim=1), bool",
+         (aten.all.dim,))
+    kept("all_dims_bool", lambda a: torch.all(a, dim=(0, 2)), lambda: (rb(2, 3, 4, p=0.9),), "aten::all.dims_out",
+         "all(x, dim=(0,2))", (aten.all.dims,))
+    kept("all_all_f32", lambda a: torch.all(a), lambda: (nz(3, 4),), "aten::all.all_out", "all(x) over all elements, float32",
+         (aten.all.default,))
+    case("max_all_f32", lambda a: torch.max(a), lambda: (rn(3, 4),), "aten::max.unary_out", "torch.max(x) over all elements")
+    case("min_all_i64", lambda a: torch.min(a), lambda: (ri(-50, 50, 3, 4),), "aten::min.unary_out",
+         "torch.min(x) over all elements, int64")
+    case("prod_all_f32", lambda a: torch.prod(a), lambda: (uni(2, 3, lo=0.5, hi=1.5),), "aten::prod.out",
+         "prod(x) over all elements", TOL_TRANSC)
+    kept("std_correction0_f32", lambda a: torch.std(a, 1, correction=0), lambda: (rn(2, 5, 4),), "aten::std.correction_out",
+         "std(x, dim=1, correction=0)", (aten.std.correction,), TOL_TRANSC)
+    kept("var_dim_unbiased_f32", lambda a: aten.var.dim(a, [1], True, True), lambda: (rn(2, 5, 4),), "aten::var.out",
+         "var(x, dim=[1], unbiased, keepdim) as var.dim", (aten.var.dim,), TOL_TRANSC)
+    kept("pixel_shuffle_f32", lambda x: F.pixel_shuffle(x, 2), lambda: (rn(2, 8, 3, 4),), "aten::pixel_shuffle.out",
+         "pixel_shuffle(x, 2)", (aten.pixel_shuffle.default,))
+    kept("pixel_unshuffle_f32", lambda x: F.pixel_unshuffle(x, 2), lambda: (rn(2, 2, 6, 4),), "aten::pixel_unshuffle.out",
+         "pixel_unshuffle(x, 2)", (aten.pixel_unshuffle.default,))
+    kept("roll_kept_f32", lambda x: torch.roll(x, shifts=(1, -2), dims=(0, 2)), lambda: (rn(3, 4, 5),), "aten::roll.out",
+         "roll(x, (1, -2), dims=(0, 2))", (aten.roll.default,))
+    kept("triu_f32", lambda x: torch.triu(x, 1), lambda: (rn(4, 5),), "aten::triu.out", "triu(x, 1)", (aten.triu.default,))
+    kept("stack_kept_f32", lambda a, b: torch.stack((a, b), 1), lambda: (rn(2, 3), rn(2, 3)), "aten::stack.out",
+         "stack((a, b), dim=1)", (aten.stack.default,))
+    kept("unbind_kept_f32", lambda x: tuple(torch.unbind(x, 1)), lambda: (rn(2, 3, 4),), "aten::unbind_copy.int_out",
+         "unbind(x, 1)", (aten.unbind.int,), views=True)
+    kept("split_tensor_f32", lambda x: tuple(torch.split(x, 2, dim=1)), lambda: (rn(2, 5),), "aten::split_copy.Tensor_out",
+         "split(x, 2, dim=1) with a ragged last piece", (aten.split.Tensor,), views=True)
+    kept("transpose_kept_f32", lambda x: x.transpose(0, 2) + 0, lambda: (rn(2, 3, 4),), "aten::transpose_copy.int_out",
+         "x.transpose(0, 2)", (aten.transpose.int,), views=True)
+    kept("t_f32", lambda x: x.t() + 0, lambda: (rn(3, 4),), "aten::t_copy.out", "x.t()", (aten.t.default,), views=True)
+    kept("squeeze_dim_f32", lambda x: x.squeeze(1) + 0, lambda: (rn(2, 1, 4),), "aten::squeeze_copy.dim_out", "x.squeeze(1)",
+         (aten.squeeze.dim,), views=True)
+    kept("squeeze_all_f32", lambda x: x.squeeze() + 0, lambda: (rn(2, 1, 4, 1),), "aten::squeeze_copy.out", "x.squeeze()",
+         (aten.squeeze.default,), views=True)
+    kept("diagonal_f32", lambda x: torch.diagonal(x, 1, 0, 2) + 0, lambda: (rn(4, 3, 5),), "aten::diagonal_copy.out",
+         "diagonal(x, offset=1, dim1=0, dim2=2)", (aten.diagonal.default,), views=True)
+    kept("narrow_copy_kept_f32", lambda x: aten.narrow_copy(x, 1, 1, 2), lambda: (rn(2, 4, 3),), "aten::narrow_copy.out",
+         "narrow_copy(x, 1, 1, 2)", (aten.narrow_copy.default,))
+    kept("unfold_f32", lambda x: x.unfold(1, 3, 2) + 0, lambda: (rn(2, 7),), "aten::unfold_copy.out", "x.unfold(1, 3, 2)",
+         (aten.unfold.default,), views=True)
+    kept("as_strided_f32", lambda x: torch.as_strided(x, (3, 2), (1, 3), 1) + 0, lambda: (rn(4, 3),),
+         "aten::as_strided_copy.out", "as_strided(x, (3, 2), (1, 3), 1)", (aten.as_strided.default,), views=True)
+    kept("floor_divide_scalar_f32", lambda x: aten.floor_divide.Scalar(x, -1.5), lambda: (rn(2, 3, scale=4.0),),
+         "aten::floor_divide.Scalar_out", "floor_divide(x, -1.5)", (aten.floor_divide.Scalar,))
+    kept("linear_kept_f32", F.linear, lambda: (rn(2, 3, 5), rn(4, 5), rn(4)), "aten::linear.out", "linear(x, w, b)",
+         (aten.linear.default,), TOL_DEFAULT)
+    kept("linear_kept_f64_nobias", F.linear, lambda: (rn(3, 5, dt=F64), rn(4, 5, dt=F64)), "aten::linear.out",
+         "linear(x, w) without bias, float64 (the portable kernel)", (aten.linear.default,), TOL_DEFAULT)
+    kept("sort_f32", lambda x: tuple(torch.sort(x, 1, descending=True)), lambda: (distinct(2, 5, 3),), "aten::sort.values",
+         "sort(x, dim=1, descending=True) -> (values, indices)", (aten.sort.default,))
+    kept("sort_stable_f32", lambda x: tuple(torch.sort(x, dim=-1, stable=True)), lambda: (small_ints_f(2, 6),),
+         "aten::sort.values_stable", "sort(x, stable=True) with ties", (aten.sort.stable,))
+    case("avg_pool3d_f32", lambda x: F.avg_pool3d(x, 2, stride=1, padding=1), lambda: (rn(1, 2, 3, 4, 4),),
+         "aten::avg_pool3d.out", "avg_pool3d(x, 2, stride 1, padding 1)")
+    case("max_pool3d_f32", lambda x: F.max_pool3d(x, 2), lambda: (distinct(1, 2, 4, 4, 4),),
+         "aten::max_pool3d_with_indices.out", "max_pool3d(x, 2)")
+    case("scatter_src_f32", lambda x, i, s: torch.scatter(x, 1, i, s),
+         lambda: (rn(3, 5), torch.tensor([[0, 4], [2, 1], [3, 3]]), rn(3, 2)), "aten::scatter.src_out",
+         "scatter(x, 1, idx, src)")
+    case("scatter_value_f32", lambda x, i: torch.scatter(x, 0, i, 2.5), lambda: (rn(3, 4), torch.tensor([[2, 0, 1, 2]])),
+         "aten::scatter.value_out", "scatter(x, 0, idx, 2.5)")
+    case("scatter_add_f32", lambda x, i, s: torch.scatter_add(x, 1, i, s),
+         lambda: (rn(2, 4), torch.tensor([[0, 0, 3], [1, 2, 1]]), rn(2, 3)), "aten::scatter_add.out",
+         "scatter_add(x, 1, idx, src) with repeated indices")
+    kept("select_scatter_f32", lambda x, s: torch.select_scatter(x, s, 1, 2), lambda: (rn(2, 4, 3), rn(2, 3)),
+         "aten::select_scatter.out", "select_scatter(x, src, dim=1, index=2)", (aten.select_scatter.default,))
+    case("slice_scatter_f32", lambda x, s: torch.slice_scatter(x, s, 1, 1, 5, 2), lambda: (rn(2, 6), rn(2, 2)),
+         "aten::slice_scatter.out", "slice_scatter(x, src, dim=1, 1:5:2)")
+    case("index_put_f32", lambda x, i, v: torch.index_put(x, (i,), v), lambda: (rn(5, 3), torch.tensor([4, 0, 2]), rn(3, 3)),
+         "aten::index_put.out", "index_put(x, (idx,), v)")
+    case("index_put_accumulate_f32", lambda x, i, v: torch.index_put(x, (i,), v, accumulate=True),
+         lambda: (rn(5, 3), torch.tensor([1, 1, 3]), rn(3, 3)), "aten::index_put.out",
+         "index_put(x, (idx,), v, accumulate=True)")
+    kept("masked_scatter_f32", lambda x, m, s: x.masked_scatter(m, s), lambda: (rn(3, 4), rb(3, 4), rn(12)),
+         "aten::masked_scatter.out", "x.masked_scatter(mask, src)", (aten.masked_scatter.default,))
+    kept("upsample_nearest2d_sizes_f32", lambda x: aten.upsample_nearest2d.default(x, [6, 10]), lambda: (rn(1, 2, 3, 4),),
+         "aten::upsample_nearest2d.out", "upsample_nearest2d(x, [6, 10])", (aten.upsample_nearest2d.default,))
+
+
 def build_op_specs() -> List[Spec]:
     if not _SPECS:
         _binary_arith()
@@ -739,6 +865,7 @@ def build_op_specs() -> List[Spec]:
         _shape()
         _creation()
         _copies()
+        _kept_ops()
     return list(_SPECS)
 
 
