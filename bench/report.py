@@ -6,7 +6,7 @@ import json
 import os
 from typing import Any, Dict, List, Optional
 
-from harness import EAGER, ET_C, ET_PY, FORMS, PTERUN_C, PTERUN_CLI, PTERUN_PY, RUNTIME_LABELS
+from harness import EAGER, ET_C, ET_PY, FORMS, PTERUN_C, PTERUN_CLI, PTERUN_PY, REPO, RUNTIME_LABELS
 
 TIMED = (PTERUN_C, PTERUN_CLI, PTERUN_PY, ET_C, ET_PY)
 
@@ -396,9 +396,22 @@ def markdown(res: Dict[str, Any]) -> str:
 # ---------------------------------------------------------------------------
 
 
+def repo_relative(x: Any) -> Any:
+    """Paths inside the checkout written relative to it: the committed results
+    must not carry the measuring machine's folders."""
+    if isinstance(x, str) and x.startswith(REPO + os.sep):
+        return os.path.relpath(x, REPO)
+    if isinstance(x, dict):
+        return {k: repo_relative(v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [repo_relative(v) for v in x]
+    return x
+
+
 def json_view(res: Dict[str, Any]) -> Dict[str, Any]:
-    """results.json: everything, without the per-round nanosecond copies."""
-    r = copy.deepcopy(res)
+    """results.json: everything, without the per-round nanosecond copies,
+    paths relative to the checkout."""
+    r = repo_relative(copy.deepcopy(res))
     for m in r["models"].values():
         for mt in m["threads"].values():
             for f in mt.get("latency", {}).values():
