@@ -8,15 +8,7 @@ K_ROW_FN(logical_or_bool, uint8_t, uint8_t, a || b)
 static const k_row_fns logical_or_fns = {{NULL, NULL, NULL, logical_or_bool}};
 
 static pte_status logical_or_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
-  ew_operand self, other;
-  pte_tensor *out = NULL;
-  K_CHECK(k_nargs(ctx, nargs, 4));
-  K_CHECK(ew_operand_arg(ctx, args, 0, false, &self));
-  K_CHECK(ew_operand_arg(ctx, args, 1, false, &other));
-  K_CHECK(k_tensor(ctx, args, 2, &out));
-  ew_operand *ops[2] = {&self, &other};
-  /* loading as bool turns every element into its truth value */
-  return ew_run(ctx, ops, 2, out, PTE_BOOL, K_BOOL, &logical_or_fns, NULL);
+  return ew_binary(ctx, args, nargs, false, false, &logical_or_fns, EW_TRUTH, NULL);
 }
 
 PTE_PORTABLE_KERNEL(logical_or_out, "aten::logical_or.out")

@@ -777,3 +777,16 @@ pte_status kc_list_inputs(pte_kernel_ctx *ctx, pte_value *const *items, int32_t 
     return K_FAIL("result type %s can't be cast to the output dtype %s", pte_dtype_name(common), pte_dtype_name(out->dtype));
   return PTE_OK;
 }
+
+pte_status kc_copy_op(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
+  pte_tensor *self, *out;
+  K_CHECK(k_nargs(ctx, nargs, 3));
+  K_CHECK(k_tensor(ctx, args, 0, &self));
+  K_CHECK(k_tensor(ctx, args, 1, &out));
+  K_CHECK(kc_no_alias(ctx, out, self, NULL, NULL));
+  K_CHECK(k_has_data(ctx, self, "self"));
+  K_CHECK(kc_same_dtype(ctx, out, self));
+  K_CHECK(k_out_like(ctx, out, self));
+  kc_copy_tensor(out, self);
+  return PTE_OK;
+}

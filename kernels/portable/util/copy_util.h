@@ -79,6 +79,9 @@ pte_status kc_supported(pte_kernel_ctx *ctx, int32_t dt, const char *what);
 pte_status kc_no_alias(pte_kernel_ctx *ctx, const pte_tensor *out, const pte_tensor *a,
                        const pte_tensor *b, const pte_tensor *c);
 /* Same for every tensor of a TensorList / OptionalTensorList. */
+/* out = self, same dtype and shape (alias_copy, detach_copy, lift_fresh_copy):
+ * args = (self, out, ret). */
+pte_status kc_copy_op(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs);
 /* The inputs of cat and stack: every item a tensor of a supported dtype
  * with memory, their promoted dtype castable to out's (supported too). */
 pte_status kc_list_inputs(pte_kernel_ctx *ctx, pte_value *const *items, int32_t n, const pte_tensor *out);

@@ -283,7 +283,8 @@ pte_status ew_binary(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs, bool 
   K_CHECK(k_tensor(ctx, args, 2, &out));
   if (flags & EW_KEEP_SCALAR) ew_keep_scalar_precision(&other);
   ew_operand *ops[2] = {&self, &other};
-  int32_t common = ew_result_type(ops, 2);
+  /* loading as bool turns every element into its truth value */
+  int32_t common = (flags & EW_TRUTH) ? PTE_BOOL : ew_result_type(ops, 2);
   K_CHECK(check_common(ctx, common, flags));
   if (flags & EW_FLOAT) common = ew_int_to_float(common);
   return ew_run(ctx, ops, 2, out, common, (flags & EW_PRED) ? K_BOOL : k_ctype_of(common), fns, p);

@@ -79,6 +79,7 @@ pte_status ew_scalar_check(pte_kernel_ctx *ctx, const k_scalar *s, int32_t dtype
 #define EW_KEEP_SCALAR 0x8u /* ew_keep_scalar_precision on the second operand */
 #define EW_SWAP 0x10u       /* the row functions see (other, self) */
 #define EW_SUBTRACT 0x20u   /* bool operands are an error, with ATen's subtraction messages */
+#define EW_TRUTH 0x40u      /* operands of any dtype read as truth values: the common dtype is bool */
 
 /* Unary op: args = (self, out, ret). The common dtype is self's dtype
  * (adjusted by EW_FLOAT). */
