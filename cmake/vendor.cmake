@@ -9,6 +9,15 @@
 set(PTERUN_VENDORED_LIBS "")
 if(PTERUN_WHEEL AND PTERUN_BUILD_XNNPACK AND PTERUN_DLOPEN_THIRD_PARTY)
   find_program(PTERUN_PATCHELF patchelf REQUIRED)
+  # The same minimum as auditwheel's: one patchelf for the whole wheel.
+  execute_process(COMMAND "${PTERUN_PATCHELF}" --version OUTPUT_VARIABLE _pe_out ERROR_VARIABLE _pe_out
+                  RESULT_VARIABLE _pe_rc)
+  string(REGEX MATCH "[0-9]+\\.[0-9]+(\\.[0-9]+)?" _pe_version "${_pe_out}")
+  if(NOT _pe_rc EQUAL 0 OR NOT _pe_version OR _pe_version VERSION_LESS 0.14.5)
+    message(FATAL_ERROR "pterun: patchelf ${_pe_version} at ${PTERUN_PATCHELF} is too old or broken "
+                        "(needs >= 0.14.5, as auditwheel does): run tools/deps.sh and build through make, "
+                        "or pass -DPTERUN_PATCHELF=<a newer patchelf>")
+  endif()
   foreach(_name XNNPACK pthreadpool cpuinfo)
     find_library(_lib_${_name} NAMES lib${_name}.so.0 ${_name} REQUIRED)
     get_filename_component(_real ${_lib_${_name}} REALPATH)

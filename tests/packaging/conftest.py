@@ -16,12 +16,21 @@ import pytest
 VENDORED = re.compile(r"lib[A-Za-z0-9_+]+-[0-9a-f]{8}\.so\.\d+")
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(REPO, "tools"))
+import toolchain  # noqa: E402
+
+# Every tool these tests start (auditwheel and the patchelf it looks up, cmake,
+# cc, pkg-config, readelf) is the one tools/toolchain.py resolved, whatever the
+# caller's PATH holds (tests/python/test_toolchain.py puts stale ones first).
+if toolchain.main(["--quiet"]) != 0:
+    pytest.exit("the project's tools are missing or too old (see above): run tools/deps.sh", returncode=2)
 
 
 def clean_env(extra=None):
     env = {k: v for k, v in os.environ.items()
            if k not in ("LD_LIBRARY_PATH", "LD_PRELOAD", "PYTHONPATH", "PYTHONHOME", "CMAKE_PREFIX_PATH",
                         "PKG_CONFIG_PATH", "VIRTUAL_ENV") and not k.startswith("DYLD_")}
+    env["PATH"] = toolchain.env_path(REPO)
     if extra:
         env.update(extra)
     return env
