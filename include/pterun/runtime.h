@@ -323,7 +323,10 @@ typedef struct pte_kernel_library {
 /* Register a library of kernels. Registering the same library again is a
  * no-op; an operator that another library registered at the same priority is
  * rejected (PTE_ERR_ALREADY_EXISTS) and nothing of `lib` is registered. `lib`
- * and what it points to must stay valid while registered. Thread-safe. */
+ * and what it points to must stay valid while registered. Thread-safe.
+ * Callbacks (a kernel's accepts and scratch_size, a backend's is_available,
+ * init, execute and destroy) run with no registry lock held: they may call
+ * any registry function, registration included. */
 PTE_API pte_status pte_register_kernels(const pte_kernel_library *lib);
 
 /* Turn a registered kernel library off (or back on) for methods loaded from

@@ -180,21 +180,31 @@ const pte_kernel *pte_operator_find(const char *name, const char **library) {
   return pte_operator_resolve(name, NULL, -1, library);
 }
 
-/* nargs < 0: ignore `accepts` (plain lookup). */
+/* nargs < 0: ignore `accepts` (plain lookup). The candidates are copied
+ * under the lock and `accepts` runs after it is released, so a callback may
+ * re-enter the registry (find, register, ...) without deadlocking. Entries
+ * are never removed, so the copied pointers stay valid. */
 const pte_kernel *pte_operator_resolve(const char *name, pte_value *const *args, int32_t nargs,
                                        const char **library) {
   if (!name) return NULL;
   ensure_prims();
-  const pte_kernel *found = NULL;
+  /* A name has at most one entry per library (do_register rejects repeats). */
+  entry cand[PTE_MAX_KERNEL_LIBRARIES];
+  int32_t n = 0;
   pte_registry_lock();
-  for (int32_t i = find_first(name); i >= 0 && i < g_num_entries && strcmp(g_entries[i].name, name) == 0; i++) {
-    const pte_kernel *k = g_entries[i].kernel;
+  for (int32_t i = find_first(name);
+       i >= 0 && i < g_num_entries && n < PTE_MAX_KERNEL_LIBRARIES && strcmp(g_entries[i].name, name) == 0;
+       i++) {
     if (nargs >= 0 && library_disabled(g_entries[i].lib)) continue;
-    if (nargs >= 0 && k->accepts && !k->accepts(args, nargs)) continue;
-    found = k;
-    if (library) *library = g_entries[i].lib->name;
-    break;
+    cand[n++] = g_entries[i];
+    if (nargs < 0) break;
   }
   pte_registry_unlock();
-  return found;
+  for (int32_t i = 0; i < n; i++) {
+    const pte_kernel *k = cand[i].kernel;
+    if (nargs >= 0 && k->accepts && !k->accepts(args, nargs)) continue;
+    if (library) *library = cand[i].lib->name;
+    return k;
+  }
+  return NULL;
 }
