@@ -648,6 +648,11 @@ pte_status pte_method_load(pte_program *program, const char *name, const pte_met
   if (!program || !name || !out)
     return pte_error(PTE_ERR_INVALID_ARGUMENT, "program, name and out must not be NULL");
   *out = NULL;
+  if (o) { /* versions first: no other field of another ABI's struct can be trusted */
+    pte_status st = pte_abi_check(o->abi, "pte_method_options");
+    if (!st && o->tracer) st = pte_abi_check(o->tracer->abi, "method tracer");
+    if (st) return st;
+  }
   const pte_allocator *a = o ? o->allocator : NULL;
   pte_method *m = (pte_method *)pte_alloc(a, sizeof *m, 64);
   if (!m) return OOM("a method");
@@ -700,8 +705,14 @@ int32_t pte_method_num_inputs(const pte_method *m) { return m ? m->num_inputs : 
 int32_t pte_method_num_outputs(const pte_method *m) { return m ? m->num_outputs : 0; }
 size_t pte_method_memory_used(const pte_method *m) { return m ? m->memory_used : 0; }
 
-void pte_method_set_tracer(pte_method *m, const pte_tracer *tracer) {
-  if (m) m->tracer = tracer;
+pte_status pte_method_set_tracer(pte_method *m, const pte_tracer *tracer) {
+  if (!m) return pte_error(PTE_ERR_INVALID_ARGUMENT, "method must not be NULL");
+  if (tracer) {
+    pte_status st = pte_abi_check(tracer->abi, "tracer");
+    if (st) return st;
+  }
+  m->tracer = tracer;
+  return PTE_OK;
 }
 
 /* ---- backend contexts ---- */

@@ -214,6 +214,14 @@ static pte_status finish_load(pte_program *p, const pte_program_options *o) {
   return PTE_OK;
 }
 
+/* Versions are checked before any other field is read. */
+static pte_status check_options(const pte_program_options *o) {
+  if (!o) return PTE_OK;
+  pte_status st = pte_abi_check(o->abi, "pte_program_options");
+  if (!st && o->tracer) st = pte_abi_check(o->tracer->abi, "program tracer");
+  return st;
+}
+
 static pte_program *program_new(const pte_program_options *o) {
   const pte_allocator *a = o ? o->allocator : NULL;
   pte_program *p = (pte_program *)pte_alloc(a, sizeof *p, 16);
@@ -240,9 +248,11 @@ pte_status pte_program_load_file(const char *path, const pte_program_options *o,
                                  pte_program **out) {
   if (!path || !out) return pte_error(PTE_ERR_INVALID_ARGUMENT, "path and out must not be NULL");
   *out = NULL;
+  pte_status st = check_options(o);
+  if (st) return st;
   pte_program *p = program_new(o);
   if (!p) return pte_error(PTE_ERR_OUT_OF_MEMORY, "out of memory loading '%s'", path);
-  pte_status st = pte_file_map_open(path, o ? o->flags : 0, p->allocator, &p->map);
+  st = pte_file_map_open(path, o ? o->flags : 0, p->allocator, &p->map);
   if (st) {
     pte_free(p->allocator, p);
     return st;
@@ -262,6 +272,8 @@ pte_status pte_program_load_buffer(const void *data, size_t size, const pte_prog
                                    pte_program **out) {
   if (!data || !out) return pte_error(PTE_ERR_INVALID_ARGUMENT, "data and out must not be NULL");
   *out = NULL;
+  pte_status st = check_options(o);
+  if (st) return st;
   uint32_t flags = o ? o->flags : 0;
   if (!(flags & PTE_LOAD_COPY) && ((uintptr_t)data % 16) != 0)
     return pte_error(PTE_ERR_INVALID_ARGUMENT,
@@ -279,7 +291,7 @@ pte_status pte_program_load_buffer(const void *data, size_t size, const pte_prog
   }
   p->data = (const uint8_t *)data;
   p->size = size;
-  pte_status st = load_traced(p, o, "program buffer");
+  st = load_traced(p, o, "program buffer");
   if (st) {
     pte_program_free(p);
     return st;

@@ -3,6 +3,7 @@
 #include "../core/internal.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 
 #ifndef PTE_MAX_KERNELS
@@ -62,8 +63,27 @@ static int32_t find_first(const char *name) {
 pte_status pte_register_kernels(const pte_kernel_library *lib) {
   if (!lib || !lib->name || (lib->count > 0 && !lib->kernels) || lib->count < 0)
     return pte_error(PTE_ERR_INVALID_ARGUMENT, "invalid kernel library");
+  if (lib->abi != PTE_ABI_VERSION) {
+    char what[160];
+    snprintf(what, sizeof what, "kernel library '%s'", lib->name);
+    return pte_abi_check(lib->abi, what);
+  }
   ensure_prims();
   return do_register(lib);
+}
+
+pte_status pte_register_kernel_table(pte_kernel_library *lib, pte_kernel *storage,
+                                     const pte_kernel *const *ptrs, int32_t count) {
+  if (!lib || count < 0 || (count > 0 && (!storage || !ptrs)))
+    return pte_error(PTE_ERR_INVALID_ARGUMENT, "invalid kernel table");
+  pte_registry_lock();
+  if (!lib->kernels) {
+    for (int32_t i = 0; i < count; i++) storage[i] = *ptrs[i];
+    lib->count = count;
+    lib->kernels = storage;
+  }
+  pte_registry_unlock();
+  return pte_register_kernels(lib);
 }
 
 static pte_status do_register(const pte_kernel_library *lib) {

@@ -491,7 +491,7 @@ static pte_status double_out(pte_kernel_ctx *ctx, pte_value **args, int32_t narg
 }
 
 static const pte_kernel kernels[] = {{"pterun_test::custom_double.out", double_out, 0, 0}};
-static const pte_kernel_library library = {"custom_ops", 0, kernels, 1};
+static const pte_kernel_library library = PTE_KERNEL_LIBRARY_INIT("custom_ops", 0, kernels, 1);
 
 __attribute__((visibility("default"))) pte_status pte_custom_ops_register(void) { return pte_register_kernels(&library); }
 """

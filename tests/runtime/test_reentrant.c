@@ -23,6 +23,7 @@ static bool register_inner(const char *who) {
   g_inner_kernels[i].fn = k_noop;
   g_inner_libs[i].name = g_inner_names[i][1];
   g_inner_libs[i].kernels = &g_inner_kernels[i];
+  g_inner_libs[i].abi = PTE_ABI_VERSION;
   g_inner_libs[i].count = 1;
   return pte_register_kernels(&g_inner_libs[i]) == PTE_OK &&
          pte_operator_registered(g_inner_names[i][0]);
@@ -42,7 +43,7 @@ static bool reentering_accepts(pte_value *const *a, int32_t n) {
 
 TEST(accepts_may_reenter_the_registry) {
   static const pte_kernel ks[] = {{"aten::addmm.out", k_noop, reentering_accepts, 0}};
-  static const pte_kernel_library lib = {"test_reentering", 700, ks, 1};
+  static const pte_kernel_library lib = PTE_KERNEL_LIBRARY_INIT("test_reentering", 700, ks, 1);
   CHECK_OK(pte_kernels_portable_register());
   CHECK_OK(pte_register_kernels(&lib));
   char err[512];
@@ -51,7 +52,7 @@ TEST(accepts_may_reenter_the_registry) {
         g_accepts_calls, g_accepts_ok);
 }
 
-static const pte_backend g_other = {0};
+static const pte_backend g_other = PTE_BACKEND_INIT(NULL, NULL, NULL, NULL, NULL, NULL);
 static int g_avail_ok, g_init_ok;
 static bool reentering_available(void *u) {
   (void)u;
@@ -75,7 +76,7 @@ static pte_status noop_exec(void *u, pte_backend_exec_ctx *c, void *h, pte_value
 }
 
 TEST(backend_callbacks_may_reenter_the_registry) {
-  static const pte_backend b = {"XnnpackBackend", NULL, reentering_available, reentering_init, noop_exec, NULL};
+  static const pte_backend b = PTE_BACKEND_INIT("XnnpackBackend", NULL, reentering_available, reentering_init, noop_exec, NULL);
   CHECK_OK(pte_kernels_portable_register());
   CHECK_OK(pte_register_backend(&b));
   pte_program *p = NULL;
