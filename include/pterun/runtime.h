@@ -628,6 +628,21 @@ PTE_API pte_status pte_library_load_all(int32_t *count);
 /* Directory libpterun was loaded from ("" if unknown). */
 PTE_API const char *pte_library_dir(void);
 
+/* Open a third-party library privately, so its symbols never bind to (or
+ * from) another copy in the process, e.g. torch's: dlopen(RTLD_NOW |
+ * RTLD_LOCAL | RTLD_DEEPBIND) of the first that loads of
+ *   1. the path in environment variable `env` (if env is set and not empty),
+ *   2. `vendored` next to libpterun (the wheel's renamed copy; may be NULL),
+ *   3. `soname` next to libpterun, after opening each of `deps` (sonames,
+ *      NULL-terminated list, may be NULL) found there, since a copy found by
+ *      soname resolves its own dependencies by soname,
+ *   4. `soname` through the system's search path.
+ * Returns the handle (never closed: code from it may be in use) and copies
+ * what was opened into path[0..path_size); NULL with "cannot load <soname>
+ * (<why>)" as the error if nothing loaded. */
+PTE_API void *pte_library_open_private(const char *soname, const char *env, const char *vendored,
+                                       const char *const *deps, char *path, size_t path_size);
+
 /* ------------------------------------------------------------------------ */
 /* Flatbuffer helpers (for backend payloads)                                */
 /* ------------------------------------------------------------------------ */
