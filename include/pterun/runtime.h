@@ -34,11 +34,11 @@ extern "C" {
 #define PTE_PRINTF(f, a)
 #endif
 
-#define PTE_VERSION_MAJOR 0
-#define PTE_VERSION_MINOR 1
-#define PTE_VERSION_PATCH 0
+/* PTE_VERSION_MAJOR, _MINOR, _PATCH and PTE_VERSION_STRING: the version this
+ * header belongs to, generated from components.json. */
+#include <pterun/version.h>
 
-/* Version of the library actually loaded, e.g. "0.1.0". */
+/* Version of the library actually loaded (PTE_VERSION_STRING of its build). */
 PTE_API const char *pte_version(void);
 
 /* Component ABI. Every struct that crosses a library boundary (pte_tracer,

@@ -9,7 +9,7 @@
 /* Thread-local so concurrent loads on different threads keep their own message. */
 static _Thread_local char g_error[PTE_ERROR_MAX];
 
-const char *pte_version(void) { return "0.1.0"; }
+const char *pte_version(void) { return PTE_VERSION_STRING; }
 
 pte_status pte_abi_check(uint32_t abi, const char *what) {
   if (abi == PTE_ABI_VERSION) return PTE_OK;

@@ -124,6 +124,10 @@ TEST(concurrent_registration) {
 }
 
 TEST(status_names) {
+  char v[64];
+  snprintf(v, sizeof v, "%d.%d.%d", PTE_VERSION_MAJOR, PTE_VERSION_MINOR, PTE_VERSION_PATCH);
+  CHECK(!strcmp(pte_version(), PTE_VERSION_STRING) && !strcmp(v, PTE_VERSION_STRING), "version %s, header %s (%s)",
+        pte_version(), PTE_VERSION_STRING, v);
   CHECK(!strcmp(pte_status_name(PTE_ERR_NOT_FOUND), "PTE_ERR_NOT_FOUND"), "name");
   CHECK(!strcmp(pte_status_name((pte_status)999), "PTE_ERR_UNKNOWN"), "unknown");
   CHECK(pte_dtype_size(PTE_FLOAT32) == 4 && pte_dtype_size(99) == 0, "dtype sizes");
