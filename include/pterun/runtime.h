@@ -47,10 +47,11 @@ PTE_API const char *pte_version(void);
  * to the PTE_ABI_VERSION the component was compiled against. The runtime
  * refuses a struct whose abi differs from its own, with a message naming both
  * versions, so a component built against another runtime fails cleanly
- * instead of being misread. `abi` is the first member (the last of the
- * original four in pte_kernel_library) and never moves; PTE_ABI_VERSION goes
- * up whenever one of these structs changes. Passing NULL options means the
- * defaults. Zero-initialised structs (abi 0) are refused: use the macros. */
+ * instead of being misread. `abi` is the first member (in pte_kernel_library
+ * it follows the four members it had before versioning, so older positional
+ * initialisers still compile) and never moves; PTE_ABI_VERSION goes up
+ * whenever one of these structs changes. NULL options mean the defaults.
+ * Zero-initialised structs (abi 0) are refused: start from the macros. */
 #define PTE_ABI_VERSION 1u
 
 /* ------------------------------------------------------------------------ */
