@@ -143,8 +143,7 @@ static int load_program(const options *o, loaded *l, const pte_tracer *tracer) {
     if (pte_data_map_load_file(o->data[i], NULL, &l->maps[i])) return fail(NULL);
     l->nmaps++;
   }
-  pte_program_options po;
-  memset(&po, 0, sizeof po);
+  pte_program_options po = PTE_PROGRAM_OPTIONS_INIT;
   po.data_maps = l->maps;
   po.num_data_maps = l->nmaps;
   po.tracer = tracer;
@@ -316,8 +315,7 @@ static void print_value(int32_t i, const pte_value *v) {
 /* ---- profiling (--profile, --etdump, --trace, --debug-tensors) ---- */
 
 static pte_etdump *profiler_create(const options *o) {
-  pte_etdump_options eo;
-  memset(&eo, 0, sizeof eo);
+  pte_etdump_options eo = PTE_ETDUMP_OPTIONS_INIT;
   eo.max_events = 1 << 20;
   pte_etdump *e = NULL;
   if (o->debug_tensors) {
@@ -388,8 +386,7 @@ static int cmd_run(const options *o) {
   double *times = NULL;
   int rc = 0;
   double t0 = now_ms();
-  pte_method_options mo;
-  memset(&mo, 0, sizeof mo);
+  pte_method_options mo = PTE_METHOD_OPTIONS_INIT;
   mo.tracer = pte_etdump_tracer(prof);
   if (pte_method_load(l.program, method, &mo, &m)) {
     rc = fail(NULL);

@@ -65,7 +65,8 @@ function(pterun_add_component name)
   set_target_properties(${_tgt} PROPERTIES OUTPUT_NAME "${PTERUN_${name}_library}"
     C_VISIBILITY_PRESET hidden POSITION_INDEPENDENT_CODE ON)
   target_include_directories(${_tgt} PUBLIC
-    $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include> $<INSTALL_INTERFACE:include>)
+    $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include> $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}/include>
+    $<INSTALL_INTERFACE:include>)
   foreach(_dep ${PTERUN_${name}_depends})
     target_link_libraries(${_tgt} PUBLIC pterun_${_dep})
   endforeach()

@@ -44,6 +44,9 @@ foreach(_c ${_built})
     install(TARGETS ${_tgt} ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
   endif()
   install(FILES ${PROJECT_SOURCE_DIR}/include/${PTERUN_${_c}_header} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/pterun)
+  if(_c STREQUAL "runtime")
+    install(FILES ${PROJECT_BINARY_DIR}/include/pterun/version.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/pterun)
+  endif()
 
   # pkg-config
   set(PC_NAME ${PTERUN_${_c}_pkgconfig})

@@ -96,40 +96,18 @@ static void load_api(void) {
   snprintf(g.provider, sizeof g.provider, "linked (pthreadpool_create from %s)",
            dladdr(fn, &info) && info.dli_fname ? info.dli_fname : "?");
 #else
-  const char *soname = "libpthreadpool.so.0";
-  char dir[384], path[448];
-  void *h = NULL;
-  const char *env = getenv("PTERUN_PTHREADPOOL_LIBRARY");
-  const int mode = RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND;
-  if (env && *env) {
-    h = dlopen(env, mode);
-    snprintf(path, sizeof path, "%s", env);
-  }
-  if (!h) {
-    /* A copy shipped next to libpterun (the wheel puts every library in one
-     * folder) wins over the system one. */
-    snprintf(dir, sizeof dir, "%s", pte_library_dir());
+  char path[448];
 #ifdef PTERUN_VENDORED_PTHREADPOOL
-    /* The wheel's private copy, renamed like auditwheel does (cmake/vendor.cmake). */
-    if (dir[0]) {
-      snprintf(path, sizeof path, "%s/%s", dir, PTERUN_VENDORED_PTHREADPOOL);
-      if (access(path, R_OK) == 0) h = dlopen(path, mode);
-    }
+  /* The wheel's private copy, renamed like auditwheel does (cmake/vendor.cmake). */
+  const char *vendored = PTERUN_VENDORED_PTHREADPOOL;
+#else
+  const char *vendored = NULL;
 #endif
-    if (!h && dir[0]) {
-      snprintf(path, sizeof path, "%s/%s", dir, soname);
-      if (access(path, R_OK) == 0) h = dlopen(path, mode);
-    }
-  }
+  void *h = pte_library_open_private("libpthreadpool.so.0", "PTERUN_PTHREADPOOL_LIBRARY", vendored, NULL,
+                                     path, sizeof path);
   if (!h) {
-    h = dlopen(soname, mode);
-    snprintf(path, sizeof path, "%s", soname);
-  }
-  if (!h) {
-    const char *e = dlerror();
-    snprintf(g.provider, sizeof g.provider, "unavailable: %s", e ? e : "dlopen failed");
-    pte_log(PTE_LOG_WARNING, "threadpool: cannot load %s (%s); work runs on the calling thread",
-            soname, e ? e : "?");
+    snprintf(g.provider, sizeof g.provider, "unavailable: %s", pte_last_error());
+    pte_log(PTE_LOG_WARNING, "threadpool: %s; work runs on the calling thread", pte_last_error());
     return;
   }
   g.api.create = (void *(*)(size_t))dlsym(h, "pthreadpool_create");

@@ -117,7 +117,7 @@ static void destroy(void *user, void *hp) {
   /* The memory itself belongs to the method and goes with it. */
 }
 
-static const pte_backend g_backend = {"XnnpackBackend", NULL, available, init, execute, destroy};
+static const pte_backend g_backend = PTE_BACKEND_INIT("XnnpackBackend", NULL, available, init, execute, destroy);
 
 pte_status pte_backend_xnnpack_register(void) { return pte_register_backend(&g_backend); }
 

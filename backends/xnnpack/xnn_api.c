@@ -69,52 +69,20 @@ static void load(void) {
   snprintf(g_provider, sizeof g_provider, "linked");
 #else
   const char *soname = "libXNNPACK.so.0";
-  const int mode = RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND;
-  char dir[384], path[448];
-  void *h = NULL;
-  const char *env = getenv("PTERUN_XNNPACK_LIBRARY");
-  if (env && *env) {
-    snprintf(path, sizeof path, "%s", env);
-    h = dlopen(path, mode);
-  }
-  if (!h) {
-    /* A copy shipped next to libpterun (the wheel puts every library in one
-     * folder) wins over the system one. */
-    snprintf(dir, sizeof dir, "%s", pte_library_dir());
+  char path[448];
 #ifdef PTERUN_VENDORED_XNNPACK
-    /* The wheel's private copy, renamed like auditwheel does (cmake/vendor.cmake);
-     * its DT_NEEDED names the renamed pthreadpool and cpuinfo beside it. */
-    if (dir[0]) {
-      snprintf(path, sizeof path, "%s/%s", dir, PTERUN_VENDORED_XNNPACK);
-      if (access(path, R_OK) == 0) h = dlopen(path, mode);
-    }
+  /* The wheel's private copy, renamed like auditwheel does (cmake/vendor.cmake);
+   * its DT_NEEDED names the renamed pthreadpool and cpuinfo beside it. */
+  const char *vendored = PTERUN_VENDORED_XNNPACK;
+#else
+  const char *vendored = NULL;
 #endif
-  }
+  /* A copy under its own soname finds its dependencies by soname: copies
+   * beside it are loaded first (the thread pool has loaded pthreadpool). */
+  static const char *const deps[] = {"libcpuinfo.so.0", "libpthreadpool.so.0", NULL};
+  void *h = pte_library_open_private(soname, "PTERUN_XNNPACK_LIBRARY", vendored, deps, path, sizeof path);
   if (!h) {
-    /* A copy shipped next to this library under its own name wins over the system one. */
-    if (dir[0]) {
-      snprintf(path, sizeof path, "%s/%s", dir, soname);
-      if (access(path, R_OK) == 0) {
-        /* Its dependencies are found by soname: load copies shipped next
-         * to it first (the thread pool has loaded libpthreadpool already). */
-        const char *deps[] = {"libcpuinfo.so.0", "libpthreadpool.so.0"};
-        for (int i = 0; i < 2; i++) {
-          char dep[448];
-          snprintf(dep, sizeof dep, "%s/%s", dir, deps[i]);
-          if (access(dep, R_OK) == 0) (void)dlopen(dep, mode);
-        }
-        h = dlopen(path, mode);
-      }
-    }
-  }
-  if (!h) {
-    snprintf(path, sizeof path, "%s", soname);
-    h = dlopen(path, mode);
-  }
-  if (!h) {
-    const char *e = dlerror();
-    snprintf(g_why, sizeof g_why, "cannot load %s (%s); install libxnnpack0 (Debian/Ubuntu)", soname,
-             e ? e : "dlopen failed");
+    snprintf(g_why, sizeof g_why, "%s; install libxnnpack0 (Debian/Ubuntu)", pte_last_error());
     snprintf(g_provider, sizeof g_provider, "unavailable");
     return;
   }

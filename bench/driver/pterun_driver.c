@@ -79,8 +79,7 @@ static int pt_load(const char *pte, const char *ptd, const char *method, const b
   bench_model *m = (bench_model *)calloc(1, sizeof *m);
   if (!m) return snprintf(g_error, sizeof g_error, "out of memory"), 1;
   double t0 = now_ms();
-  pte_program_options po;
-  memset(&po, 0, sizeof po);
+  pte_program_options po = PTE_PROGRAM_OPTIONS_INIT;
   if (ptd) {
     if (pte_data_map_load_file(ptd, NULL, &m->map)) goto failed;
     po.data_maps = &m->map;

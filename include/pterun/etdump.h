@@ -44,6 +44,7 @@ extern "C" {
 typedef struct pte_etdump pte_etdump;
 
 typedef struct pte_etdump_options {
+  uint32_t abi; /* PTE_ABI_VERSION (PTE_ETDUMP_OPTIONS_INIT) */
   /* Profile records (one per traced event: each instruction, each execute,
    * each delegate event). 0 = 65536. */
   int32_t max_events;
@@ -60,7 +61,11 @@ typedef struct pte_etdump_options {
   size_t memory_size;
 } pte_etdump_options;
 
-/* Bytes pte_etdump_create needs for these options (NULL = defaults). */
+/* pte_etdump_options o = PTE_ETDUMP_OPTIONS_INIT; (the defaults) */
+#define PTE_ETDUMP_OPTIONS_INIT {PTE_ABI_VERSION, 0, 0, 0, 0, 0, 0, 0}
+
+/* Bytes pte_etdump_create needs for these options (NULL = defaults; 0 for
+ * options it would refuse: too large, or of another ABI). */
 PTE_API size_t pte_etdump_memory_size(const pte_etdump_options *options);
 
 /* Create a recorder. `options` may be NULL (defaults, no debug capture). */

@@ -34,12 +34,25 @@ extern "C" {
 #define PTE_PRINTF(f, a)
 #endif
 
-#define PTE_VERSION_MAJOR 0
-#define PTE_VERSION_MINOR 1
-#define PTE_VERSION_PATCH 0
+/* PTE_VERSION_MAJOR, _MINOR, _PATCH and PTE_VERSION_STRING: the version this
+ * header belongs to, generated from components.json. */
+#include <pterun/version.h>
 
-/* Version of the library actually loaded, e.g. "0.1.0". */
+/* Version of the library actually loaded (PTE_VERSION_STRING of its build). */
 PTE_API const char *pte_version(void);
+
+/* Component ABI. Every struct that crosses a library boundary (pte_tracer,
+ * pte_kernel_library, pte_backend, pte_program_options, pte_method_options,
+ * pte_etdump_options) carries `uint32_t abi`, which its PTE_*_INIT macro sets
+ * to the PTE_ABI_VERSION the component was compiled against. The runtime
+ * refuses a struct whose abi differs from its own, with a message naming both
+ * versions, so a component built against another runtime fails cleanly
+ * instead of being misread. `abi` is the first member (in pte_kernel_library
+ * it follows the four members it had before versioning, so older positional
+ * initialisers still compile) and never moves; PTE_ABI_VERSION goes up
+ * whenever one of these structs changes. NULL options mean the defaults.
+ * Zero-initialised structs (abi 0) are refused: start from the macros. */
+#define PTE_ABI_VERSION 1u
 
 /* ------------------------------------------------------------------------ */
 /* Status codes                                                             */
@@ -65,6 +78,11 @@ PTE_API const char *pte_status_name(pte_status status);
 
 /* Message describing the last failure on this thread ("" if none). */
 PTE_API const char *pte_last_error(void);
+
+/* PTE_OK if `abi` is this runtime's, else PTE_ERR_NOT_SUPPORTED with
+ * "<what> was built for pterun ABI <abi>, this runtime has ABI <ours>". For
+ * components that take versioned structs themselves. */
+PTE_API pte_status pte_abi_check(uint32_t abi, const char *what);
 
 /* Record a failure message for this thread and return `status`. For kernels,
  * backends and other components that report errors through the runtime. */
@@ -278,6 +296,7 @@ typedef struct pte_event {
 } pte_event;
 
 typedef struct pte_tracer {
+  uint32_t abi; /* PTE_ABI_VERSION (PTE_TRACER_INIT) */
   void *user;
   /* begin returns a token handed back to end (e.g. a start timestamp). */
   uint64_t (*begin)(void *user, const pte_event *event);
@@ -290,6 +309,9 @@ typedef struct pte_tracer {
   void (*output)(void *user, const pte_event *event, int32_t index, const pte_value *value);
   bool capture_outputs;
 } pte_tracer;
+
+/* pte_tracer t = PTE_TRACER_INIT; then set the callbacks. */
+#define PTE_TRACER_INIT {PTE_ABI_VERSION, 0, 0, 0, 0, false}
 
 /* ------------------------------------------------------------------------ */
 /* Operator registry                                                        */
@@ -315,7 +337,11 @@ typedef struct pte_kernel_library {
   int32_t priority;   /* higher wins when libraries provide the same operator */
   const pte_kernel *kernels;
   int32_t count;
+  uint32_t abi;       /* PTE_ABI_VERSION; after the original members so it never moves */
 } pte_kernel_library;
+
+#define PTE_KERNEL_LIBRARY_INIT(name, priority, kernels, count) \
+  {name, priority, kernels, count, PTE_ABI_VERSION}
 
 #define PTE_PRIORITY_PORTABLE 0
 #define PTE_PRIORITY_OPTIMIZED 100
@@ -323,8 +349,50 @@ typedef struct pte_kernel_library {
 /* Register a library of kernels. Registering the same library again is a
  * no-op; an operator that another library registered at the same priority is
  * rejected (PTE_ERR_ALREADY_EXISTS) and nothing of `lib` is registered. `lib`
- * and what it points to must stay valid while registered. Thread-safe. */
+ * and what it points to must stay valid while registered. Thread-safe.
+ * Callbacks (a kernel's accepts and scratch_size, a backend's is_available,
+ * init, execute and destroy) run with no registry lock held: they may call
+ * any registry function, registration included. */
 PTE_API pte_status pte_register_kernels(const pte_kernel_library *lib);
+
+/* Register a library whose kernels are defined one per translation unit
+ * (`const pte_kernel` objects a static array cannot be initialised from):
+ * the first call copies *ptrs[0..count) into `storage` (under the registry
+ * lock, so concurrent first calls are safe) and points lib->kernels at it;
+ * every call then registers `lib`. PTE_DEFINE_KERNEL_LIBRARY wraps this. */
+PTE_API pte_status pte_register_kernel_table(pte_kernel_library *lib, pte_kernel *storage,
+                                             const pte_kernel *const *ptrs, int32_t count);
+
+/* The one way a kernel library (in tree or out of it) defines itself, given
+ * `static const pte_kernel *const table[]` of its kernels:
+ *   PTE_DEFINE_KERNEL_LIBRARY(pte_my_ops, "my_ops", PTE_PRIORITY_PORTABLE, table);
+ * defines `pte_status pte_my_ops_register(void)` (what pte_library_load calls
+ * for libmy_ops.so) and `int32_t pte_my_ops_count(void)`, and, when compiled
+ * with PTE_SHARED_BUILD, a load-time constructor that registers it. */
+#define PTE_DEFINE_KERNEL_LIBRARY(prefix, lib_name, lib_priority, table)                     \
+  static pte_kernel prefix##_storage_[sizeof(table) / sizeof((table)[0])];                   \
+  static pte_kernel_library prefix##_library_ =                                              \
+      PTE_KERNEL_LIBRARY_INIT(lib_name, lib_priority, (const pte_kernel *)0, 0);             \
+  PTE_API pte_status prefix##_register(void);                                                \
+  PTE_API int32_t prefix##_count(void);                                                      \
+  pte_status prefix##_register(void) {                                                       \
+    return pte_register_kernel_table(&prefix##_library_, prefix##_storage_, table,           \
+                                     (int32_t)(sizeof(table) / sizeof((table)[0])));         \
+  }                                                                                          \
+  int32_t prefix##_count(void) { return (int32_t)(sizeof(table) / sizeof((table)[0])); }     \
+  PTE_KERNEL_LIBRARY_AUTOREGISTER_(prefix, lib_name)                                         \
+  extern int32_t prefix##_count(void)
+
+#ifdef PTE_SHARED_BUILD
+/* Linking (or loading) the shared library registers it. */
+#define PTE_KERNEL_LIBRARY_AUTOREGISTER_(prefix, lib_name)                  \
+  __attribute__((constructor)) static void prefix##_autoregister_(void) {   \
+    if (prefix##_register() != PTE_OK)                                      \
+      pte_log(PTE_LOG_ERROR, "%s: %s", lib_name, pte_last_error());         \
+  }
+#else
+#define PTE_KERNEL_LIBRARY_AUTOREGISTER_(prefix, lib_name)
+#endif
 
 /* Turn a registered kernel library off (or back on) for methods loaded from
  * now on, e.g. to compare kernels_optimized with kernels_portable in one
@@ -362,6 +430,7 @@ typedef struct pte_compile_spec {
 } pte_compile_spec;
 
 typedef struct pte_backend {
+  uint32_t abi;     /* PTE_ABI_VERSION (PTE_BACKEND_INIT) */
   const char *name; /* the id the exporter writes, e.g. "XnnpackBackend" */
   void *user;
   bool (*is_available)(void *user);
@@ -374,6 +443,9 @@ typedef struct pte_backend {
                         int32_t nargs);
   void (*destroy)(void *user, void *handle); /* when the method is freed; may be NULL */
 } pte_backend;
+
+#define PTE_BACKEND_INIT(name, user, is_available, init, execute, destroy) \
+  {PTE_ABI_VERSION, name, user, is_available, init, execute, destroy}
 
 #define PTE_MAX_BACKENDS 32
 
@@ -424,12 +496,16 @@ typedef struct pte_program pte_program;
 #define PTE_LOAD_MLOCK 0x4u /* file loads: lock the mapping in memory */
 
 typedef struct pte_program_options {
+  uint32_t abi; /* PTE_ABI_VERSION (PTE_PROGRAM_OPTIONS_INIT) */
   const pte_allocator *allocator;
   pte_data_map *const *data_maps; /* external data (.ptd); must outlive the program */
   int32_t num_data_maps;
   uint32_t flags; /* PTE_LOAD_* */
   const pte_tracer *tracer; /* sees PTE_EVENT_PROGRAM_LOAD */
 } pte_program_options;
+
+/* pte_program_options o = PTE_PROGRAM_OPTIONS_INIT; (the defaults) */
+#define PTE_PROGRAM_OPTIONS_INIT {PTE_ABI_VERSION, 0, 0, 0, 0, 0}
 
 /* Load and verify a program. `options` may be NULL. */
 PTE_API pte_status pte_program_load_file(const char *path, const pte_program_options *options,
@@ -490,6 +566,7 @@ PTE_API pte_status pte_program_method_delegate(const pte_program *program, const
 typedef struct pte_method pte_method;
 
 typedef struct pte_method_options {
+  uint32_t abi; /* PTE_ABI_VERSION (PTE_METHOD_OPTIONS_INIT) */
   const pte_allocator *allocator; /* NULL: malloc, once, at load */
   /* Caller-provided planned arenas, one per planned buffer, in order. When
    * NULL the runtime allocates them (once, at load). */
@@ -500,6 +577,9 @@ typedef struct pte_method_options {
   const pte_tracer *tracer; /* sees METHOD_LOAD and every execute */
   int32_t max_instructions; /* per execute, guards against loops; 0 = 10,000,000 */
 } pte_method_options;
+
+/* pte_method_options o = PTE_METHOD_OPTIONS_INIT; (the defaults) */
+#define PTE_METHOD_OPTIONS_INIT {PTE_ABI_VERSION, 0, 0, 0, 0, 0, 0, 0}
 
 /* Load a method: values, planned memory, delegates, and every operator
  * resolved through the registry. `options` may be NULL. The program must
@@ -529,8 +609,9 @@ PTE_API pte_status pte_method_execute(pte_method *method);
 /* Output `index` after execute (planned outputs are overwritten by the next run). */
 PTE_API const pte_value *pte_method_output(const pte_method *method, int32_t index);
 
-/* Attach (or detach with NULL) a tracer for subsequent executes. */
-PTE_API void pte_method_set_tracer(pte_method *method, const pte_tracer *tracer);
+/* Attach (or detach with NULL) a tracer for subsequent executes. A tracer of
+ * another ABI is refused and the method keeps its current one. */
+PTE_API pte_status pte_method_set_tracer(pte_method *method, const pte_tracer *tracer);
 
 /* ------------------------------------------------------------------------ */
 /* Component libraries                                                      */
@@ -547,6 +628,21 @@ PTE_API pte_status pte_library_load(const char *path);
 PTE_API pte_status pte_library_load_all(int32_t *count);
 /* Directory libpterun was loaded from ("" if unknown). */
 PTE_API const char *pte_library_dir(void);
+
+/* Open a third-party library privately, so its symbols never bind to (or
+ * from) another copy in the process, e.g. torch's: dlopen(RTLD_NOW |
+ * RTLD_LOCAL | RTLD_DEEPBIND) of the first that loads of
+ *   1. the path in environment variable `env` (if env is set and not empty),
+ *   2. `vendored` next to libpterun (the wheel's renamed copy; may be NULL),
+ *   3. `soname` next to libpterun, after opening each of `deps` (sonames,
+ *      NULL-terminated list, may be NULL) found there, since a copy found by
+ *      soname resolves its own dependencies by soname,
+ *   4. `soname` through the system's search path.
+ * Returns the handle (never closed: code from it may be in use) and copies
+ * what was opened into path[0..path_size); NULL with "cannot load <soname>
+ * (<why>)" as the error if nothing loaded. */
+PTE_API void *pte_library_open_private(const char *soname, const char *env, const char *vendored,
+                                       const char *const *deps, char *path, size_t path_size);
 
 /* ------------------------------------------------------------------------ */
 /* Flatbuffer helpers (for backend payloads)                                */

@@ -26,7 +26,9 @@ __all__ = [
     "load_library", "profile", "Profile", "num_threads", "set_num_threads", "__version__",
 ]
 
-__version__ = "0.1.0"
+# The version of the libpterun these bindings run on, generated from
+# components.json at build time (the wheel's metadata reads the same file).
+__version__: str = _pterun.runtime_version()
 
 _PKG_DIR = _os.path.dirname(_os.path.abspath(__file__))
 

@@ -24,8 +24,7 @@ static int profiler_init(ProfilerObject *self, PyObject *args, PyObject *kw) {
   int max_events = 0;
   Py_ssize_t debug = 0;
   if (!PyArg_ParseTupleAndKeywords(args, kw, "|in", kwlist, &max_events, &debug)) return -1;
-  pte_etdump_options o;
-  memset(&o, 0, sizeof o);
+  pte_etdump_options o = PTE_ETDUMP_OPTIONS_INIT;
   o.max_events = max_events;
   o.debug_buffer_size = (size_t)debug;
   pte_etdump_free(self->etdump);

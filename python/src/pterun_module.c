@@ -203,8 +203,7 @@ static PyObject *mod_load(PyObject *mod, PyObject *args) {
     }
     Py_DECREF(seq);
   }
-  pte_program_options po;
-  memset(&po, 0, sizeof po);
+  pte_program_options po = PTE_PROGRAM_OPTIONS_INIT;
   po.data_maps = self->maps;
   po.num_data_maps = self->nmaps;
   const char *cpath = PyBytes_AS_STRING(path_obj);

@@ -8,6 +8,8 @@ static const pte_backend *g_backends[PTE_MAX_BACKENDS];
 static int32_t g_num_backends;
 
 pte_status pte_register_backend(const pte_backend *b) {
+  /* Checked first: nothing else of a struct of another ABI can be trusted. */
+  if (b && b->abi != PTE_ABI_VERSION) return pte_abi_check(b->abi, "backend");
   if (!b || !b->name || !b->init || !b->execute)
     return pte_error(PTE_ERR_INVALID_ARGUMENT, "a backend needs a name, init and execute");
   pte_status st = PTE_OK;

@@ -9,7 +9,13 @@
 /* Thread-local so concurrent loads on different threads keep their own message. */
 static _Thread_local char g_error[PTE_ERROR_MAX];
 
-const char *pte_version(void) { return "0.1.0"; }
+const char *pte_version(void) { return PTE_VERSION_STRING; }
+
+pte_status pte_abi_check(uint32_t abi, const char *what) {
+  if (abi == PTE_ABI_VERSION) return PTE_OK;
+  return pte_error(PTE_ERR_NOT_SUPPORTED, "%s was built for pterun ABI %u, this runtime has ABI %u",
+                   what ? what : "a component", (unsigned)abi, (unsigned)PTE_ABI_VERSION);
+}
 
 const char *pte_status_name(pte_status status) {
   switch (status) {

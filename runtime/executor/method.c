@@ -66,21 +66,9 @@ static pte_status bind_tensor_data(pte_method *m, const pte_tensor_desc *d, pte_
                          d->fqn, n, d->nbytes);
       memcpy(t->data, src, d->nbytes);
     } else if (d->data_buffer_idx > 0) { /* mutable state with initial bytes */
-      uint32_t ms = pte_fb_vec_len(p->fb, p->mutable_segments)
-                        ? pte_fb_vec_table(p->fb, p->mutable_segments, 0) : 0;
-      if (!ms)
-        return pte_error(PTE_ERR_INVALID_PROGRAM, "tensor has initial data but the program has no mutable data segment");
-      uint32_t offs = pte_fb_ref(p->fb, ms, SUBSEG_OFFSETS);
-      if (d->data_buffer_idx >= pte_fb_vec_len(p->fb, offs))
-        return pte_error(PTE_ERR_INVALID_PROGRAM, "mutable data index %u is out of range", d->data_buffer_idx);
-      const uint8_t *seg;
-      size_t seg_size;
-      if ((st = pte_program_segment(p, pte_fb_scalar(p->fb, ms, SUBSEG_SEGMENT_INDEX, 4, 0), &seg, &seg_size)))
-        return st;
-      uint64_t off = pte_fb_u64(pte_fb_vec_data(p->fb, offs) + 8ull * d->data_buffer_idx);
-      if (off > seg_size || d->nbytes > seg_size - off)
-        return pte_error(PTE_ERR_INVALID_PROGRAM, "mutable data %u lies outside its segment", d->data_buffer_idx);
-      memcpy(t->data, seg + off, d->nbytes);
+      const uint8_t *init;
+      if ((st = pte_program_mutable_data(p, d->data_buffer_idx, d->nbytes, &init))) return st;
+      memcpy(t->data, init, d->nbytes);
     }
     return PTE_OK;
   }
@@ -146,84 +134,69 @@ static pte_status build_tensor(pte_method *m, uint32_t table, pte_tensor *t) {
   return bind_tensor_data(m, &d, t);
 }
 
-static pte_status build_values(pte_method *m, uint32_t plan) {
+static pte_status build_values(pte_method *m, const pte_plan *plan) {
   pte_program *p = m->program;
-  const pte_fb fb = p->fb;
-  uint32_t values = pte_fb_ref(fb, plan, PLAN_VALUES);
-  int32_t n = (int32_t)pte_fb_vec_len(fb, values);
+  int32_t n = plan->num_values;
   m->num_values = n;
   m->values = (pte_value *)m_array(m, (size_t)n, sizeof(pte_value));
   if (!m->values) return OOM("values");
   int32_t ntensors = 0;
-  for (int32_t i = 0; i < n; i++) {
-    uint32_t ev = pte_fb_vec_table(fb, values, (uint32_t)i);
-    if (pte_fb_scalar(fb, ev, EVALUE_TYPE, 1, 0) == PTE_TAG_TENSOR) ntensors++;
-  }
+  for (int32_t i = 0; i < n; i++)
+    if (pte_plan_value_tag(p, plan, i) == PTE_TAG_TENSOR) ntensors++;
   m->tensors = (pte_tensor *)m_array(m, (size_t)ntensors, sizeof(pte_tensor));
   if (!m->tensors && ntensors) return OOM("tensors");
   m->num_tensors = ntensors;
   int32_t ti = 0;
   for (int32_t i = 0; i < n; i++) {
-    uint8_t type;
-    uint32_t val;
-    pte_status st = pte_plan_value(p, plan, i, &type, &val);
+    pte_value_view vv;
+    pte_status st = pte_plan_value(p, plan, i, &vv);
     if (st) return st;
+    uint8_t type = vv.tag;
     pte_value *v = &m->values[i];
     v->tag = type;
-    uint32_t items = 0, len = 0;
+    uint32_t len = vv.items.len;
     switch (type) {
       case PTE_TAG_NONE:
         break;
       case PTE_TAG_INT:
-        v->u.i = (int64_t)pte_fb_scalar(fb, val, SCALAR_VAL, 8, 0);
+        v->u.i = vv.i;
         break;
       case PTE_TAG_BOOL:
-        v->u.b = pte_fb_scalar(fb, val, SCALAR_VAL, 1, 0) != 0;
+        v->u.b = vv.b;
         break;
-      case PTE_TAG_DOUBLE: {
-        uint64_t bits = pte_fb_scalar(fb, val, SCALAR_VAL, 8, 0);
-        memcpy(&v->u.d, &bits, sizeof bits);
+      case PTE_TAG_DOUBLE:
+        v->u.d = vv.d;
         break;
-      }
-      case PTE_TAG_STRING: {
-        uint32_t s = pte_fb_ref(fb, val, SCALAR_VAL);
-        v->u.str = s ? pte_fb_str(fb, s) : "";
-        v->len = s ? (int32_t)pte_fb_vec_len(fb, s) : 0;
+      case PTE_TAG_STRING:
+        v->u.str = vv.str;
+        v->len = (int32_t)len;
         break;
-      }
       case PTE_TAG_TENSOR:
         v->u.tensor = &m->tensors[ti++];
-        if ((st = build_tensor(m, val, v->u.tensor))) {
+        if ((st = build_tensor(m, vv.tensor, v->u.tensor))) {
           pte_error_prefix("value %d (tensor)", (int)i);
           return st;
         }
         break;
       case PTE_TAG_DOUBLE_LIST: {
-        items = pte_fb_ref(fb, val, LIST_ITEMS);
-        len = pte_fb_vec_len(fb, items);
         double *dst = (double *)m_array(m, len, sizeof(double));
         if (!dst) return OOM("double list");
-        memcpy(dst, pte_fb_vec_data(fb, items), (size_t)len * sizeof(double)); /* copied: may be unaligned */
+        if (len) memcpy(dst, vv.items.raw, (size_t)len * sizeof(double)); /* copied: may be unaligned */
         v->u.doubles = dst;
         v->len = (int32_t)len;
         break;
       }
       case PTE_TAG_BOOL_LIST:
-        items = pte_fb_ref(fb, val, LIST_ITEMS);
-        v->len = (int32_t)pte_fb_vec_len(fb, items);
-        v->u.bools = items ? pte_fb_vec_data(fb, items) : NULL;
+        v->len = (int32_t)len;
+        v->u.bools = vv.items.raw;
         break;
       case PTE_TAG_INT_LIST:
       case PTE_TAG_TENSOR_LIST:
       case PTE_TAG_OPTIONAL_TENSOR_LIST: {
-        items = pte_fb_ref(fb, val, LIST_ITEMS);
-        len = pte_fb_vec_len(fb, items);
         pte_value **dst = (pte_value **)m_array(m, len ? len : 1, sizeof(pte_value *));
         if (!dst) return OOM("list");
-        const uint8_t *raw = items ? pte_fb_vec_data(fb, items) : NULL;
         for (uint32_t k = 0; k < len; k++) {
-          int64_t idx = type == PTE_TAG_INT_LIST ? (int64_t)pte_fb_u64(raw + 8ull * k)
-                                                 : (int64_t)(int32_t)pte_fb_u32(raw + 4ull * k);
+          int64_t idx = pte_items_get(&vv.items, k);
           if (type == PTE_TAG_OPTIONAL_TENSOR_LIST && idx == -1) {
             dst[k] = NULL;
             continue;
@@ -266,19 +239,13 @@ static pte_status build_values(pte_method *m, uint32_t plan) {
 
 /* ---- planned memory ---- */
 
-static pte_status setup_planned(pte_method *m, uint32_t plan, const pte_method_options *o) {
+static pte_status setup_planned(pte_method *m, const pte_plan *plan, const pte_method_options *o) {
   pte_program *p = m->program;
-  uint32_t sizes = pte_fb_ref(p->fb, plan, PLAN_NON_CONST_BUFFER_SIZES);
-  uint32_t n = pte_fb_vec_len(p->fb, sizes);
-  if (!sizes) return pte_error(PTE_ERR_INVALID_PROGRAM, "execution plan has no non_const_buffer_sizes");
-  uint32_t dev = pte_fb_ref(p->fb, plan, PLAN_NON_CONST_BUFFER_DEVICE);
-  for (uint32_t i = 0; i < pte_fb_vec_len(p->fb, dev); i++) {
-    uint32_t e = pte_fb_vec_table(p->fb, dev, i);
-    if (pte_fb_scalar(p->fb, e, BUFDEVICE_TYPE, 1, 0) != 0)
-      return pte_error(PTE_ERR_NOT_SUPPORTED, "planned buffer %d is on a non-CPU device",
-                       (int)pte_fb_scalar(p->fb, e, BUFDEVICE_IDX, 4, 0));
-  }
-  m->num_planned = n > 1 ? (int32_t)n - 1 : 0;
+  int32_t n = plan->num_sizes;
+  if (!plan->sizes) return pte_error(PTE_ERR_INVALID_PROGRAM, "execution plan has no non_const_buffer_sizes");
+  pte_status dst = pte_plan_check_devices(p, plan);
+  if (dst) return dst;
+  m->num_planned = n > 1 ? n - 1 : 0;
   m->planned = (uint8_t **)m_array(m, (size_t)m->num_planned + 1, sizeof(uint8_t *));
   m->planned_sizes = (size_t *)m_array(m, (size_t)m->num_planned + 1, sizeof(size_t));
   if (!m->planned || !m->planned_sizes) return OOM("planned buffer table");
@@ -287,7 +254,7 @@ static pte_status setup_planned(pte_method *m, uint32_t plan, const pte_method_o
     return pte_error(PTE_ERR_INVALID_ARGUMENT, "method '%s' needs %d planned buffers, %d were given",
                      m->name, (int)m->num_planned, (int)o->num_planned_buffers);
   for (int32_t i = 0; i < m->num_planned; i++) {
-    int64_t s = (int64_t)pte_fb_u64(pte_fb_vec_data(p->fb, sizes) + 8ull * (uint32_t)(i + 1));
+    int64_t s = pte_plan_buffer_size(p, plan, i + 1);
     if (s < 0 || (uint64_t)s > (uint64_t)SIZE_MAX / 2)
       return pte_error(PTE_ERR_INVALID_PROGRAM, "planned buffer %d has invalid size %lld", (int)i,
                        (long long)s);
@@ -314,16 +281,15 @@ static pte_status setup_planned(pte_method *m, uint32_t plan, const pte_method_o
 
 /* ---- delegates ---- */
 
-static pte_status init_delegates(pte_method *m, uint32_t plan) {
+static pte_status init_delegates(pte_method *m, const pte_plan *plan) {
   pte_program *p = m->program;
-  const pte_fb fb = p->fb;
-  uint32_t dels = pte_fb_ref(fb, plan, PLAN_DELEGATES);
-  m->num_delegates = (int32_t)pte_fb_vec_len(fb, dels);
+  m->num_delegates = plan->num_delegates;
   m->delegates = (pte_delegate *)m_array(m, (size_t)m->num_delegates + 1, sizeof(pte_delegate));
   if (!m->delegates) return OOM("delegates");
   for (int32_t i = 0; i < m->num_delegates; i++) {
-    uint32_t d = pte_fb_vec_table(fb, dels, (uint32_t)i);
-    const char *id = pte_fb_str(fb, pte_fb_ref(fb, d, DELEGATE_ID));
+    pte_delegate_view d;
+    pte_plan_delegate(p, plan, i, &d);
+    const char *id = d.id;
     if (!id) return pte_error(PTE_ERR_INVALID_PROGRAM, "delegate %d has no backend id", (int)i);
     const pte_backend *b = pte_backend_find(id);
     if (!b) {
@@ -339,46 +305,19 @@ static pte_status init_delegates(pte_method *m, uint32_t plan) {
     if (b->is_available && !b->is_available(b->user))
       return pte_error(PTE_ERR_NOT_SUPPORTED, "delegate %d: backend '%s' is not available on this machine",
                        (int)i, id);
-    uint32_t ref = pte_fb_ref(fb, d, DELEGATE_PROCESSED);
-    if (!ref) return pte_error(PTE_ERR_INVALID_PROGRAM, "delegate %d has no processed data", (int)i);
-    int8_t loc = (int8_t)pte_fb_scalar(fb, ref, DATAREF_LOCATION, 1, 0);
-    uint32_t index = (uint32_t)pte_fb_scalar(fb, ref, DATAREF_INDEX, 4, 0);
     const uint8_t *data = NULL;
     size_t size = 0;
-    if (loc == 0) {
-      uint32_t inl = pte_fb_ref(fb, p->root, PROGRAM_BACKEND_DELEGATE_DATA);
-      if (index >= pte_fb_vec_len(fb, inl))
-        return pte_error(PTE_ERR_INVALID_PROGRAM, "delegate %d: inline data index %u is out of range",
-                         (int)i, index);
-      uint32_t bd = pte_fb_ref(fb, pte_fb_vec_table(fb, inl, index), INLINEDATA_DATA);
-      size = pte_fb_vec_len(fb, bd);
-      data = bd ? pte_fb_vec_data(fb, bd) : p->data;
-    } else if (loc == 1) {
-      pte_status st = pte_program_segment(p, index, &data, &size);
-      if (st) {
-        pte_error_prefix("delegate %d", (int)i);
-        return st;
-      }
-    } else {
-      return pte_error(PTE_ERR_INVALID_PROGRAM, "delegate %d: data location %d is invalid", (int)i, (int)loc);
-    }
-    uint32_t specs = pte_fb_ref(fb, d, DELEGATE_COMPILE_SPECS);
-    uint32_t nspecs = pte_fb_vec_len(fb, specs);
+    pte_status st = pte_delegate_processed(p, &d, &data, &size);
+    if (st) return st;
+    uint32_t nspecs = (uint32_t)d.num_specs;
     pte_compile_spec *cs = (pte_compile_spec *)m_array(m, nspecs + 1, sizeof(pte_compile_spec));
     if (!cs) return OOM("compile specs");
-    for (uint32_t k = 0; k < nspecs; k++) {
-      uint32_t s = pte_fb_vec_table(fb, specs, k);
-      uint32_t val = pte_fb_ref(fb, s, COMPILESPEC_VALUE);
-      const char *key = pte_fb_str(fb, pte_fb_ref(fb, s, COMPILESPEC_KEY));
-      cs[k].key = key ? key : "";
-      cs[k].value = val ? pte_fb_vec_data(fb, val) : NULL;
-      cs[k].size = pte_fb_vec_len(fb, val);
-    }
+    for (uint32_t k = 0; k < nspecs; k++) pte_delegate_spec(p, &d, (int32_t)k, &cs[k]);
     struct pte_backend_init_ctx ctx = {m};
     m->delegates[i].backend = b;
     m->delegates[i].id = id;
     pte_error(PTE_OK, "%s", "");
-    pte_status st = b->init(b->user, &ctx, data, size, cs, (int32_t)nspecs, &m->delegates[i].handle);
+    st = b->init(b->user, &ctx, data, size, cs, (int32_t)nspecs, &m->delegates[i].handle);
     if (st) {
       pte_error_prefix("delegate %d (%s) init failed", (int)i, id);
       return st;
@@ -397,14 +336,13 @@ static pte_status check_index(const pte_method *m, int64_t idx, const char *what
   return PTE_OK;
 }
 
-static pte_status build_args(pte_method *m, uint32_t vec, pte_instr *in) {
-  const pte_fb fb = m->program->fb;
-  uint32_t n = pte_fb_vec_len(fb, vec);
+static pte_status build_args(pte_method *m, const pte_items *args, pte_instr *in) {
+  uint32_t n = args->len;
   in->nargs = (int32_t)n;
   in->args = (pte_value **)m_array(m, n ? n : 1, sizeof(pte_value *));
   if (!in->args) return OOM("instruction arguments");
   for (uint32_t k = 0; k < n; k++) {
-    int32_t idx = (int32_t)pte_fb_u32(pte_fb_vec_data(fb, vec) + 4ull * k);
+    int32_t idx = (int32_t)pte_items_get(args, k);
     pte_status st = check_index(m, idx, "argument");
     if (st) return st;
     in->args[k] = &m->values[idx];
@@ -413,13 +351,11 @@ static pte_status build_args(pte_method *m, uint32_t vec, pte_instr *in) {
 }
 
 /* "name.overload" of operator `op` (dot only when the overload is not empty). */
-static const char *op_full_name(pte_method *m, uint32_t ops, int32_t op) {
-  const pte_fb fb = m->program->fb;
-  uint32_t t = pte_fb_vec_table(fb, ops, (uint32_t)op);
-  const char *name = pte_fb_str(fb, pte_fb_ref(fb, t, OPERATOR_NAME));
-  const char *ovl = pte_fb_str(fb, pte_fb_ref(fb, t, OPERATOR_OVERLOAD));
+static const char *op_full_name(pte_method *m, const pte_plan *plan, int32_t op) {
+  const char *ovl;
+  const char *name = pte_plan_operator(m->program, plan, op, &ovl);
   if (!name) return NULL;
-  size_t nl = strlen(name), ol = ovl ? strlen(ovl) : 0;
+  size_t nl = strlen(name), ol = strlen(ovl);
   char *s = (char *)m_alloc(m, nl + ol + 2);
   if (!s) return NULL;
   memcpy(s, name, nl);
@@ -467,25 +403,21 @@ static uint8_t count_outputs(const pte_method *m, uint8_t *seen, const pte_instr
   return (uint8_t)(n > 0 ? n : (in->nargs > 0));
 }
 
-static pte_status build_instructions(pte_method *m, uint32_t plan, size_t *scratch) {
-  const pte_fb fb = m->program->fb;
-  uint32_t chains = pte_fb_ref(fb, plan, PLAN_CHAINS);
-  if (pte_fb_vec_len(fb, chains) != 1)
+static pte_status build_instructions(pte_method *m, const pte_plan *plan, size_t *scratch) {
+  pte_program *p = m->program;
+  if (plan->num_chains != 1)
     return pte_error(PTE_ERR_NOT_SUPPORTED, "method has %u chains (exactly one is supported)",
-                     pte_fb_vec_len(fb, chains));
-  uint32_t chain = pte_fb_vec_table(fb, chains, 0);
-  uint32_t instrs = pte_fb_ref(fb, chain, CHAIN_INSTRUCTIONS);
-  if (!instrs) return pte_error(PTE_ERR_INVALID_PROGRAM, "chain 0 has no instructions vector");
-  uint32_t ops = pte_fb_ref(fb, plan, PLAN_OPERATORS);
-  int32_t nops = (int32_t)pte_fb_vec_len(fb, ops);
-  m->num_instrs = (int32_t)pte_fb_vec_len(fb, instrs);
+                     (unsigned)plan->num_chains);
+  if (!plan->instrs) return pte_error(PTE_ERR_INVALID_PROGRAM, "chain 0 has no instructions vector");
+  int32_t nops = plan->num_operators;
+  m->num_instrs = plan->num_instrs;
   m->instrs = (pte_instr *)m_array(m, (size_t)m->num_instrs + 1, sizeof(pte_instr));
   const char **names = (const char **)m_array(m, (size_t)nops + 1, sizeof(char *));
   uint8_t *seen = (uint8_t *)m_alloc(m, (size_t)m->num_values + 1);
   if (!m->instrs || !names || !seen) return OOM("instructions");
   for (int32_t i = 0; i < m->num_inputs; i++) seen[m->inputs[i]] = 1;
   for (int32_t i = 0; i < nops; i++) {
-    names[i] = op_full_name(m, ops, i);
+    names[i] = op_full_name(m, plan, i);
     if (!names[i]) return pte_error(PTE_ERR_INVALID_PROGRAM, "operator %d has no name", (int)i);
   }
   /* Unknown operators are collected so one error names them all. */
@@ -495,21 +427,19 @@ static pte_status build_instructions(pte_method *m, uint32_t plan, size_t *scrat
   missing[0] = 0;
   for (int32_t i = 0; i < m->num_instrs; i++) {
     pte_instr *in = &m->instrs[i];
-    uint32_t t = pte_fb_vec_table(fb, instrs, (uint32_t)i);
-    uint8_t kind = (uint8_t)pte_fb_scalar(fb, t, INSTR_ARGS_TYPE, 1, 0);
-    uint32_t a = pte_fb_ref(fb, t, INSTR_ARGS);
-    if (!a || kind < INSTR_KERNEL || kind > INSTR_FREE)
-      return pte_error(PTE_ERR_INVALID_PROGRAM, "instruction %d has invalid type %u", (int)i, kind);
+    pte_instr_view iv;
+    pte_status st = pte_plan_instruction(p, plan, i, &iv);
+    if (st) return st;
+    uint8_t kind = iv.kind;
     in->kind = kind;
-    pte_status st = PTE_OK;
     switch (kind) {
       case INSTR_KERNEL: {
-        int32_t op = (int32_t)pte_fb_scalar(fb, a, KERNELCALL_OP_INDEX, 4, 0);
+        int32_t op = iv.a;
         if (op < 0 || op >= nops)
           return pte_error(PTE_ERR_INVALID_PROGRAM, "instruction %d: operator index %d is out of range (%d operators)",
                            (int)i, (int)op, (int)nops);
         in->name = names[op];
-        if ((st = build_args(m, pte_fb_ref(fb, a, KERNELCALL_ARGS), in))) break;
+        if ((st = build_args(m, &iv.args, in))) break;
         const pte_kernel *k = pte_operator_resolve(in->name, in->args, in->nargs, NULL);
         if (!k) {
           if (pte_operator_registered(in->name)) {
@@ -538,31 +468,33 @@ static pte_status build_instructions(pte_method *m, uint32_t plan, size_t *scrat
         break;
       }
       case INSTR_DELEGATE: {
-        int32_t d = (int32_t)pte_fb_scalar(fb, a, DELEGATECALL_DELEGATE_INDEX, 4, 0);
+        int32_t d = iv.a;
         if (d < 0 || d >= m->num_delegates)
           return pte_error(PTE_ERR_INVALID_PROGRAM, "instruction %d: delegate index %d is out of range (%d delegates)",
                            (int)i, (int)d, (int)m->num_delegates);
         in->a = d;
-        in->name = pte_fb_str(fb, pte_fb_ref(fb, pte_fb_vec_table(fb, pte_fb_ref(fb, plan, PLAN_DELEGATES), (uint32_t)d), DELEGATE_ID));
-        st = build_args(m, pte_fb_ref(fb, a, DELEGATECALL_ARGS), in);
+        pte_delegate_view dv;
+        pte_plan_delegate(p, plan, d, &dv);
+        in->name = dv.id;
+        st = build_args(m, &iv.args, in);
         break;
       }
       case INSTR_MOVE:
-        in->a = (int32_t)pte_fb_scalar(fb, a, MOVECALL_FROM, 4, 0);
-        in->b = (int32_t)pte_fb_scalar(fb, a, MOVECALL_TO, 4, 0);
+        in->a = iv.a;
+        in->b = iv.b;
         in->name = "MOVE_CALL";
         if (!(st = check_index(m, in->a, "move source"))) st = check_index(m, in->b, "move destination");
         break;
       case INSTR_JUMP_FALSE:
-        in->a = (int32_t)pte_fb_scalar(fb, a, JUMPFALSE_COND, 4, 0);
-        in->b = (int32_t)pte_fb_scalar(fb, a, JUMPFALSE_DEST, 4, 0);
+        in->a = iv.a;
+        in->b = iv.b;
         in->name = "JF_CALL";
         st = check_index(m, in->a, "jump condition");
         if (!st && (in->b < 0 || in->b > m->num_instrs))
           st = pte_error(PTE_ERR_INVALID_PROGRAM, "jump destination %d is out of range", (int)in->b);
         break;
       case INSTR_FREE:
-        in->a = (int32_t)pte_fb_scalar(fb, a, FREECALL_VALUE, 4, 0);
+        in->a = iv.a;
         in->name = "FREE_CALL";
         st = check_index(m, in->a, "free");
         if (!st && m->values[in->a].tag != PTE_TAG_TENSOR)
@@ -581,20 +513,18 @@ static pte_status build_instructions(pte_method *m, uint32_t plan, size_t *scrat
   return PTE_OK;
 }
 
-static pte_status load_io(pte_method *m, uint32_t plan) {
-  const pte_fb fb = m->program->fb;
-  uint32_t in = pte_fb_ref(fb, plan, PLAN_INPUTS);
-  uint32_t out = pte_fb_ref(fb, plan, PLAN_OUTPUTS);
-  if (!in || !out) return pte_error(PTE_ERR_INVALID_PROGRAM, "execution plan lacks inputs or outputs");
-  m->num_inputs = (int32_t)pte_fb_vec_len(fb, in);
-  m->num_outputs = (int32_t)pte_fb_vec_len(fb, out);
+static pte_status load_io(pte_method *m, const pte_plan *plan) {
+  if (!plan->inputs || !plan->outputs)
+    return pte_error(PTE_ERR_INVALID_PROGRAM, "execution plan lacks inputs or outputs");
+  m->num_inputs = plan->num_inputs;
+  m->num_outputs = plan->num_outputs;
   int32_t *ins = (int32_t *)m_array(m, (size_t)m->num_inputs + 1, sizeof(int32_t));
   int32_t *outs = (int32_t *)m_array(m, (size_t)m->num_outputs + 1, sizeof(int32_t));
   m->input_set = (uint8_t *)m_alloc(m, (size_t)m->num_inputs + 1);
   m->input_bounds = (int64_t *)m_array(m, ((size_t)m->num_inputs + 1) * PTE_MAX_DIM, sizeof(int64_t));
   if (!ins || !outs || !m->input_set || !m->input_bounds) return OOM("inputs and outputs");
   for (int32_t i = 0; i < m->num_inputs; i++) {
-    ins[i] = (int32_t)pte_fb_u32(pte_fb_vec_data(fb, in) + 4ull * (uint32_t)i);
+    ins[i] = pte_plan_io(m->program, plan, false, i);
     pte_status st = check_index(m, ins[i], "method input");
     if (st) return st;
     if (m->values[ins[i]].tag == PTE_TAG_TENSOR) {
@@ -604,7 +534,7 @@ static pte_status load_io(pte_method *m, uint32_t plan) {
     }
   }
   for (int32_t i = 0; i < m->num_outputs; i++) {
-    outs[i] = (int32_t)pte_fb_u32(pte_fb_vec_data(fb, out) + 4ull * (uint32_t)i);
+    outs[i] = pte_plan_io(m->program, plan, true, i);
     pte_status st = check_index(m, outs[i], "method output");
     if (st) return st;
   }
@@ -614,7 +544,7 @@ static pte_status load_io(pte_method *m, uint32_t plan) {
 }
 
 static pte_status load(pte_method *m, const char *name, const pte_method_options *o) {
-  uint32_t plan;
+  pte_plan plan;
   pte_status st = pte_program_find_plan(m->program, name, &plan);
   if (st) return st;
   size_t nl = strlen(name);
@@ -622,17 +552,15 @@ static pte_status load(pte_method *m, const char *name, const pte_method_options
   if (!nm) return OOM("method name");
   memcpy(nm, name, nl);
   m->name = nm;
-  if (!pte_fb_ref(m->program->fb, plan, PLAN_VALUES))
-    return pte_error(PTE_ERR_INVALID_PROGRAM, "execution plan has no values");
-  if ((st = setup_planned(m, plan, o))) return st;
-  if ((st = build_values(m, plan))) return st;
-  if ((st = load_io(m, plan))) return st;
-  uint32_t dels = pte_fb_ref(m->program->fb, plan, PLAN_DELEGATES);
-  m->num_delegates = (int32_t)pte_fb_vec_len(m->program->fb, dels);
+  if (!plan.values) return pte_error(PTE_ERR_INVALID_PROGRAM, "execution plan has no values");
+  if ((st = setup_planned(m, &plan, o))) return st;
+  if ((st = build_values(m, &plan))) return st;
+  if ((st = load_io(m, &plan))) return st;
+  m->num_delegates = plan.num_delegates;
   size_t scratch = 0;
   /* Kernels first: a missing operator fails before any delegate is built. */
-  if ((st = build_instructions(m, plan, &scratch))) return st;
-  if ((st = init_delegates(m, plan))) return st;
+  if ((st = build_instructions(m, &plan, &scratch))) return st;
+  if ((st = init_delegates(m, &plan))) return st;
   if (o && !pte_add_ok(scratch, o->extra_scratch, &scratch))
     return pte_error(PTE_ERR_INVALID_ARGUMENT, "scratch size overflows");
   if (scratch) {
@@ -648,6 +576,11 @@ pte_status pte_method_load(pte_program *program, const char *name, const pte_met
   if (!program || !name || !out)
     return pte_error(PTE_ERR_INVALID_ARGUMENT, "program, name and out must not be NULL");
   *out = NULL;
+  if (o) { /* versions first: no other field of another ABI's struct can be trusted */
+    pte_status st = pte_abi_check(o->abi, "pte_method_options");
+    if (!st && o->tracer) st = pte_abi_check(o->tracer->abi, "method tracer");
+    if (st) return st;
+  }
   const pte_allocator *a = o ? o->allocator : NULL;
   pte_method *m = (pte_method *)pte_alloc(a, sizeof *m, 64);
   if (!m) return OOM("a method");
@@ -700,8 +633,14 @@ int32_t pte_method_num_inputs(const pte_method *m) { return m ? m->num_inputs : 
 int32_t pte_method_num_outputs(const pte_method *m) { return m ? m->num_outputs : 0; }
 size_t pte_method_memory_used(const pte_method *m) { return m ? m->memory_used : 0; }
 
-void pte_method_set_tracer(pte_method *m, const pte_tracer *tracer) {
-  if (m) m->tracer = tracer;
+pte_status pte_method_set_tracer(pte_method *m, const pte_tracer *tracer) {
+  if (!m) return pte_error(PTE_ERR_INVALID_ARGUMENT, "method must not be NULL");
+  if (tracer) {
+    pte_status st = pte_abi_check(tracer->abi, "tracer");
+    if (st) return st;
+  }
+  m->tracer = tracer;
+  return PTE_OK;
 }
 
 /* ---- backend contexts ---- */

@@ -2,7 +2,7 @@
 #ifndef PTERUN_METHOD_H
 #define PTERUN_METHOD_H
 
-#include "program.h"
+#include "../format/program.h"
 
 typedef struct pte_instr {
   uint8_t kind;      /* INSTR_* */

@@ -3,6 +3,7 @@
 #include "../core/internal.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 
 #ifndef PTE_MAX_KERNELS
@@ -62,8 +63,27 @@ static int32_t find_first(const char *name) {
 pte_status pte_register_kernels(const pte_kernel_library *lib) {
   if (!lib || !lib->name || (lib->count > 0 && !lib->kernels) || lib->count < 0)
     return pte_error(PTE_ERR_INVALID_ARGUMENT, "invalid kernel library");
+  if (lib->abi != PTE_ABI_VERSION) {
+    char what[160];
+    snprintf(what, sizeof what, "kernel library '%s'", lib->name);
+    return pte_abi_check(lib->abi, what);
+  }
   ensure_prims();
   return do_register(lib);
+}
+
+pte_status pte_register_kernel_table(pte_kernel_library *lib, pte_kernel *storage,
+                                     const pte_kernel *const *ptrs, int32_t count) {
+  if (!lib || count < 0 || (count > 0 && (!storage || !ptrs)))
+    return pte_error(PTE_ERR_INVALID_ARGUMENT, "invalid kernel table");
+  pte_registry_lock();
+  if (!lib->kernels) {
+    for (int32_t i = 0; i < count; i++) storage[i] = *ptrs[i];
+    lib->count = count;
+    lib->kernels = storage;
+  }
+  pte_registry_unlock();
+  return pte_register_kernels(lib);
 }
 
 static pte_status do_register(const pte_kernel_library *lib) {
@@ -180,21 +200,31 @@ const pte_kernel *pte_operator_find(const char *name, const char **library) {
   return pte_operator_resolve(name, NULL, -1, library);
 }
 
-/* nargs < 0: ignore `accepts` (plain lookup). */
+/* nargs < 0: ignore `accepts` (plain lookup). The candidates are copied
+ * under the lock and `accepts` runs after it is released, so a callback may
+ * re-enter the registry (find, register, ...) without deadlocking. Entries
+ * are never removed, so the copied pointers stay valid. */
 const pte_kernel *pte_operator_resolve(const char *name, pte_value *const *args, int32_t nargs,
                                        const char **library) {
   if (!name) return NULL;
   ensure_prims();
-  const pte_kernel *found = NULL;
+  /* A name has at most one entry per library (do_register rejects repeats). */
+  entry cand[PTE_MAX_KERNEL_LIBRARIES];
+  int32_t n = 0;
   pte_registry_lock();
-  for (int32_t i = find_first(name); i >= 0 && i < g_num_entries && strcmp(g_entries[i].name, name) == 0; i++) {
-    const pte_kernel *k = g_entries[i].kernel;
+  for (int32_t i = find_first(name);
+       i >= 0 && i < g_num_entries && n < PTE_MAX_KERNEL_LIBRARIES && strcmp(g_entries[i].name, name) == 0;
+       i++) {
     if (nargs >= 0 && library_disabled(g_entries[i].lib)) continue;
-    if (nargs >= 0 && k->accepts && !k->accepts(args, nargs)) continue;
-    found = k;
-    if (library) *library = g_entries[i].lib->name;
-    break;
+    cand[n++] = g_entries[i];
+    if (nargs < 0) break;
   }
   pte_registry_unlock();
-  return found;
+  for (int32_t i = 0; i < n; i++) {
+    const pte_kernel *k = cand[i].kernel;
+    if (nargs >= 0 && k->accepts && !k->accepts(args, nargs)) continue;
+    if (library) *library = cand[i].lib->name;
+    return k;
+  }
+  return NULL;
 }

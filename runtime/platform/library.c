@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 /* "…/libpterun_backend_xnnpack.so.0" → "pte_backend_xnnpack_register";
  * "…/libmy_ops.so" → "pte_my_ops_register". */
@@ -45,6 +46,52 @@ pte_status pte_library_load(const char *path) {
     }
   }
   return PTE_OK;
+}
+
+/* Shared by the thread pool (pthreadpool) and the XNNPACK backend. */
+void *pte_library_open_private(const char *soname, const char *env, const char *vendored,
+                               const char *const *deps, char *path, size_t path_size) {
+  const int mode = RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND;
+  char tried[PATH_MAX];
+  void *h = NULL;
+  if (!soname) {
+    pte_error(PTE_ERR_INVALID_ARGUMENT, "pte_library_open_private: soname is NULL");
+    return NULL;
+  }
+  const char *over = env ? getenv(env) : NULL;
+  if (over && *over) {
+    snprintf(tried, sizeof tried, "%s", over);
+    h = dlopen(tried, mode);
+  }
+  /* A copy shipped next to libpterun (the wheel puts every library in one
+   * folder) wins over the system one. */
+  const char *dir = pte_library_dir();
+  if (!h && dir[0] && vendored) {
+    snprintf(tried, sizeof tried, "%s/%s", dir, vendored);
+    if (access(tried, R_OK) == 0) h = dlopen(tried, mode);
+  }
+  if (!h && dir[0]) {
+    snprintf(tried, sizeof tried, "%s/%s", dir, soname);
+    if (access(tried, R_OK) == 0) {
+      for (int32_t i = 0; deps && deps[i]; i++) {
+        char dep[PATH_MAX];
+        snprintf(dep, sizeof dep, "%s/%s", dir, deps[i]);
+        if (access(dep, R_OK) == 0) (void)dlopen(dep, mode);
+      }
+      h = dlopen(tried, mode);
+    }
+  }
+  if (!h) {
+    snprintf(tried, sizeof tried, "%s", soname);
+    h = dlopen(tried, mode);
+  }
+  if (!h) {
+    const char *e = dlerror();
+    pte_error(PTE_ERR_NOT_FOUND, "cannot load %s (%s)", soname, e ? e : "dlopen failed");
+    return NULL;
+  }
+  if (path && path_size) snprintf(path, path_size, "%s", tried);
+  return h;
 }
 
 /* Computed once: components call this from their own lazy initialisation,

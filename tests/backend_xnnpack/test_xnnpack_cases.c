@@ -119,8 +119,7 @@ static void run_case(const char *dir) {
   char path[1400];
   snprintf(path, sizeof path, "%s/model.pte", dir);
   pte_data_map *map = NULL;
-  pte_program_options po;
-  memset(&po, 0, sizeof po);
+  pte_program_options po = PTE_PROGRAM_OPTIONS_INIT;
   if (c.has_data) {
     char dpath[1400];
     snprintf(dpath, sizeof dpath, "%s/model.ptd", dir);

@@ -300,7 +300,7 @@ static pte_status spy_execute(void *user, pte_backend_exec_ctx *ctx, void *h, pt
   return PTE_ERR_NOT_SUPPORTED;
 }
 
-static const pte_backend spy = {"XnnpackBackend", NULL, NULL, spy_init, spy_execute, NULL};
+static const pte_backend spy = PTE_BACKEND_INIT("XnnpackBackend", NULL, NULL, spy_init, spy_execute, NULL);
 
 int main(int argc, char **argv) {
   verbose = getenv("XT_VERBOSE") != NULL;
@@ -318,8 +318,7 @@ int main(int argc, char **argv) {
       xt_case c;
       xt_load_case(list[i], &c);
       pte_data_map *map = NULL;
-      pte_program_options po;
-      memset(&po, 0, sizeof po);
+      pte_program_options po = PTE_PROGRAM_OPTIONS_INIT;
       if (c.has_data) {
         char dpath[1400];
         snprintf(dpath, sizeof dpath, "%s/model.ptd", list[i]);

@@ -130,7 +130,10 @@ int main(int argc, char **argv) {
   /* Tracer events. */
   trace t;
   memset(&t, 0, sizeof t);
-  pte_tracer tracer = {&t, on_begin, on_end, NULL, false};
+  pte_tracer tracer = PTE_TRACER_INIT;
+  tracer.user = &t;
+  tracer.begin = on_begin;
+  tracer.end = on_end;
   pte_method_set_tracer(m, &tracer);
   XT_CHECK(set_inputs(m, &in) == PTE_OK, "set input");
   XT_CHECK(pte_method_execute(m) == PTE_OK, "execute with tracer: %s", pte_last_error());

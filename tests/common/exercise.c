@@ -21,8 +21,7 @@ void pte_exercise(const uint8_t *buf, size_t size, pte_exercise_stats *s) {
   void *copy = aligned_alloc(64, (size + 64) & ~(size_t)63);
   if (!copy) return;
   if (size) memcpy(copy, buf, size);
-  pte_program_options po;
-  memset(&po, 0, sizeof po);
+  pte_program_options po = PTE_PROGRAM_OPTIONS_INIT;
   po.allocator = &g_capped;
   po.data_maps = &g_exercise_map;
   po.num_data_maps = g_exercise_map ? 1 : 0;
@@ -41,8 +40,7 @@ void pte_exercise(const uint8_t *buf, size_t size, pte_exercise_stats *s) {
     const char *name = pte_program_method_name(p, k);
     pte_method_info mi;
     if (pte_program_method_info(p, name, &mi)) continue;
-    pte_method_options mo;
-    memset(&mo, 0, sizeof mo);
+    pte_method_options mo = PTE_METHOD_OPTIONS_INIT;
     mo.allocator = &g_capped;
     mo.max_instructions = 100000;
     pte_method *m = NULL;

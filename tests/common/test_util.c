@@ -84,8 +84,7 @@ pte_status run_case(const char *case_dir, const char *method, const char *data_f
     snprintf(path, sizeof path, "%s/%s", case_dir, data_file);
     if ((st = pte_data_map_load_file(path, NULL, &map))) goto done;
   }
-  pte_program_options po;
-  memset(&po, 0, sizeof po);
+  pte_program_options po = PTE_PROGRAM_OPTIONS_INIT;
   po.data_maps = &map;
   po.num_data_maps = map ? 1 : 0;
   snprintf(path, sizeof path, "%s/model.pte", case_dir);

@@ -22,7 +22,7 @@ static pte_status relu_off_by_quarter(pte_kernel_ctx *ctx, pte_value **args, int
 }
 
 static const pte_kernel k_kernels[] = {{"aten::relu.out", relu_off_by_quarter, NULL, NULL}};
-static const pte_kernel_library k_lib = {"test_buggy_kernels", 1000, k_kernels, 1};
+static const pte_kernel_library k_lib = PTE_KERNEL_LIBRARY_INIT("test_buggy_kernels", 1000, k_kernels, 1);
 
 __attribute__((visibility("default"))) pte_status pte_test_buggy_kernels_register(void);
 pte_status pte_test_buggy_kernels_register(void) { return pte_register_kernels(&k_lib); }

@@ -94,9 +94,9 @@ static pte_status max_dim(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) 
 }
 
 static const pte_kernel k_kernels[] = {{"aten::max.dim_max", max_dim, NULL, NULL}};
-static const pte_kernel_library k_lib = {"test_delegate_kernels", 50, k_kernels, 1};
+static const pte_kernel_library k_lib = PTE_KERNEL_LIBRARY_INIT("test_delegate_kernels", 50, k_kernels, 1);
 
-static const pte_backend k_demo = {"BackendWithCompilerDemo", NULL, available, init, execute, NULL};
+static const pte_backend k_demo = PTE_BACKEND_INIT("BackendWithCompilerDemo", NULL, available, init, execute, NULL);
 
 __attribute__((visibility("default"))) pte_status pte_test_delegate_register(void);
 pte_status pte_test_delegate_register(void) {

@@ -260,8 +260,7 @@ static void fake_end(const pte_tracer *tr, uint64_t tok) {
 
 /* Driving the tracer by hand: blocks, nesting, limits, names. */
 static void test_synthetic(void) {
-  pte_etdump_options o;
-  memset(&o, 0, sizeof o);
+  pte_etdump_options o = PTE_ETDUMP_OPTIONS_INIT;
   o.max_events = 9;
   pte_etdump *e;
   REQUIRE(pte_etdump_create(&o, &e) == PTE_OK);
@@ -354,8 +353,7 @@ static void test_synthetic(void) {
 
 /* Caller memory: exactly the reported size works, less fails cleanly. */
 static void test_caller_memory(void) {
-  pte_etdump_options o;
-  memset(&o, 0, sizeof o);
+  pte_etdump_options o = PTE_ETDUMP_OPTIONS_INIT;
   o.max_events = 100;
   o.debug_buffer_size = 4096;
   size_t need = pte_etdump_memory_size(&o);
@@ -373,6 +371,18 @@ static void test_caller_memory(void) {
   o.memory = NULL;
   o.max_events = 1 << 30;
   CHECK(pte_etdump_create(&o, &e) == PTE_ERR_INVALID_ARGUMENT);
+  /* options of another ABI are refused, naming both versions */
+  o.max_events = 100;
+  o.abi = PTE_ABI_VERSION + 1;
+  char want[128];
+  snprintf(want, sizeof want, "pte_etdump_options was built for pterun ABI %u, this runtime has ABI %u",
+           (unsigned)PTE_ABI_VERSION + 1, (unsigned)PTE_ABI_VERSION);
+  CHECK(pte_etdump_create(&o, &e) == PTE_ERR_NOT_SUPPORTED && e == NULL);
+  CHECK(strstr(pte_last_error(), want) != NULL);
+  CHECK(pte_etdump_memory_size(&o) == 0);
+  /* its tracer carries the runtime's ABI, so methods accept it */
+  CHECK(pte_etdump_create(NULL, &e) == PTE_OK && pte_etdump_tracer(e)->abi == PTE_ABI_VERSION);
+  pte_etdump_free(e);
 }
 
 /* The flatbuffer builder alone: strings, vectors, shared vtables. */
@@ -432,12 +442,10 @@ typedef struct run_ctx {
 
 static bool load_run(run_ctx *c, const char *file, const pte_tracer *tr) {
   memset(c, 0, sizeof *c);
-  pte_program_options po;
-  memset(&po, 0, sizeof po);
+  pte_program_options po = PTE_PROGRAM_OPTIONS_INIT;
   po.tracer = tr;
   if (pte_program_load_file(path_in(g_programs, file), &po, &c->program)) return false;
-  pte_method_options mo;
-  memset(&mo, 0, sizeof mo);
+  pte_method_options mo = PTE_METHOD_OPTIONS_INIT;
   mo.tracer = tr;
   if (pte_method_load(c->program, "forward", &mo, &c->method)) return false;
   for (int32_t i = 0; i < pte_method_num_inputs(c->method); i++) {
@@ -558,8 +566,7 @@ static void test_mlp_profile(void) {
 }
 
 static void test_mlp_debug(void) {
-  pte_etdump_options o;
-  memset(&o, 0, sizeof o);
+  pte_etdump_options o = PTE_ETDUMP_OPTIONS_INIT;
   o.debug_buffer_size = 1 << 20;
   pte_etdump *e;
   REQUIRE(pte_etdump_create(&o, &e) == PTE_OK);
@@ -633,8 +640,7 @@ static void test_no_alloc(void) {
 #if defined(PTERUN_TEST_NO_MALLOC_HOOK)
   printf("skipped: malloc cannot be interposed in this build\n");
 #else
-  pte_etdump_options o;
-  memset(&o, 0, sizeof o);
+  pte_etdump_options o = PTE_ETDUMP_OPTIONS_INIT;
   o.debug_buffer_size = 8 << 20;
   pte_etdump *e;
   REQUIRE(pte_etdump_create(&o, &e) == PTE_OK);
@@ -662,8 +668,7 @@ static void test_no_alloc(void) {
 
 static void test_delegate(void) {
   REQUIRE(pte_test_delegate_register() == PTE_OK);
-  pte_etdump_options o;
-  memset(&o, 0, sizeof o);
+  pte_etdump_options o = PTE_ETDUMP_OPTIONS_INIT;
   o.debug_buffer_size = 1 << 16;
   pte_etdump *e;
   REQUIRE(pte_etdump_create(&o, &e) == PTE_OK);
@@ -726,8 +731,7 @@ static void test_delegate(void) {
  * though the instruction lists them twice (outs, then the returned list). */
 static void test_multi_output(void) {
   REQUIRE(pte_test_delegate_register() == PTE_OK); /* provides aten::max.dim_max */
-  pte_etdump_options o;
-  memset(&o, 0, sizeof o);
+  pte_etdump_options o = PTE_ETDUMP_OPTIONS_INIT;
   o.debug_buffer_size = 4096;
   pte_etdump *e;
   REQUIRE(pte_etdump_create(&o, &e) == PTE_OK);

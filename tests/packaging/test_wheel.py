@@ -5,6 +5,7 @@ components, plus the gaps they leave open (third-party exports, hidden
 duplicates, pkg-config, CMake < 3.28)."""
 import fnmatch
 import glob
+import json
 import os
 import re
 import shutil
@@ -243,7 +244,15 @@ def test_python_sdk_locations(installed):
         out = run([installed.python, "-m", "pterun", flag], cwd=installed.root).stdout.strip()
         assert os.path.exists(os.path.join(out, must)), (flag, out)
     r = run([os.path.join(installed.venv, "bin", "pterun"), "version"], cwd=installed.root)
-    assert "pterun" in r.stdout
+    with open(os.path.join(REPO, "components.json")) as f:
+        version = json.load(f)["version"]
+    assert r.stdout.strip() == f"pterun {version}", r.stdout
+    # the one version: wheel metadata, Python package and installed header agree
+    r = run([installed.python, "-c", "import importlib.metadata as m, pterun; print(m.version('pterun'), pterun.__version__)"],
+            cwd=installed.root)
+    assert r.stdout.split() == [version, version], r.stdout
+    with open(os.path.join(installed.pkg, "include", "pterun", "version.h")) as f:
+        assert f'#define PTE_VERSION_STRING "{version}"' in f.read()
     assert os.path.isfile(os.path.join(installed.pkg, "_pterun.pyi"))
     assert os.path.isfile(os.path.join(installed.pkg, "py.typed"))
 
@@ -491,7 +500,7 @@ static pte_status double_out(pte_kernel_ctx *ctx, pte_value **args, int32_t narg
 }
 
 static const pte_kernel kernels[] = {{"pterun_test::custom_double.out", double_out, 0, 0}};
-static const pte_kernel_library library = {"custom_ops", 0, kernels, 1};
+static const pte_kernel_library library = PTE_KERNEL_LIBRARY_INIT("custom_ops", 0, kernels, 1);
 
 __attribute__((visibility("default"))) pte_status pte_custom_ops_register(void) { return pte_register_kernels(&library); }
 """

@@ -178,8 +178,7 @@ TEST(buffer_loads) {
   char *un = (char *)malloc(n + 1);
   memcpy(un + 1, buf, n);
   CHECK_FAILS(pte_program_load_buffer(un + 1, n, NULL, &p), PTE_ERR_INVALID_ARGUMENT, "aligned");
-  pte_program_options o;
-  memset(&o, 0, sizeof o);
+  pte_program_options o = PTE_PROGRAM_OPTIONS_INIT;
   o.flags = PTE_LOAD_COPY;
   CHECK_OK(pte_program_load_buffer(un + 1, n, &o, &p));
   free(un);
@@ -206,8 +205,7 @@ TEST(caller_provided_memory) {
   static uint8_t planned_mem[4][1 << 18] __attribute__((aligned(64)));
   pte_arena arena;
   pte_arena_init(&arena, arena_mem, sizeof arena_mem);
-  pte_program_options po;
-  memset(&po, 0, sizeof po);
+  pte_program_options po = PTE_PROGRAM_OPTIONS_INIT;
   po.allocator = &arena.allocator;
   pte_program *p = NULL;
   CHECK_OK(pte_program_load_file(zoo_path("models/mlp/model.pte"), &po, &p));
@@ -223,8 +221,7 @@ TEST(caller_provided_memory) {
     bufs[i] = planned_mem[i];
     sizes[i] = (size_t)s;
   }
-  pte_method_options mo;
-  memset(&mo, 0, sizeof mo);
+  pte_method_options mo = PTE_METHOD_OPTIONS_INIT;
   mo.allocator = &arena.allocator;
   mo.planned_buffers = bufs;
   mo.planned_sizes = sizes;
@@ -262,13 +259,13 @@ static bool decline(pte_value *const *a, int32_t n) { (void)a; (void)n; return f
 
 TEST(kernel_selection_by_priority) {
   static const pte_kernel declining[] = {{"aten::addmm.out", fake_addmm, decline, 0}};
-  static const pte_kernel_library ldecl = {"test_declining", 500, declining, 1};
+  static const pte_kernel_library ldecl = PTE_KERNEL_LIBRARY_INIT("test_declining", 500, declining, 1);
   CHECK_OK(pte_register_kernels(&ldecl));
   char err[512];
   CHECK(run_case(zoo_path("models/mlp"), "forward", NULL, 1e-4, 1e-5, err, sizeof err) == PTE_OK, "%s", err);
   CHECK(g_fake_calls == 0, "declining kernel ran");
   static const pte_kernel taking[] = {{"aten::addmm.out", fake_addmm, 0, 0}};
-  static const pte_kernel_library ltake = {"test_taking", 600, taking, 1};
+  static const pte_kernel_library ltake = PTE_KERNEL_LIBRARY_INIT("test_taking", 600, taking, 1);
   CHECK_OK(pte_register_kernels(&ltake));
   run_case(zoo_path("models/mlp"), "forward", NULL, 1e-4, 1e-5, err, sizeof err);
   CHECK(g_fake_calls > 0, "higher-priority kernel did not run");

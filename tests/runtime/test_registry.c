@@ -18,8 +18,8 @@ TEST(prim_ops_are_builtin) {
 TEST(duplicate_operator_is_rejected) {
   static const pte_kernel a[] = {{"test::dup.out", k_one, 0, 0}};
   static const pte_kernel b[] = {{"test::other.out", k_two, 0, 0}, {"test::dup.out", k_two, 0, 0}};
-  static const pte_kernel_library la = {"test_lib_a", 0, a, 1};
-  static const pte_kernel_library lb = {"test_lib_b", 0, b, 2};
+  static const pte_kernel_library la = PTE_KERNEL_LIBRARY_INIT("test_lib_a", 0, a, 1);
+  static const pte_kernel_library lb = PTE_KERNEL_LIBRARY_INIT("test_lib_b", 0, b, 2);
   CHECK_OK(pte_register_kernels(&la));
   CHECK_OK(pte_register_kernels(&la)); /* the same library again is harmless */
   CHECK_FAILS(pte_register_kernels(&lb), PTE_ERR_ALREADY_EXISTS, "test::dup.out");
@@ -32,8 +32,8 @@ TEST(duplicate_operator_is_rejected) {
 
 TEST(same_library_name_is_rejected) {
   static const pte_kernel a[] = {{"test::named.out", k_one, 0, 0}};
-  static const pte_kernel_library l1 = {"test_same_name", 0, a, 1};
-  static const pte_kernel_library l2 = {"test_same_name", 0, a, 1};
+  static const pte_kernel_library l1 = PTE_KERNEL_LIBRARY_INIT("test_same_name", 0, a, 1);
+  static const pte_kernel_library l2 = PTE_KERNEL_LIBRARY_INIT("test_same_name", 0, a, 1);
   CHECK_OK(pte_register_kernels(&l1));
   CHECK_FAILS(pte_register_kernels(&l2), PTE_ERR_ALREADY_EXISTS, "test_same_name");
 }
@@ -41,8 +41,8 @@ TEST(same_library_name_is_rejected) {
 TEST(higher_priority_wins_unless_it_declines) {
   static const pte_kernel lo[] = {{"test::prio.out", k_one, 0, 0}, {"test::decl.out", k_one, 0, 0}};
   static const pte_kernel hi[] = {{"test::prio.out", k_two, 0, 0}, {"test::decl.out", k_two, never, 0}};
-  static const pte_kernel_library llo = {"test_lo", 0, lo, 2};
-  static const pte_kernel_library lhi = {"test_hi", 100, hi, 2};
+  static const pte_kernel_library llo = PTE_KERNEL_LIBRARY_INIT("test_lo", 0, lo, 2);
+  static const pte_kernel_library lhi = PTE_KERNEL_LIBRARY_INIT("test_hi", 100, hi, 2);
   CHECK_OK(pte_register_kernels(&lhi));
   CHECK_OK(pte_register_kernels(&llo));
   CHECK(pte_operator_find("test::prio.out", NULL)->fn == k_two, "priority ignored");
@@ -52,6 +52,7 @@ TEST(higher_priority_wins_unless_it_declines) {
 
 TEST(backend_registry) {
   static pte_backend b1;
+  b1.abi = PTE_ABI_VERSION;
   b1.name = "TestBackend";
   b1.init = (pte_status(*)(void *, pte_backend_init_ctx *, const void *, size_t, const pte_compile_spec *, int32_t, void **))0;
   CHECK_FAILS(pte_register_backend(&b1), PTE_ERR_INVALID_ARGUMENT, "init");
@@ -67,8 +68,8 @@ static pte_status b_exec(void *u, pte_backend_exec_ctx *c, void *h, pte_value **
 }
 
 TEST(backend_duplicates) {
-  static pte_backend b1 = {"DupBackend", NULL, NULL, b_init, b_exec, NULL};
-  static pte_backend b2 = {"DupBackend", NULL, NULL, b_init, b_exec, NULL};
+  static pte_backend b1 = PTE_BACKEND_INIT("DupBackend", NULL, NULL, b_init, b_exec, NULL);
+  static pte_backend b2 = PTE_BACKEND_INIT("DupBackend", NULL, NULL, b_init, b_exec, NULL);
   int32_t before = pte_backend_count();
   CHECK_OK(pte_register_backend(&b1));
   CHECK_OK(pte_register_backend(&b1));
@@ -102,6 +103,7 @@ TEST(concurrent_registration) {
     snprintf(g_lib_names[t], 32, "thread_lib_%d", t);
     g_thread_libs[t].name = g_lib_names[t];
     g_thread_libs[t].kernels = g_thread_kernels[t];
+    g_thread_libs[t].abi = PTE_ABI_VERSION;
     g_thread_libs[t].count = PER_THREAD;
   }
   int32_t before = pte_operator_count();
@@ -122,6 +124,10 @@ TEST(concurrent_registration) {
 }
 
 TEST(status_names) {
+  char v[64];
+  snprintf(v, sizeof v, "%d.%d.%d", PTE_VERSION_MAJOR, PTE_VERSION_MINOR, PTE_VERSION_PATCH);
+  CHECK(!strcmp(pte_version(), PTE_VERSION_STRING) && !strcmp(v, PTE_VERSION_STRING), "version %s, header %s (%s)",
+        pte_version(), PTE_VERSION_STRING, v);
   CHECK(!strcmp(pte_status_name(PTE_ERR_NOT_FOUND), "PTE_ERR_NOT_FOUND"), "name");
   CHECK(!strcmp(pte_status_name((pte_status)999), "PTE_ERR_UNKNOWN"), "unknown");
   CHECK(pte_dtype_size(PTE_FLOAT32) == 4 && pte_dtype_size(99) == 0, "dtype sizes");

@@ -1,25 +1,8 @@
 /* .ptd files (FlatTensor): named tensors stored outside the program. */
 #include "program.h"
+#include "schema.h"
 
 #include <string.h>
-
-static pte_status map_segment(const pte_data_map *m, uint64_t index, const uint8_t **data,
-                              size_t *size) {
-  if (index >= (uint64_t)m->num_segments)
-    return pte_error(PTE_ERR_INVALID_PROGRAM, "data file: segment index %llu is out of range (%d segments)",
-                     (unsigned long long)index, (int)m->num_segments);
-  uint32_t seg = pte_fb_vec_table(m->fb, m->segments, (uint32_t)index);
-  uint64_t off = pte_fb_scalar(m->fb, seg, SEGMENT_OFFSET, 8, 0);
-  uint64_t len = pte_fb_scalar(m->fb, seg, SEGMENT_SIZE, 8, 0);
-  uint64_t avail = m->size - m->segment_base;
-  if (off > avail || len > avail - off)
-    return pte_error(PTE_ERR_INVALID_PROGRAM,
-                     "data file: segment %llu (offset %llu, %llu bytes) lies outside the file",
-                     (unsigned long long)index, (unsigned long long)off, (unsigned long long)len);
-  *data = m->data + m->segment_base + off;
-  *size = (size_t)len;
-  return PTE_OK;
-}
 
 static pte_status parse(pte_data_map *m) {
   const uint8_t *d = m->data;
@@ -47,10 +30,13 @@ static pte_status parse(pte_data_map *m) {
   }
   m->fb.buf = d;
   m->fb.size = total;
-  m->segment_base = base;
   uint32_t root = pte_fb_root(m->fb);
-  m->segments = pte_fb_ref(m->fb, root, FT_SEGMENTS);
-  m->num_segments = (int32_t)pte_fb_vec_len(m->fb, m->segments);
+  m->segments.fb = m->fb;
+  m->segments.vec = pte_fb_ref(m->fb, root, FT_SEGMENTS);
+  m->segments.count = (int32_t)pte_fb_vec_len(m->fb, m->segments.vec);
+  m->segments.base = d + base;
+  m->segments.avail = m->size - base;
+  m->segments.owner = "data file: ";
   m->named = pte_fb_ref(m->fb, root, FT_NAMED_DATA);
   m->num_named = (int32_t)pte_fb_vec_len(m->fb, m->named);
   for (int32_t i = 0; i < m->num_named; i++) {
@@ -59,7 +45,7 @@ static pte_status parse(pte_data_map *m) {
       return pte_error(PTE_ERR_INVALID_PROGRAM, "data file: named_data[%d] has no key", (int)i);
     const uint8_t *sd;
     size_t ss;
-    if ((st = map_segment(m, pte_fb_scalar(m->fb, nd, FTND_SEGMENT_INDEX, 4, 0), &sd, &ss))) return st;
+    if ((st = pte_segment_get(&m->segments, pte_fb_scalar(m->fb, nd, FTND_SEGMENT_INDEX, 4, 0), &sd, &ss))) return st;
   }
   return PTE_OK;
 }
@@ -142,7 +128,7 @@ pte_status pte_data_map_get(const pte_data_map *m, const char *key, const void *
     if (strcmp(k, key) != 0) continue;
     const uint8_t *d;
     size_t s;
-    pte_status st = map_segment(m, pte_fb_scalar(m->fb, nd, FTND_SEGMENT_INDEX, 4, 0), &d, &s);
+    pte_status st = pte_segment_get(&m->segments, pte_fb_scalar(m->fb, nd, FTND_SEGMENT_INDEX, 4, 0), &d, &s);
     if (st) return st;
     if (layout) {
       memset(layout, 0, sizeof *layout);

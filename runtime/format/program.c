@@ -1,6 +1,7 @@
 /* Program loading: the file header, the flatbuffer (verified before any
  * read), segments, constants and named data, and method metadata. */
 #include "program.h"
+#include "schema.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -52,28 +53,26 @@ static pte_status parse_header(pte_program *p, size_t *program_size) {
   return PTE_OK;
 }
 
-pte_status pte_program_segment(const pte_program *p, uint64_t index, const uint8_t **data,
-                               size_t *size) {
-  if (index >= (uint64_t)p->num_segments)
-    return pte_error(PTE_ERR_INVALID_PROGRAM, "segment index %llu is out of range (%d segments)",
-                     (unsigned long long)index, (int)p->num_segments);
-  uint32_t seg = pte_fb_vec_table(p->fb, p->segments, (uint32_t)index);
-  uint64_t off = pte_fb_scalar(p->fb, seg, SEGMENT_OFFSET, 8, 0);
-  uint64_t len = pte_fb_scalar(p->fb, seg, SEGMENT_SIZE, 8, 0);
-  if (len == 0) {
-    *data = p->data;
-    *size = 0;
-    return PTE_OK;
-  }
-  uint64_t avail = p->segment_base ? p->size - p->segment_base : 0;
-  if (!p->segment_base || off > avail || len > avail - off)
+pte_status pte_segment_get(const pte_segments *s, uint64_t index, const uint8_t **data, size_t *size) {
+  if (index >= (uint64_t)s->count)
+    return pte_error(PTE_ERR_INVALID_PROGRAM, "%ssegment index %llu is out of range (%d segments)", s->owner,
+                     (unsigned long long)index, (int)s->count);
+  uint32_t seg = pte_fb_vec_table(s->fb, s->vec, (uint32_t)index);
+  uint64_t off = pte_fb_scalar(s->fb, seg, SEGMENT_OFFSET, 8, 0);
+  uint64_t len = pte_fb_scalar(s->fb, seg, SEGMENT_SIZE, 8, 0);
+  if (len != 0 && (off > s->avail || len > s->avail - off))
     return pte_error(PTE_ERR_INVALID_PROGRAM,
-                     "segment %llu (offset %llu, %llu bytes) lies outside the file's segment data (%llu bytes)",
-                     (unsigned long long)index, (unsigned long long)off, (unsigned long long)len,
-                     (unsigned long long)avail);
-  *data = p->data + p->segment_base + off;
+                     "%ssegment %llu (offset %llu, %llu bytes) lies outside the file's segment data (%llu bytes)",
+                     s->owner, (unsigned long long)index, (unsigned long long)off, (unsigned long long)len,
+                     (unsigned long long)s->avail);
+  *data = len ? s->base + off : s->base;
   *size = (size_t)len;
   return PTE_OK;
+}
+
+pte_status pte_program_segment(const pte_program *p, uint64_t index, const uint8_t **data,
+                               size_t *size) {
+  return pte_segment_get(&p->segments, index, data, size);
 }
 
 static pte_status load_constants(pte_program *p) {
@@ -159,13 +158,18 @@ static pte_status finish_load(pte_program *p, const pte_program_options *o) {
   p->root = pte_fb_root(p->fb);
   p->plans = pte_fb_ref(p->fb, p->root, PROGRAM_EXECUTION_PLAN);
   p->num_plans = (int32_t)pte_fb_vec_len(p->fb, p->plans);
-  p->segments = pte_fb_ref(p->fb, p->root, PROGRAM_SEGMENTS);
-  p->num_segments = (int32_t)pte_fb_vec_len(p->fb, p->segments);
+  p->segments.fb = p->fb;
+  p->segments.vec = pte_fb_ref(p->fb, p->root, PROGRAM_SEGMENTS);
+  p->segments.count = (int32_t)pte_fb_vec_len(p->fb, p->segments.vec);
+  /* Without an extended header there is no segment data: only empty segments. */
+  p->segments.base = p->data + p->segment_base;
+  p->segments.avail = p->segment_base ? p->size - p->segment_base : 0;
+  p->segments.owner = "";
   p->mutable_segments = pte_fb_ref(p->fb, p->root, PROGRAM_MUTABLE_DATA_SEGMENTS);
   p->named_data = pte_fb_ref(p->fb, p->root, PROGRAM_NAMED_DATA);
   if (p->num_plans == 0)
     return pte_error(PTE_ERR_INVALID_PROGRAM, "program has no execution plans (methods)");
-  for (int32_t i = 0; i < p->num_segments; i++) {
+  for (int32_t i = 0; i < p->segments.count; i++) {
     const uint8_t *d;
     size_t s;
     if ((st = pte_program_segment(p, (uint64_t)i, &d, &s))) return st;
@@ -214,6 +218,14 @@ static pte_status finish_load(pte_program *p, const pte_program_options *o) {
   return PTE_OK;
 }
 
+/* Versions are checked before any other field is read. */
+static pte_status check_options(const pte_program_options *o) {
+  if (!o) return PTE_OK;
+  pte_status st = pte_abi_check(o->abi, "pte_program_options");
+  if (!st && o->tracer) st = pte_abi_check(o->tracer->abi, "program tracer");
+  return st;
+}
+
 static pte_program *program_new(const pte_program_options *o) {
   const pte_allocator *a = o ? o->allocator : NULL;
   pte_program *p = (pte_program *)pte_alloc(a, sizeof *p, 16);
@@ -240,9 +252,11 @@ pte_status pte_program_load_file(const char *path, const pte_program_options *o,
                                  pte_program **out) {
   if (!path || !out) return pte_error(PTE_ERR_INVALID_ARGUMENT, "path and out must not be NULL");
   *out = NULL;
+  pte_status st = check_options(o);
+  if (st) return st;
   pte_program *p = program_new(o);
   if (!p) return pte_error(PTE_ERR_OUT_OF_MEMORY, "out of memory loading '%s'", path);
-  pte_status st = pte_file_map_open(path, o ? o->flags : 0, p->allocator, &p->map);
+  st = pte_file_map_open(path, o ? o->flags : 0, p->allocator, &p->map);
   if (st) {
     pte_free(p->allocator, p);
     return st;
@@ -262,6 +276,8 @@ pte_status pte_program_load_buffer(const void *data, size_t size, const pte_prog
                                    pte_program **out) {
   if (!data || !out) return pte_error(PTE_ERR_INVALID_ARGUMENT, "data and out must not be NULL");
   *out = NULL;
+  pte_status st = check_options(o);
+  if (st) return st;
   uint32_t flags = o ? o->flags : 0;
   if (!(flags & PTE_LOAD_COPY) && ((uintptr_t)data % 16) != 0)
     return pte_error(PTE_ERR_INVALID_ARGUMENT,
@@ -279,7 +295,7 @@ pte_status pte_program_load_buffer(const void *data, size_t size, const pte_prog
   }
   p->data = (const uint8_t *)data;
   p->size = size;
-  pte_status st = load_traced(p, o, "program buffer");
+  st = load_traced(p, o, "program buffer");
   if (st) {
     pte_program_free(p);
     return st;
@@ -310,11 +326,36 @@ const char *pte_program_method_name(const pte_program *p, int32_t i) {
   return pte_fb_str(p->fb, pte_fb_ref(p->fb, plan, PLAN_NAME));
 }
 
-pte_status pte_program_find_plan(const pte_program *p, const char *method, uint32_t *plan) {
+static void plan_view(const pte_program *p, uint32_t t, pte_plan *v) {
+  const pte_fb fb = p->fb;
+  memset(v, 0, sizeof *v);
+  v->table = t;
+  v->values = pte_fb_ref(fb, t, PLAN_VALUES);
+  v->inputs = pte_fb_ref(fb, t, PLAN_INPUTS);
+  v->outputs = pte_fb_ref(fb, t, PLAN_OUTPUTS);
+  v->operators = pte_fb_ref(fb, t, PLAN_OPERATORS);
+  v->delegates = pte_fb_ref(fb, t, PLAN_DELEGATES);
+  v->sizes = pte_fb_ref(fb, t, PLAN_NON_CONST_BUFFER_SIZES);
+  v->devices = pte_fb_ref(fb, t, PLAN_NON_CONST_BUFFER_DEVICE);
+  v->num_values = (int32_t)pte_fb_vec_len(fb, v->values);
+  v->num_inputs = (int32_t)pte_fb_vec_len(fb, v->inputs);
+  v->num_outputs = (int32_t)pte_fb_vec_len(fb, v->outputs);
+  v->num_operators = (int32_t)pte_fb_vec_len(fb, v->operators);
+  v->num_delegates = (int32_t)pte_fb_vec_len(fb, v->delegates);
+  v->num_sizes = (int32_t)pte_fb_vec_len(fb, v->sizes);
+  uint32_t chains = pte_fb_ref(fb, t, PLAN_CHAINS);
+  v->num_chains = (int32_t)pte_fb_vec_len(fb, chains);
+  if (v->num_chains > 0) {
+    v->instrs = pte_fb_ref(fb, pte_fb_vec_table(fb, chains, 0), CHAIN_INSTRUCTIONS);
+    v->num_instrs = (int32_t)pte_fb_vec_len(fb, v->instrs);
+  }
+}
+
+pte_status pte_program_find_plan(const pte_program *p, const char *method, pte_plan *plan) {
   if (!p || !method) return pte_error(PTE_ERR_INVALID_ARGUMENT, "program and method must not be NULL");
   for (int32_t i = 0; i < p->num_plans; i++) {
     if (strcmp(pte_program_method_name(p, i), method) == 0) {
-      *plan = pte_fb_vec_table(p->fb, p->plans, (uint32_t)i);
+      plan_view(p, pte_fb_vec_table(p->fb, p->plans, (uint32_t)i), plan);
       return PTE_OK;
     }
   }
@@ -327,22 +368,163 @@ pte_status pte_program_find_plan(const pte_program *p, const char *method, uint3
   return pte_error(PTE_ERR_NOT_FOUND, "method '%s' is not in the program (it has %s)", method, names);
 }
 
-pte_status pte_plan_value(const pte_program *p, uint32_t plan, int64_t index, uint8_t *type,
-                          uint32_t *val) {
-  uint32_t values = pte_fb_ref(p->fb, plan, PLAN_VALUES);
-  uint32_t n = pte_fb_vec_len(p->fb, values);
+uint8_t pte_plan_value_tag(const pte_program *p, const pte_plan *plan, int32_t index) {
+  uint32_t ev = pte_fb_vec_table(p->fb, plan->values, (uint32_t)index);
+  return (uint8_t)pte_fb_scalar(p->fb, ev, EVALUE_TYPE, 1, 0);
+}
+
+pte_status pte_plan_value(const pte_program *p, const pte_plan *plan, int64_t index, pte_value_view *v) {
+  const pte_fb fb = p->fb;
+  uint32_t n = (uint32_t)plan->num_values;
+  memset(v, 0, sizeof *v);
   if (index < 0 || index >= (int64_t)n)
     return pte_error(PTE_ERR_INVALID_PROGRAM, "value index %lld is out of range (%u values)",
                      (long long)index, n);
-  uint32_t ev = pte_fb_vec_table(p->fb, values, (uint32_t)index);
-  *type = (uint8_t)pte_fb_scalar(p->fb, ev, EVALUE_TYPE, 1, 0);
-  *val = pte_fb_ref(p->fb, ev, EVALUE_VAL);
-  if (*type == 0 || *type > PTE_TAG_OPTIONAL_TENSOR_LIST)
-    return pte_error(PTE_ERR_INVALID_PROGRAM, "value %lld has invalid type %u", (long long)index,
-                     *type);
-  if (!*val && *type != PTE_TAG_NONE)
+  uint32_t ev = pte_fb_vec_table(fb, plan->values, (uint32_t)index);
+  uint8_t type = (uint8_t)pte_fb_scalar(fb, ev, EVALUE_TYPE, 1, 0);
+  uint32_t val = pte_fb_ref(fb, ev, EVALUE_VAL);
+  v->tag = type;
+  if (type == 0 || type > PTE_TAG_OPTIONAL_TENSOR_LIST)
+    return pte_error(PTE_ERR_INVALID_PROGRAM, "value %lld has invalid type %u", (long long)index, type);
+  if (!val && type != PTE_TAG_NONE)
     return pte_error(PTE_ERR_INVALID_PROGRAM, "value %lld (%s) has no payload", (long long)index,
-                     pte_tag_name(*type));
+                     pte_tag_name(type));
+  switch (type) {
+    case PTE_TAG_INT: v->i = (int64_t)pte_fb_scalar(fb, val, SCALAR_VAL, 8, 0); break;
+    case PTE_TAG_BOOL: v->b = pte_fb_scalar(fb, val, SCALAR_VAL, 1, 0) != 0; break;
+    case PTE_TAG_DOUBLE: {
+      uint64_t bits = pte_fb_scalar(fb, val, SCALAR_VAL, 8, 0);
+      memcpy(&v->d, &bits, sizeof bits);
+      break;
+    }
+    case PTE_TAG_STRING: {
+      uint32_t str = pte_fb_ref(fb, val, SCALAR_VAL);
+      v->str = str ? pte_fb_str(fb, str) : "";
+      v->items.len = pte_fb_vec_len(fb, str);
+      break;
+    }
+    case PTE_TAG_TENSOR: v->tensor = val; break;
+    case PTE_TAG_NONE: break;
+    default: { /* the lists */
+      uint32_t items = pte_fb_ref(fb, val, LIST_ITEMS);
+      v->items.len = pte_fb_vec_len(fb, items);
+      v->items.raw = items ? pte_fb_vec_data(fb, items) : NULL;
+      v->items.width = type == PTE_TAG_BOOL_LIST ? 1 : (type == PTE_TAG_INT_LIST || type == PTE_TAG_DOUBLE_LIST) ? 8 : 4;
+    }
+  }
+  return PTE_OK;
+}
+
+static pte_items int_vec(pte_fb fb, uint32_t vec, uint32_t width) {
+  pte_items l = {vec ? pte_fb_vec_data(fb, vec) : NULL, pte_fb_vec_len(fb, vec), width};
+  return l;
+}
+
+int32_t pte_plan_io(const pte_program *p, const pte_plan *plan, bool output, int32_t k) {
+  return (int32_t)pte_fb_u32(pte_fb_vec_data(p->fb, output ? plan->outputs : plan->inputs) + 4ull * (uint32_t)k);
+}
+
+int64_t pte_plan_buffer_size(const pte_program *p, const pte_plan *plan, int32_t k) {
+  return (int64_t)pte_fb_u64(pte_fb_vec_data(p->fb, plan->sizes) + 8ull * (uint32_t)k);
+}
+
+pte_status pte_plan_check_devices(const pte_program *p, const pte_plan *plan) {
+  for (uint32_t i = 0; i < pte_fb_vec_len(p->fb, plan->devices); i++) {
+    uint32_t e = pte_fb_vec_table(p->fb, plan->devices, i);
+    if (pte_fb_scalar(p->fb, e, BUFDEVICE_TYPE, 1, 0) != 0)
+      return pte_error(PTE_ERR_NOT_SUPPORTED, "planned buffer %d is on a non-CPU device",
+                       (int)pte_fb_scalar(p->fb, e, BUFDEVICE_IDX, 4, 0));
+  }
+  return PTE_OK;
+}
+
+const char *pte_plan_operator(const pte_program *p, const pte_plan *plan, int32_t k, const char **overload) {
+  uint32_t op = pte_fb_vec_table(p->fb, plan->operators, (uint32_t)k);
+  const char *o = pte_fb_str(p->fb, pte_fb_ref(p->fb, op, OPERATOR_OVERLOAD));
+  *overload = o ? o : "";
+  return pte_fb_str(p->fb, pte_fb_ref(p->fb, op, OPERATOR_NAME));
+}
+
+void pte_plan_delegate(const pte_program *p, const pte_plan *plan, int32_t k, pte_delegate_view *d) {
+  d->table = pte_fb_vec_table(p->fb, plan->delegates, (uint32_t)k);
+  d->index = k;
+  d->id = pte_fb_str(p->fb, pte_fb_ref(p->fb, d->table, DELEGATE_ID));
+  d->specs = pte_fb_ref(p->fb, d->table, DELEGATE_COMPILE_SPECS);
+  d->num_specs = (int32_t)pte_fb_vec_len(p->fb, d->specs);
+}
+
+pte_status pte_delegate_processed(const pte_program *p, const pte_delegate_view *d, const uint8_t **data,
+                                  size_t *size) {
+  const pte_fb fb = p->fb;
+  int i = (int)d->index;
+  uint32_t ref = pte_fb_ref(fb, d->table, DELEGATE_PROCESSED);
+  if (!ref) return pte_error(PTE_ERR_INVALID_PROGRAM, "delegate %d has no processed data", i);
+  int8_t loc = (int8_t)pte_fb_scalar(fb, ref, DATAREF_LOCATION, 1, 0);
+  uint32_t index = (uint32_t)pte_fb_scalar(fb, ref, DATAREF_INDEX, 4, 0);
+  if (loc == 0) {
+    uint32_t inl = pte_fb_ref(fb, p->root, PROGRAM_BACKEND_DELEGATE_DATA);
+    if (index >= pte_fb_vec_len(fb, inl))
+      return pte_error(PTE_ERR_INVALID_PROGRAM, "delegate %d: inline data index %u is out of range", i, index);
+    uint32_t bd = pte_fb_ref(fb, pte_fb_vec_table(fb, inl, index), INLINEDATA_DATA);
+    *size = pte_fb_vec_len(fb, bd);
+    *data = bd ? pte_fb_vec_data(fb, bd) : p->data;
+    return PTE_OK;
+  }
+  if (loc == 1) {
+    pte_status st = pte_program_segment(p, index, data, size);
+    if (st) pte_error_prefix("delegate %d", i);
+    return st;
+  }
+  return pte_error(PTE_ERR_INVALID_PROGRAM, "delegate %d: data location %d is invalid", i, (int)loc);
+}
+
+void pte_delegate_spec(const pte_program *p, const pte_delegate_view *d, int32_t k, pte_compile_spec *spec) {
+  uint32_t s = pte_fb_vec_table(p->fb, d->specs, (uint32_t)k);
+  uint32_t val = pte_fb_ref(p->fb, s, COMPILESPEC_VALUE);
+  const char *key = pte_fb_str(p->fb, pte_fb_ref(p->fb, s, COMPILESPEC_KEY));
+  spec->key = key ? key : "";
+  spec->value = val ? pte_fb_vec_data(p->fb, val) : NULL;
+  spec->size = pte_fb_vec_len(p->fb, val);
+}
+
+pte_status pte_plan_instruction(const pte_program *p, const pte_plan *plan, int32_t k, pte_instr_view *v) {
+  const pte_fb fb = p->fb;
+  uint32_t t = pte_fb_vec_table(fb, plan->instrs, (uint32_t)k);
+  uint8_t kind = (uint8_t)pte_fb_scalar(fb, t, INSTR_ARGS_TYPE, 1, 0);
+  uint32_t a = pte_fb_ref(fb, t, INSTR_ARGS);
+  memset(v, 0, sizeof *v);
+  v->kind = kind;
+  if (!a || kind < INSTR_KERNEL || kind > INSTR_FREE)
+    return pte_error(PTE_ERR_INVALID_PROGRAM, "instruction %d has invalid type %u", (int)k, kind);
+  /* The argument tables share a layout: an int32 first (operator, delegate,
+   * source, condition, value), then the args vector or a second int32. */
+  _Static_assert(KERNELCALL_OP_INDEX == 0 && DELEGATECALL_DELEGATE_INDEX == 0 && MOVECALL_FROM == 0 &&
+                     JUMPFALSE_COND == 0 && FREECALL_VALUE == 0 && DELEGATECALL_ARGS == 1 &&
+                     KERNELCALL_ARGS == 1 && MOVECALL_TO == 1 && JUMPFALSE_DEST == 1,
+                 "instruction argument slots");
+  v->a = (int32_t)pte_fb_scalar(fb, a, KERNELCALL_OP_INDEX, 4, 0);
+  if (kind == INSTR_KERNEL || kind == INSTR_DELEGATE)
+    v->args = int_vec(fb, pte_fb_ref(fb, a, KERNELCALL_ARGS), 4);
+  else if (kind != INSTR_FREE)
+    v->b = (int32_t)pte_fb_scalar(fb, a, MOVECALL_TO, 4, 0);
+  return PTE_OK;
+}
+
+pte_status pte_program_mutable_data(const pte_program *p, uint32_t index, size_t nbytes, const uint8_t **data) {
+  uint32_t ms = pte_fb_vec_len(p->fb, p->mutable_segments) ? pte_fb_vec_table(p->fb, p->mutable_segments, 0) : 0;
+  if (!ms)
+    return pte_error(PTE_ERR_INVALID_PROGRAM, "tensor has initial data but the program has no mutable data segment");
+  uint32_t offs = pte_fb_ref(p->fb, ms, SUBSEG_OFFSETS);
+  if (index >= pte_fb_vec_len(p->fb, offs))
+    return pte_error(PTE_ERR_INVALID_PROGRAM, "mutable data index %u is out of range", index);
+  const uint8_t *seg;
+  size_t seg_size;
+  pte_status st = pte_program_segment(p, pte_fb_scalar(p->fb, ms, SUBSEG_SEGMENT_INDEX, 4, 0), &seg, &seg_size);
+  if (st) return st;
+  uint64_t off = pte_fb_u64(pte_fb_vec_data(p->fb, offs) + 8ull * index);
+  if (off > seg_size || nbytes > seg_size - off)
+    return pte_error(PTE_ERR_INVALID_PROGRAM, "mutable data %u lies outside its segment", index);
+  *data = seg + off;
   return PTE_OK;
 }
 
@@ -410,30 +592,27 @@ pte_status pte_plan_tensor_desc(const pte_program *p, uint32_t t, pte_tensor_des
 
 /* ---- method metadata without loading ---- */
 
-static pte_status plan_io(const pte_program *p, const char *method, int32_t index, int slot,
+static pte_status plan_io(const pte_program *p, const char *method, int32_t index, bool output,
                           pte_io_info *out) {
-  uint32_t plan;
+  pte_plan plan;
   pte_status st = pte_program_find_plan(p, method, &plan);
   if (st) return st;
   if (!out) return pte_error(PTE_ERR_INVALID_ARGUMENT, "out must not be NULL");
-  uint32_t vec = pte_fb_ref(p->fb, plan, slot);
-  uint32_t n = pte_fb_vec_len(p->fb, vec);
-  const char *what = slot == PLAN_INPUTS ? "input" : "output";
-  if (index < 0 || (uint32_t)index >= n)
+  int32_t n = output ? plan.num_outputs : plan.num_inputs;
+  const char *what = output ? "output" : "input";
+  if (index < 0 || index >= n)
     return pte_error(PTE_ERR_INVALID_ARGUMENT, "method '%s' has %u %ss; index %d is out of range",
-                     method, n, what, (int)index);
-  int32_t vi = (int32_t)pte_fb_u32(pte_fb_vec_data(p->fb, vec) + 4u * (uint32_t)index);
-  uint8_t type;
-  uint32_t val;
+                     method, (unsigned)n, what, (int)index);
+  pte_value_view v;
   memset(out, 0, sizeof *out);
-  if ((st = pte_plan_value(p, plan, vi, &type, &val))) {
+  if ((st = pte_plan_value(p, &plan, pte_plan_io(p, &plan, output, index), &v))) {
     pte_error_prefix("method '%s' %s %d", method, what, (int)index);
     return st;
   }
-  out->tag = type;
-  if (type != PTE_TAG_TENSOR) return PTE_OK;
+  out->tag = v.tag;
+  if (v.tag != PTE_TAG_TENSOR) return PTE_OK;
   pte_tensor_desc d;
-  if ((st = pte_plan_tensor_desc(p, val, &d))) {
+  if ((st = pte_plan_tensor_desc(p, v.tensor, &d))) {
     pte_error_prefix("method '%s' %s %d", method, what, (int)index);
     return st;
   }
@@ -449,39 +628,37 @@ static pte_status plan_io(const pte_program *p, const char *method, int32_t inde
 
 pte_status pte_program_method_input(const pte_program *p, const char *method, int32_t index,
                                     pte_io_info *out) {
-  return plan_io(p, method, index, PLAN_INPUTS, out);
+  return plan_io(p, method, index, false, out);
 }
 
 pte_status pte_program_method_output(const pte_program *p, const char *method, int32_t index,
                                      pte_io_info *out) {
-  return plan_io(p, method, index, PLAN_OUTPUTS, out);
+  return plan_io(p, method, index, true, out);
 }
 
 pte_status pte_program_method_info(const pte_program *p, const char *method, pte_method_info *out) {
-  uint32_t plan;
+  pte_plan plan;
   pte_status st = pte_program_find_plan(p, method, &plan);
   if (st) return st;
   if (!out) return pte_error(PTE_ERR_INVALID_ARGUMENT, "out must not be NULL");
   memset(out, 0, sizeof *out);
-  out->name = pte_fb_str(p->fb, pte_fb_ref(p->fb, plan, PLAN_NAME));
-  out->num_inputs = (int32_t)pte_fb_vec_len(p->fb, pte_fb_ref(p->fb, plan, PLAN_INPUTS));
-  out->num_outputs = (int32_t)pte_fb_vec_len(p->fb, pte_fb_ref(p->fb, plan, PLAN_OUTPUTS));
-  out->num_values = (int32_t)pte_fb_vec_len(p->fb, pte_fb_ref(p->fb, plan, PLAN_VALUES));
-  out->num_operators = (int32_t)pte_fb_vec_len(p->fb, pte_fb_ref(p->fb, plan, PLAN_OPERATORS));
-  out->num_delegates = (int32_t)pte_fb_vec_len(p->fb, pte_fb_ref(p->fb, plan, PLAN_DELEGATES));
-  uint32_t chains = pte_fb_ref(p->fb, plan, PLAN_CHAINS);
+  out->name = pte_fb_str(p->fb, pte_fb_ref(p->fb, plan.table, PLAN_NAME));
+  out->num_inputs = plan.num_inputs;
+  out->num_outputs = plan.num_outputs;
+  out->num_values = plan.num_values;
+  out->num_operators = plan.num_operators;
+  out->num_delegates = plan.num_delegates;
+  uint32_t chains = pte_fb_ref(p->fb, plan.table, PLAN_CHAINS);
   for (uint32_t c = 0; c < pte_fb_vec_len(p->fb, chains); c++) {
     uint32_t chain = pte_fb_vec_table(p->fb, chains, c);
     out->num_instructions += (int32_t)pte_fb_vec_len(p->fb, pte_fb_ref(p->fb, chain, CHAIN_INSTRUCTIONS));
   }
-  uint32_t sizes = pte_fb_ref(p->fb, plan, PLAN_NON_CONST_BUFFER_SIZES);
-  uint32_t n = pte_fb_vec_len(p->fb, sizes);
-  out->num_planned_buffers = n > 1 ? (int32_t)n - 1 : 0;
-  for (uint32_t i = 1; i < n; i++) {
-    int64_t s = (int64_t)pte_fb_u64(pte_fb_vec_data(p->fb, sizes) + 8 * i);
+  out->num_planned_buffers = plan.num_sizes > 1 ? plan.num_sizes - 1 : 0;
+  for (int32_t i = 1; i < plan.num_sizes; i++) {
+    int64_t s = pte_plan_buffer_size(p, &plan, i);
     if (s < 0)
       return pte_error(PTE_ERR_INVALID_PROGRAM, "method '%s': planned buffer %u has negative size %lld",
-                       method, i - 1, (long long)s);
+                       method, (unsigned)i - 1, (long long)s);
     if (__builtin_add_overflow(out->planned_bytes, s, &out->planned_bytes))
       return pte_error(PTE_ERR_INVALID_PROGRAM, "method '%s': planned buffer sizes overflow", method);
   }
@@ -490,46 +667,41 @@ pte_status pte_program_method_info(const pte_program *p, const char *method, pte
 
 pte_status pte_program_method_planned_size(const pte_program *p, const char *method, int32_t index,
                                            int64_t *bytes) {
-  uint32_t plan;
+  pte_plan plan;
   pte_status st = pte_program_find_plan(p, method, &plan);
   if (st) return st;
-  uint32_t sizes = pte_fb_ref(p->fb, plan, PLAN_NON_CONST_BUFFER_SIZES);
-  uint32_t n = pte_fb_vec_len(p->fb, sizes);
-  if (index < 0 || (uint32_t)index + 1 >= n)
+  if (index < 0 || index + 1 >= plan.num_sizes)
     return pte_error(PTE_ERR_INVALID_ARGUMENT, "method '%s' has %u planned buffers; index %d is out of range",
-                     method, n > 1 ? n - 1 : 0, (int)index);
-  *bytes = (int64_t)pte_fb_u64(pte_fb_vec_data(p->fb, sizes) + 8 * ((uint32_t)index + 1));
+                     method, plan.num_sizes > 1 ? (unsigned)plan.num_sizes - 1 : 0, (int)index);
+  *bytes = pte_plan_buffer_size(p, &plan, index + 1);
   return PTE_OK;
 }
 
 pte_status pte_program_method_operator(const pte_program *p, const char *method, int32_t index,
                                        const char **name, const char **overload) {
-  uint32_t plan;
+  pte_plan plan;
   pte_status st = pte_program_find_plan(p, method, &plan);
   if (st) return st;
-  uint32_t ops = pte_fb_ref(p->fb, plan, PLAN_OPERATORS);
-  if (index < 0 || (uint32_t)index >= pte_fb_vec_len(p->fb, ops))
+  if (index < 0 || index >= plan.num_operators)
     return pte_error(PTE_ERR_INVALID_ARGUMENT, "operator index %d is out of range", (int)index);
-  uint32_t op = pte_fb_vec_table(p->fb, ops, (uint32_t)index);
-  const char *n = pte_fb_str(p->fb, pte_fb_ref(p->fb, op, OPERATOR_NAME));
-  const char *o = pte_fb_str(p->fb, pte_fb_ref(p->fb, op, OPERATOR_OVERLOAD));
+  const char *o;
+  const char *n = pte_plan_operator(p, &plan, index, &o);
   if (!n) return pte_error(PTE_ERR_INVALID_PROGRAM, "operator %d has no name", (int)index);
   if (name) *name = n;
-  if (overload) *overload = o ? o : "";
+  if (overload) *overload = o;
   return PTE_OK;
 }
 
 pte_status pte_program_method_delegate(const pte_program *p, const char *method, int32_t index,
                                        const char **backend_id) {
-  uint32_t plan;
+  pte_plan plan;
   pte_status st = pte_program_find_plan(p, method, &plan);
   if (st) return st;
-  uint32_t dels = pte_fb_ref(p->fb, plan, PLAN_DELEGATES);
-  if (index < 0 || (uint32_t)index >= pte_fb_vec_len(p->fb, dels))
+  if (index < 0 || index >= plan.num_delegates)
     return pte_error(PTE_ERR_INVALID_ARGUMENT, "delegate index %d is out of range", (int)index);
-  uint32_t d = pte_fb_vec_table(p->fb, dels, (uint32_t)index);
-  const char *id = pte_fb_str(p->fb, pte_fb_ref(p->fb, d, DELEGATE_ID));
-  if (!id) return pte_error(PTE_ERR_INVALID_PROGRAM, "delegate %d has no id", (int)index);
-  *backend_id = id;
+  pte_delegate_view d;
+  pte_plan_delegate(p, &plan, index, &d);
+  if (!d.id) return pte_error(PTE_ERR_INVALID_PROGRAM, "delegate %d has no id", (int)index);
+  *backend_id = d.id;
   return PTE_OK;
 }

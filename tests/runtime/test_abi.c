@@ -1,0 +1,89 @@
+/* The component ABI: structs of another ABI are refused, naming both
+ * versions, and nothing of them is used. */
+#include "../common/test_util.h"
+#include <pterun/kernels_portable.h>
+
+#define TEST_OTHER_ABI (PTE_ABI_VERSION + 1) /* what abi_mismatch.c is built with */
+
+static char g_want[160];
+static const char *want(const char *what, unsigned abi) {
+  snprintf(g_want, sizeof g_want, "%s was built for pterun ABI %u, this runtime has ABI %u", what, abi,
+           (unsigned)PTE_ABI_VERSION);
+  return g_want;
+}
+
+TEST(mismatched_library_is_refused) {
+  CHECK_FAILS(pte_library_load(ABI_MISMATCH_LIB), PTE_ERR_NOT_SUPPORTED,
+              want("kernel library 'abi_mismatch'", TEST_OTHER_ABI));
+  CHECK(!pte_operator_registered("abi_mismatch::op.out"), "a refused library registered its kernel");
+  CHECK_FAILS(pte_kernel_library_set_enabled("abi_mismatch", true), PTE_ERR_NOT_FOUND, "abi_mismatch");
+}
+
+static pte_status k_one(pte_kernel_ctx *c, pte_value **a, int32_t n) { (void)c; (void)a; (void)n; return PTE_OK; }
+
+TEST(kernel_library_abi) {
+  static const pte_kernel ks[] = {{"abi_test::op.out", k_one, 0, 0}};
+  static pte_kernel_library lib = PTE_KERNEL_LIBRARY_INIT("abi_test", 0, ks, 1);
+  lib.abi = 0; /* zero-initialised, or built before the ABI was versioned */
+  CHECK_FAILS(pte_register_kernels(&lib), PTE_ERR_NOT_SUPPORTED, want("kernel library 'abi_test'", 0));
+  CHECK(!pte_operator_registered("abi_test::op.out"), "registered");
+  lib.abi = PTE_ABI_VERSION;
+  CHECK_OK(pte_register_kernels(&lib));
+}
+
+static pte_status b_init(void *u, pte_backend_init_ctx *c, const void *p, size_t n, const pte_compile_spec *s,
+                         int32_t ns, void **h) {
+  (void)u; (void)c; (void)p; (void)n; (void)s; (void)ns; *h = NULL; return PTE_OK;
+}
+static pte_status b_exec(void *u, pte_backend_exec_ctx *c, void *h, pte_value **a, int32_t n) {
+  (void)u; (void)c; (void)h; (void)a; (void)n; return PTE_OK;
+}
+
+TEST(backend_abi) {
+  static pte_backend b = PTE_BACKEND_INIT("AbiBackend", NULL, NULL, b_init, b_exec, NULL);
+  b.abi = PTE_ABI_VERSION + 1;
+  CHECK_FAILS(pte_register_backend(&b), PTE_ERR_NOT_SUPPORTED, want("backend", PTE_ABI_VERSION + 1));
+  CHECK(pte_backend_find("AbiBackend") == NULL, "registered");
+  b.abi = PTE_ABI_VERSION;
+  CHECK_OK(pte_register_backend(&b));
+}
+
+static int g_begins;
+static uint64_t on_begin(void *u, const pte_event *e) { (void)u; (void)e; g_begins++; return 0; }
+
+TEST(options_and_tracer_abi) {
+  const char *path = zoo_path("ops/abs_f32/model.pte");
+  pte_program *p = NULL;
+  pte_program_options po = PTE_PROGRAM_OPTIONS_INIT;
+  po.abi = 7;
+  CHECK_FAILS(pte_program_load_file(path, &po, &p), PTE_ERR_NOT_SUPPORTED, want("pte_program_options", 7));
+  CHECK(p == NULL, "program returned");
+  pte_tracer tr = PTE_TRACER_INIT;
+  tr.begin = on_begin;
+  tr.abi = PTE_ABI_VERSION + 1;
+  po.abi = PTE_ABI_VERSION;
+  po.tracer = &tr;
+  CHECK_FAILS(pte_program_load_file(path, &po, &p), PTE_ERR_NOT_SUPPORTED,
+              want("program tracer", PTE_ABI_VERSION + 1));
+  CHECK(g_begins == 0, "a refused tracer was called");
+  CHECK_OK(pte_program_load_file(path, NULL, &p)); /* NULL options: the defaults */
+  pte_method_options mo = PTE_METHOD_OPTIONS_INIT;
+  pte_method *m = NULL;
+  mo.abi = 0;
+  CHECK_FAILS(pte_method_load(p, "forward", &mo, &m), PTE_ERR_NOT_SUPPORTED, want("pte_method_options", 0));
+  mo.abi = PTE_ABI_VERSION;
+  mo.tracer = &tr;
+  CHECK_FAILS(pte_method_load(p, "forward", &mo, &m), PTE_ERR_NOT_SUPPORTED,
+              want("method tracer", PTE_ABI_VERSION + 1));
+  CHECK(g_begins == 0 && m == NULL, "a refused tracer was called");
+  mo.tracer = NULL;
+  CHECK_OK(pte_kernels_portable_register());
+  CHECK_OK(pte_method_load(p, "forward", &mo, &m));
+  CHECK_FAILS(pte_method_set_tracer(m, &tr), PTE_ERR_NOT_SUPPORTED, want("tracer", PTE_ABI_VERSION + 1));
+  tr.abi = PTE_ABI_VERSION;
+  CHECK_OK(pte_method_set_tracer(m, &tr));
+  pte_method_free(m);
+  pte_program_free(p);
+}
+
+TEST_MAIN(T(mismatched_library_is_refused), T(kernel_library_abi), T(backend_abi), T(options_and_tracer_abi))
