@@ -52,7 +52,7 @@ static void copy_row(size_t es, const uint8_t *s, int64_t st, uint8_t *d, int64_
 
 /* dst[i][j] = src[i + j*sc], an R x Cn block, in tiles so both sides stay in cache. */
 static void transpose(size_t es, const uint8_t *s, int64_t sc, uint8_t *d, int64_t R, int64_t Cn) {
-  if (es == 4 && R >= 8 && Cn >= 8 && o_isa_get() >= O_ISA_AVX2) {
+  if (es == 4 && R >= 8 && Cn >= 8 && k_isa_get() >= K_ISA_AVX2) {
     o_transpose4_avx2(s, sc, d, R, Cn);
     return;
   }
@@ -124,5 +124,5 @@ void o_copy_strided(size_t esize, int32_t dim, const int64_t *sizes, const int64
     memcpy(dst, src, (size_t)total * esize);
     return;
   }
-  o_parallel((size_t)j.rows, (double)total * (double)esize / 4.0, copy_rows, &j);
+  k_parallel_for((size_t)j.rows, (double)total * (double)esize / 4.0, copy_rows, &j);
 }

@@ -20,7 +20,7 @@ void o_transpose4_avx2(const void *src, int64_t sc, void *dst, int64_t R, int64_
 /* Accept-time: a tensor whose elements o_copy_strided can move, in default order. */
 static inline bool o_copyable(const pte_tensor *t) {
   size_t s = t ? pte_dtype_size(t->dtype) : 0;
-  return t && (s == 1 || s == 2 || s == 4 || s == 8) && o_default_order(t);
+  return t && (s == 1 || s == 2 || s == 4 || s == 8) && k_default_order(t);
 }
 
 #endif
