@@ -3,7 +3,7 @@
  * The ISA microkernels live in gemm_<isa>.c. */
 #include <pterun/threadpool.h>
 
-#include "gemm_ukr.h"
+#include "simd.h"
 
 typedef struct gemm_arch {
   int64_t MR, NR;

@@ -3,7 +3,7 @@
  * 4 broadcasts feed 12 FMAs. Row panels of 4 fit the channel counts of
  * convolutions (multiples of 4) without padding waste. Compiled with
  * -mavx2 -mfma; only called when the CPU has both. */
-#include "gemm_ukr.h"
+#include "simd.h"
 
 #if defined(__AVX2__) && defined(__FMA__)
 #include <immintrin.h>

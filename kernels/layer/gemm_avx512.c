@@ -3,7 +3,7 @@
  * loop issues 16 FMAs for 10 loads: enough independent accumulators to keep
  * both FMA ports busy through the FMA latency. Compiled with -mavx512f;
  * only called when the CPU has it. */
-#include "gemm_ukr.h"
+#include "simd.h"
 
 #if defined(__AVX512F__)
 #include <immintrin.h>

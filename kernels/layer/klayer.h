@@ -226,4 +226,21 @@ void k_sgemm(const k_sgemm_desc *g);
 void k_sgemm_batched(const k_sgemm_desc *g, int32_t dims, const int64_t *sizes, const int64_t *sa,
                      const int64_t *sb, const int64_t *sc);
 
+/* ---------------------------------------------------------------------- */
+/* Strided copies                                                         */
+/* ---------------------------------------------------------------------- */
+
+/* Copy a block of `sizes` elements of `es` bytes from src (element strides
+ * ss, 0 to broadcast) to dst (strides ds). Dims are put in dst's memory
+ * order and coalesced; rows contiguous on both sides are memmove'd (a
+ * tensor may be copied onto itself), a transpose (one dim contiguous in
+ * dst, another in src) goes through cache-sized tiles (AVX2 for 4-byte
+ * elements), the rest is a strided loop. `parallel` splits large copies
+ * over the pool. */
+void k_copy(void *dst, const int64_t *ds, const void *src, const int64_t *ss, int32_t dim, const int64_t *sizes,
+            size_t es, bool parallel);
+/* The same into a contiguous (row-major) dst. */
+void k_copy_to_contiguous(void *dst, const void *src, const int64_t *ss, int32_t dim, const int64_t *sizes, size_t es,
+                          bool parallel);
+
 #endif

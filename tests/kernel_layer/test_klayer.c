@@ -220,6 +220,53 @@ TEST(parallel_for_covers_once) {
   CHECK(k_threads() == 3 && k_slots() == 3, "threads %zu slots %zu", k_threads(), k_slots());
 }
 
+/* ---- strided copies ---- */
+
+/* Random blocks (permuted, broadcast, sliced sources; contiguous or
+ * strided destinations) of every element size against an element loop. */
+TEST(copies_against_element_loop) {
+  CHECK_OK(pte_threadpool_set_threads(3));
+  static uint8_t src[1 << 20], dst[1 << 21], want[1 << 21];
+  for (size_t i = 0; i < sizeof src; i++) src[i] = (uint8_t)(i * 131 + 7);
+  static const size_t sizes_es[] = {1, 2, 4, 8, 3};
+  int bad = 0, runs = 0;
+  for (int rep = 0; rep < 400; rep++) {
+    size_t es = sizes_es[irand(5)];
+    int32_t dim = 1 + (int32_t)irand(4);
+    int64_t sz[4], perm[4], ss[4], ds[4], n = 1;
+    for (int32_t k = 0; k < dim; k++) sz[k] = 1 + irand(rep % 3 ? 9 : 70), perm[k] = k, n *= sz[k];
+    if (n * (int64_t)es * 2 > (int64_t)sizeof src) continue;
+    for (int32_t k = dim - 1; k > 0; k--) { /* the source: a permutation of a contiguous block */
+      int32_t j = (int32_t)irand(k + 1);
+      int64_t t = perm[k]; perm[k] = perm[j]; perm[j] = t;
+    }
+    int64_t st = 1;
+    for (int32_t q = dim - 1; q >= 0; q--) ss[perm[q]] = st, st *= sz[perm[q]] + (irand(4) == 0);
+    if (irand(4) == 0) ss[irand(dim)] = 0; /* broadcast */
+    bool strided_dst = irand(3) == 0;
+    st = 1;
+    for (int32_t k = dim - 1; k >= 0; k--) ds[k] = st, st *= sz[k] * (strided_dst && k == dim - 1 ? 2 : 1);
+    if (st * (int64_t)es > (int64_t)sizeof dst) continue;
+    memset(dst, 0xee, (size_t)st * es), memset(want, 0xee, (size_t)st * es);
+    for (int64_t i = 0; i < n; i++) {
+      int64_t r = i, so = 0, dof = 0;
+      for (int32_t k = dim - 1; k >= 0; k--) so += (r % sz[k]) * ss[k], dof += (r % sz[k]) * ds[k], r /= sz[k];
+      memcpy(want + dof * (int64_t)es, src + so * (int64_t)es, es);
+    }
+    k_copy(dst, ds, src, ss, dim, sz, es, rep % 2 == 0);
+    runs++;
+    if (memcmp(dst, want, (size_t)st * es) && bad++ < 3)
+      fprintf(stderr, "  copy dim %d es %zu sizes %lld %lld %lld %lld differs\n", (int)dim, es, (long long)sz[0],
+              (long long)(dim > 1 ? sz[1] : 0), (long long)(dim > 2 ? sz[2] : 0), (long long)(dim > 3 ? sz[3] : 0));
+  }
+  CHECK(bad == 0 && runs > 200, "%d of %d copies differ", bad, runs);
+  /* a tensor copied onto itself stays itself */
+  int64_t sz1[2] = {4, 5}, st1[2] = {5, 1};
+  memcpy(want, src, 80);
+  k_copy(src, st1, src, st1, 2, sz1, 4, false);
+  CHECK(!memcmp(want, src, 80), "self copy changed the data");
+}
+
 /* ---- arguments and outputs ---- */
 
 TEST(arguments_and_outputs) {
@@ -260,5 +307,5 @@ TEST(setup_scratch) {
 }
 
 TEST_MAIN(T(setup_scratch), T(isa_named), T(gemm_serial_pool), T(gemm_three_threads), T(gemm_large_parallel),
-          T(gemm_beta_zero_ignores_bias), T(gemm_batched_broadcast), T(parallel_for_covers_once),
+          T(gemm_beta_zero_ignores_bias), T(gemm_batched_broadcast), T(copies_against_element_loop), T(parallel_for_covers_once),
           T(arguments_and_outputs))

@@ -38,7 +38,7 @@ static pte_status permute_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nar
   }
   K_CHECK(k_out(ctx, out, x->dim, sizes));
   if (out->data == x->data && o_numel(x) > 1) return K_FAIL("out must not share memory with self");
-  o_copy_strided(pte_dtype_size(x->dtype), x->dim, sizes, strides, x->data, out->data);
+  k_copy_to_contiguous(out->data, x->data, strides, x->dim, sizes, pte_dtype_size(x->dtype), true);
   return PTE_OK;
 }
 

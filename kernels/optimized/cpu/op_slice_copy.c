@@ -44,7 +44,7 @@ static pte_status slice_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs
   K_CHECK(k_out(ctx, out, x->dim, sizes));
   if (out->data == x->data && o_numel(out) > 0) return K_FAIL("out must not share memory with self");
   const size_t es = pte_dtype_size(x->dtype);
-  o_copy_strided(es, x->dim, sizes, strides, (const uint8_t *)x->data + start * x->strides[d] * (int64_t)es, out->data);
+  k_copy_to_contiguous(out->data, (const uint8_t *)x->data + start * x->strides[d] * (int64_t)es, strides, x->dim, sizes, es, true);
   return PTE_OK;
 }
 

@@ -1,7 +1,9 @@
-/* Microkernels of the layer's matrix product, one set per instruction set
- * (gemm_<isa>.c, each built for its ISA). Internal to kernels/layer. */
-#ifndef PTERUN_KLAYER_GEMM_UKR_H
-#define PTERUN_KLAYER_GEMM_UKR_H
+/* The layer's code built per instruction set (the GEMM microkernels in
+ * gemm_<isa>.c, the 4-byte transpose in transpose_avx2.c, each file with
+ * its ISA's flags; called only when the CPU has it). Internal to
+ * kernels/layer. */
+#ifndef PTERUN_KLAYER_SIMD_H
+#define PTERUN_KLAYER_SIMD_H
 
 #include "klayer.h"
 
@@ -23,5 +25,8 @@ void k_ukr_avx512_8x32(int64_t kc, const float *a, const float *b, float *c, int
 void k_axpy_generic(float *y, const float *x, float a, int64_t n);
 void k_axpy_avx2(float *y, const float *x, float a, int64_t n);
 void k_axpy_avx512(float *y, const float *x, float a, int64_t n);
+
+/* dst[i * dd + j] = src[i + j * sc] for 4-byte elements, R x C. */
+void k_transpose4_avx2(const void *src, int64_t sc, void *dst, int64_t dd, int64_t R, int64_t C);
 
 #endif
