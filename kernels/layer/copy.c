@@ -104,6 +104,23 @@ static void copy_items(void *ctx, size_t r0, size_t r1) {
 
 static int64_t abs64(int64_t v) { return v < 0 ? -v : v; }
 
+void k_memory_order(int32_t dim, const int64_t *sizes, const int64_t *const *strides, int32_t nops, int64_t *osizes,
+                    int64_t (*ostrides)[PTE_MAX_DIM]) {
+  int32_t perm[PTE_MAX_DIM];
+  for (int32_t i = 0; i < dim; i++) { /* stable insertion sort on |stride| of operand 0 */
+    int32_t j = i;
+    while (j > 0 && abs64(strides[0][perm[j - 1]]) < abs64(strides[0][i])) {
+      perm[j] = perm[j - 1];
+      j--;
+    }
+    perm[j] = i;
+  }
+  for (int32_t k = 0; k < dim; k++) {
+    osizes[k] = sizes[perm[k]];
+    for (int32_t o = 0; o < nops; o++) ostrides[o][k] = strides[o][perm[k]];
+  }
+}
+
 void k_copy(void *dst, const int64_t *ds, const void *src, const int64_t *ss, int32_t dim, const int64_t *sizes,
             size_t es, bool parallel) {
   copy_plan p;
@@ -113,33 +130,23 @@ void k_copy(void *dst, const int64_t *ds, const void *src, const int64_t *ss, in
   int64_t total = 1;
   for (int32_t k = 0; k < dim; k++) total *= sizes[k];
   if (total == 0) return;
-  /* dims of more than one element in dst's memory order (largest |stride|
-   * first, stable): the order of a copy does not matter, and this merges
-   * dims of tensors in any dim order (channels-last into channels-last is
-   * one memmove) */
-  int32_t perm[PTE_MAX_DIM], n = 0;
-  for (int32_t k = 0; k < dim; k++) {
-    if (sizes[k] == 1) continue;
-    int32_t j = n++;
-    while (j > 0 && abs64(ds[perm[j - 1]]) < abs64(ds[k])) {
-      perm[j] = perm[j - 1];
-      j--;
-    }
-    perm[j] = k;
-  }
-  /* coalesce neighbours whose strides chain on both sides */
+  int64_t msizes[PTE_MAX_DIM], mstrides[2][PTE_MAX_DIM];
+  const int64_t *in[2] = {ds, ss};
+  k_memory_order(dim, sizes, in, 2, msizes, mstrides);
+  /* coalesce neighbours whose strides chain on both sides (size-1 dims go) */
   p.dim = 0;
-  for (int32_t q = 0; q < n; q++) {
-    int32_t k = perm[q];
-    if (p.dim > 0 && p.ds[p.dim - 1] == ds[k] * sizes[k] && p.ss[p.dim - 1] == ss[k] * sizes[k]) {
-      p.sizes[p.dim - 1] *= sizes[k];
-      p.ds[p.dim - 1] = ds[k];
-      p.ss[p.dim - 1] = ss[k];
+  for (int32_t k = 0; k < dim; k++) {
+    int64_t n = msizes[k], d = mstrides[0][k], s = mstrides[1][k];
+    if (n == 1) continue;
+    if (p.dim > 0 && p.ds[p.dim - 1] == d * n && p.ss[p.dim - 1] == s * n) {
+      p.sizes[p.dim - 1] *= n;
+      p.ds[p.dim - 1] = d;
+      p.ss[p.dim - 1] = s;
       continue;
     }
-    p.sizes[p.dim] = sizes[k];
-    p.ds[p.dim] = ds[k];
-    p.ss[p.dim] = ss[k];
+    p.sizes[p.dim] = n;
+    p.ds[p.dim] = d;
+    p.ss[p.dim] = s;
     p.dim++;
   }
   if (p.dim == 0) {

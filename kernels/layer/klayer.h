@@ -230,6 +230,13 @@ void k_sgemm_batched(const k_sgemm_desc *g, int32_t dims, const int64_t *sizes, 
 /* Strided copies                                                         */
 /* ---------------------------------------------------------------------- */
 
+/* Reorder the dims of a walk over nops operands so it goes through the
+ * first one in memory order (largest |stride| first, stable): the order of
+ * a copy or conversion does not matter, and in memory order the dims of
+ * tensors in any dim order merge (channels-last into channels-last is one
+ * run). */
+void k_memory_order(int32_t dim, const int64_t *sizes, const int64_t *const *strides, int32_t nops, int64_t *osizes,
+                    int64_t (*ostrides)[PTE_MAX_DIM]);
 /* Copy a block of `sizes` elements of `es` bytes from src (element strides
  * ss, 0 to broadcast) to dst (strides ds). Dims are put in dst's memory
  * order and coalesced; rows contiguous on both sides are memmove'd (a

@@ -27,31 +27,6 @@ void kc_copy_batched_view(pte_tensor *out, const pte_tensor *self, int32_t nb, i
   kc_copy(out->data, od, self->data, os, nb + nt, is, pte_dtype_size(self->dtype));
 }
 
-/* Reorder the dims of a conversion so they walk dst in memory order
- * (largest |stride| first): the order does not matter, and this lets
- * k_iter merge dims of tensors in any dim order. */
-static void memory_order(int32_t dim, const int64_t *sizes, const int64_t *const *in, int32_t nops,
-                         int64_t *osizes, int64_t (*out)[PTE_MAX_DIM]) {
-  int32_t perm[PTE_MAX_DIM];
-  for (int32_t k = 0; k < dim; k++) perm[k] = k;
-  for (int32_t i = 1; i < dim; i++) { /* stable insertion sort on |dst stride| */
-    int32_t p = perm[i];
-    int64_t key = in[0][p] < 0 ? -in[0][p] : in[0][p];
-    int32_t j = i - 1;
-    while (j >= 0) {
-      int64_t kj = in[0][perm[j]] < 0 ? -in[0][perm[j]] : in[0][perm[j]];
-      if (kj >= key) break;
-      perm[j + 1] = perm[j];
-      j--;
-    }
-    perm[j + 1] = p;
-  }
-  for (int32_t k = 0; k < dim; k++) {
-    osizes[k] = sizes[perm[k]];
-    for (int32_t o = 0; o < nops; o++) out[o][k] = in[o][perm[k]];
-  }
-}
-
 /* The compute type that holds every value of `dt` exactly, and the dtype the
  * loaded values are "rounded through" (a no-op for these). */
 static k_ctype exact_ctype(int32_t dt, int32_t *through) {
@@ -135,7 +110,7 @@ void kc_convert(void *dst, int32_t ddt, const int64_t *ds, const void *src, int3
   k_ctype ct = exact_ctype(sdt, &through);
   int64_t strides[2][PTE_MAX_DIM], msizes[PTE_MAX_DIM];
   const int64_t *in[2] = {ds, ss};
-  memory_order(dim, sizes, in, 2, msizes, strides);
+  k_memory_order(dim, sizes, in, 2, msizes, strides);
   k_iter it;
   k_iter_init(&it, dim, msizes, 2, strides);
   int64_t off[2], len, s0 = k_iter_stride(&it, 0), s1 = k_iter_stride(&it, 1);
@@ -250,7 +225,7 @@ void kc_fill(void *dst, const int64_t *ds, int32_t dim, const int64_t *sizes, co
              size_t es) {
   int64_t strides[1][PTE_MAX_DIM], msizes[PTE_MAX_DIM];
   const int64_t *in[1] = {ds};
-  memory_order(dim, sizes, in, 1, msizes, strides);
+  k_memory_order(dim, sizes, in, 1, msizes, strides);
   k_iter it;
   k_iter_init(&it, dim, msizes, 1, strides);
   int64_t off[1], len, s0 = k_iter_stride(&it, 0);
