@@ -1,31 +1,8 @@
 /* Argument readers of the kernel layer (see klayer.h). */
 #include "klayer.h"
 
-pte_status k_nargs(pte_kernel_ctx *ctx, int32_t nargs, int32_t expected) {
-  if (nargs != expected) return K_FAIL("expected %d arguments, got %d", (int)expected, (int)nargs);
-  return PTE_OK;
-}
-
-static pte_status wrong_tag(pte_kernel_ctx *ctx, int32_t i, const pte_value *v, const char *want) {
-  return K_FAIL("argument %d is a %s, expected %s", (int)i, pte_tag_name(v->tag), want);
-}
-
-pte_status k_tensor(pte_kernel_ctx *ctx, pte_value **args, int32_t i, pte_tensor **out) {
-  if (args[i]->tag != PTE_TAG_TENSOR) return wrong_tag(ctx, i, args[i], "a Tensor");
-  *out = args[i]->u.tensor;
-  return PTE_OK;
-}
-
-pte_status k_opt_tensor(pte_kernel_ctx *ctx, pte_value **args, int32_t i, pte_tensor **out) {
-  if (args[i]->tag == PTE_TAG_NONE) {
-    *out = NULL;
-    return PTE_OK;
-  }
-  return k_tensor(ctx, args, i, out);
-}
-
 pte_status k_int(pte_kernel_ctx *ctx, pte_value **args, int32_t i, int64_t *out) {
-  if (!pte_value_to_int(args[i], out)) return wrong_tag(ctx, i, args[i], "an Int");
+  if (!pte_value_to_int(args[i], out)) return k_wrong_tag(ctx, i, args[i], "an Int");
   return PTE_OK;
 }
 
@@ -36,7 +13,7 @@ pte_status k_opt_int(pte_kernel_ctx *ctx, pte_value **args, int32_t i, int64_t *
 }
 
 pte_status k_double(pte_kernel_ctx *ctx, pte_value **args, int32_t i, double *out) {
-  if (!pte_value_to_double(args[i], out)) return wrong_tag(ctx, i, args[i], "a number");
+  if (!pte_value_to_double(args[i], out)) return k_wrong_tag(ctx, i, args[i], "a number");
   return PTE_OK;
 }
 
@@ -47,14 +24,14 @@ pte_status k_opt_double(pte_kernel_ctx *ctx, pte_value **args, int32_t i, double
 }
 
 pte_status k_bool(pte_kernel_ctx *ctx, pte_value **args, int32_t i, bool *out) {
-  if (args[i]->tag != PTE_TAG_BOOL) return wrong_tag(ctx, i, args[i], "a Bool");
+  if (args[i]->tag != PTE_TAG_BOOL) return k_wrong_tag(ctx, i, args[i], "a Bool");
   *out = args[i]->u.b;
   return PTE_OK;
 }
 
 pte_status k_int_list(pte_kernel_ctx *ctx, pte_value **args, int32_t i, int64_t *out, int32_t max,
                       int32_t *n) {
-  if (args[i]->tag != PTE_TAG_INT_LIST) return wrong_tag(ctx, i, args[i], "an IntList");
+  if (args[i]->tag != PTE_TAG_INT_LIST) return k_wrong_tag(ctx, i, args[i], "an IntList");
   int32_t got = pte_value_int_list(args[i], out, max);
   if (got < 0) return K_FAIL("argument %d: int list of %d entries (at most %d supported)", (int)i,
                              (int)args[i]->len, (int)max);
@@ -72,14 +49,14 @@ pte_status k_opt_int_list(pte_kernel_ctx *ctx, pte_value **args, int32_t i, int6
 }
 
 pte_status k_string(pte_kernel_ctx *ctx, pte_value **args, int32_t i, const char **out) {
-  if (args[i]->tag != PTE_TAG_STRING) return wrong_tag(ctx, i, args[i], "a String");
+  if (args[i]->tag != PTE_TAG_STRING) return k_wrong_tag(ctx, i, args[i], "a String");
   *out = args[i]->u.str;
   return PTE_OK;
 }
 
 pte_status k_tensor_list(pte_kernel_ctx *ctx, pte_value **args, int32_t i, pte_value *const **items,
                          int32_t *n) {
-  if (args[i]->tag != PTE_TAG_TENSOR_LIST) return wrong_tag(ctx, i, args[i], "a TensorList");
+  if (args[i]->tag != PTE_TAG_TENSOR_LIST) return k_wrong_tag(ctx, i, args[i], "a TensorList");
   *items = args[i]->u.items;
   *n = args[i]->len;
   return PTE_OK;
@@ -88,7 +65,7 @@ pte_status k_tensor_list(pte_kernel_ctx *ctx, pte_value **args, int32_t i, pte_v
 pte_status k_opt_tensor_list(pte_kernel_ctx *ctx, pte_value **args, int32_t i, pte_value *const **items,
                              int32_t *n) {
   if (args[i]->tag != PTE_TAG_TENSOR_LIST && args[i]->tag != PTE_TAG_OPTIONAL_TENSOR_LIST)
-    return wrong_tag(ctx, i, args[i], "a TensorList");
+    return k_wrong_tag(ctx, i, args[i], "a TensorList");
   *items = args[i]->u.items;
   *n = args[i]->len;
   return PTE_OK;
@@ -112,7 +89,7 @@ pte_status k_scalar_arg(pte_kernel_ctx *ctx, pte_value **args, int32_t i, k_scal
     case PTE_TAG_INT: out->dtype = PTE_INT64; out->i = v->u.i; out->d = (double)v->u.i; return PTE_OK;
     case PTE_TAG_DOUBLE: out->dtype = PTE_FLOAT64; out->d = v->u.d; out->i = 0; return PTE_OK;
     case PTE_TAG_BOOL: out->dtype = PTE_BOOL; out->i = v->u.b; out->d = v->u.b; return PTE_OK;
-    default: return wrong_tag(ctx, i, v, "a Scalar");
+    default: return k_wrong_tag(ctx, i, v, "a Scalar");
   }
 }
 

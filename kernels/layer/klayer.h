@@ -34,6 +34,8 @@
 /* ---------------------------------------------------------------------- */
 
 pte_status k_nargs(pte_kernel_ctx *ctx, int32_t nargs, int32_t expected);
+/* "argument i is a <tag>, expected <want>" */
+pte_status k_wrong_tag(pte_kernel_ctx *ctx, int32_t i, const pte_value *v, const char *want);
 pte_status k_tensor(pte_kernel_ctx *ctx, pte_value **args, int32_t i, pte_tensor **out);
 /* None → *out = NULL */
 pte_status k_opt_tensor(pte_kernel_ctx *ctx, pte_value **args, int32_t i, pte_tensor **out);
