@@ -198,8 +198,9 @@ typedef struct k_sgemm_desc {
   float lo, hi;
   /* Packing space, 64-byte aligned (k_sgemm_scratch bytes for a parallel
    * run, k_sgemm_scratch_min for a serial one; if the pool grew since it
-   * was sized, fewer threads share the work). NULL: a buffer on the stack,
-   * serial. */
+   * was sized, fewer threads share the work). NULL (or less than the
+   * minimum): each thread packs into 32 KB of its own stack, in smaller
+   * blocks. */
   float *scratch;
   size_t scratch_bytes;
   bool parallel; /* split over the pool when big enough */
@@ -216,15 +217,13 @@ size_t k_sgemm_scratch_min(int64_t M, int64_t N, int64_t K);
  * AVX-512 8x32, AVX2 4x24 or generic 4x16 register-blocked microkernel. */
 void k_sgemm(const k_sgemm_desc *g);
 
-/* Batched products over up to K_SGEMM_BATCH_DIMS batch dims (row-major,
- * sizes[d]): product (i0, i1, ...) reads A at sum i_d * sa[d] (element
- * strides, 0 to broadcast), B at sum i_d * sb[d] and writes C at
- * sum i_d * sc[d], each relative to g's pointers; the biases are the same
- * for every product. Every product runs with g's other fields; when
- * there are at least as many products as threads and g->parallel, the
- * products are split over the pool (each serial on its thread's stack),
- * else each product runs on its own. g->scratch must be NULL. */
-#define K_SGEMM_BATCH_DIMS 4
+/* Batched products over `dims` batch dims (row-major, sizes[d]): product
+ * (i0, i1, ...) reads A at sum i_d * sa[d] (element strides, 0 to
+ * broadcast), B at sum i_d * sb[d] and writes C at sum i_d * sc[d], each
+ * relative to g's pointers; the biases are the same for every product.
+ * With g->parallel and at least as many products as threads, the products
+ * are split over the pool (each serial on its thread's stack), else each
+ * product runs on its own. g->scratch must be NULL. */
 void k_sgemm_batched(const k_sgemm_desc *g, int32_t dims, const int64_t *sizes, const int64_t *sa,
                      const int64_t *sb, const int64_t *sc);
 
