@@ -6,12 +6,9 @@
 #include <math.h>
 #include <string.h>
 
-#define FAIL(...) pte_kernel_fail(ctx, PTE_ERR_KERNEL, __VA_ARGS__)
-
-static pte_status need(pte_kernel_ctx *ctx, int32_t nargs, int32_t n) {
-  if (nargs != n) return FAIL("expected %d arguments, got %d", (int)n, (int)nargs);
-  return PTE_OK;
-}
+/* Argument checks and failures as every kernel reports them (the kernel
+ * layer's base group; the runtime links nothing else of it). */
+#include "klayer.h"
 
 static void set_int(pte_value *v, int64_t x) { v->tag = PTE_TAG_INT; v->u.i = x; }
 static void set_double(pte_value *v, double x) { v->tag = PTE_TAG_DOUBLE; v->u.d = x; }
@@ -22,7 +19,7 @@ static bool is_intlike(const pte_value *v) { return v->tag == PTE_TAG_INT || v->
 static pte_status scalar_args(pte_kernel_ctx *ctx, pte_value **args, int32_t n, double *d) {
   for (int32_t i = 0; i < n; i++)
     if (!pte_value_to_double(args[i], &d[i]))
-      return FAIL("argument %d is a %s, expected a scalar", (int)i, pte_tag_name(args[i]->tag));
+      return K_FAIL("argument %d is a %s, expected a scalar", (int)i, pte_tag_name(args[i]->tag));
   return PTE_OK;
 }
 
@@ -41,7 +38,7 @@ static int64_t mod_i(int64_t a, int64_t b) {
 typedef enum { OP_ADD, OP_SUB, OP_MUL, OP_FLOORDIV, OP_TRUEDIV, OP_MOD, OP_MAX, OP_MIN } binop;
 
 static pte_status binary(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs, binop op) {
-  pte_status st = need(ctx, nargs, 3);
+  pte_status st = k_nargs(ctx, nargs, 3);
   if (st) return st;
   double d[2];
   if ((st = scalar_args(ctx, args, 2, d))) return st;
@@ -50,7 +47,7 @@ static pte_status binary(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs, b
     int64_t a, b;
     pte_value_to_int(args[0], &a);
     pte_value_to_int(args[1], &b);
-    if ((op == OP_FLOORDIV || op == OP_MOD) && b == 0) return FAIL("integer division by zero");
+    if ((op == OP_FLOORDIV || op == OP_MOD) && b == 0) return K_FAIL("integer division by zero");
     int64_t r = 0;
     switch (op) {
       case OP_ADD: r = (int64_t)((uint64_t)a + (uint64_t)b); break;
@@ -92,9 +89,9 @@ BINARY(prim_max, OP_MAX)
 BINARY(prim_min, OP_MIN)
 
 static pte_status int_only(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs, binop op) {
-  pte_status st = need(ctx, nargs, 3);
+  pte_status st = k_nargs(ctx, nargs, 3);
   if (st) return st;
-  if (args[0]->tag != PTE_TAG_INT || args[1]->tag != PTE_TAG_INT) return FAIL("expected two Int arguments");
+  if (args[0]->tag != PTE_TAG_INT || args[1]->tag != PTE_TAG_INT) return K_FAIL("expected two Int arguments");
   return binary(ctx, args, nargs, op);
 }
 static pte_status prim_floordiv_int(pte_kernel_ctx *c, pte_value **a, int32_t n) { return int_only(c, a, n, OP_FLOORDIV); }
@@ -106,7 +103,7 @@ static pte_status prim_mul_int(pte_kernel_ctx *c, pte_value **a, int32_t n) { re
 typedef enum { CMP_EQ, CMP_GT, CMP_LT, CMP_GE, CMP_LE } cmpop;
 
 static pte_status compare(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs, cmpop op) {
-  pte_status st = need(ctx, nargs, 3);
+  pte_status st = k_nargs(ctx, nargs, 3);
   if (st) return st;
   bool r;
   if (is_intlike(args[0]) && is_intlike(args[1])) {
@@ -135,7 +132,7 @@ COMPARE(prim_le, CMP_LE)
 typedef enum { U_NEG, U_CEIL, U_ROUND, U_TRUNC, U_FLOAT, U_INT, U_NOT } unop;
 
 static pte_status unary(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs, unop op) {
-  pte_status st = need(ctx, nargs, 2);
+  pte_status st = k_nargs(ctx, nargs, 2);
   if (st) return st;
   double d;
   if ((st = scalar_args(ctx, args, 1, &d))) return st;
@@ -151,7 +148,7 @@ static pte_status unary(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs, un
         set_int(out, i);
         return PTE_OK;
       }
-      if (!isfinite(d) || fabs(d) >= 9.2e18) return FAIL("cannot convert %g to an integer", d);
+      if (!isfinite(d) || fabs(d) >= 9.2e18) return K_FAIL("cannot convert %g to an integer", d);
       /* round() follows Python: halves go to the even neighbour. */
       set_int(out, (int64_t)(op == U_CEIL ? ceil(d) : op == U_ROUND ? nearbyint(d) : trunc(d)));
       return PTE_OK;
@@ -176,7 +173,7 @@ UNARY(prim_sym_int, U_INT)
 UNARY(prim_sym_not, U_NOT)
 
 static pte_status prim_sym_ite(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
-  pte_status st = need(ctx, nargs, 4);
+  pte_status st = k_nargs(ctx, nargs, 4);
   if (st) return st;
   double c;
   if ((st = scalar_args(ctx, args, 1, &c))) return st;
@@ -184,37 +181,31 @@ static pte_status prim_sym_ite(pte_kernel_ctx *ctx, pte_value **args, int32_t na
   return PTE_OK;
 }
 
-static pte_status tensor_arg(pte_kernel_ctx *ctx, pte_value **args, int32_t i, pte_tensor **t) {
-  if (args[i]->tag != PTE_TAG_TENSOR) return FAIL("argument %d is a %s, expected a Tensor", (int)i, pte_tag_name(args[i]->tag));
-  *t = args[i]->u.tensor;
-  return PTE_OK;
-}
-
 static pte_status sym_size(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
   pte_tensor *t = NULL;
-  pte_status st = need(ctx, nargs, 3);
-  if (st || (st = tensor_arg(ctx, args, 0, &t))) return st;
+  pte_status st = k_nargs(ctx, nargs, 3);
+  if (st || (st = k_tensor(ctx, args, 0, &t))) return st;
   int64_t dim;
-  if (!pte_value_to_int(args[1], &dim)) return FAIL("dim must be an Int");
+  if (!pte_value_to_int(args[1], &dim)) return K_FAIL("dim must be an Int");
   if (dim < 0) dim += t->dim;
-  if (dim < 0 || dim >= t->dim) return FAIL("dim %lld is out of range for a rank-%d tensor", (long long)dim, (int)t->dim);
+  if (dim < 0 || dim >= t->dim) return K_FAIL("dim %lld is out of range for a rank-%d tensor", (long long)dim, (int)t->dim);
   set_int(args[2], t->sizes[dim]);
   return PTE_OK;
 }
 
 static pte_status sym_numel(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
   pte_tensor *t = NULL;
-  pte_status st = need(ctx, nargs, 2);
-  if (st || (st = tensor_arg(ctx, args, 0, &t))) return st;
+  pte_status st = k_nargs(ctx, nargs, 2);
+  if (st || (st = k_tensor(ctx, args, 0, &t))) return st;
   set_int(args[1], pte_tensor_numel(t));
   return PTE_OK;
 }
 
 static pte_status local_scalar_dense(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
   pte_tensor *t = NULL;
-  pte_status st = need(ctx, nargs, 2);
-  if (st || (st = tensor_arg(ctx, args, 0, &t))) return st;
-  if (pte_tensor_numel(t) != 1 || !t->data) return FAIL("expected a one-element tensor with data");
+  pte_status st = k_nargs(ctx, nargs, 2);
+  if (st || (st = k_tensor(ctx, args, 0, &t))) return st;
+  if (pte_tensor_numel(t) != 1 || !t->data) return K_FAIL("expected a one-element tensor with data");
   const void *p = t->data;
   switch (t->dtype) {
     case PTE_FLOAT32: set_double(args[1], *(const float *)p); break;
@@ -225,7 +216,7 @@ static pte_status local_scalar_dense(pte_kernel_ctx *ctx, pte_value **args, int3
     case PTE_INT8: set_int(args[1], *(const int8_t *)p); break;
     case PTE_UINT8: set_int(args[1], *(const uint8_t *)p); break;
     case PTE_BOOL: set_bool(args[1], *(const uint8_t *)p != 0); break;
-    default: return FAIL("unsupported dtype %s", pte_dtype_name(t->dtype));
+    default: return K_FAIL("unsupported dtype %s", pte_dtype_name(t->dtype));
   }
   return PTE_OK;
 }
@@ -233,27 +224,27 @@ static pte_status local_scalar_dense(pte_kernel_ctx *ctx, pte_value **args, int3
 /* et_view(self, size) -> out: out shares self's memory with a new shape. */
 static pte_status et_view(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
   pte_tensor *self = NULL, *out = NULL;
-  pte_status st = need(ctx, nargs, 3);
-  if (st || (st = tensor_arg(ctx, args, 0, &self)) || (st = tensor_arg(ctx, args, 2, &out))) return st;
+  pte_status st = k_nargs(ctx, nargs, 3);
+  if (st || (st = k_tensor(ctx, args, 0, &self)) || (st = k_tensor(ctx, args, 2, &out))) return st;
   int64_t sizes[PTE_MAX_DIM];
   int32_t dim = pte_value_int_list(args[1], sizes, PTE_MAX_DIM);
-  if (dim < 0) return FAIL("size must be an int list of at most %d entries", PTE_MAX_DIM);
-  if (out->dtype != self->dtype) return FAIL("view changes dtype from %s to %s", pte_dtype_name(self->dtype), pte_dtype_name(out->dtype));
+  if (dim < 0) return K_FAIL("size must be an int list of at most %d entries", PTE_MAX_DIM);
+  if (out->dtype != self->dtype) return K_FAIL("view changes dtype from %s to %s", pte_dtype_name(self->dtype), pte_dtype_name(out->dtype));
   int64_t numel = pte_tensor_numel(self), known = 1;
   int32_t infer = -1;
   for (int32_t i = 0; i < dim; i++) {
     if (sizes[i] == -1 && infer < 0) { infer = i; continue; }
-    if (sizes[i] < 0) return FAIL("invalid view size %lld", (long long)sizes[i]);
+    if (sizes[i] < 0) return K_FAIL("invalid view size %lld", (long long)sizes[i]);
     if (__builtin_mul_overflow(known, sizes[i], &known))
-      return FAIL("view sizes overflow at dimension %d (size %lld)", (int)i, (long long)sizes[i]);
+      return K_FAIL("view sizes overflow at dimension %d (size %lld)", (int)i, (long long)sizes[i]);
   }
   if (infer >= 0) {
-    if (known == 0 || numel % known) return FAIL("cannot infer a view dimension");
+    if (known == 0 || numel % known) return K_FAIL("cannot infer a view dimension");
     sizes[infer] = numel / known;
     known = numel;
   }
-  if (known != numel) return FAIL("view of %lld elements as %lld elements", (long long)numel, (long long)known);
-  if (!pte_tensor_is_contiguous(self)) return FAIL("view of a non-contiguous tensor");
+  if (known != numel) return K_FAIL("view of %lld elements as %lld elements", (long long)numel, (long long)known);
+  if (!pte_tensor_is_contiguous(self)) return K_FAIL("view of a non-contiguous tensor");
   out->dim = dim;
   for (int32_t i = 0; i < dim; i++) {
     out->sizes[i] = sizes[i];
@@ -269,22 +260,22 @@ static pte_status et_view(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) 
 /* et_copy_index(copy_to, copy_from, index): copy_to[index] = copy_from, growing dim 0. */
 static pte_status et_copy_index(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
   pte_tensor *to = NULL, *from = NULL;
-  if (nargs < 3) return FAIL("expected at least 3 arguments, got %d", (int)nargs);
+  if (nargs < 3) return K_FAIL("expected at least 3 arguments, got %d", (int)nargs);
   pte_status st;
-  if ((st = tensor_arg(ctx, args, 0, &to)) || (st = tensor_arg(ctx, args, 1, &from))) return st;
+  if ((st = k_tensor(ctx, args, 0, &to)) || (st = k_tensor(ctx, args, 1, &from))) return st;
   int64_t index;
-  if (!pte_value_to_int(args[2], &index) || index < 0) return FAIL("index must be a non-negative Int");
-  if (to->dtype != from->dtype || to->dim != from->dim + 1) return FAIL("copy_to must be copy_from with a leading dimension");
-  if (to->flags & PTE_TENSOR_READONLY) return FAIL("copy_to is read-only");
+  if (!pte_value_to_int(args[2], &index) || index < 0) return K_FAIL("index must be a non-negative Int");
+  if (to->dtype != from->dtype || to->dim != from->dim + 1) return K_FAIL("copy_to must be copy_from with a leading dimension");
+  if (to->flags & PTE_TENSOR_READONLY) return K_FAIL("copy_to is read-only");
   int64_t sizes[PTE_MAX_DIM];
   sizes[0] = to->sizes[0] > index ? to->sizes[0] : index + 1;
   for (int32_t i = 0; i < from->dim; i++) {
-    if (to->sizes[i + 1] != from->sizes[i]) return FAIL("copy_to and copy_from shapes disagree");
+    if (to->sizes[i + 1] != from->sizes[i]) return K_FAIL("copy_to and copy_from shapes disagree");
     sizes[i + 1] = from->sizes[i];
   }
   if ((st = pte_tensor_resize(to, to->dim, sizes))) return pte_kernel_fail(ctx, st, "%s", pte_last_error());
   size_t nbytes = pte_tensor_nbytes(from);
-  if (!to->data || (nbytes && !from->data)) return FAIL("tensor has no data");
+  if (!to->data || (nbytes && !from->data)) return K_FAIL("tensor has no data");
   memmove((uint8_t *)to->data + (size_t)index * nbytes, from->data, nbytes);
   return PTE_OK;
 }

@@ -6,9 +6,9 @@
 
 static bool aap_accepts(pte_value *const *args, int32_t nargs) {
   int64_t os[2];
-  if (nargs != 4 || !o_f32_arg(args, nargs, 0) || !o_f32_arg(args, nargs, 2)) return false;
+  if (nargs != 4 || !k_arg_f32(args, nargs, 0) || !k_arg_f32(args, nargs, 2)) return false;
   const pte_tensor *x = args[0]->u.tensor;
-  return (x->dim == 3 || x->dim == 4) && o_ints(args, nargs, 1, os, 2) == 2 && os[0] > 0 && os[1] > 0;
+  return (x->dim == 3 || x->dim == 4) && k_arg_ints(args, nargs, 1, os, 2) == 2 && os[0] > 0 && os[1] > 0;
 }
 
 typedef struct aap_job {
@@ -41,20 +41,20 @@ static void aap_planes(void *ctx, size_t p0, size_t p1) {
 }
 
 static pte_status aap_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
-  O_CHECK(o_have_data(ctx, args, nargs));
+  K_CHECK(k_args_have_data(ctx, args, nargs));
   const pte_tensor *x = args[0]->u.tensor;
   int64_t os[2];
-  o_ints(args, nargs, 1, os, 2);
+  k_arg_ints(args, nargs, 1, os, 2);
   int64_t sizes[4];
   for (int32_t i = 0; i < x->dim; i++) sizes[i] = x->sizes[i];
   sizes[x->dim - 2] = os[0];
   sizes[x->dim - 1] = os[1];
-  O_CHECK(o_out(ctx, args[2]->u.tensor, x->dim, sizes));
+  K_CHECK(k_out(ctx, args[2]->u.tensor, x->dim, sizes));
   aap_job j = {x->data, args[2]->u.tensor->data, x->sizes[x->dim - 2], x->sizes[x->dim - 1], os[0], os[1]};
   int64_t planes = 1;
   for (int32_t i = 0; i + 2 < x->dim; i++) planes *= x->sizes[i];
-  if (j.H == 0 || j.W == 0) return O_FAIL("input has an empty spatial dim");
-  o_parallel((size_t)planes, (double)(planes * j.H * j.W), aap_planes, &j);
+  if (j.H == 0 || j.W == 0) return K_FAIL("input has an empty spatial dim");
+  k_parallel_for((size_t)planes, (double)(planes * j.H * j.W), aap_planes, &j);
   return PTE_OK;
 }
 

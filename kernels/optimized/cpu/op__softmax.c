@@ -9,10 +9,10 @@
 #include "util/kern.h"
 
 static bool softmax_accepts(pte_value *const *args, int32_t nargs) {
-  if (nargs != 5 || !o_f32_arg(args, nargs, 0) || !o_f32_arg(args, nargs, 3)) return false;
-  if (!o_tag(args, nargs, 1, PTE_TAG_INT) || !o_tag(args, nargs, 2, PTE_TAG_BOOL) || args[2]->u.b) return false;
+  if (nargs != 5 || !k_arg_f32(args, nargs, 0) || !k_arg_f32(args, nargs, 3)) return false;
+  if (!k_arg_tag(args, nargs, 1, PTE_TAG_INT) || !k_arg_tag(args, nargs, 2, PTE_TAG_BOOL) || args[2]->u.b) return false;
   const pte_tensor *x = args[0]->u.tensor;
-  int32_t d = o_wrap_dim(args[1]->u.i, x->dim);
+  int32_t d = k_wrap_dim(args[1]->u.i, x->dim);
   return x->dim >= 1 && d == x->dim - 1;
 }
 
@@ -50,20 +50,20 @@ static void sm_rows(void *ctx, size_t r0, size_t r1) {
 static pte_status run(pte_kernel_ctx *ctx, pte_value **args, bool is_log) {
   const pte_tensor *x = args[0]->u.tensor;
   pte_tensor *out = args[3]->u.tensor;
-  O_CHECK(o_out_like(ctx, out, x));
+  K_CHECK(k_out_like(ctx, out, x));
   int64_t n = x->dim ? x->sizes[x->dim - 1] : 1, total = o_numel(x);
   if (total == 0) return PTE_OK;
   sm_job j = {x->data, out->data, n, is_log};
-  o_parallel((size_t)(total / n), (double)total * 20.0, sm_rows, &j);
+  k_parallel_for((size_t)(total / n), (double)total * 20.0, sm_rows, &j);
   return PTE_OK;
 }
 
 static pte_status softmax_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
-  O_CHECK(o_have_data(ctx, args, nargs));
+  K_CHECK(k_args_have_data(ctx, args, nargs));
   return run(ctx, args, false);
 }
 static pte_status log_softmax_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
-  O_CHECK(o_have_data(ctx, args, nargs));
+  K_CHECK(k_args_have_data(ctx, args, nargs));
   return run(ctx, args, true);
 }
 

@@ -9,9 +9,9 @@
 
 static bool avgpool_accepts(pte_value *const *args, int32_t nargs) {
   o_win2d w;
-  if (nargs != 9 || !o_f32_arg(args, nargs, 0) || !o_f32_arg(args, nargs, 7)) return false;
-  if (!o_tag(args, nargs, 4, PTE_TAG_BOOL) || args[4]->u.b || !o_tag(args, nargs, 5, PTE_TAG_BOOL)) return false;
-  if (!o_is_none(args, nargs, 6) && !(o_tag(args, nargs, 6, PTE_TAG_INT) && args[6]->u.i != 0)) return false;
+  if (nargs != 9 || !k_arg_f32(args, nargs, 0) || !k_arg_f32(args, nargs, 7)) return false;
+  if (!k_arg_tag(args, nargs, 4, PTE_TAG_BOOL) || args[4]->u.b || !k_arg_tag(args, nargs, 5, PTE_TAG_BOOL)) return false;
+  if (!k_arg_none(args, nargs, 6) && !(k_arg_tag(args, nargs, 6, PTE_TAG_INT) && args[6]->u.i != 0)) return false;
   return o_pool_window(args, nargs, args[0]->u.tensor, 1, 2, 3, -1, &w);
 }
 
@@ -57,20 +57,20 @@ static void ap_planes(void *ctx, size_t p0, size_t p1) {
 }
 
 static pte_status avgpool_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
-  O_CHECK(o_have_data(ctx, args, nargs));
+  K_CHECK(k_args_have_data(ctx, args, nargs));
   const pte_tensor *x = args[0]->u.tensor;
   ap_job j;
-  if (!o_pool_window(args, nargs, x, 1, 2, 3, -1, &j.w)) return O_FAIL("pooling window does not fit the input");
+  if (!o_pool_window(args, nargs, x, 1, 2, 3, -1, &j.w)) return K_FAIL("pooling window does not fit the input");
   j.include_pad = args[5]->u.b;
   j.divisor = args[6]->tag == PTE_TAG_INT ? args[6]->u.i : 0;
   int64_t sizes[4];
   o_pool_out_sizes(x, &j.w, sizes);
-  O_CHECK(o_out(ctx, args[7]->u.tensor, x->dim, sizes));
+  K_CHECK(k_out(ctx, args[7]->u.tensor, x->dim, sizes));
   int64_t planes = 1;
   for (int32_t i = 0; i + 2 < x->dim; i++) planes *= x->sizes[i];
   j.x = x->data;
   j.y = args[7]->u.tensor->data;
-  o_parallel((size_t)planes, (double)(planes * j.w.OH * j.w.OW * j.w.KH * j.w.KW), ap_planes, &j);
+  k_parallel_for((size_t)planes, (double)(planes * j.w.OH * j.w.OW * j.w.KH * j.w.KW), ap_planes, &j);
   return PTE_OK;
 }
 

@@ -2,20 +2,20 @@
  * products. Small matrices (attention heads) are spread over the pool a
  * batch per chunk, each chunk with its own slice of scratch; large ones run
  * one after the other, each split over the pool. */
-#include "util/gemm.h"
+#include "util/opt_util.h"
 
 static bool bmm_accepts(pte_value *const *args, int32_t nargs) {
   if (nargs != 4) return false; /* the out tensor comes back as a last argument */
   for (int32_t i = 0; i < 3; i++)
-    if (!o_f32_arg(args, nargs, i)) return false;
+    if (!k_arg_f32(args, nargs, i)) return false;
   return args[0]->u.tensor->dim == 3 && args[1]->u.tensor->dim == 3;
 }
 
 static size_t bmm_scratch(pte_value *const *args, int32_t nargs) {
   const pte_tensor *a = args[0]->u.tensor, *b = args[1]->u.tensor;
   (void)nargs;
-  size_t one = (o_gemm_scratch(a->sizes[1], b->sizes[2], a->sizes[2]) + 63) & ~(size_t)63;
-  return o_scratch_round(one * o_slots());
+  size_t one = (k_sgemm_scratch(a->sizes[1], b->sizes[2], a->sizes[2]) + 63) & ~(size_t)63;
+  return k_scratch_round(one * k_slots());
 }
 
 typedef struct bmm_job {
@@ -27,25 +27,12 @@ typedef struct bmm_job {
 
 static void bmm_batch(const bmm_job *j, int64_t i, float *scratch, size_t bytes, bool parallel) {
   const pte_tensor *a = j->a, *b = j->b, *out = j->out;
-  o_gemm g = {a->sizes[1],
-              b->sizes[2],
-              a->sizes[2],
-              (const float *)a->data + i * a->strides[0],
-              a->strides[1],
-              a->strides[2],
-              (const float *)b->data + i * b->strides[0],
-              b->strides[1],
-              b->strides[2],
-              NULL,
-              NULL,
-              (float *)out->data + i * out->strides[0],
-              out->strides[1],
-              1.0f,
-              0.0f,
-              NULL,
-              NULL,
-              false};
-  o_gemm_run(&g, scratch, bytes, parallel);
+  k_sgemm_desc g = {.M = a->sizes[1], .N = b->sizes[2], .K = a->sizes[2],
+                    .a = (const float *)a->data + i * a->strides[0], .sa0 = a->strides[1], .sa1 = a->strides[2],
+                    .b = (const float *)b->data + i * b->strides[0], .sb0 = b->strides[1], .sb1 = b->strides[2],
+                    .c = (float *)out->data + i * out->strides[0], .sc0 = out->strides[1], .alpha = 1.0f,
+                    .scratch = scratch, .scratch_bytes = bytes, .parallel = parallel};
+  k_sgemm(&g);
 }
 
 static void bmm_chunk(void *ctx, size_t c0, size_t c1) {
@@ -57,22 +44,22 @@ static void bmm_chunk(void *ctx, size_t c0, size_t c1) {
 }
 
 static pte_status bmm_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
-  O_CHECK(o_have_data(ctx, args, nargs));
+  K_CHECK(k_args_have_data(ctx, args, nargs));
   const pte_tensor *a = args[0]->u.tensor, *b = args[1]->u.tensor;
   pte_tensor *out = args[2]->u.tensor;
   if (a->sizes[0] != b->sizes[0] || a->sizes[2] != b->sizes[1])
-    return O_FAIL("self and mat2 cannot be multiplied batch by batch");
+    return K_FAIL("self and mat2 cannot be multiplied batch by batch");
   int64_t sizes[3] = {a->sizes[0], a->sizes[1], b->sizes[2]};
-  O_CHECK(o_out(ctx, out, 3, sizes));
+  K_CHECK(k_out(ctx, out, 3, sizes));
   size_t bytes;
-  bmm_job j = {a, b, out, o_scratch(ctx, &bytes), 0, sizes[0], 1};
-  j.one = (o_gemm_scratch(sizes[1], sizes[2], a->sizes[2]) + 63) & ~(size_t)63;
-  if (bytes < j.one) return O_FAIL("scratch memory too small");
+  bmm_job j = {a, b, out, k_scratch(ctx, &bytes), 0, sizes[0], 1};
+  j.one = (k_sgemm_scratch(sizes[1], sizes[2], a->sizes[2]) + 63) & ~(size_t)63;
+  if (bytes < j.one) return K_FAIL("scratch memory too small");
   double per = (double)sizes[1] * (double)sizes[2] * (double)a->sizes[2];
   int64_t slots = 1;
-  if (per < O_PAR_MIN_FLOPS && j.B > 1 && per * (double)j.B >= O_PAR_MIN_FLOPS) {
+  if (per < K_PAR_MIN_FLOPS && j.B > 1 && per * (double)j.B >= K_PAR_MIN_FLOPS) {
     slots = (int64_t)(bytes / j.one);
-    if (slots > (int64_t)o_slots()) slots = (int64_t)o_slots();
+    if (slots > (int64_t)k_slots()) slots = (int64_t)k_slots();
   }
   if (slots > 1) {
     j.chunks = j.B < slots ? j.B : slots;

@@ -5,8 +5,8 @@
 #include "util/copy.h"
 
 static bool cat_accepts(pte_value *const *args, int32_t nargs) {
-  if (nargs != 4 || !o_tag(args, nargs, 0, PTE_TAG_TENSOR_LIST) || !o_tag(args, nargs, 1, PTE_TAG_INT)) return false;
-  const pte_tensor *out = o_tensor_arg(args, nargs, 2);
+  if (nargs != 4 || !k_arg_tag(args, nargs, 0, PTE_TAG_TENSOR_LIST) || !k_arg_tag(args, nargs, 1, PTE_TAG_INT)) return false;
+  const pte_tensor *out = k_arg_tensor(args, nargs, 2);
   if (!o_copyable(out) || args[0]->len < 1) return false;
   for (int32_t i = 0; i < args[0]->len; i++) {
     const pte_value *v = args[0]->u.items[i];
@@ -18,7 +18,7 @@ static bool cat_accepts(pte_value *const *args, int32_t nargs) {
 static bool skipped(const pte_tensor *t) { return t->dim == 1 && t->sizes[0] == 0; }
 
 static pte_status cat_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
-  O_CHECK(o_have_data(ctx, args, nargs));
+  K_CHECK(k_args_have_data(ctx, args, nargs));
   pte_value *const *items = args[0]->u.items;
   const int32_t n = args[0]->len;
   pte_tensor *out = args[2]->u.tensor;
@@ -27,23 +27,23 @@ static pte_status cat_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) 
     if (!skipped(items[i]->u.tensor)) ref = items[i]->u.tensor;
   if (!ref) {
     int64_t zero = 0;
-    return o_out(ctx, out, 1, &zero);
+    return k_out(ctx, out, 1, &zero);
   }
-  int32_t d = o_wrap_dim(args[1]->u.i, ref->dim);
-  if (d < 0) return O_FAIL("dim out of range");
+  int32_t d = k_wrap_dim(args[1]->u.i, ref->dim);
+  if (d < 0) return K_FAIL("dim out of range");
   int64_t sizes[PTE_MAX_DIM];
   for (int32_t k = 0; k < ref->dim; k++) sizes[k] = ref->sizes[k];
   sizes[d] = 0;
   for (int32_t i = 0; i < n; i++) {
     const pte_tensor *t = items[i]->u.tensor;
     if (skipped(t)) continue;
-    if (t->dim != ref->dim) return O_FAIL("tensors must have the same rank");
+    if (t->dim != ref->dim) return K_FAIL("tensors must have the same rank");
     for (int32_t k = 0; k < ref->dim; k++)
-      if (k != d && t->sizes[k] != ref->sizes[k]) return O_FAIL("tensors must match except in dim %d", (int)d);
-    if (t->data == out->data && o_numel(t) > 0) return O_FAIL("out must not share memory with an input");
+      if (k != d && t->sizes[k] != ref->sizes[k]) return K_FAIL("tensors must match except in dim %d", (int)d);
+    if (t->data == out->data && o_numel(t) > 0) return K_FAIL("out must not share memory with an input");
     sizes[d] += t->sizes[d];
   }
-  O_CHECK(o_out(ctx, out, ref->dim, sizes));
+  K_CHECK(k_out(ctx, out, ref->dim, sizes));
   const size_t es = pte_dtype_size(out->dtype);
   int64_t outer = 1, inner = 1;
   for (int32_t k = 0; k < d; k++) outer *= sizes[k];

@@ -20,7 +20,7 @@
  *      cost more than the products for the narrow layers of small CNNs;
  *    - only if that copy would be huge, the im2col columns are packed
  *      straight into the GEMM's panels (pack_im2col). */
-#include "util/gemm.h"
+#include "util/igemm.h"
 #include "util/kern.h"
 
 typedef struct conv_geom {
@@ -31,7 +31,7 @@ typedef struct conv_geom {
 /* Read a spatial list of 1 or S (S = 1 or 2) values into v[2] (H, W). */
 static bool spatial(pte_value *const *args, int32_t nargs, int32_t i, int32_t S, int64_t dflt, int64_t *v) {
   int64_t t[2];
-  int32_t n = o_ints(args, nargs, i, t, 2);
+  int32_t n = k_arg_ints(args, nargs, i, t, 2);
   if (n != 1 && n != S) return false;
   v[0] = S == 1 ? dflt : t[0];
   v[1] = n == 1 ? t[0] : t[S - 1];
@@ -50,7 +50,7 @@ static bool geom(pte_value *const *args, int32_t nargs, conv_geom *g) {
   if (S < 1 || S > 2 || w->dim != x->dim) return false;
   if (!spatial(args, nargs, 3, S, 1, st) || !spatial(args, nargs, 4, S, 0, pd) || !spatial(args, nargs, 5, S, 1, dl))
     return false;
-  if (!o_tag(args, nargs, 8, PTE_TAG_INT)) return false;
+  if (!k_arg_tag(args, nargs, 8, PTE_TAG_INT)) return false;
   groups = args[8]->u.i;
   g->N = x->sizes[0];
   g->C = x->sizes[1];
@@ -88,9 +88,9 @@ static bool geom(pte_value *const *args, int32_t nargs, conv_geom *g) {
 static bool conv_accepts(pte_value *const *args, int32_t nargs) {
   conv_geom g;
   if (nargs != 11) return false; /* the out tensor comes back as a last argument */
-  if (!o_f32_arg(args, nargs, 0) || !o_f32_arg(args, nargs, 1) || !o_f32_arg(args, nargs, 9)) return false;
-  if (!o_is_none(args, nargs, 2) && !(o_f32_arg(args, nargs, 2) && args[2]->u.tensor->dim == 1)) return false;
-  if (!o_tag(args, nargs, 6, PTE_TAG_BOOL) || args[6]->u.b) return false; /* transposed */
+  if (!k_arg_f32(args, nargs, 0) || !k_arg_f32(args, nargs, 1) || !k_arg_f32(args, nargs, 9)) return false;
+  if (!k_arg_none(args, nargs, 2) && !(k_arg_f32(args, nargs, 2) && args[2]->u.tensor->dim == 1)) return false;
+  if (!k_arg_tag(args, nargs, 6, PTE_TAG_BOOL) || args[6]->u.b) return false; /* transposed */
   return geom(args, nargs, &g);
 }
 
@@ -131,7 +131,7 @@ static direct_layout direct_plan(const conv_geom *g) {
   l.Wph = (l.Wp + g->sw - 1) / g->sw;
   l.phase = g->icg * l.Hph * l.Wph;
   l.off_bytes = ((size_t)(g->icg * g->KH * g->KW) * sizeof(int64_t) + 63) & ~(size_t)63;
-  l.x_floats = (size_t)(g->sh * g->sw * l.phase) + O_GEMM_NR_MAX;
+  l.x_floats = (size_t)(g->sh * g->sw * l.phase) + K_SGEMM_NR_MAX;
   return l;
 }
 
@@ -141,7 +141,7 @@ static direct_layout direct_plan(const conv_geom *g) {
  * column space is mostly real pixels (wide maps) are read in place; narrow
  * ones (8x8: a third of the tiles would be padding) are packed. */
 static bool direct_in_place(const conv_geom *g, const direct_layout *l) {
-  const int64_t NR = O_GEMM_NR_MAX, P = g->OH * g->OW, Q = (g->OH - 1) * l->Wph + g->OW;
+  const int64_t NR = K_SGEMM_NR_MAX, P = g->OH * g->OW, Q = (g->OH - 1) * l->Wph + g->OW;
   int64_t cols_in_place = (Q + NR - 1) / NR * NR, cols_packed = (P + NR - 1) / NR * NR;
   return cols_in_place * 85 <= cols_packed * 100;
 }
@@ -149,7 +149,7 @@ static bool direct_in_place(const conv_geom *g, const direct_layout *l) {
 static size_t direct_bytes(const conv_geom *g) {
   direct_layout l = direct_plan(g);
   size_t bytes = l.off_bytes + ((l.x_floats * sizeof(float) + 63) & ~(size_t)63);
-  if (!direct_in_place(g, &l)) bytes += l.off_bytes + o_igemm_panel_bytes(g->icg * g->KH * g->KW) * o_slots();
+  if (!direct_in_place(g, &l)) bytes += l.off_bytes + o_igemm_panel_bytes(g->icg * g->KH * g->KW) * k_slots();
   return bytes;
 }
 
@@ -160,9 +160,9 @@ static bool is_direct(const conv_geom *g) {
 static size_t conv_scratch(pte_value *const *args, int32_t nargs) {
   conv_geom g;
   if (!geom(args, nargs, &g)) return 0;
-  if (g.icg == 1) return dw_fast(&g) ? o_scratch_round(dw_plane_bytes(&g) * o_slots()) : 0;
-  if (is_direct(&g)) return o_scratch_round(direct_bytes(&g));
-  return o_scratch_round(o_gemm_scratch(g.ocg, g.OH * g.OW, g.icg * g.KH * g.KW));
+  if (g.icg == 1) return dw_fast(&g) ? k_scratch_round(dw_plane_bytes(&g) * k_slots()) : 0;
+  if (is_direct(&g)) return k_scratch_round(direct_bytes(&g));
+  return k_scratch_round(k_sgemm_scratch(g.ocg, g.OH * g.OW, g.icg * g.KH * g.KW));
 }
 
 /* Copy one input channel into its padded, phase-split form (only the
@@ -241,7 +241,7 @@ typedef struct phase_src {
 
 static void pack_phases(const void *user, int64_t k0, int64_t kc, int64_t j0, int64_t nr, int64_t NR, float *dst) {
   const phase_src *ps = user;
-  int64_t so[O_GEMM_NR_MAX + 2], dof[O_GEMM_NR_MAX + 2], len[O_GEMM_NR_MAX + 2];
+  int64_t so[K_SGEMM_NR_MAX + 2], dof[K_SGEMM_NR_MAX + 2], len[K_SGEMM_NR_MAX + 2];
   int nseg = 0;
   for (int64_t t = 0; t < nr;) {
     int64_t p = j0 + t, oh = p / ps->OW, ow = p % ps->OW, run = ps->OW - ow < nr - t ? ps->OW - ow : nr - t;
@@ -279,8 +279,8 @@ static void conv_direct(const conv_geom *g, const float *x, const float *w, cons
   for (int64_t kh = 0; kh < g->KH; kh++)
     for (int64_t kw = 0; kw < g->KW; kw++) used |= 1ull << ((kh * g->dh % g->sh) * g->sw + kw * g->dw % g->sw);
   fill_job fj = {g, &l, x, xp, used};
-  o_parallel((size_t)g->icg, (double)(g->icg * l.Hp * l.Wp) * 2.0, fill_channels, &fj);
-  memset(xp + g->sh * g->sw * l.phase, 0, O_GEMM_NR_MAX * sizeof(float));
+  k_parallel_for((size_t)g->icg, (double)(g->icg * l.Hp * l.Wp) * 2.0, fill_channels, &fj);
+  memset(xp + g->sh * g->sw * l.phase, 0, K_SGEMM_NR_MAX * sizeof(float));
   int64_t r = 0;
   for (int64_t ic = 0; ic < g->icg; ic++)
     for (int64_t kh = 0; kh < g->KH; kh++)
@@ -397,27 +397,27 @@ static void dw_chunk(void *ctx, size_t c0, size_t c1) {
 }
 
 static pte_status conv_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
-  O_CHECK(o_have_data(ctx, args, nargs));
+  K_CHECK(k_args_have_data(ctx, args, nargs));
   conv_geom g;
-  if (!geom(args, nargs, &g)) return O_FAIL("input and weight shapes do not fit the convolution arguments");
+  if (!geom(args, nargs, &g)) return K_FAIL("input and weight shapes do not fit the convolution arguments");
   const pte_tensor *x = args[0]->u.tensor, *w = args[1]->u.tensor;
   const pte_tensor *b = args[2]->tag == PTE_TAG_TENSOR ? args[2]->u.tensor : NULL;
   pte_tensor *out = args[9]->u.tensor;
-  if (b && b->sizes[0] != g.OC) return O_FAIL("bias has %lld entries, expected %lld", (long long)b->sizes[0], (long long)g.OC);
+  if (b && b->sizes[0] != g.OC) return K_FAIL("bias has %lld entries, expected %lld", (long long)b->sizes[0], (long long)g.OC);
   int64_t sizes[4] = {g.N, g.OC, g.OH, g.OW};
   if (x->dim == 3) sizes[2] = g.OW;
-  O_CHECK(o_out(ctx, out, x->dim, sizes));
+  K_CHECK(k_out(ctx, out, x->dim, sizes));
   const float *xd = x->data, *wd = w->data, *bd = b ? (const float *)b->data : NULL;
   float *yd = out->data;
   const int64_t P = g.OH * g.OW, R = g.icg * g.KH * g.KW;
   size_t bytes;
-  float *scratch = o_scratch(ctx, &bytes);
+  float *scratch = k_scratch(ctx, &bytes);
   if (g.icg == 1) {
     dw_job j = {&g, xd, wd, bd, yd, NULL, dw_plane_bytes(&g), g.N * g.OC, 1};
     double cost = (double)(j.planes * P * R);
     int64_t slots = dw_fast(&g) ? (int64_t)(bytes / j.plane_bytes) : INT64_MAX;
-    const bool split = cost >= O_PAR_MIN_OPS * 2.0; /* 9-tap loops: between a product and a plain loop */
-    if (split && slots > (int64_t)o_slots()) slots = (int64_t)o_slots(); /* o_slots locks: ask only if worth it */
+    const bool split = cost >= K_PAR_MIN_OPS * 2.0; /* 9-tap loops: between a product and a plain loop */
+    if (split && slots > (int64_t)k_slots()) slots = (int64_t)k_slots(); /* k_slots locks: ask only if worth it */
     if (dw_fast(&g) && slots >= 1) j.scratch = (uint8_t *)scratch;
     if (split && slots > 1) j.chunks = slots < j.planes ? slots : j.planes;
     if (j.chunks > 1)
@@ -427,22 +427,25 @@ static pte_status conv_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs)
     return PTE_OK;
   }
   if (is_direct(&g)) {
-    if (bytes < direct_bytes(&g)) return O_FAIL("scratch memory too small");
+    if (bytes < direct_bytes(&g)) return K_FAIL("scratch memory too small");
     for (int64_t n = 0; n < g.N; n++)
       for (int64_t gr = 0; gr < g.G; gr++)
         conv_direct(&g, xd + (n * g.C + gr * g.icg) * g.H * g.W, wd + gr * g.ocg * R, bd ? bd + gr * g.ocg : NULL,
                     yd + (n * g.OC + gr * g.ocg) * P, (uint8_t *)scratch, bytes);
     return PTE_OK;
   }
-  if (bytes < o_gemm_scratch_min(g.ocg, P, R)) return O_FAIL("scratch memory too small");
+  if (bytes < k_sgemm_scratch_min(g.ocg, P, R)) return K_FAIL("scratch memory too small");
   const bool pw = is_pointwise(&g);
   for (int64_t n = 0; n < g.N; n++)
     for (int64_t gr = 0; gr < g.G; gr++) {
       const float *xg = xd + (n * g.C + gr * g.icg) * g.H * g.W;
       im2col_src src = {&g, xg};
-      o_gemm gm = {g.ocg, P, R, wd + gr * g.ocg * R, R, 1, xg, P, 1, pw ? NULL : pack_im2col, &src,
-                   yd + (n * g.OC + gr * g.ocg) * P, P, 1.0f, 1.0f, bd ? bd + gr * g.ocg : NULL, NULL, false};
-      o_gemm_run(&gm, scratch, bytes, true);
+      k_sgemm_desc gm = {.M = g.ocg, .N = P, .K = R, .a = wd + gr * g.ocg * R, .sa0 = R, .sa1 = 1, .b = xg,
+                         .sb0 = P, .sb1 = 1, .pack_b = pw ? NULL : pack_im2col, .pack_user = &src,
+                         .c = yd + (n * g.OC + gr * g.ocg) * P, .sc0 = P, .alpha = 1.0f, .beta = 1.0f,
+                         .row_bias = bd ? bd + gr * g.ocg : NULL, .scratch = scratch, .scratch_bytes = bytes,
+                         .parallel = true};
+      k_sgemm(&gm);
     }
   return PTE_OK;
 }

@@ -5,7 +5,7 @@
 /* Target sizes and source strides; false if self does not expand to `size`. */
 static bool plan(pte_value *const *args, int32_t nargs, const pte_tensor *x, int32_t *dim, int64_t *sizes,
                  int64_t *strides) {
-  int32_t n = o_ints(args, nargs, 1, sizes, PTE_MAX_DIM);
+  int32_t n = k_arg_ints(args, nargs, 1, sizes, PTE_MAX_DIM);
   if (n < x->dim) return false;
   int32_t lead = n - x->dim;
   for (int32_t k = 0; k < n; k++) {
@@ -31,22 +31,22 @@ static bool plan(pte_value *const *args, int32_t nargs, const pte_tensor *x, int
 static bool expand_accepts(pte_value *const *args, int32_t nargs) {
   int64_t sizes[PTE_MAX_DIM], strides[PTE_MAX_DIM];
   int32_t dim;
-  if (nargs != 5 || !o_tag(args, nargs, 2, PTE_TAG_BOOL)) return false;
-  const pte_tensor *x = o_tensor_arg(args, nargs, 0), *out = o_tensor_arg(args, nargs, 3);
+  if (nargs != 5 || !k_arg_tag(args, nargs, 2, PTE_TAG_BOOL)) return false;
+  const pte_tensor *x = k_arg_tensor(args, nargs, 0), *out = k_arg_tensor(args, nargs, 3);
   if (!o_copyable(x) || !o_copyable(out) || x->dtype != out->dtype) return false;
   return plan(args, nargs, x, &dim, sizes, strides);
 }
 
 static pte_status expand_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
-  O_CHECK(o_have_data(ctx, args, nargs));
+  K_CHECK(k_args_have_data(ctx, args, nargs));
   const pte_tensor *x = args[0]->u.tensor;
   pte_tensor *out = args[3]->u.tensor;
   int64_t sizes[PTE_MAX_DIM], strides[PTE_MAX_DIM];
   int32_t dim;
-  if (!plan(args, nargs, x, &dim, sizes, strides)) return O_FAIL("self does not expand to the requested size");
-  O_CHECK(o_out(ctx, out, dim, sizes));
-  if (out->data == x->data && o_numel(out) > 1) return O_FAIL("out must not share memory with self");
-  o_copy_strided(pte_dtype_size(x->dtype), dim, sizes, strides, x->data, out->data);
+  if (!plan(args, nargs, x, &dim, sizes, strides)) return K_FAIL("self does not expand to the requested size");
+  K_CHECK(k_out(ctx, out, dim, sizes));
+  if (out->data == x->data && o_numel(out) > 1) return K_FAIL("out must not share memory with self");
+  k_copy_to_contiguous(out->data, x->data, strides, dim, sizes, pte_dtype_size(x->dtype), true);
   return PTE_OK;
 }
 

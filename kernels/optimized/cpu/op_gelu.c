@@ -11,7 +11,7 @@
 #define GELU_KAPPA 0.044715
 
 static bool gelu_accepts(pte_value *const *args, int32_t nargs) {
-  if (!o_unary_accepts(args, nargs, 4, 2) || !o_tag(args, nargs, 1, PTE_TAG_STRING)) return false;
+  if (!o_unary_accepts(args, nargs, 4, 2) || !k_arg_tag(args, nargs, 1, PTE_TAG_STRING)) return false;
   return !strcmp(args[1]->u.str, "none") || !strcmp(args[1]->u.str, "tanh");
 }
 

@@ -5,13 +5,13 @@
 
 static bool hardtanh_accepts(pte_value *const *args, int32_t nargs) {
   double d;
-  return o_unary_accepts(args, nargs, 5, 3) && o_num(args, nargs, 1, &d) && o_num(args, nargs, 2, &d);
+  return o_unary_accepts(args, nargs, 5, 3) && k_arg_num(args, nargs, 1, &d) && k_arg_num(args, nargs, 2, &d);
 }
 
 static pte_status hardtanh_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
   double lo = -1, hi = 1;
-  o_num(args, nargs, 1, &lo);
-  o_num(args, nargs, 2, &hi);
+  k_arg_num(args, nargs, 1, &lo);
+  k_arg_num(args, nargs, 2, &hi);
   return o_clamp(ctx, args, nargs, 3, (float)lo, (float)hi);
 }
 

@@ -2,12 +2,12 @@
  * Tensor(a!) out): out[..., N] = input[..., K] @ weight[N, K]^T + bias. The
  * weight is read transposed by the packing (no copy), the bias added in the
  * GEMM epilogue. */
-#include "util/gemm.h"
+#include "util/opt_util.h"
 
 static bool linear_accepts(pte_value *const *args, int32_t nargs) {
   if (nargs != 5) return false; /* the out tensor comes back as a last argument */
-  if (!o_f32_arg(args, nargs, 0) || !o_f32_arg(args, nargs, 1) || !o_f32_arg(args, nargs, 3)) return false;
-  if (!o_is_none(args, nargs, 2) && !(o_f32_arg(args, nargs, 2) && args[2]->u.tensor->dim == 1)) return false;
+  if (!k_arg_f32(args, nargs, 0) || !k_arg_f32(args, nargs, 1) || !k_arg_f32(args, nargs, 3)) return false;
+  if (!k_arg_none(args, nargs, 2) && !(k_arg_f32(args, nargs, 2) && args[2]->u.tensor->dim == 1)) return false;
   return args[0]->u.tensor->dim >= 1 && args[1]->u.tensor->dim == 2;
 }
 
@@ -25,29 +25,31 @@ static size_t linear_scratch(pte_value *const *args, int32_t nargs) {
   int64_t M, N, K;
   (void)nargs;
   dims(args[0]->u.tensor, args[1]->u.tensor, &M, &N, &K);
-  return o_scratch_round(o_gemm_scratch(M, N, K));
+  return k_scratch_round(k_sgemm_scratch(M, N, K));
 }
 
 static pte_status linear_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
-  O_CHECK(o_have_data(ctx, args, nargs));
+  K_CHECK(k_args_have_data(ctx, args, nargs));
   const pte_tensor *x = args[0]->u.tensor, *w = args[1]->u.tensor;
   const pte_tensor *bias = args[2]->tag == PTE_TAG_TENSOR ? args[2]->u.tensor : NULL;
   pte_tensor *out = args[3]->u.tensor;
   int64_t M, N, K;
   dims(x, w, &M, &N, &K);
-  if (w->sizes[1] != K) return O_FAIL("input's last dim %lld does not match weight [%lld, %lld]", (long long)K,
+  if (w->sizes[1] != K) return K_FAIL("input's last dim %lld does not match weight [%lld, %lld]", (long long)K,
                                       (long long)w->sizes[0], (long long)w->sizes[1]);
-  if (bias && bias->sizes[0] != N) return O_FAIL("bias has %lld entries, expected %lld", (long long)bias->sizes[0], (long long)N);
+  if (bias && bias->sizes[0] != N) return K_FAIL("bias has %lld entries, expected %lld", (long long)bias->sizes[0], (long long)N);
   int64_t sizes[PTE_MAX_DIM];
   for (int32_t i = 0; i < x->dim; i++) sizes[i] = x->sizes[i];
   sizes[x->dim - 1] = N;
-  O_CHECK(o_out(ctx, out, x->dim, sizes));
+  K_CHECK(k_out(ctx, out, x->dim, sizes));
   size_t bytes;
-  float *scratch = o_scratch(ctx, &bytes);
-  if (bytes < o_gemm_scratch_min(M, N, K)) return O_FAIL("scratch memory too small");
-  o_gemm g = {M, N, K, x->data, K, 1, w->data, 1, K, NULL, NULL, out->data, N,
-              1.0f, 1.0f, NULL, bias ? (const float *)bias->data : NULL, false};
-  o_gemm_run(&g, scratch, bytes, true);
+  float *scratch = k_scratch(ctx, &bytes);
+  if (bytes < k_sgemm_scratch_min(M, N, K)) return K_FAIL("scratch memory too small");
+  k_sgemm_desc g = {.M = M, .N = N, .K = K, .a = x->data, .sa0 = K, .sa1 = 1, .b = w->data, .sb0 = 1, .sb1 = K,
+                    .c = out->data, .sc0 = N, .alpha = 1.0f, .beta = 1.0f,
+                    .col_bias = bias ? (const float *)bias->data : NULL, .scratch = scratch, .scratch_bytes = bytes,
+                    .parallel = true};
+  k_sgemm(&g);
   return PTE_OK;
 }
 

@@ -8,10 +8,10 @@
 
 static bool maxpool_accepts(pte_value *const *args, int32_t nargs) {
   o_win2d w;
-  if (nargs != 9 || !o_f32_arg(args, nargs, 0) || !o_f32_arg(args, nargs, 6)) return false;
-  const pte_tensor *idx = o_tensor_arg(args, nargs, 7);
-  if (!idx || idx->dtype != PTE_INT64 || !o_default_order(idx)) return false;
-  if (!o_tag(args, nargs, 5, PTE_TAG_BOOL) || args[5]->u.b) return false;
+  if (nargs != 9 || !k_arg_f32(args, nargs, 0) || !k_arg_f32(args, nargs, 6)) return false;
+  const pte_tensor *idx = k_arg_tensor(args, nargs, 7);
+  if (!idx || idx->dtype != PTE_INT64 || !k_default_order(idx)) return false;
+  if (!k_arg_tag(args, nargs, 5, PTE_TAG_BOOL) || args[5]->u.b) return false;
   return o_pool_window(args, nargs, args[0]->u.tensor, 1, 2, 3, 4, &w);
 }
 
@@ -30,20 +30,20 @@ static void mp_planes(void *ctx, size_t p0, size_t p1) {
 }
 
 static pte_status maxpool_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
-  O_CHECK(o_have_data(ctx, args, nargs));
+  K_CHECK(k_args_have_data(ctx, args, nargs));
   const pte_tensor *x = args[0]->u.tensor;
   mp_job j;
-  if (!o_pool_window(args, nargs, x, 1, 2, 3, 4, &j.w)) return O_FAIL("pooling window does not fit the input");
+  if (!o_pool_window(args, nargs, x, 1, 2, 3, 4, &j.w)) return K_FAIL("pooling window does not fit the input");
   int64_t sizes[4];
   o_pool_out_sizes(x, &j.w, sizes);
-  O_CHECK(o_out(ctx, args[6]->u.tensor, x->dim, sizes));
-  O_CHECK(o_out(ctx, args[7]->u.tensor, x->dim, sizes));
+  K_CHECK(k_out(ctx, args[6]->u.tensor, x->dim, sizes));
+  K_CHECK(k_out(ctx, args[7]->u.tensor, x->dim, sizes));
   int64_t planes = 1;
   for (int32_t i = 0; i + 2 < x->dim; i++) planes *= x->sizes[i];
   j.x = x->data;
   j.y = args[6]->u.tensor->data;
   j.idx = args[7]->u.tensor->data;
-  o_parallel((size_t)planes, (double)(planes * j.w.OH * j.w.OW * j.w.KH * j.w.KW), mp_planes, &j);
+  k_parallel_for((size_t)planes, (double)(planes * j.w.OH * j.w.OW * j.w.KH * j.w.KW), mp_planes, &j);
   return PTE_OK;
 }
 

@@ -8,11 +8,11 @@
 /* The reduced dims as a trailing block: first reduced dim, or -1. */
 static int32_t trailing(pte_value *const *args, int32_t nargs, int32_t rank) {
   int64_t dims[PTE_MAX_DIM];
-  int32_t n = o_ints(args, nargs, 1, dims, PTE_MAX_DIM);
+  int32_t n = k_arg_ints(args, nargs, 1, dims, PTE_MAX_DIM);
   if (n <= 0 || rank == 0) return -1;
   bool seen[PTE_MAX_DIM] = {false};
   for (int32_t i = 0; i < n; i++) {
-    int32_t d = o_wrap_dim(dims[i], rank);
+    int32_t d = k_wrap_dim(dims[i], rank);
     if (d < 0 || seen[d]) return -1;
     seen[d] = true;
   }
@@ -23,8 +23,8 @@ static int32_t trailing(pte_value *const *args, int32_t nargs, int32_t rank) {
 }
 
 static bool mean_accepts(pte_value *const *args, int32_t nargs) {
-  if (nargs != 6 || !o_f32_arg(args, nargs, 0) || !o_f32_arg(args, nargs, 4)) return false;
-  if (!o_tag(args, nargs, 2, PTE_TAG_BOOL) || !o_is_none(args, nargs, 3)) return false;
+  if (nargs != 6 || !k_arg_f32(args, nargs, 0) || !k_arg_f32(args, nargs, 4)) return false;
+  if (!k_arg_tag(args, nargs, 2, PTE_TAG_BOOL) || !k_arg_none(args, nargs, 3)) return false;
   return trailing(args, nargs, args[0]->u.tensor->dim) >= 0;
 }
 
@@ -41,10 +41,10 @@ static void mean_rows(void *ctx, size_t r0, size_t r1) {
 }
 
 static pte_status mean_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
-  O_CHECK(o_have_data(ctx, args, nargs));
+  K_CHECK(k_args_have_data(ctx, args, nargs));
   const pte_tensor *x = args[0]->u.tensor;
   int32_t first = trailing(args, nargs, x->dim);
-  if (first < 0) return O_FAIL("dims must be valid and distinct");
+  if (first < 0) return K_FAIL("dims must be valid and distinct");
   bool keep = args[2]->u.b;
   int64_t sizes[PTE_MAX_DIM], rows = 1, n = 1;
   int32_t od = 0;
@@ -57,7 +57,7 @@ static pte_status mean_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs)
       if (keep) sizes[od++] = 1;
     }
   }
-  O_CHECK(o_out(ctx, args[4]->u.tensor, od, sizes));
+  K_CHECK(k_out(ctx, args[4]->u.tensor, od, sizes));
   float *y = args[4]->u.tensor->data;
   if (rows == 0) return PTE_OK;
   if (n == 0) {
@@ -65,7 +65,7 @@ static pte_status mean_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs)
     return PTE_OK;
   }
   mean_job j = {x->data, y, n};
-  o_parallel((size_t)rows, (double)(rows * n), mean_rows, &j);
+  k_parallel_for((size_t)rows, (double)(rows * n), mean_rows, &j);
   return PTE_OK;
 }
 

@@ -12,19 +12,19 @@
 static bool ln_accepts(pte_value *const *args, int32_t nargs) {
   double d;
   int64_t shape[PTE_MAX_DIM];
-  if (nargs != 9 || !o_f32_arg(args, nargs, 0) || !o_f32_arg(args, nargs, 5) || !o_f32_arg(args, nargs, 6) ||
-      !o_f32_arg(args, nargs, 7) || !o_num(args, nargs, 4, &d))
+  if (nargs != 9 || !k_arg_f32(args, nargs, 0) || !k_arg_f32(args, nargs, 5) || !k_arg_f32(args, nargs, 6) ||
+      !k_arg_f32(args, nargs, 7) || !k_arg_num(args, nargs, 4, &d))
     return false;
-  int32_t n = o_ints(args, nargs, 1, shape, PTE_MAX_DIM);
+  int32_t n = k_arg_ints(args, nargs, 1, shape, PTE_MAX_DIM);
   const pte_tensor *x = args[0]->u.tensor;
   if (n < 1 || n > x->dim) return false;
   int64_t numel = 1;
   for (int32_t i = 0; i < n; i++)
     if (shape[i] < 0 || __builtin_mul_overflow(numel, shape[i], &numel)) return false;
   for (int32_t i = 2; i <= 3; i++) {
-    if (o_is_none(args, nargs, i)) continue;
-    const pte_tensor *t = o_tensor_arg(args, nargs, i);
-    if (!o_is_f32(t) || pte_tensor_numel(t) != numel) return false;
+    if (k_arg_none(args, nargs, i)) continue;
+    const pte_tensor *t = k_arg_tensor(args, nargs, i);
+    if (!k_is_f32(t) || pte_tensor_numel(t) != numel) return false;
   }
   return true;
 }
@@ -62,30 +62,30 @@ static void ln_rows(void *ctx, size_t r0, size_t r1) {
 }
 
 static pte_status ln_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
-  O_CHECK(o_have_data(ctx, args, nargs));
+  K_CHECK(k_args_have_data(ctx, args, nargs));
   const pte_tensor *x = args[0]->u.tensor;
   int64_t shape[PTE_MAX_DIM];
-  int32_t n = o_ints(args, nargs, 1, shape, PTE_MAX_DIM);
+  int32_t n = k_arg_ints(args, nargs, 1, shape, PTE_MAX_DIM);
   double eps = 0;
-  o_num(args, nargs, 4, &eps);
-  if (n < 1 || n > x->dim) return O_FAIL("normalized_shape does not fit the input");
+  k_arg_num(args, nargs, 4, &eps);
+  if (n < 1 || n > x->dim) return K_FAIL("normalized_shape does not fit the input");
   for (int32_t i = 0; i < n; i++)
-    if (x->sizes[x->dim - n + i] != shape[i]) return O_FAIL("normalized_shape does not match the input's trailing dims");
+    if (x->sizes[x->dim - n + i] != shape[i]) return K_FAIL("normalized_shape does not match the input's trailing dims");
   int64_t N = 1, M = 1;
   for (int32_t i = 0; i < n; i++) N *= shape[i];
   for (int32_t i = 0; i < x->dim - n; i++) M *= x->sizes[i];
   const pte_tensor *w = args[2]->tag == PTE_TAG_TENSOR ? args[2]->u.tensor : NULL;
   const pte_tensor *b = args[3]->tag == PTE_TAG_TENSOR ? args[3]->u.tensor : NULL;
-  if ((w && pte_tensor_numel(w) != N) || (b && pte_tensor_numel(b) != N)) return O_FAIL("weight/bias do not match normalized_shape");
+  if ((w && pte_tensor_numel(w) != N) || (b && pte_tensor_numel(b) != N)) return K_FAIL("weight/bias do not match normalized_shape");
   int64_t stat[PTE_MAX_DIM];
   for (int32_t i = 0; i < x->dim; i++) stat[i] = i < x->dim - n ? x->sizes[i] : 1;
-  O_CHECK(o_out_like(ctx, args[5]->u.tensor, x));
-  O_CHECK(o_out(ctx, args[6]->u.tensor, x->dim, stat));
-  O_CHECK(o_out(ctx, args[7]->u.tensor, x->dim, stat));
+  K_CHECK(k_out_like(ctx, args[5]->u.tensor, x));
+  K_CHECK(k_out(ctx, args[6]->u.tensor, x->dim, stat));
+  K_CHECK(k_out(ctx, args[7]->u.tensor, x->dim, stat));
   if (M * N == 0) return PTE_OK;
   ln_job j = {x->data, w ? w->data : NULL, b ? b->data : NULL, args[5]->u.tensor->data, args[6]->u.tensor->data,
               args[7]->u.tensor->data, N, (float)eps};
-  o_parallel((size_t)M, (double)(M * N * 4), ln_rows, &j);
+  k_parallel_for((size_t)M, (double)(M * N * 4), ln_rows, &j);
   return PTE_OK;
 }
 

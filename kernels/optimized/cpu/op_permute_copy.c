@@ -6,11 +6,11 @@
 #include "util/copy.h"
 
 static bool perm(pte_value *const *args, int32_t nargs, int32_t rank, int64_t *p) {
-  int32_t n = o_ints(args, nargs, 1, p, PTE_MAX_DIM);
+  int32_t n = k_arg_ints(args, nargs, 1, p, PTE_MAX_DIM);
   bool seen[PTE_MAX_DIM] = {false};
   if (n != rank) return false;
   for (int32_t i = 0; i < n; i++) {
-    int32_t d = o_wrap_dim(p[i], rank);
+    int32_t d = k_wrap_dim(p[i], rank);
     if (d < 0 || seen[d]) return false;
     seen[d] = true;
     p[i] = d;
@@ -21,24 +21,24 @@ static bool perm(pte_value *const *args, int32_t nargs, int32_t rank, int64_t *p
 static bool permute_accepts(pte_value *const *args, int32_t nargs) {
   int64_t p[PTE_MAX_DIM];
   if (nargs != 4) return false;
-  const pte_tensor *x = o_tensor_arg(args, nargs, 0), *out = o_tensor_arg(args, nargs, 2);
+  const pte_tensor *x = k_arg_tensor(args, nargs, 0), *out = k_arg_tensor(args, nargs, 2);
   if (!o_copyable(x) || !o_copyable(out) || x->dtype != out->dtype) return false;
   return perm(args, nargs, x->dim, p);
 }
 
 static pte_status permute_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
-  O_CHECK(o_have_data(ctx, args, nargs));
+  K_CHECK(k_args_have_data(ctx, args, nargs));
   const pte_tensor *x = args[0]->u.tensor;
   pte_tensor *out = args[2]->u.tensor;
   int64_t p[PTE_MAX_DIM], sizes[PTE_MAX_DIM], strides[PTE_MAX_DIM];
-  if (!perm(args, nargs, x->dim, p)) return O_FAIL("dims must be a permutation of the input's dims");
+  if (!perm(args, nargs, x->dim, p)) return K_FAIL("dims must be a permutation of the input's dims");
   for (int32_t i = 0; i < x->dim; i++) {
     sizes[i] = x->sizes[p[i]];
     strides[i] = x->strides[p[i]];
   }
-  O_CHECK(o_out(ctx, out, x->dim, sizes));
-  if (out->data == x->data && o_numel(x) > 1) return O_FAIL("out must not share memory with self");
-  o_copy_strided(pte_dtype_size(x->dtype), x->dim, sizes, strides, x->data, out->data);
+  K_CHECK(k_out(ctx, out, x->dim, sizes));
+  if (out->data == x->data && o_numel(x) > 1) return K_FAIL("out must not share memory with self");
+  k_copy_to_contiguous(out->data, x->data, strides, x->dim, sizes, pte_dtype_size(x->dtype), true);
   return PTE_OK;
 }
 

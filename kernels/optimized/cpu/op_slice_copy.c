@@ -5,24 +5,24 @@
 #include "util/copy.h"
 
 static bool opt_int(pte_value *const *args, int32_t nargs, int32_t i) {
-  return o_is_none(args, nargs, i) || o_tag(args, nargs, i, PTE_TAG_INT);
+  return k_arg_none(args, nargs, i) || k_arg_tag(args, nargs, i, PTE_TAG_INT);
 }
 
 static bool slice_accepts(pte_value *const *args, int32_t nargs) {
-  if (nargs != 7 || !o_tag(args, nargs, 1, PTE_TAG_INT) || !opt_int(args, nargs, 2) || !opt_int(args, nargs, 3) ||
-      !o_tag(args, nargs, 4, PTE_TAG_INT) || args[4]->u.i < 1)
+  if (nargs != 7 || !k_arg_tag(args, nargs, 1, PTE_TAG_INT) || !opt_int(args, nargs, 2) || !opt_int(args, nargs, 3) ||
+      !k_arg_tag(args, nargs, 4, PTE_TAG_INT) || args[4]->u.i < 1)
     return false;
-  const pte_tensor *x = o_tensor_arg(args, nargs, 0), *out = o_tensor_arg(args, nargs, 5);
+  const pte_tensor *x = k_arg_tensor(args, nargs, 0), *out = k_arg_tensor(args, nargs, 5);
   if (!o_copyable(x) || !o_copyable(out) || x->dtype != out->dtype || x->dim < 1) return false;
-  return o_wrap_dim(args[1]->u.i, x->dim) >= 0;
+  return k_wrap_dim(args[1]->u.i, x->dim) >= 0;
 }
 
 static pte_status slice_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
-  O_CHECK(o_have_data(ctx, args, nargs));
+  K_CHECK(k_args_have_data(ctx, args, nargs));
   const pte_tensor *x = args[0]->u.tensor;
   pte_tensor *out = args[5]->u.tensor;
-  int32_t d = o_wrap_dim(args[1]->u.i, x->dim);
-  if (d < 0) return O_FAIL("dim out of range");
+  int32_t d = k_wrap_dim(args[1]->u.i, x->dim);
+  if (d < 0) return K_FAIL("dim out of range");
   const int64_t len = x->sizes[d], step = args[4]->u.i;
   int64_t start = args[2]->tag == PTE_TAG_INT ? args[2]->u.i : 0;
   int64_t end = args[3]->tag == PTE_TAG_INT ? args[3]->u.i : len;
@@ -41,10 +41,10 @@ static pte_status slice_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs
    * step that is used is shorter than the dim, so the stride fits */
   sizes[d] = end == start ? 0 : (end - start - 1) / step + 1;
   strides[d] = sizes[d] > 1 ? x->strides[d] * step : x->strides[d];
-  O_CHECK(o_out(ctx, out, x->dim, sizes));
-  if (out->data == x->data && o_numel(out) > 0) return O_FAIL("out must not share memory with self");
+  K_CHECK(k_out(ctx, out, x->dim, sizes));
+  if (out->data == x->data && o_numel(out) > 0) return K_FAIL("out must not share memory with self");
   const size_t es = pte_dtype_size(x->dtype);
-  o_copy_strided(es, x->dim, sizes, strides, (const uint8_t *)x->data + start * x->strides[d] * (int64_t)es, out->data);
+  k_copy_to_contiguous(out->data, (const uint8_t *)x->data + start * x->strides[d] * (int64_t)es, strides, x->dim, sizes, es, true);
   return PTE_OK;
 }
 

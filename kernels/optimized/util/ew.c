@@ -8,9 +8,9 @@ static bool is_number_tag(int32_t tag) {
 bool o_operand_ok(pte_value *const *args, int32_t nargs, int32_t i, bool other_has_dims) {
   if (i >= nargs || !args[i]) return false;
   if (is_number_tag(args[i]->tag)) return args[i]->tag != PTE_TAG_BOOL;
-  const pte_tensor *t = o_tensor_arg(args, nargs, i);
+  const pte_tensor *t = k_arg_tensor(args, nargs, i);
   if (!t) return false;
-  if (o_is_f32(t)) return true;
+  if (k_is_f32(t)) return true;
   /* A 0-dim tensor of another float or integer dtype against a float32
    * tensor with dims: ATen computes in float32 with the value cast. */
   return other_has_dims && t->dim == 0 &&
@@ -83,13 +83,13 @@ static pte_status binary(pte_kernel_ctx *ctx, o_operand a, o_operand b, pte_tens
       int32_t d = dim - t->dim + i;
       int64_t s = t->sizes[i];
       if (s != 1) {
-        if (sizes[d] != 1 && sizes[d] != s) return O_FAIL("shapes do not broadcast");
+        if (sizes[d] != 1 && sizes[d] != s) return K_FAIL("shapes do not broadcast");
         sizes[d] = s;
         st[k][d] = t->strides[i];
       }
     }
   }
-  O_CHECK(o_out(ctx, out, dim, sizes));
+  K_CHECK(k_out(ctx, out, dim, sizes));
   bin_job j;
   j.a = a.t ? (const float *)a.t->data : &a.value;
   j.b = b.t ? (const float *)b.t->data : &b.value;
@@ -125,7 +125,7 @@ static pte_status binary(pte_kernel_ctx *ctx, o_operand a, o_operand b, pte_tens
   int64_t row = j.sizes[j.dim - 1], rows = 1;
   for (int32_t i = 0; i + 1 < j.dim; i++) rows *= j.sizes[i];
   if (rows * row == 0) return PTE_OK;
-  if (rows == 1 && row >= 65536 && o_threads() > 1) {
+  if (rows == 1 && row >= 65536 && k_threads() > 1) {
     /* one long row: split it (both inner strides are 0 or 1) */
     int32_t d = j.dim;
     int64_t piece = 16384;
@@ -138,15 +138,15 @@ static pte_status binary(pte_kernel_ctx *ctx, o_operand a, o_operand b, pte_tens
       /* ragged tail on this thread after the full pieces */
       int64_t full = row / piece;
       j.sizes[0] = full;
-      o_parallel((size_t)full, (double)(full * piece), bin_rows, &j);
+      k_parallel_for((size_t)full, (double)(full * piece), bin_rows, &j);
       j.kt->binary(op, j.a + sa * full * piece, sa, j.b + sb * full * piece, sb, j.o + full * piece,
                    row - full * piece, alpha);
       return PTE_OK;
     }
-    o_parallel((size_t)j.sizes[0], (double)row, bin_rows, &j);
+    k_parallel_for((size_t)j.sizes[0], (double)row, bin_rows, &j);
     return PTE_OK;
   }
-  o_parallel((size_t)rows, (double)(rows * row), bin_rows, &j);
+  k_parallel_for((size_t)rows, (double)(rows * row), bin_rows, &j);
   return PTE_OK;
 }
 
@@ -169,16 +169,16 @@ static void span_run(void *ctx, size_t i0, size_t i1) {
 void o_spans(const float *x, float *y, int64_t n, double cost_per_elem, o_span_fn fn, const void *user) {
   if (n <= 0) return;
   double cost = (double)n * cost_per_elem;
-  if (cost < O_PAR_MIN_OPS || o_threads() <= 1) {
+  if (cost < K_PAR_MIN_OPS || k_threads() <= 1) {
     fn(x, y, n, user);
     return;
   }
   span_job j = {x, y, n, 4096, fn, user};
-  o_parallel((size_t)((n + j.piece - 1) / j.piece), cost, span_run, &j);
+  k_parallel_for((size_t)((n + j.piece - 1) / j.piece), cost, span_run, &j);
 }
 
 bool o_unary_accepts(pte_value *const *args, int32_t nargs, int32_t want_nargs, int32_t out_index) {
-  return nargs == want_nargs && o_f32_arg(args, nargs, 0) && o_f32_arg(args, nargs, out_index);
+  return nargs == want_nargs && k_arg_f32(args, nargs, 0) && k_arg_f32(args, nargs, out_index);
 }
 
 static bool has_alpha(o_binop op) { return op == O_ADD || op == O_SUB; }
@@ -187,28 +187,28 @@ bool o_arith_accepts(pte_value *const *args, int32_t nargs, o_binop op) {
   const int32_t out_index = has_alpha(op) ? 3 : 2;
   double alpha;
   /* the runtime passes the out tensor once more as the last argument */
-  if (nargs != out_index + 2 || !o_f32_arg(args, nargs, out_index)) return false;
-  if (has_alpha(op) && (!o_num(args, nargs, 2, &alpha) || args[2]->tag == PTE_TAG_BOOL)) return false;
-  const pte_tensor *a = o_tensor_arg(args, nargs, 0), *b = o_tensor_arg(args, nargs, 1);
-  bool a_f32 = o_is_f32(a), b_f32 = o_is_f32(b);
+  if (nargs != out_index + 2 || !k_arg_f32(args, nargs, out_index)) return false;
+  if (has_alpha(op) && (!k_arg_num(args, nargs, 2, &alpha) || args[2]->tag == PTE_TAG_BOOL)) return false;
+  const pte_tensor *a = k_arg_tensor(args, nargs, 0), *b = k_arg_tensor(args, nargs, 1);
+  bool a_f32 = k_is_f32(a), b_f32 = k_is_f32(b);
   if (!a_f32 && !b_f32) return false;
   return o_operand_ok(args, nargs, 0, b_f32 && b->dim > 0) && o_operand_ok(args, nargs, 1, a_f32 && a->dim > 0);
 }
 
 pte_status o_arith(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs, o_binop op) {
-  O_CHECK(o_have_data(ctx, args, nargs));
+  K_CHECK(k_args_have_data(ctx, args, nargs));
   double alpha = 1.0;
-  if (has_alpha(op)) o_num(args, nargs, 2, &alpha);
+  if (has_alpha(op)) k_arg_num(args, nargs, 2, &alpha);
   return binary(ctx, o_operand_get(args, 0), o_operand_get(args, 1), args[has_alpha(op) ? 3 : 2]->u.tensor, op,
                 (float)alpha);
 }
 
 pte_status o_map(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs, int32_t out_index, double cost, o_span_fn fn,
                  const void *user) {
-  O_CHECK(o_have_data(ctx, args, nargs));
+  K_CHECK(k_args_have_data(ctx, args, nargs));
   const pte_tensor *x = args[0]->u.tensor;
   pte_tensor *out = args[out_index]->u.tensor;
-  O_CHECK(o_out_like(ctx, out, x));
+  K_CHECK(k_out_like(ctx, out, x));
   o_spans(x->data, out->data, o_numel(x), cost, fn, user);
   return PTE_OK;
 }

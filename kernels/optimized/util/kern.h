@@ -44,8 +44,6 @@ typedef struct o_kern_table {
    * bounds checks, the nine taps of a row in one expression */
   void (*dw3x3_padded)(const float *xp, int64_t Wp, int64_t OH, int64_t OW, int64_t s, int64_t d, const float *w,
                        float bias, float *y);
-  /* y += a * x */
-  void (*axpy)(float *y, const float *x, float a, int64_t n);
   /* dst[j] = src[j * stride] */
   void (*gather)(float *dst, const float *src, int64_t n, int64_t stride);
 } o_kern_table;

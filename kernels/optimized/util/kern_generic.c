@@ -3,9 +3,9 @@
 #include "kern_impl.h"
 
 const o_kern_table *o_kern(void) {
-  switch (o_isa_get()) {
-    case O_ISA_AVX512: return &o_kern_avx512;
-    case O_ISA_AVX2: return &o_kern_avx2;
+  switch (k_isa_get()) {
+    case K_ISA_AVX512: return &o_kern_avx512;
+    case K_ISA_AVX2: return &o_kern_avx2;
     default: return &o_kern_generic;
   }
 }

@@ -231,10 +231,6 @@ static void k_dw3x3_padded(const float *xp, int64_t Wp, int64_t OH, int64_t OW, 
   }
 }
 
-static void k_axpy(float *y, const float *x, float a, int64_t n) {
-  for (int64_t i = 0; i < n; i++) y[i] += a * x[i];
-}
-
 static void k_gather(float *dst, const float *src, int64_t n, int64_t stride) {
   /* constant strides let the compiler vectorize with permutes */
   if (stride == 1)
@@ -246,5 +242,4 @@ static void k_gather(float *dst, const float *src, int64_t n, int64_t stride) {
 }
 
 const o_kern_table KERN_TABLE = {k_binary, k_unary, k_scale_shift, k_dw_plane,     k_maxpool_plane,
-                                 k_sum,    k_max,   k_sqdev,       k_dw3x3_padded, k_axpy,
-                                 k_gather};
+                                 k_sum,    k_max,   k_sqdev,       k_dw3x3_padded, k_gather};

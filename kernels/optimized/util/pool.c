@@ -4,7 +4,7 @@
 /* 1 or 2 values (0 values: dflt, for an empty stride). */
 static bool pair(pte_value *const *args, int32_t nargs, int32_t i, const int64_t *dflt, int64_t *v) {
   int64_t t[2];
-  int32_t n = o_ints(args, nargs, i, t, 2);
+  int32_t n = k_arg_ints(args, nargs, i, t, 2);
   if (n == 0 && dflt) {
     v[0] = dflt[0], v[1] = dflt[1];
     return true;

@@ -18,7 +18,6 @@
  * All of these accumulate in float like ATen. Other dtypes (and strided
  * tensors without scratch) use a gather loop accumulating in double. */
 #include "util/kernel_util.h"
-#include "util/gemm_util.h"
 #include "util/nn_util.h"
 
 typedef struct conv_geom {
@@ -57,12 +56,21 @@ static bool conv_is_pointwise(const conv_geom *g) {
   return !g->transposed;
 }
 
+/* y[M, N] (row stride ldy) = w[M, K] @ x[K, N] (row stride ldx) + bias[M],
+ * on this thread (see k_gemm in matmul.h). */
+static void conv_gemm(int64_t M, int64_t N, int64_t K, const float *w, const float *x, int64_t ldx, float *y,
+                      int64_t ldy, const float *bias) {
+  k_sgemm_desc d = {.M = M, .N = N, .K = K, .a = w, .sa0 = K, .sa1 = 1, .b = x, .sb0 = ldx, .sb1 = 1, .c = y,
+                    .sc0 = ldy, .alpha = 1.0f, .beta = 1.0f, .row_bias = bias};
+  k_sgemm(&d);
+}
+
 static void conv_pointwise_f32(const conv_geom *g, const float *x, const float *w, const float *bias, float *y) {
   int64_t P = g->in[0] * g->in[1] * g->in[2];
   for (int64_t n = 0; n < g->N; n++)
     for (int64_t gr = 0; gr < g->G; gr++)
-      kg_sgemm(g->ocg, P, g->icg, w + gr * g->ocg * g->icg, g->icg, 1, x + (n * g->C + gr * g->icg) * P, P, 1,
-               y + (n * g->OC + gr * g->ocg) * P, P, 1, bias ? bias + gr * g->ocg : NULL, 1, 0, 1.0f, 1.0f);
+      conv_gemm(g->ocg, P, g->icg, w + gr * g->ocg * g->icg, x + (n * g->C + gr * g->icg) * P, P,
+                y + (n * g->OC + gr * g->ocg) * P, P, bias ? bias + gr * g->ocg : NULL);
 }
 
 /* Lowering to matrix products through im2col tiles: for a tile of T output
@@ -108,8 +116,8 @@ static void conv_im2col_f32(const conv_geom *g, const float *x, const float *w, 
                   }
                 }
               }
-        kg_sgemm(g->ocg, t_n, R, w + gr * g->ocg * R, R, 1, col, t_n, 1, y + (n * g->OC + gr * g->ocg) * P + p0, P, 1,
-                 bias ? bias + gr * g->ocg : NULL, 1, 0, 1.0f, 1.0f);
+        conv_gemm(g->ocg, t_n, R, w + gr * g->ocg * R, col, t_n, y + (n * g->OC + gr * g->ocg) * P + p0, P,
+                  bias ? bias + gr * g->ocg : NULL);
       }
     }
 }

@@ -5,127 +5,10 @@
 
 /* ---- strided copies ---- */
 
-#define KC_STRIDED(T)                                                 \
-  do {                                                                \
-    T *d_ = (T *)d;                                                   \
-    const T *s_ = (const T *)s;                                       \
-    for (int64_t j = 0; j < len; j++) d_[j * s0] = s_[j * s1];        \
-  } while (0)
-
-/* Tiled copy for transposing layouts: dst is contiguous along dim a, src
- * along dim b. Copying TILE x TILE blocks keeps both sides in cache (and
- * in the TLB) instead of striding through memory on one of them. */
-#define KC_TILE 32
-#define KC_TILED(T)                                                              \
-  do {                                                                           \
-    T *d_ = (T *)d;                                                              \
-    const T *s_ = (const T *)s;                                                  \
-    for (int64_t j = j0; j < j1; j++)                                            \
-      for (int64_t i = i0; i < i1; i++) d_[i + j * dsb] = s_[i * ssa + j];       \
-  } while (0)
-
-static void copy_tiled(uint8_t *dst, const uint8_t *src, const k_iter *it, int32_t a, int32_t b,
-                       size_t es) {
-  int64_t na = it->sizes[a], nb = it->sizes[b];
-  int64_t ssa = it->strides[1][a], dsb = it->strides[0][b];
-  /* walk the other dims with an odometer */
-  int32_t other[PTE_MAX_DIM], no = 0;
-  for (int32_t k = 0; k < it->dim; k++)
-    if (k != a && k != b) other[no++] = k;
-  int64_t pos[PTE_MAX_DIM] = {0}, od = 0, os = 0;
-  int64_t outer = 1;
-  for (int32_t k = 0; k < no; k++) outer *= it->sizes[other[k]];
-  for (int64_t o = 0; o < outer; o++) {
-    uint8_t *d = dst + od * (int64_t)es;
-    const uint8_t *s = src + os * (int64_t)es;
-    for (int64_t i0 = 0; i0 < na; i0 += KC_TILE) {
-      int64_t i1 = i0 + KC_TILE < na ? i0 + KC_TILE : na;
-      for (int64_t j0 = 0; j0 < nb; j0 += KC_TILE) {
-        int64_t j1 = j0 + KC_TILE < nb ? j0 + KC_TILE : nb;
-        switch (es) {
-          case 1: KC_TILED(uint8_t); break;
-          case 2: KC_TILED(uint16_t); break;
-          case 4: KC_TILED(uint32_t); break;
-          default: KC_TILED(uint64_t); break;
-        }
-      }
-    }
-    for (int32_t q = no - 1; q >= 0; q--) {
-      int32_t k = other[q];
-      od += it->strides[0][k];
-      os += it->strides[1][k];
-      if (++pos[q] < it->sizes[k]) break;
-      od -= it->strides[0][k] * it->sizes[k];
-      os -= it->strides[1][k] * it->sizes[k];
-      pos[q] = 0;
-    }
-  }
-}
-
-/* Reorder the dims of a copy so they walk dst in memory order (largest
- * |stride| first): the order of a copy doesn't matter, and this lets
- * k_iter merge dims of tensors in any dim order (e.g. channels-last into
- * channels-last becomes one memcpy). */
-static void memory_order(int32_t dim, const int64_t *sizes, const int64_t *const *in, int32_t nops,
-                         int64_t *osizes, int64_t (*out)[PTE_MAX_DIM]) {
-  int32_t perm[PTE_MAX_DIM];
-  for (int32_t k = 0; k < dim; k++) perm[k] = k;
-  for (int32_t i = 1; i < dim; i++) { /* stable insertion sort on |dst stride| */
-    int32_t p = perm[i];
-    int64_t key = in[0][p] < 0 ? -in[0][p] : in[0][p];
-    int32_t j = i - 1;
-    while (j >= 0) {
-      int64_t kj = in[0][perm[j]] < 0 ? -in[0][perm[j]] : in[0][perm[j]];
-      if (kj >= key) break;
-      perm[j + 1] = perm[j];
-      j--;
-    }
-    perm[j + 1] = p;
-  }
-  for (int32_t k = 0; k < dim; k++) {
-    osizes[k] = sizes[perm[k]];
-    for (int32_t o = 0; o < nops; o++) out[o][k] = in[o][perm[k]];
-  }
-}
-
 void kc_copy(void *dst, const int64_t *ds, const void *src, const int64_t *ss, int32_t dim,
              const int64_t *sizes, size_t es) {
-  int64_t strides[2][PTE_MAX_DIM], msizes[PTE_MAX_DIM];
-  const int64_t *in[2] = {ds, ss};
-  memory_order(dim, sizes, in, 2, msizes, strides);
-  k_iter it;
-  k_iter_init(&it, dim, msizes, 2, strides);
-  int64_t off[2], len, s0 = k_iter_stride(&it, 0), s1 = k_iter_stride(&it, 1);
-  if (it.dim >= 2 && (s0 != 1 || s1 != 1) && (es == 1 || es == 2 || es == 4 || es == 8)) {
-    /* a transpose: one dim contiguous in dst, another in src */
-    int32_t a = -1, b = -1;
-    for (int32_t k = 0; k < it.dim; k++) {
-      if (it.strides[0][k] == 1 && it.sizes[k] >= 8) a = k;
-      if (it.strides[1][k] == 1 && it.sizes[k] >= 8) b = k;
-    }
-    if (a >= 0 && b >= 0 && a != b) {
-      copy_tiled((uint8_t *)dst, (const uint8_t *)src, &it, a, b, es);
-      return;
-    }
-  }
-  while ((len = k_iter_row(&it, off)) > 0) {
-    uint8_t *d = (uint8_t *)dst + off[0] * (int64_t)es;
-    const uint8_t *s = (const uint8_t *)src + off[1] * (int64_t)es;
-    if (s0 == 1 && s1 == 1) {
-      /* memmove: copy_ may be asked to copy a tensor onto itself */
-      if (d != s) memmove(d, s, (size_t)len * es);
-      continue;
-    }
-    switch (es) {
-      case 1: KC_STRIDED(uint8_t); break;
-      case 2: KC_STRIDED(uint16_t); break;
-      case 4: KC_STRIDED(uint32_t); break;
-      case 8: KC_STRIDED(uint64_t); break;
-      default:
-        for (int64_t j = 0; j < len; j++) memcpy(d + j * s0 * (int64_t)es, s + j * s1 * (int64_t)es, es);
-        break;
-    }
-  }
+  /* on this thread: the portable kernels never start the pool */
+  k_copy(dst, ds, src, ss, dim, sizes, es, false);
 }
 
 void kc_copy_batched_view(pte_tensor *out, const pte_tensor *self, int32_t nb, int32_t nt, const int64_t *sizes,
@@ -227,7 +110,7 @@ void kc_convert(void *dst, int32_t ddt, const int64_t *ds, const void *src, int3
   k_ctype ct = exact_ctype(sdt, &through);
   int64_t strides[2][PTE_MAX_DIM], msizes[PTE_MAX_DIM];
   const int64_t *in[2] = {ds, ss};
-  memory_order(dim, sizes, in, 2, msizes, strides);
+  k_memory_order(dim, sizes, in, 2, msizes, strides);
   k_iter it;
   k_iter_init(&it, dim, msizes, 2, strides);
   int64_t off[2], len, s0 = k_iter_stride(&it, 0), s1 = k_iter_stride(&it, 1);
@@ -342,7 +225,7 @@ void kc_fill(void *dst, const int64_t *ds, int32_t dim, const int64_t *sizes, co
              size_t es) {
   int64_t strides[1][PTE_MAX_DIM], msizes[PTE_MAX_DIM];
   const int64_t *in[1] = {ds};
-  memory_order(dim, sizes, in, 1, msizes, strides);
+  k_memory_order(dim, sizes, in, 1, msizes, strides);
   k_iter it;
   k_iter_init(&it, dim, msizes, 1, strides);
   int64_t off[1], len, s0 = k_iter_stride(&it, 0);

@@ -11,8 +11,8 @@
 #include "kernel_util.h"
 
 /* Copy a block of `sizes` elements of `es` bytes from src (element strides
- * ss) to dst (strides ds). Rows contiguous on both sides are memcpy'd; dim
- * must be at most PTE_MAX_DIM. */
+ * ss) to dst (strides ds), dim at most PTE_MAX_DIM: the layer's k_copy on
+ * the calling thread. */
 void kc_copy(void *dst, const int64_t *ds, const void *src, const int64_t *ss, int32_t dim,
              const int64_t *sizes, size_t es);
 /* Copy self into out, same dtype, where both share their first nb (batch)

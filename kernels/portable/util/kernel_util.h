@@ -1,12 +1,14 @@
-/* Shared helpers for the portable kernels: argument access with type checks,
- * output preparation, ATen dtype promotion, dtype conversion of whole rows,
- * broadcasting iteration, and elementwise/reduction drivers.
+/* Shared helpers for the portable kernels: ATen dtype promotion, dtype
+ * conversion of whole rows, broadcasting iteration, and elementwise and
+ * reduction drivers.
  *
  * Internal to kernels_portable (hidden symbols, k_ prefix). */
 #ifndef PTERUN_KERNEL_UTIL_H
 #define PTERUN_KERNEL_UTIL_H
 
 #include <pterun/runtime.h>
+
+#include "klayer.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -20,69 +22,9 @@
 #define PTE_PORTABLE_KERNEL_EX(fn, opname, accepts, scratch) \
   const pte_kernel pte_portable_kernel_##fn = {opname, fn, accepts, scratch};
 
-#define K_FAIL(...) pte_kernel_fail(ctx, PTE_ERR_KERNEL, __VA_ARGS__)
-#define K_CHECK(expr)            \
-  do {                           \
-    pte_status k_st_ = (expr);   \
-    if (k_st_) return k_st_;     \
-  } while (0)
-
-/* ---------------------------------------------------------------------- */
-/* Arguments                                                              */
-/* ---------------------------------------------------------------------- */
-
-pte_status k_nargs(pte_kernel_ctx *ctx, int32_t nargs, int32_t expected);
-pte_status k_tensor(pte_kernel_ctx *ctx, pte_value **args, int32_t i, pte_tensor **out);
-/* None → *out = NULL */
-pte_status k_opt_tensor(pte_kernel_ctx *ctx, pte_value **args, int32_t i, pte_tensor **out);
-pte_status k_int(pte_kernel_ctx *ctx, pte_value **args, int32_t i, int64_t *out);
-/* None → *present = false */
-pte_status k_opt_int(pte_kernel_ctx *ctx, pte_value **args, int32_t i, int64_t *out, bool *present);
-pte_status k_double(pte_kernel_ctx *ctx, pte_value **args, int32_t i, double *out);
-pte_status k_opt_double(pte_kernel_ctx *ctx, pte_value **args, int32_t i, double *out, bool *present);
-pte_status k_bool(pte_kernel_ctx *ctx, pte_value **args, int32_t i, bool *out);
-/* IntList of at most `max` entries. */
-pte_status k_int_list(pte_kernel_ctx *ctx, pte_value **args, int32_t i, int64_t *out, int32_t max,
-                      int32_t *n);
-/* IntList or None (→ *n = -1). */
-pte_status k_opt_int_list(pte_kernel_ctx *ctx, pte_value **args, int32_t i, int64_t *out,
-                          int32_t max, int32_t *n);
-pte_status k_string(pte_kernel_ctx *ctx, pte_value **args, int32_t i, const char **out);
-/* Tensor[]: a TensorList (items are Tensor values). */
-pte_status k_tensor_list(pte_kernel_ctx *ctx, pte_value **args, int32_t i, pte_value *const **items,
-                         int32_t *n);
-/* Tensor?[]: an OptionalTensorList (items may be NULL), or a TensorList. */
-pte_status k_opt_tensor_list(pte_kernel_ctx *ctx, pte_value **args, int32_t i, pte_value *const **items,
-                             int32_t *n);
-/* Optional dtype argument (Int ScalarType code, or None → *present = false). */
-pte_status k_opt_dtype(pte_kernel_ctx *ctx, pte_value **args, int32_t i, int32_t *dtype, bool *present);
-
-/* A Scalar argument (Int, Double or Bool EValue). */
-typedef struct k_scalar {
-  int32_t dtype; /* PTE_INT64, PTE_FLOAT64 or PTE_BOOL */
-  int64_t i;
-  double d;
-} k_scalar;
-pte_status k_scalar_arg(pte_kernel_ctx *ctx, pte_value **args, int32_t i, k_scalar *out);
-/* A 0-dim tensor over a scalar's storage (for treating Scalar args like tensors). */
-void k_scalar_tensor(const k_scalar *s, pte_tensor *t);
-
-/* Wrap a possibly negative dim into [0, rank); rank 0 accepts -1 and 0. */
-pte_status k_dim(pte_kernel_ctx *ctx, int64_t dim, int32_t rank, int32_t *out);
-
-/* ---------------------------------------------------------------------- */
-/* Outputs                                                                */
-/* ---------------------------------------------------------------------- */
-
-/* Resize `out` to sizes (checking bounds), refuse read-only (constant)
- * tensors, and make sure it has memory. */
-pte_status k_out(pte_kernel_ctx *ctx, pte_tensor *out, int32_t dim, const int64_t *sizes);
-/* Same shape as `like`. */
-pte_status k_out_like(pte_kernel_ctx *ctx, pte_tensor *out, const pte_tensor *like);
-/* Fail unless `t` is contiguous (name used in the message). */
-pte_status k_contiguous(pte_kernel_ctx *ctx, const pte_tensor *t, const char *name);
-/* Fail unless `t` has data (when it has elements). */
-pte_status k_has_data(pte_kernel_ctx *ctx, const pte_tensor *t, const char *name);
+/* Argument access (k_tensor, k_int, ...), output resizing (k_out), failure
+ * reporting (K_FAIL, K_CHECK) and scalars (k_scalar) are the kernel layer's
+ * (klayer.h), shared with the optimized kernels and the prim ops. */
 
 /* ---------------------------------------------------------------------- */
 /* Dtypes                                                                 */

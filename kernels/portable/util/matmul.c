@@ -1,16 +1,24 @@
 /* Reference matrix products (see matmul.h). */
 #include "matmul.h"
 
-#include "gemm_util.h"
-
 #define JCHUNK 256
 
 void k_gemm(int32_t dtype, int64_t M, int64_t N, int64_t K, const void *a, int64_t sa0, int64_t sa1,
             const void *b, int64_t sb0, int64_t sb1, void *c, int64_t sc0, int64_t sc1,
             const void *bias, int64_t sbias0, int64_t sbias1, double alpha, double beta) {
   if (dtype == PTE_FLOAT32) {
-    kg_sgemm(M, N, K, (const float *)a, sa0, sa1, (const float *)b, sb0, sb1, (float *)c, sc0, sc1,
-             (const float *)bias, sbias0, sbias1, (float)alpha, (float)beta);
+    k_sgemm_desc g = {.M = M, .N = N, .K = K, .a = a, .sa0 = sa0, .sa1 = sa1, .b = b, .sb0 = sb0, .sb1 = sb1,
+                      .c = c, .sc0 = sc0, .sc1 = sc1, .alpha = (float)alpha, .beta = (float)beta};
+    /* a broadcast row or column is a bias vector the microkernels add */
+    if (!bias || beta == 0)
+      ;
+    else if (sbias0 == 0 && (sbias1 == 1 || N == 1))
+      g.col_bias = bias;
+    else if (sbias1 == 0 && (sbias0 == 1 || M == 1))
+      g.row_bias = bias;
+    else
+      g.bias = bias, g.sbias0 = sbias0, g.sbias1 = sbias1;
+    k_sgemm(&g);
     return;
   }
   if (k_is_float(dtype)) {
@@ -19,21 +27,9 @@ void k_gemm(int32_t dtype, int64_t M, int64_t N, int64_t K, const void *a, int64
       for (int64_t j0 = 0; j0 < N; j0 += JCHUNK) {
         int64_t nj = N - j0 < JCHUNK ? N - j0 : JCHUNK;
         for (int64_t j = 0; j < nj; j++) acc[j] = 0;
-        if (dtype == PTE_FLOAT32) {
-          const float *A = (const float *)a, *B = (const float *)b;
-          for (int64_t k = 0; k < K; k++) {
-            double aik = A[i * sa0 + k * sa1];
-            const float *brow = B + k * sb0 + j0 * sb1;
-            if (sb1 == 1)
-              for (int64_t j = 0; j < nj; j++) acc[j] += aik * brow[j];
-            else
-              for (int64_t j = 0; j < nj; j++) acc[j] += aik * brow[j * sb1];
-          }
-        } else {
-          for (int64_t k = 0; k < K; k++) {
-            double aik = k_get_d(a, dtype, i * sa0 + k * sa1);
-            for (int64_t j = 0; j < nj; j++) acc[j] += aik * k_get_d(b, dtype, k * sb0 + (j0 + j) * sb1);
-          }
+        for (int64_t k = 0; k < K; k++) {
+          double aik = k_get_d(a, dtype, i * sa0 + k * sa1);
+          for (int64_t j = 0; j < nj; j++) acc[j] += aik * k_get_d(b, dtype, k * sb0 + (j0 + j) * sb1);
         }
         for (int64_t j = 0; j < nj; j++) {
           double v = alpha * acc[j];

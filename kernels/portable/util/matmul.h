@@ -6,9 +6,10 @@
 
 /* c[M,N] = alpha * a[M,K] @ b[K,N] + beta * bias (bias may be NULL; strides in
  * elements, bias strides may be 0 to broadcast). All of one dtype (float32,
- * float64, float16, bfloat16 or an integer type). float32 goes to kg_sgemm
- * (accumulating in float, like ATen's BLAS path); the other floats
- * accumulate in double, integers in int64. */
+ * float64, float16, bfloat16 or an integer type). float32 goes to the kernel
+ * layer's k_sgemm (accumulating in float, like ATen's BLAS path), on the
+ * calling thread: the portable kernels never start the pool, so executing
+ * on them allocates nothing; the other floats accumulate in double, integers in int64. */
 void k_gemm(int32_t dtype, int64_t M, int64_t N, int64_t K, const void *a, int64_t sa0, int64_t sa1,
             const void *b, int64_t sb0, int64_t sb1, void *c, int64_t sc0, int64_t sc1,
             const void *bias, int64_t sbias0, int64_t sbias1, double alpha, double beta);

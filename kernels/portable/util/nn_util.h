@@ -19,8 +19,6 @@ static inline void kn_split(const pte_tensor *t, int32_t d, int64_t *outer, int6
   *inner = in;
 }
 
-#endif
-
 /* Window parameters of a 2-D or 3-D pooling op, after ATen's defaulting (an
  * empty stride means the kernel size; one value means every spatial dim).
  * 2-D pools use a depth of 1 (index 0 of the spatial arrays). */
@@ -73,3 +71,5 @@ pte_status kn_max_pool_op(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs, 
 pte_status kn_avg_pool_op(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs, int32_t nsp);
 size_t kn_max_pool_scratch(pte_value *const *args, int32_t nargs);
 size_t kn_avg_pool_scratch(pte_value *const *args, int32_t nargs);
+
+#endif

@@ -3,7 +3,7 @@
  * loop either reads or writes with a large stride; this reads 8 rows and
  * writes 8 rows per block, every access a full 32-byte vector. Compiled
  * with -mavx2; only called when the CPU has it. */
-#include "copy.h"
+#include "simd.h"
 
 #if defined(__AVX2__)
 #include <immintrin.h>
@@ -29,18 +29,18 @@ static inline void block8(const float *s, int64_t ss, float *d, int64_t ds) {
   _mm256_storeu_ps(d + 7 * ds, _mm256_permute2f128_ps(u3, u7, 0x31));
 }
 
-void o_transpose4_avx2(const void *src, int64_t sc, void *dst, int64_t R, int64_t Cn) {
+void k_transpose4_avx2(const void *src, int64_t sc, void *dst, int64_t dd, int64_t R, int64_t C) {
   const float *s = src;
   float *d = dst;
   /* dst[i][j] = src[i + j*sc]: source row j, column i */
-  int64_t R8 = R & ~(int64_t)7, C8 = Cn & ~(int64_t)7;
+  int64_t R8 = R & ~(int64_t)7, C8 = C & ~(int64_t)7;
   for (int64_t j = 0; j < C8; j += 8)
-    for (int64_t i = 0; i < R8; i += 8) block8(s + j * sc + i, sc, d + i * Cn + j, Cn);
+    for (int64_t i = 0; i < R8; i += 8) block8(s + j * sc + i, sc, d + i * dd + j, dd);
   for (int64_t i = 0; i < R; i++)
-    for (int64_t j = i < R8 ? C8 : 0; j < Cn; j++) d[i * Cn + j] = s[i + j * sc];
+    for (int64_t j = i < R8 ? C8 : 0; j < C; j++) d[i * dd + j] = s[i + j * sc];
 }
 #else
-void o_transpose4_avx2(const void *src, int64_t sc, void *dst, int64_t R, int64_t Cn) {
-  (void)src, (void)sc, (void)dst, (void)R, (void)Cn;
+void k_transpose4_avx2(const void *src, int64_t sc, void *dst, int64_t dd, int64_t R, int64_t C) {
+  (void)src, (void)sc, (void)dst, (void)dd, (void)R, (void)C;
 }
 #endif

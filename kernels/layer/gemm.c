@@ -1,0 +1,386 @@
+/* The float32 matrix product of the kernel layer (see klayer.h): blocking,
+ * packing, splitting over the pool, edge tiles, the generic microkernel.
+ * The ISA microkernels live in gemm_<isa>.c. */
+#include <pterun/threadpool.h>
+
+#include "simd.h"
+
+typedef struct gemm_arch {
+  int64_t MR, NR;
+  k_ukr_fn ukr;
+  k_axpy_fn axpy;
+} gemm_arch;
+
+static gemm_arch arch(void) {
+  switch (k_isa_get()) {
+    case K_ISA_AVX512: return (gemm_arch){8, 32, k_ukr_avx512_8x32, k_axpy_avx512};
+    case K_ISA_AVX2: return (gemm_arch){4, 24, k_ukr_avx2_4x24, k_axpy_avx2};
+    default: return (gemm_arch){4, 16, k_ukr_generic_4x16, k_axpy_generic};
+  }
+}
+
+/* KC: a B panel (KC x NR floats) stays in L1 while every row panel of the
+ * block streams past it; MC bounds the packed A block (MC x KC) to L2.
+ * Without caller scratch the buffers live on the stack, so the blocks are
+ * smaller there (32 KB in all). */
+#define KC 256
+#define MC 256
+#define KC_STACK 128
+#define MC_STACK 32
+#define NR_MAX K_SGEMM_NR_MAX
+#define MR_MAX K_SGEMM_MR_MAX
+
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+static int64_t round_up(int64_t a, int64_t m) { return (a + m - 1) / m * m; }
+static size_t align64(size_t n) { return (n + 63) & ~(size_t)63; }
+
+static size_t a_bytes(int64_t M, int64_t K, int64_t kcb, int64_t mcb) {
+  return align64((size_t)(round_up(min64(M, mcb), MR_MAX) * min64(K, kcb)) * sizeof(float));
+}
+static size_t b_bytes(int64_t K, int64_t kcb) { return align64((size_t)(min64(K, kcb) * NR_MAX) * sizeof(float)); }
+
+static size_t scratch_for(int64_t M, int64_t N, int64_t K, size_t slots) {
+  if (M <= 0 || N <= 0 || K <= 0) return 0;
+  /* one B panel per slot, each on its own cache lines */
+  return a_bytes(M, K, KC, MC) + slots * b_bytes(K, KC);
+}
+
+size_t k_sgemm_scratch(int64_t M, int64_t N, int64_t K) { return scratch_for(M, N, K, k_slots()); }
+size_t k_sgemm_scratch_min(int64_t M, int64_t N, int64_t K) { return scratch_for(M, N, K, 1); }
+
+static void pack_a(const k_sgemm_desc *g, int64_t m0, int64_t mc, int64_t k0, int64_t kc, int64_t MR, float *dst) {
+  for (int64_t p = 0; p < mc; p += MR) {
+    int64_t mr = min64(MR, mc - p);
+    const float *src = g->a + (m0 + p) * g->sa0 + k0 * g->sa1;
+    if (g->sa1 == 1) {
+      for (int64_t i = 0; i < mr; i++) {
+        const float *row = src + i * g->sa0;
+        for (int64_t k = 0; k < kc; k++) dst[k * MR + i] = row[k];
+      }
+    } else {
+      for (int64_t k = 0; k < kc; k++)
+        for (int64_t i = 0; i < mr; i++) dst[k * MR + i] = src[i * g->sa0 + k * g->sa1];
+    }
+    for (int64_t i = mr; i < MR; i++)
+      for (int64_t k = 0; k < kc; k++) dst[k * MR + i] = 0.0f;
+    dst += kc * MR;
+  }
+}
+
+static void pack_b_dense(const k_sgemm_desc *g, int64_t k0, int64_t kc, int64_t j0, int64_t nr, int64_t NR,
+                         float *dst) {
+  const float *src = g->b + k0 * g->sb0 + j0 * g->sb1;
+  if (g->sb1 == 1) {
+    for (int64_t k = 0; k < kc; k++) {
+      memcpy(dst + k * NR, src + k * g->sb0, (size_t)nr * sizeof(float));
+      for (int64_t j = nr; j < NR; j++) dst[k * NR + j] = 0.0f;
+    }
+  } else {
+    /* B transposed (linear's weight): walk it along its contiguous dim */
+    for (int64_t j = 0; j < nr; j++) {
+      const float *col = src + j * g->sb1;
+      for (int64_t k = 0; k < kc; k++) dst[k * NR + j] = col[k * g->sb0];
+    }
+    for (int64_t k = 0; k < kc; k++)
+      for (int64_t j = nr; j < NR; j++) dst[k * NR + j] = 0.0f;
+  }
+}
+
+static inline float clampf(float v, float lo, float hi) {
+  v = v < lo ? lo : v;
+  return v > hi ? hi : v;
+}
+
+/* v plus the bias terms of element (i, j), beta applied, added one by one
+ * (the order the microkernels use). */
+static inline float with_bias(const k_sgemm_desc *g, float v, int64_t i, int64_t j) {
+  if (g->beta == 0.0f) return v;
+  if (g->row_bias) v += g->beta * g->row_bias[i];
+  if (g->col_bias) v += g->beta * g->col_bias[j];
+  if (g->bias) v += g->beta * g->bias[i * g->sbias0 + j * g->sbias1];
+  return v;
+}
+
+typedef struct gemm_job {
+  const k_sgemm_desc *g;
+  gemm_arch ar;
+  int64_t sc1;
+  int64_t k0, kc, m0, mc;
+  int64_t npanels, mgroups, mpanels, items, chunks;
+  const float *apack;
+  float *bpack; /* slot 0; slot i at bpack + i * bstride */
+  size_t bstride;
+  bool first, last; /* first K slice: write (bias), later ones accumulate; last: clamp */
+  bool direct;      /* full tiles go straight to C (unit column stride, no bias matrix) */
+} gemm_job;
+
+static void tile(const gemm_job *jb, const float *ap, const float *bp, int64_t i0, int64_t mr, int64_t j0, int64_t nr) {
+  const k_sgemm_desc *g = jb->g;
+  const int64_t MR = jb->ar.MR, NR = jb->ar.NR;
+  bool acc = g->accumulate || !jb->first;
+  float beta = g->beta;
+  const float *rb = jb->first && beta != 0.0f && g->row_bias ? g->row_bias + i0 : NULL;
+  const float *cb = jb->first && beta != 0.0f && g->col_bias ? g->col_bias + j0 : NULL;
+  const float *bm = jb->first && beta != 0.0f && g->bias ? g->bias + i0 * g->sbias0 + j0 * g->sbias1 : NULL;
+  bool clamp = g->clamp && jb->last;
+  float *c = g->c + i0 * g->sc0 + j0 * jb->sc1;
+  if (jb->direct && mr == MR && nr == NR) {
+    k_tile_epi e = {g->alpha, beta, rb, cb, acc};
+    jb->ar.ukr(jb->kc, ap, bp, c, g->sc0, &e);
+    if (clamp)
+      for (int64_t i = 0; i < mr; i++)
+        for (int64_t j = 0; j < nr; j++) c[i * g->sc0 + j] = clampf(c[i * g->sc0 + j], g->lo, g->hi);
+    return;
+  }
+  float tmp[MR_MAX * NR_MAX] __attribute__((aligned(64)));
+  k_tile_epi e = {1.0f, 0.0f, NULL, NULL, false};
+  jb->ar.ukr(jb->kc, ap, bp, tmp, NR, &e);
+  for (int64_t i = 0; i < mr; i++)
+    for (int64_t j = 0; j < nr; j++) {
+      float v = g->alpha * tmp[i * NR + j];
+      if (rb) v += beta * rb[i];
+      if (cb) v += beta * cb[j];
+      if (bm) v += beta * bm[i * g->sbias0 + j * g->sbias1];
+      float *cij = c + i * g->sc0 + j * jb->sc1;
+      v = acc ? *cij + v : v;
+      *cij = clamp ? clampf(v, g->lo, g->hi) : v;
+    }
+}
+
+static void gemm_chunk(void *ctx, size_t c0, size_t c1) {
+  const gemm_job *jb = ctx;
+  const k_sgemm_desc *g = jb->g;
+  const int64_t MR = jb->ar.MR, NR = jb->ar.NR;
+  for (size_t c = c0; c < c1; c++) {
+    float *bp = jb->bpack + c * jb->bstride;
+    int64_t it0 = (int64_t)c * jb->items / jb->chunks, it1 = ((int64_t)c + 1) * jb->items / jb->chunks;
+    int64_t packed = -1;
+    for (int64_t it = it0; it < it1; it++) {
+      /* items run column panel by column panel, so a panel is packed once
+       * per chunk even when its row groups are split */
+      int64_t jp = it / jb->mgroups, mg = it % jb->mgroups;
+      int64_t j0 = jp * NR, nr = min64(NR, g->N - j0);
+      if (packed != jp) {
+        if (g->pack_b)
+          g->pack_b(g->pack_user, jb->k0, jb->kc, j0, nr, NR, bp);
+        else
+          pack_b_dense(g, jb->k0, jb->kc, j0, nr, NR, bp);
+        packed = jp;
+      }
+      int64_t p0 = mg * jb->mpanels / jb->mgroups, p1 = (mg + 1) * jb->mpanels / jb->mgroups;
+      for (int64_t p = p0; p < p1; p++) {
+        int64_t i0 = p * MR;
+        tile(jb, jb->apack + p * MR * jb->kc, bp, jb->m0 + i0, min64(MR, jb->mc - i0), j0, nr);
+      }
+    }
+  }
+}
+
+/* The blocked product on `slots` B panels after one A block in `buf`. */
+static void blocked(const k_sgemm_desc *g, const gemm_arch *ar, float *buf, size_t slots, int64_t kcb, int64_t mcb) {
+  gemm_job jb;
+  jb.g = g;
+  jb.ar = *ar;
+  jb.sc1 = g->sc1 ? g->sc1 : 1;
+  jb.direct = jb.sc1 == 1 && !g->bias;
+  const int64_t MR = ar->MR, NR = ar->NR;
+  size_t abytes = a_bytes(g->M, g->K, kcb, mcb);
+  jb.apack = buf;
+  jb.bpack = buf + abytes / sizeof(float);
+  jb.bstride = b_bytes(g->K, kcb) / sizeof(float);
+  for (int64_t k0 = 0; k0 < g->K; k0 += kcb) {
+    jb.k0 = k0;
+    jb.kc = min64(kcb, g->K - k0);
+    jb.first = k0 == 0;
+    jb.last = k0 + jb.kc >= g->K;
+    for (int64_t m0 = 0; m0 < g->M; m0 += mcb) {
+      jb.m0 = m0;
+      jb.mc = min64(mcb, g->M - m0);
+      pack_a(g, m0, jb.mc, k0, jb.kc, MR, buf);
+      jb.npanels = (g->N + NR - 1) / NR;
+      jb.mpanels = (jb.mc + MR - 1) / MR;
+      /* Enough work items for every slot: split row panels into groups when
+       * there are fewer column panels than twice the slots. */
+      int64_t want = (int64_t)slots * 2;
+      jb.mgroups = jb.npanels >= want ? 1 : min64(jb.mpanels, (want + jb.npanels - 1) / jb.npanels);
+      jb.items = jb.npanels * jb.mgroups;
+      jb.chunks = min64((int64_t)slots, jb.items);
+      if (jb.chunks > 1)
+        pte_threadpool_parallel_for((size_t)jb.chunks, 1, gemm_chunk, &jb);
+      else
+        gemm_chunk(&jb, 0, 1);
+    }
+  }
+}
+
+/* One or two rows (a classifier on a single sample, a GEMV): packing B
+ * would cost more than the products, so each C row is built from
+ * contiguous rows of B with vectorized axpys, columns split over the pool. */
+typedef struct rows_job {
+  const k_sgemm_desc *g;
+  k_axpy_fn axpy;
+  int64_t block;
+} rows_job;
+
+static void small_m_cols(void *ctx, size_t b0, size_t b1) {
+  const rows_job *rj = ctx;
+  const k_sgemm_desc *g = rj->g;
+  int64_t j0 = (int64_t)b0 * rj->block, j1 = min64((int64_t)b1 * rj->block, g->N), n = j1 - j0;
+  for (int64_t i = 0; i < g->M; i++) {
+    float *c = g->c + i * g->sc0 + j0;
+    for (int64_t j = 0; j < n; j++) c[j] = 0.0f;
+    for (int64_t k = 0; k < g->K; k++) rj->axpy(c, g->b + k * g->sb0 + j0, g->a[i * g->sa0 + k * g->sa1], n);
+    for (int64_t j = 0; j < n; j++) {
+      float v = with_bias(g, g->alpha * c[j], i, j0 + j);
+      c[j] = g->clamp ? clampf(v, g->lo, g->hi) : v;
+    }
+  }
+}
+
+/* No caller scratch: each thread runs its share serially on packing
+ * buffers of its own stack. Rows are split (columns when there are few
+ * rows and B is a dense matrix). */
+typedef struct stack_job {
+  const k_sgemm_desc *g;
+  gemm_arch ar;
+  int64_t parts;
+  bool by_cols;
+} stack_job;
+
+static void stack_serial(const k_sgemm_desc *g, const gemm_arch *ar) {
+  _Alignas(64) float buf[(MC_STACK * KC_STACK + KC_STACK * NR_MAX)];
+  blocked(g, ar, buf, 1, KC_STACK, MC_STACK);
+}
+
+static void stack_parts(void *ctx, size_t p0, size_t p1) {
+  const stack_job *sj = ctx;
+  const k_sgemm_desc *g = sj->g;
+  int64_t total = sj->by_cols ? g->N : g->M, unit = sj->by_cols ? sj->ar.NR : sj->ar.MR;
+  int64_t units = (total + unit - 1) / unit;
+  int64_t u0 = (int64_t)p0 * units / sj->parts, u1 = (int64_t)p1 * units / sj->parts;
+  int64_t s = u0 * unit, e = min64(u1 * unit, total);
+  if (s >= e) return;
+  k_sgemm_desc sub = *g;
+  int64_t sc1 = g->sc1 ? g->sc1 : 1;
+  if (sj->by_cols) {
+    sub.N = e - s;
+    sub.b += s * g->sb1;
+    sub.c += s * sc1;
+    if (sub.col_bias) sub.col_bias += s;
+    if (sub.bias) sub.bias += s * g->sbias1;
+  } else {
+    sub.M = e - s;
+    sub.a += s * g->sa0;
+    sub.c += s * g->sc0;
+    if (sub.row_bias) sub.row_bias += s;
+    if (sub.bias) sub.bias += s * g->sbias0;
+  }
+  stack_serial(&sub, &sj->ar);
+}
+
+void k_sgemm(const k_sgemm_desc *g) {
+  if (g->M <= 0 || g->N <= 0) return;
+  int64_t sc1 = g->sc1 ? g->sc1 : 1;
+  gemm_arch ar = arch();
+  double flops = (double)g->M * (double)g->N * (double)g->K;
+  if (g->M <= 2 && g->K > 0 && g->sb1 == 1 && sc1 == 1 && !g->pack_b && !g->accumulate) {
+    rows_job rj = {g, ar.axpy, 256};
+    size_t blocks = (size_t)((g->N + rj.block - 1) / rj.block);
+    if (g->parallel)
+      k_parallel_for(blocks, flops, small_m_cols, &rj);
+    else
+      small_m_cols(&rj, 0, blocks);
+    return;
+  }
+  if (g->K <= 0) {
+    /* no products: C = beta * bias (or unchanged when accumulating) */
+    for (int64_t i = 0; i < g->M; i++)
+      for (int64_t j = 0; j < g->N; j++) {
+        float *c = g->c + i * g->sc0 + j * sc1;
+        float v = with_bias(g, 0.0f, i, j);
+        v = g->accumulate ? *c + v : v;
+        *c = g->clamp ? clampf(v, g->lo, g->hi) : v;
+      }
+    return;
+  }
+  /* small products stay on this thread: waking the pool costs more (and
+   * asking its size takes its lock) */
+  size_t slots = g->parallel && flops >= K_PAR_MIN_FLOPS ? k_slots() : 1;
+  if (!g->scratch || g->scratch_bytes < k_sgemm_scratch_min(g->M, g->N, g->K)) {
+    stack_job sj = {g, ar, (int64_t)slots, g->M < 2 * ar.MR * (int64_t)slots && !g->pack_b};
+    if (slots > 1)
+      pte_threadpool_parallel_for(slots, 1, stack_parts, &sj);
+    else
+      stack_serial(g, &ar);
+    return;
+  }
+  size_t abytes = a_bytes(g->M, g->K, KC, MC), bbytes = b_bytes(g->K, KC);
+  if ((g->scratch_bytes - abytes) / bbytes < slots) slots = (g->scratch_bytes - abytes) / bbytes;
+  blocked(g, &ar, g->scratch, slots < 1 ? 1 : slots, KC, MC);
+}
+
+/* ---- batches ---- */
+
+typedef struct batch_job {
+  const k_sgemm_desc *g;
+  int32_t dims;
+  const int64_t *sizes, *sa, *sb, *sc;
+} batch_job;
+
+static void batch_range(void *ctx, size_t b0, size_t b1) {
+  const batch_job *bj = ctx;
+  for (size_t b = b0; b < b1; b++) {
+    k_sgemm_desc one = *bj->g;
+    int64_t rem = (int64_t)b;
+    for (int32_t d = bj->dims - 1; d >= 0; d--) {
+      int64_t idx = rem % bj->sizes[d];
+      rem /= bj->sizes[d];
+      one.a += idx * bj->sa[d];
+      one.b += idx * bj->sb[d];
+      one.c += idx * bj->sc[d];
+    }
+    k_sgemm(&one);
+  }
+}
+
+void k_sgemm_batched(const k_sgemm_desc *g, int32_t dims, const int64_t *sizes, const int64_t *sa,
+                     const int64_t *sb, const int64_t *sc) {
+  int64_t n = 1;
+  for (int32_t d = 0; d < dims; d++) n *= sizes[d];
+  if (n <= 0) return;
+  k_sgemm_desc each = *g;
+  batch_job bj = {&each, dims, sizes, sa, sb, sc};
+  double flops = (double)n * (double)g->M * (double)g->N * (double)g->K;
+  if (g->parallel && n > 1 && (size_t)n >= k_threads() && flops >= K_PAR_MIN_FLOPS) {
+    each.parallel = false;
+    k_parallel_for((size_t)n, flops, batch_range, &bj);
+  } else {
+    batch_range(&bj, 0, (size_t)n);
+  }
+}
+
+/* The portable microkernel: plain loops the compiler vectorizes with
+ * whatever the baseline instruction set offers (SSE2 on x86-64). */
+void k_ukr_generic_4x16(int64_t kc, const float *a, const float *b, float *c, int64_t ldc, const k_tile_epi *e) {
+  float acc[4][16];
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < 16; j++) acc[i][j] = 0.0f;
+  for (int64_t k = 0; k < kc; k++) {
+    const float *bk = b + k * 16;
+    for (int i = 0; i < 4; i++) {
+      float av = a[k * 4 + i];
+      for (int j = 0; j < 16; j++) acc[i][j] += av * bk[j];
+    }
+  }
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < 16; j++) {
+      float v = e->alpha * acc[i][j];
+      if (e->rb) v += e->beta * e->rb[i];
+      if (e->cb) v += e->beta * e->cb[j];
+      c[i * ldc + j] = e->accumulate ? c[i * ldc + j] + v : v;
+    }
+}
+
+void k_axpy_generic(float *y, const float *x, float a, int64_t n) {
+  for (int64_t i = 0; i < n; i++) y[i] += a * x[i];
+}

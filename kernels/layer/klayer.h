@@ -1,0 +1,254 @@
+/* The kernel layer: what every kernel family (portable, optimized, the
+ * runtime's prim ops, the XNNPACK delegate's own nodes) needs and used to
+ * write for itself: argument access, output resizing, failure reporting,
+ * kernel scratch, the instruction-set choice, one parallel-for with one cost
+ * model, the float32 matrix product and strided copies.
+ *
+ * A private static library (pterun_kernel_layer): hidden symbols, never
+ * installed, not a component. Its API follows the kernels, so nothing out of
+ * tree may depend on it. Each object holds one group below, so a library
+ * pulls only the groups it calls (the runtime: arguments, outputs). */
+#ifndef PTERUN_KLAYER_H
+#define PTERUN_KLAYER_H
+
+#include <pterun/runtime.h>
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------------- */
+/* Failure reporting (macros: they need the caller's `ctx`)               */
+/* ---------------------------------------------------------------------- */
+
+#define K_FAIL(...) pte_kernel_fail(ctx, PTE_ERR_KERNEL, __VA_ARGS__)
+#define K_CHECK(expr)          \
+  do {                         \
+    pte_status k_st_ = (expr); \
+    if (k_st_) return k_st_;   \
+  } while (0)
+
+/* ---------------------------------------------------------------------- */
+/* Execute-time arguments: a wrong tag fails the kernel with a message     */
+/* ---------------------------------------------------------------------- */
+
+pte_status k_nargs(pte_kernel_ctx *ctx, int32_t nargs, int32_t expected);
+/* "argument i is a <tag>, expected <want>" */
+pte_status k_wrong_tag(pte_kernel_ctx *ctx, int32_t i, const pte_value *v, const char *want);
+pte_status k_tensor(pte_kernel_ctx *ctx, pte_value **args, int32_t i, pte_tensor **out);
+/* None → *out = NULL */
+pte_status k_opt_tensor(pte_kernel_ctx *ctx, pte_value **args, int32_t i, pte_tensor **out);
+pte_status k_int(pte_kernel_ctx *ctx, pte_value **args, int32_t i, int64_t *out);
+/* None → *present = false */
+pte_status k_opt_int(pte_kernel_ctx *ctx, pte_value **args, int32_t i, int64_t *out, bool *present);
+pte_status k_double(pte_kernel_ctx *ctx, pte_value **args, int32_t i, double *out);
+pte_status k_opt_double(pte_kernel_ctx *ctx, pte_value **args, int32_t i, double *out, bool *present);
+pte_status k_bool(pte_kernel_ctx *ctx, pte_value **args, int32_t i, bool *out);
+/* IntList of at most `max` entries. */
+pte_status k_int_list(pte_kernel_ctx *ctx, pte_value **args, int32_t i, int64_t *out, int32_t max,
+                      int32_t *n);
+/* IntList or None (→ *n = -1). */
+pte_status k_opt_int_list(pte_kernel_ctx *ctx, pte_value **args, int32_t i, int64_t *out,
+                          int32_t max, int32_t *n);
+pte_status k_string(pte_kernel_ctx *ctx, pte_value **args, int32_t i, const char **out);
+/* Tensor[]: a TensorList (items are Tensor values). */
+pte_status k_tensor_list(pte_kernel_ctx *ctx, pte_value **args, int32_t i, pte_value *const **items,
+                         int32_t *n);
+/* Tensor?[]: an OptionalTensorList (items may be NULL), or a TensorList. */
+pte_status k_opt_tensor_list(pte_kernel_ctx *ctx, pte_value **args, int32_t i, pte_value *const **items,
+                             int32_t *n);
+/* Optional dtype argument (Int ScalarType code, or None → *present = false). */
+pte_status k_opt_dtype(pte_kernel_ctx *ctx, pte_value **args, int32_t i, int32_t *dtype, bool *present);
+
+/* A Scalar argument (Int, Double or Bool EValue). */
+typedef struct k_scalar {
+  int32_t dtype; /* PTE_INT64, PTE_FLOAT64 or PTE_BOOL */
+  int64_t i;
+  double d;
+} k_scalar;
+pte_status k_scalar_arg(pte_kernel_ctx *ctx, pte_value **args, int32_t i, k_scalar *out);
+/* A 0-dim tensor over a scalar's storage (for treating Scalar args like tensors). */
+void k_scalar_tensor(const k_scalar *s, pte_tensor *t);
+
+/* Wrap a possibly negative dim into [0, rank) (rank 0 accepts -1 and 0):
+ * k_wrap_dim answers -1 when out of range, k_dim fails the kernel. */
+int32_t k_wrap_dim(int64_t dim, int32_t rank);
+pte_status k_dim(pte_kernel_ctx *ctx, int64_t dim, int32_t rank, int32_t *out);
+
+/* ---------------------------------------------------------------------- */
+/* Accept-time arguments: answers, no failures (a kernel that declines     */
+/* leaves the operator to the next library). NULL or false when argument i */
+/* is missing or of another tag.                                          */
+/* ---------------------------------------------------------------------- */
+
+static inline pte_tensor *k_arg_tensor(pte_value *const *args, int32_t nargs, int32_t i) {
+  if (i >= nargs || !args[i] || args[i]->tag != PTE_TAG_TENSOR) return NULL;
+  return args[i]->u.tensor;
+}
+static inline bool k_arg_tag(pte_value *const *args, int32_t nargs, int32_t i, int32_t tag) {
+  return i < nargs && args[i] && args[i]->tag == tag;
+}
+static inline bool k_arg_none(pte_value *const *args, int32_t nargs, int32_t i) {
+  return k_arg_tag(args, nargs, i, PTE_TAG_NONE);
+}
+/* Int/Double/Bool value as double. */
+bool k_arg_num(pte_value *const *args, int32_t nargs, int32_t i, double *out);
+/* IntList (at most max entries): count, or -1. */
+int32_t k_arg_ints(pte_value *const *args, int32_t nargs, int32_t i, int64_t *out, int32_t max);
+/* Row-major dim order. */
+bool k_default_order(const pte_tensor *t);
+/* A float32 tensor in default dim order (what the optimized kernels run). */
+static inline bool k_is_f32(const pte_tensor *t) { return t && t->dtype == PTE_FLOAT32 && k_default_order(t); }
+static inline bool k_arg_f32(pte_value *const *args, int32_t nargs, int32_t i) {
+  return k_is_f32(k_arg_tensor(args, nargs, i));
+}
+
+/* ---------------------------------------------------------------------- */
+/* Outputs and data                                                       */
+/* ---------------------------------------------------------------------- */
+
+/* Resize `out` to sizes (checking bounds), refuse read-only (constant)
+ * tensors, and make sure it has memory. */
+pte_status k_out(pte_kernel_ctx *ctx, pte_tensor *out, int32_t dim, const int64_t *sizes);
+/* Same shape as `like`. */
+pte_status k_out_like(pte_kernel_ctx *ctx, pte_tensor *out, const pte_tensor *like);
+/* Fail unless `t` is contiguous (name used in the message). */
+pte_status k_contiguous(pte_kernel_ctx *ctx, const pte_tensor *t, const char *name);
+/* Fail unless `t` has data (when it has elements). */
+pte_status k_has_data(pte_kernel_ctx *ctx, const pte_tensor *t, const char *name);
+/* Fail unless every tensor argument (and tensor-list item) with elements
+ * has memory: a hostile program can leave a tensor without any. */
+pte_status k_args_have_data(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs);
+
+/* Kernel scratch reserved at load (the kernel's scratch_size), 64-byte
+ * aligned; *size receives the usable bytes (0 and NULL when none). */
+void *k_scratch(pte_kernel_ctx *ctx, size_t *size);
+/* Round a scratch request up and leave room for that alignment. */
+static inline size_t k_scratch_round(size_t bytes) { return bytes ? ((bytes + 63) & ~(size_t)63) + 64 : 0; }
+
+/* ---------------------------------------------------------------------- */
+/* Instruction sets                                                       */
+/* ---------------------------------------------------------------------- */
+
+typedef enum k_isa { K_ISA_GENERIC = 0, K_ISA_AVX2 = 1, K_ISA_AVX512 = 2 } k_isa;
+/* Chosen once per process from the CPU (and PTERUN_OPT_ISA, which can only
+ * lower it). */
+k_isa k_isa_get(void);
+const char *k_isa_name(k_isa isa);
+
+/* ---------------------------------------------------------------------- */
+/* Parallel loops over the process pool                                   */
+/* ---------------------------------------------------------------------- */
+
+/* When splitting over the pool pays (measured on 2 cores): besides waking
+ * the pool, a split moves the data between the cores' caches (the next
+ * operator reads what another core wrote), which halved per-thread speed
+ * on the zoo's small layers. So products are split from about 2^20
+ * multiply-adds (~7 us on one core), other loops from 2^17 element
+ * operations. */
+#define K_PAR_MIN_FLOPS 1048576.0
+#define K_PAR_MIN_OPS 131072.0
+
+/* A range of a loop: the same type as the pool's pte_parallel_fn (this
+ * header stays free of component headers: the runtime includes it). */
+typedef void (*k_range_fn)(void *ctx, size_t begin, size_t end);
+
+/* Threads of the process pool (never 0). */
+size_t k_threads(void);
+/* Per-thread slices of scratch for loops that need private buffers: the
+ * work is cut into at most k_slots() chunks, chunk i uses slot i. */
+size_t k_slots(void);
+/* Run fn over [0, n) on the pool when the loop is worth splitting (`cost`
+ * is the whole loop's work in rough element-operations; below
+ * K_PAR_MIN_OPS it runs inline). Chunks are a few per thread so a busy
+ * core does not hold the others back. */
+void k_parallel_for(size_t n, double cost, k_range_fn fn, void *ctx);
+
+/* ---------------------------------------------------------------------- */
+/* float32 matrix product                                                 */
+/* ---------------------------------------------------------------------- */
+
+/* Fill dst[kc][NR] with B[k0 .. k0+kc, j0 .. j0+nr], zero-padding columns
+ * nr .. NR (for B that is not a matrix in memory: convolution's im2col). */
+typedef void (*k_pack_b_fn)(const void *user, int64_t k0, int64_t kc, int64_t j0, int64_t nr, int64_t NR,
+                            float *dst);
+
+/* C[M,N] = alpha * A[M,K] @ B[K,N] + beta * bias, or C += alpha * A @ B
+ * when `accumulate`. Strides are in elements. The bias is a row vector
+ * (col_bias, N entries), a column vector (row_bias, M entries) or a matrix
+ * (bias with strides sbias0/sbias1, 0 to broadcast); with beta == 0 it is
+ * not read. Zero-initialize the struct and fill what applies. */
+typedef struct k_sgemm_desc {
+  int64_t M, N, K;
+  const float *a;
+  int64_t sa0, sa1;
+  const float *b; /* dense B (when pack_b is NULL) */
+  int64_t sb0, sb1;
+  k_pack_b_fn pack_b;
+  const void *pack_user;
+  float *c;
+  int64_t sc0, sc1; /* sc1 == 0 means 1 */
+  float alpha, beta;
+  const float *row_bias, *col_bias, *bias;
+  int64_t sbias0, sbias1;
+  bool accumulate;
+  /* Fused clamp of the result into [lo, hi] (after bias and accumulation). */
+  bool clamp;
+  float lo, hi;
+  /* Packing space, 64-byte aligned (k_sgemm_scratch bytes for a parallel
+   * run, k_sgemm_scratch_min for a serial one; if the pool grew since it
+   * was sized, fewer threads share the work). NULL (or less than the
+   * minimum): each thread packs into 32 KB of its own stack, in smaller
+   * blocks. */
+  float *scratch;
+  size_t scratch_bytes;
+  bool parallel; /* split over the pool when big enough */
+} k_sgemm_desc;
+
+/* Widest microkernel tile (columns), for callers sizing buffers that the
+ * microkernels read past the last column. */
+#define K_SGEMM_NR_MAX 32
+#define K_SGEMM_MR_MAX 8
+
+size_t k_sgemm_scratch(int64_t M, int64_t N, int64_t K);
+size_t k_sgemm_scratch_min(int64_t M, int64_t N, int64_t K);
+/* Goto-style: A packed into MR-row panels, B into NR-column panels, an
+ * AVX-512 8x32, AVX2 4x24 or generic 4x16 register-blocked microkernel. */
+void k_sgemm(const k_sgemm_desc *g);
+
+/* Batched products over `dims` batch dims (row-major, sizes[d]): product
+ * (i0, i1, ...) reads A at sum i_d * sa[d] (element strides, 0 to
+ * broadcast), B at sum i_d * sb[d] and writes C at sum i_d * sc[d], each
+ * relative to g's pointers; the biases are the same for every product.
+ * With g->parallel and at least as many products as threads, the products
+ * are split over the pool (each serial on its thread's stack), else each
+ * product runs on its own. g->scratch must be NULL. */
+void k_sgemm_batched(const k_sgemm_desc *g, int32_t dims, const int64_t *sizes, const int64_t *sa,
+                     const int64_t *sb, const int64_t *sc);
+
+/* ---------------------------------------------------------------------- */
+/* Strided copies                                                         */
+/* ---------------------------------------------------------------------- */
+
+/* Reorder the dims of a walk over nops operands so it goes through the
+ * first one in memory order (largest |stride| first, stable): the order of
+ * a copy or conversion does not matter, and in memory order the dims of
+ * tensors in any dim order merge (channels-last into channels-last is one
+ * run). */
+void k_memory_order(int32_t dim, const int64_t *sizes, const int64_t *const *strides, int32_t nops, int64_t *osizes,
+                    int64_t (*ostrides)[PTE_MAX_DIM]);
+/* Copy a block of `sizes` elements of `es` bytes from src (element strides
+ * ss, 0 to broadcast) to dst (strides ds). Dims are put in dst's memory
+ * order and coalesced; rows contiguous on both sides are memmove'd (a
+ * tensor may be copied onto itself), a transpose (one dim contiguous in
+ * dst, another in src) goes through cache-sized tiles (AVX2 for 4-byte
+ * elements), the rest is a strided loop. `parallel` splits large copies
+ * over the pool. */
+void k_copy(void *dst, const int64_t *ds, const void *src, const int64_t *ss, int32_t dim, const int64_t *sizes,
+            size_t es, bool parallel);
+/* The same into a contiguous (row-major) dst. */
+void k_copy_to_contiguous(void *dst, const void *src, const int64_t *ss, int32_t dim, const int64_t *sizes, size_t es,
+                          bool parallel);
+
+#endif

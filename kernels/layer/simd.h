@@ -1,0 +1,32 @@
+/* The layer's code built per instruction set (the GEMM microkernels in
+ * gemm_<isa>.c, the 4-byte transpose in transpose_avx2.c, each file with
+ * its ISA's flags; called only when the CPU has it). Internal to
+ * kernels/layer. */
+#ifndef PTERUN_KLAYER_SIMD_H
+#define PTERUN_KLAYER_SIMD_H
+
+#include "klayer.h"
+
+typedef struct k_tile_epi {
+  float alpha, beta;
+  const float *rb; /* MR row biases or NULL */
+  const float *cb; /* NR column biases or NULL */
+  bool accumulate;
+} k_tile_epi;
+
+/* A full MR x NR tile: c[i*ldc + j] = epilogue(sum_k a[k*MR+i] * b[k*NR+j]). */
+typedef void (*k_ukr_fn)(int64_t kc, const float *a, const float *b, float *c, int64_t ldc, const k_tile_epi *e);
+/* y[0..n) += a * x[0..n) (the one- and two-row products). */
+typedef void (*k_axpy_fn)(float *y, const float *x, float a, int64_t n);
+
+void k_ukr_generic_4x16(int64_t kc, const float *a, const float *b, float *c, int64_t ldc, const k_tile_epi *e);
+void k_ukr_avx2_4x24(int64_t kc, const float *a, const float *b, float *c, int64_t ldc, const k_tile_epi *e);
+void k_ukr_avx512_8x32(int64_t kc, const float *a, const float *b, float *c, int64_t ldc, const k_tile_epi *e);
+void k_axpy_generic(float *y, const float *x, float a, int64_t n);
+void k_axpy_avx2(float *y, const float *x, float a, int64_t n);
+void k_axpy_avx512(float *y, const float *x, float a, int64_t n);
+
+/* dst[i * dd + j] = src[i + j * sc] for 4-byte elements, R x C. */
+void k_transpose4_avx2(const void *src, int64_t sc, void *dst, int64_t dd, int64_t R, int64_t C);
+
+#endif

@@ -1,0 +1,311 @@
+/* The kernel layer (kernels/layer/klayer.h) on its own: the float32 GEMM
+ * against a double reference over edge shapes, strides, bias forms,
+ * accumulation, clamps, scratch or stack buffers, serial and on a pool of
+ * 1 and 3 threads (ctest runs it once per instruction set), batches with
+ * broadcasting, the parallel-for's coverage, and the argument and output
+ * helpers' answers. */
+#define _POSIX_C_SOURCE 200809L
+#include <pterun/threadpool.h>
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "../common/test_util.h"
+#include "klayer.h"
+
+static uint64_t g_rng = 0x9e3779b97f4a7c15ull;
+static float frand(void) {
+  g_rng ^= g_rng << 13, g_rng ^= g_rng >> 7, g_rng ^= g_rng << 17;
+  return (float)((g_rng >> 40) & 0xffff) / 32768.0f - 1.0f;
+}
+static int64_t irand(int64_t n) {
+  g_rng ^= g_rng << 13, g_rng ^= g_rng >> 7, g_rng ^= g_rng << 17;
+  return (int64_t)((g_rng >> 33) % (uint64_t)n);
+}
+
+enum { BIAS_NONE, BIAS_ROW, BIAS_COL, BIAS_MATRIX, BIAS_SCALAR, BIAS_KINDS };
+
+typedef struct gcase {
+  int64_t M, N, K;
+  bool ta, tb;   /* A / B stored transposed */
+  int64_t csc;   /* C column stride (1 or 2) */
+  int bias;
+  float alpha, beta;
+  bool accumulate, clamp;
+  int scratch;   /* 0: none (stack), 1: the minimum, 2: a parallel run's */
+  bool parallel;
+  bool packed;   /* B through a pack callback */
+} gcase;
+
+typedef struct packer {
+  const float *b;
+  int64_t sb0, sb1;
+} packer;
+
+static void pack_cb(const void *user, int64_t k0, int64_t kc, int64_t j0, int64_t nr, int64_t NR, float *dst) {
+  const packer *p = user;
+  for (int64_t k = 0; k < kc; k++)
+    for (int64_t j = 0; j < NR; j++) dst[k * NR + j] = j < nr ? p->b[(k0 + k) * p->sb0 + (j0 + j) * p->sb1] : 0.0f;
+}
+
+static float *g_scratch_buf;
+
+/* Runs one case; returns the worst error relative to its bound (> 1 fails). */
+static double gemm_check(const gcase *t) {
+  const int64_t M = t->M, N = t->N, K = t->K;
+  float *a = malloc(sizeof(float) * (size_t)(M * K + 1)), *b = malloc(sizeof(float) * (size_t)(K * N + 1));
+  float *c = malloc(sizeof(float) * (size_t)(M * N * t->csc + 1)), *c0 = malloc(sizeof(float) * (size_t)(M * N * t->csc + 1));
+  float *bias = malloc(sizeof(float) * (size_t)(M * N + M + N + 1));
+  for (int64_t i = 0; i < M * K; i++) a[i] = frand();
+  for (int64_t i = 0; i < K * N; i++) b[i] = frand();
+  for (int64_t i = 0; i < M * N * t->csc; i++) c[i] = c0[i] = frand();
+  for (int64_t i = 0; i < M * N + M + N; i++) bias[i] = frand();
+  k_sgemm_desc g = {.M = M, .N = N, .K = K, .a = a, .b = b, .c = c, .alpha = t->alpha, .beta = t->beta,
+                    .accumulate = t->accumulate, .parallel = t->parallel};
+  if (t->ta) g.sa0 = 1, g.sa1 = M; else g.sa0 = K, g.sa1 = 1;
+  if (t->tb) g.sb0 = 1, g.sb1 = K; else g.sb0 = N, g.sb1 = 1;
+  g.sc0 = N * t->csc, g.sc1 = t->csc;
+  int64_t bs0 = 0, bs1 = 0;
+  switch (t->bias) {
+    case BIAS_ROW: g.row_bias = bias, bs0 = 1; break;
+    case BIAS_COL: g.col_bias = bias, bs1 = 1; break;
+    case BIAS_MATRIX: g.bias = bias, g.sbias0 = N, g.sbias1 = 1, bs0 = N, bs1 = 1; break;
+    case BIAS_SCALAR: g.bias = bias, g.sbias0 = 0, g.sbias1 = 0; break;
+    default: break;
+  }
+  if (t->clamp) g.clamp = true, g.lo = -0.5f, g.hi = 0.75f;
+  packer pk = {b, g.sb0, g.sb1};
+  if (t->packed) g.pack_b = pack_cb, g.pack_user = &pk, g.b = NULL;
+  if (t->scratch) {
+    g.scratch = g_scratch_buf;
+    g.scratch_bytes = t->scratch == 1 ? k_sgemm_scratch_min(M, N, K) : k_sgemm_scratch(M, N, K);
+  }
+  k_sgemm(&g);
+  double worst = 0;
+  for (int64_t i = 0; i < M; i++)
+    for (int64_t j = 0; j < N; j++) {
+      double s = 0, mag = 0;
+      for (int64_t k = 0; k < K; k++) {
+        double p = (double)a[t->ta ? k * M + i : i * K + k] * (double)b[t->tb ? j * K + k : k * N + j];
+        s += p;
+        mag += fabs(p);
+      }
+      double v = (double)t->alpha * s;
+      mag *= fabs((double)t->alpha);
+      if (t->bias != BIAS_NONE && t->beta != 0.0f) {
+        double bv = t->bias == BIAS_SCALAR ? bias[0] : bias[i * bs0 + j * bs1];
+        v += (double)t->beta * bv;
+        mag += fabs((double)t->beta * bv);
+      }
+      double old = c0[i * N * t->csc + j * t->csc];
+      if (t->accumulate) v += old, mag += fabs(old);
+      if (t->clamp) v = v < -0.5 ? -0.5 : v > 0.75 ? 0.75 : v;
+      double got = c[i * N * t->csc + j * t->csc];
+      double bound = 4e-7 * (double)(K + 4) * mag + 1e-30;
+      double e = fabs(got - v) / bound;
+      if (!(e <= worst)) worst = e; /* NaN counts as worst */
+    }
+  /* columns between C's (csc 2) stay untouched */
+  for (int64_t i = 0; i < M * N * t->csc; i++)
+    if (t->csc == 2 && i % 2 == 1 && c[i] != c0[i]) worst = 1e9;
+  free(a), free(b), free(c), free(c0), free(bias);
+  return worst;
+}
+
+static void gemm_cases(size_t threads) {
+  CHECK_OK(pte_threadpool_set_threads(threads));
+  static const int64_t Ms[] = {1, 2, 3, 8, 9, 33, 70};
+  static const int64_t Ns[] = {1, 5, 16, 24, 33, 70, 300};
+  static const int64_t Ks[] = {0, 1, 7, 130, 300};
+  int fails = 0, runs = 0;
+  for (size_t mi = 0; mi < sizeof Ms / sizeof *Ms; mi++)
+    for (size_t ni = 0; ni < sizeof Ns / sizeof *Ns; ni++)
+      for (size_t ki = 0; ki < sizeof Ks / sizeof *Ks; ki++)
+        for (int rep = 0; rep < 3; rep++) {
+          gcase t = {Ms[mi], Ns[ni], Ks[ki], irand(2), irand(2), 1 + irand(2), (int)irand(BIAS_KINDS),
+                     irand(3) ? 1.0f : 0.5f, irand(3) ? 1.0f : (irand(2) ? 0.0f : -2.0f), irand(4) == 0,
+                     irand(4) == 0, (int)irand(3), irand(2) != 0, irand(4) == 0};
+          double e = gemm_check(&t);
+          runs++;
+          if (e > 1.0) {
+            if (fails++ < 5)
+              fprintf(stderr, "  M=%lld N=%lld K=%lld ta=%d tb=%d csc=%lld bias=%d alpha=%g beta=%g acc=%d clamp=%d "
+                      "scratch=%d par=%d packed=%d: error %.3g of its bound\n", (long long)t.M, (long long)t.N,
+                      (long long)t.K, t.ta, t.tb, (long long)t.csc, t.bias, t.alpha, t.beta, t.accumulate, t.clamp,
+                      t.scratch, t.parallel, t.packed, e);
+          }
+        }
+  CHECK(fails == 0, "%d of %d products (isa %s, %zu threads) off the reference", fails, runs, k_isa_name(k_isa_get()),
+        threads);
+}
+
+TEST(gemm_serial_pool) { gemm_cases(1); }
+TEST(gemm_three_threads) { gemm_cases(3); }
+
+/* Products big enough to split over the pool, stack and scratch paths. */
+TEST(gemm_large_parallel) {
+  CHECK_OK(pte_threadpool_set_threads(3));
+  for (int s = 0; s < 3; s++)
+    for (int tb = 0; tb < 2; tb++) {
+      gcase t = {150, 260, 270, false, tb != 0, 1, BIAS_COL, 1.0f, 1.0f, false, s == 1, s, true, false};
+      double e = gemm_check(&t);
+      CHECK(e <= 1.0, "scratch mode %d tb %d: error %.3g of its bound", s, tb, e);
+      gcase r = {3, 4000, 300, false, false, 1, BIAS_ROW, 1.0f, 1.0f, false, false, s, true, false};
+      e = gemm_check(&r);
+      CHECK(e <= 1.0, "few rows, scratch mode %d: error %.3g of its bound", s, e);
+    }
+}
+
+/* beta == 0 must not read the bias (ATen: NaN in self does not leak). */
+TEST(gemm_beta_zero_ignores_bias) {
+  float a[6] = {1, 2, 3, 4, 5, 6}, b[6] = {1, 0, 0, 1, 1, 1}, c[4], nanb[4];
+  for (int i = 0; i < 4; i++) nanb[i] = NAN;
+  for (int kind = 0; kind < 3; kind++) {
+    k_sgemm_desc g = {.M = 2, .N = 2, .K = 3, .a = a, .sa0 = 3, .sa1 = 1, .b = b, .sb0 = 2, .sb1 = 1, .c = c, .sc0 = 2,
+                      .alpha = 1.0f, .beta = 0.0f};
+    if (kind == 0) g.row_bias = nanb;
+    if (kind == 1) g.col_bias = nanb;
+    if (kind == 2) g.bias = nanb, g.sbias0 = 2, g.sbias1 = 1;
+    k_sgemm(&g);
+    CHECK(c[0] == 4 && c[1] == 5 && c[2] == 10 && c[3] == 11, "bias kind %d: %g %g %g %g", kind, c[0], c[1], c[2], c[3]);
+  }
+}
+
+/* Batches with a broadcast operand equal the products one by one. */
+TEST(gemm_batched_broadcast) {
+  CHECK_OK(pte_threadpool_set_threads(3));
+  enum { B0 = 3, B1 = 4, M = 5, N = 7, K = 6 };
+  static float a[B0 * B1 * M * K], b[B1 * K * N], c[B0 * B1 * M * N], want[B0 * B1 * M * N];
+  for (size_t i = 0; i < sizeof a / sizeof *a; i++) a[i] = frand();
+  for (size_t i = 0; i < sizeof b / sizeof *b; i++) b[i] = frand();
+  for (int par = 0; par < 2; par++) {
+    for (int i = 0; i < B0; i++)
+      for (int j = 0; j < B1; j++) {
+        k_sgemm_desc one = {.M = M, .N = N, .K = K, .a = a + (i * B1 + j) * M * K, .sa0 = K, .sa1 = 1,
+                            .b = b + j * K * N, .sb0 = N, .sb1 = 1, .c = want + (i * B1 + j) * M * N, .sc0 = N,
+                            .alpha = 1.0f};
+        k_sgemm(&one);
+      }
+    int64_t sizes[2] = {B0, B1}, sa[2] = {B1 * M * K, M * K}, sb[2] = {0, K * N}, sc[2] = {B1 * M * N, M * N};
+    k_sgemm_desc g = {.M = M, .N = N, .K = K, .a = a, .sa0 = K, .sa1 = 1, .b = b, .sb0 = N, .sb1 = 1, .c = c,
+                      .sc0 = N, .alpha = 1.0f, .parallel = par != 0};
+    memset(c, 0, sizeof c);
+    k_sgemm_batched(&g, 2, sizes, sa, sb, sc);
+    CHECK(memcmp(c, want, sizeof c) == 0, "batched (parallel %d) differs from one by one", par);
+  }
+}
+
+/* ---- the parallel-for ---- */
+
+static _Atomic int g_hits[5000];
+static void count_range(void *ctx, size_t b, size_t e) {
+  (void)ctx;
+  for (size_t i = b; i < e; i++) atomic_fetch_add(&g_hits[i], 1);
+}
+
+TEST(parallel_for_covers_once) {
+  static const size_t ns[] = {1, 2, 7, 100, 4999};
+  static const double costs[] = {0, 1e3, K_PAR_MIN_OPS, 1e7};
+  for (size_t threads = 1; threads <= 3; threads += 2) {
+    CHECK_OK(pte_threadpool_set_threads(threads));
+    for (size_t i = 0; i < sizeof ns / sizeof *ns; i++)
+      for (size_t c = 0; c < sizeof costs / sizeof *costs; c++) {
+        for (size_t k = 0; k < ns[i]; k++) atomic_store(&g_hits[k], 0);
+        k_parallel_for(ns[i], costs[c], count_range, NULL);
+        for (size_t k = 0; k < ns[i]; k++)
+          CHECK(atomic_load(&g_hits[k]) == 1, "n=%zu cost=%g threads=%zu: index %zu ran %d times", ns[i], costs[c],
+                threads, k, atomic_load(&g_hits[k]));
+      }
+  }
+  CHECK(k_threads() == 3 && k_slots() == 3, "threads %zu slots %zu", k_threads(), k_slots());
+}
+
+/* ---- strided copies ---- */
+
+/* Random blocks (permuted, broadcast, sliced sources; contiguous or
+ * strided destinations) of every element size against an element loop. */
+TEST(copies_against_element_loop) {
+  CHECK_OK(pte_threadpool_set_threads(3));
+  static uint8_t src[1 << 20], dst[1 << 21], want[1 << 21];
+  for (size_t i = 0; i < sizeof src; i++) src[i] = (uint8_t)(i * 131 + 7);
+  static const size_t sizes_es[] = {1, 2, 4, 8, 3};
+  int bad = 0, runs = 0;
+  for (int rep = 0; rep < 400; rep++) {
+    size_t es = sizes_es[irand(5)];
+    int32_t dim = 1 + (int32_t)irand(4);
+    int64_t sz[4], perm[4], ss[4], ds[4], n = 1;
+    for (int32_t k = 0; k < dim; k++) sz[k] = 1 + irand(rep % 3 ? 9 : 70), perm[k] = k, n *= sz[k];
+    if (n * (int64_t)es * 2 > (int64_t)sizeof src) continue;
+    for (int32_t k = dim - 1; k > 0; k--) { /* the source: a permutation of a contiguous block */
+      int32_t j = (int32_t)irand(k + 1);
+      int64_t t = perm[k]; perm[k] = perm[j]; perm[j] = t;
+    }
+    int64_t st = 1;
+    for (int32_t q = dim - 1; q >= 0; q--) ss[perm[q]] = st, st *= sz[perm[q]] + (irand(4) == 0);
+    if (irand(4) == 0) ss[irand(dim)] = 0; /* broadcast */
+    bool strided_dst = irand(3) == 0;
+    st = 1;
+    for (int32_t k = dim - 1; k >= 0; k--) ds[k] = st, st *= sz[k] * (strided_dst && k == dim - 1 ? 2 : 1);
+    if (st * (int64_t)es > (int64_t)sizeof dst) continue;
+    memset(dst, 0xee, (size_t)st * es), memset(want, 0xee, (size_t)st * es);
+    for (int64_t i = 0; i < n; i++) {
+      int64_t r = i, so = 0, dof = 0;
+      for (int32_t k = dim - 1; k >= 0; k--) so += (r % sz[k]) * ss[k], dof += (r % sz[k]) * ds[k], r /= sz[k];
+      memcpy(want + dof * (int64_t)es, src + so * (int64_t)es, es);
+    }
+    k_copy(dst, ds, src, ss, dim, sz, es, rep % 2 == 0);
+    runs++;
+    if (memcmp(dst, want, (size_t)st * es) && bad++ < 3)
+      fprintf(stderr, "  copy dim %d es %zu sizes %lld %lld %lld %lld differs\n", (int)dim, es, (long long)sz[0],
+              (long long)(dim > 1 ? sz[1] : 0), (long long)(dim > 2 ? sz[2] : 0), (long long)(dim > 3 ? sz[3] : 0));
+  }
+  CHECK(bad == 0 && runs > 200, "%d of %d copies differ", bad, runs);
+  /* a tensor copied onto itself stays itself */
+  int64_t sz1[2] = {4, 5}, st1[2] = {5, 1};
+  memcpy(want, src, 80);
+  k_copy(src, st1, src, st1, 2, sz1, 4, false);
+  CHECK(!memcmp(want, src, 80), "self copy changed the data");
+}
+
+/* ---- arguments and outputs ---- */
+
+TEST(arguments_and_outputs) {
+  CHECK(k_wrap_dim(-1, 3) == 2 && k_wrap_dim(2, 3) == 2 && k_wrap_dim(3, 3) == -1 && k_wrap_dim(-4, 3) == -1,
+        "wrap_dim");
+  CHECK(k_wrap_dim(0, 0) == 0 && k_wrap_dim(-1, 0) == 0 && k_wrap_dim(1, 0) == -1, "rank 0 counts as rank 1");
+  pte_value vi = {.tag = PTE_TAG_INT}, vd = {.tag = PTE_TAG_DOUBLE}, vn = {.tag = PTE_TAG_NONE};
+  vi.u.i = 7, vd.u.d = 2.5;
+  pte_value *args[3] = {&vi, &vd, &vn};
+  double d = 0;
+  CHECK(k_arg_num(args, 3, 0, &d) && d == 7.0, "int as number");
+  CHECK(k_arg_num(args, 3, 1, &d) && d == 2.5, "double as number");
+  CHECK(!k_arg_num(args, 3, 2, &d) && !k_arg_num(args, 2, 2, &d), "None / missing are no number");
+  CHECK(k_arg_none(args, 3, 2) && !k_arg_none(args, 2, 2) && !k_arg_tensor(args, 3, 0), "tags");
+  int64_t sz[2] = {2, 3};
+  float data[6];
+  pte_tensor t;
+  pte_tensor_init(&t, PTE_FLOAT32, 2, sz, data);
+  CHECK(k_is_f32(&t) && k_default_order(&t), "a fresh float tensor is f32 in default order");
+  t.dim_order[0] = 1, t.dim_order[1] = 0;
+  CHECK(!k_is_f32(&t), "a permuted dim order is not");
+}
+
+TEST(isa_named) {
+  const char *n = k_isa_name(k_isa_get());
+  CHECK(!strcmp(n, "generic") || !strcmp(n, "avx2") || !strcmp(n, "avx512"), "isa %s", n);
+  const char *want = getenv("PTERUN_OPT_ISA");
+  /* the override only lowers: asking for generic always gets it */
+  if (want && !strcmp(want, "generic")) CHECK(k_isa_get() == K_ISA_GENERIC, "generic asked, got %s", n);
+}
+
+/* Scratch for every case (64-byte aligned, room for any pool size here). */
+TEST(setup_scratch) {
+  size_t bytes = k_sgemm_scratch(300, 4000, 300) + (1u << 20);
+  void *p = NULL;
+  CHECK(posix_memalign(&p, 64, bytes) == 0, "scratch");
+  g_scratch_buf = p;
+}
+
+TEST_MAIN(T(setup_scratch), T(isa_named), T(gemm_serial_pool), T(gemm_three_threads), T(gemm_large_parallel),
+          T(gemm_beta_zero_ignores_bias), T(gemm_batched_broadcast), T(copies_against_element_loop), T(parallel_for_covers_once),
+          T(arguments_and_outputs))
