@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "xnn_api.h"
+#include "xnn_nodes.h"
 
 typedef struct xg_seg_rt {
   xnn_runtime_t rt;
@@ -40,95 +41,26 @@ static pte_status xnn_fail(const xg_graph *g, uint32_t ni, const char *what, enu
   return xg_node_error(g, ni, PTE_ERR_BACKEND, "XNNPACK refused to %s it: %s", what, xnn_api_status(s));
 }
 
+/* The node's row names its xnn_define_* call; ids are XNNPACK's. */
 static enum xnn_status define_node(const xnn_api *a, xnn_subgraph_t sg, const xg_graph *g, const xg_node *n,
                                    const uint32_t *id) {
-#define IN(k) (n->in[k] == XG_NONE ? XNN_INVALID_VALUE_ID : id[n->in[k]])
-#define OUT(k) (id[n->out[k]])
-  const float lo = n->out_min, hi = n->out_max;
-  const xg_conv_params *c = &n->p.conv;
-  const xg_pool_params *p = &n->p.pool;
-  switch (n->type) {
-    case XG_ADD: return a->xnn_define_add2(sg, lo, hi, IN(0), IN(1), OUT(0), 0);
-    case XG_SUBTRACT: return a->xnn_define_subtract(sg, lo, hi, IN(0), IN(1), OUT(0), 0);
-    case XG_MULTIPLY: return a->xnn_define_multiply2(sg, lo, hi, IN(0), IN(1), OUT(0), 0);
-    case XG_DIV: return a->xnn_define_divide(sg, lo, hi, IN(0), IN(1), OUT(0), 0);
-    case XG_MINIMUM: return a->xnn_define_minimum2(sg, IN(0), IN(1), OUT(0), 0);
-    case XG_MAXIMUM: return a->xnn_define_maximum2(sg, IN(0), IN(1), OUT(0), 0);
-    case XG_FULLY_CONNECTED:
-      return a->xnn_define_fully_connected(sg, lo, hi, IN(0), IN(1), IN(2), OUT(0),
-                                           n->flags & XNN_FLAG_TRANSPOSE_WEIGHTS);
-    case XG_SOFTMAX: return a->xnn_define_softmax(sg, IN(0), OUT(0), 0);
-    case XG_SIGMOID: return a->xnn_define_sigmoid(sg, IN(0), OUT(0), 0);
-    case XG_CLAMP: return a->xnn_define_clamp(sg, lo, hi, IN(0), OUT(0), 0);
-    case XG_CONV2D:
-      return a->xnn_define_convolution_2d(sg, c->pad_top, c->pad_right, c->pad_bottom, c->pad_left, c->kernel_h,
-                                          c->kernel_w, c->sub_h, c->sub_w, c->dil_h, c->dil_w, c->groups,
-                                          c->group_in, c->group_out, lo, hi, IN(0), IN(1), IN(2), OUT(0), 0);
-    case XG_DEPTHWISE_CONV2D:
-      return a->xnn_define_depthwise_convolution_2d(sg, c->pad_top, c->pad_right, c->pad_bottom, c->pad_left,
-                                                    c->kernel_h, c->kernel_w, c->sub_h, c->sub_w, c->dil_h,
-                                                    c->dil_w, c->group_out / c->group_in, c->groups, lo, hi,
-                                                    IN(0), IN(1), IN(2), OUT(0), 0);
-    case XG_CONV_TRANSPOSE2D:
-      return a->xnn_define_deconvolution_2d(sg, c->pad_top, c->pad_right, c->pad_bottom, c->pad_left, c->adj_h,
-                                            c->adj_w, c->kernel_h, c->kernel_w, c->sub_h, c->sub_w, c->dil_h,
-                                            c->dil_w, c->groups, c->group_in, c->group_out, lo, hi, IN(0),
-                                            IN(1), IN(2), OUT(0), 0);
-    case XG_RESIZE_BILINEAR:
-      return a->xnn_define_static_resize_bilinear_2d(sg, n->p.resize.new_h, n->p.resize.new_w, IN(0), OUT(0),
-                                                     n->flags);
-    case XG_CONSTANT_PAD:
-      return a->xnn_define_static_constant_pad(sg, n->p.pad.pre, n->p.pad.post, n->p.pad.value, IN(0), OUT(0), 0);
-    case XG_AVG_POOL:
-      return a->xnn_define_average_pooling_2d(sg, p->pad_top, p->pad_right, p->pad_bottom, p->pad_left, p->pool_h,
-                                              p->pool_w, p->stride_h, p->stride_w, lo, hi, IN(0), OUT(0), 0);
-    case XG_MAX_POOL:
-      return a->xnn_define_max_pooling_2d(sg, p->pad_top, p->pad_right, p->pad_bottom, p->pad_left, p->pool_h,
-                                          p->pool_w, p->stride_h, p->stride_w, p->dil_h, p->dil_w, lo, hi, IN(0),
-                                          OUT(0), 0);
-    case XG_GLOBAL_AVG_POOL: return a->xnn_define_global_average_pooling_2d(sg, lo, hi, IN(0), OUT(0), 0);
-    case XG_STATIC_RESHAPE: case XG_COPY: case XG_CONVERT: case XG_STATIC_TRANSPOSE: {
-      /* (a transpose here is copy_like: it moves no byte) */
-      /* 2022 reshape is a copy of all elements; the output value has the shape. */
-      const xg_value *o = &g->values[n->out[0]];
-      return a->xnn_define_static_reshape(sg, o->ndims, o->dims, IN(0), OUT(0), 0);
-    }
-    case XG_FLOOR: return a->xnn_define_floor(sg, IN(0), OUT(0), 0);
-    case XG_CEIL: return a->xnn_define_ceiling(sg, IN(0), OUT(0), 0);
-    case XG_SQRT: return a->xnn_define_square_root(sg, IN(0), OUT(0), 0);
-    case XG_SQUARE: return a->xnn_define_square(sg, IN(0), OUT(0), 0);
-    case XG_HARDSWISH: return a->xnn_define_hardswish(sg, IN(0), OUT(0), 0);
-    case XG_NEGATE: return a->xnn_define_negate(sg, IN(0), OUT(0), 0);
-    case XG_ABS: return a->xnn_define_abs(sg, IN(0), OUT(0), 0);
-    case XG_LEAKY_RELU: return a->xnn_define_leaky_relu(sg, n->p.act.alpha, IN(0), OUT(0), 0);
-    case XG_ELU: return a->xnn_define_elu(sg, n->p.act.alpha, IN(0), OUT(0), 0);
-    case XG_PRELU: return a->xnn_define_prelu(sg, IN(0), IN(1), OUT(0), 0);
-    default: return xnn_status_unsupported_parameter;
-  }
-#undef IN
-#undef OUT
+  const xg_node_desc *d = xg_node_desc_of(n->type);
+  if (!d || !d->define) return xnn_status_unsupported_parameter;
+  uint32_t in[5], out[2];
+  for (uint32_t k = 0; k < n->nin; k++) in[k] = n->in[k] == XG_NONE ? XNN_INVALID_VALUE_ID : id[n->in[k]];
+  for (uint32_t k = 0; k < n->nout; k++) out[k] = id[n->out[k]];
+  return d->define(a, sg, g, n, in, out);
 }
 
-/* Rough arithmetic of a segment (multiply-adds of FC and convolutions, one
- * operation per output element elsewhere). */
+/* Rough arithmetic of a segment (the rows' estimates: multiply-adds of FC
+ * and convolutions, one operation per output element elsewhere). */
 static double segment_work(const xg_graph *g, const xg_plan *p, const xg_segment *seg) {
   double work = 0;
   for (uint32_t k = 0; k < seg->count; k++) {
     const xg_node *n = &g->nodes[p->seg_nodes[seg->first + k]];
     if (n->nout == 0 || n->out[0] == XG_NONE) continue;
-    double out = (double)g->values[n->out[0]].numel;
-    const xg_value *in0 = n->nin > 0 && n->in[0] != XG_NONE ? &g->values[n->in[0]] : NULL;
-    switch (n->type) {
-      case XG_FULLY_CONNECTED:
-        work += out * (in0 && in0->ndims ? (double)in0->dims[in0->ndims - 1] : 1.0);
-        break;
-      case XG_CONV2D: case XG_DEPTHWISE_CONV2D: case XG_CONV_TRANSPOSE2D:
-        work += out * (double)n->p.conv.kernel_h * n->p.conv.kernel_w *
-                (n->p.conv.group_in ? n->p.conv.group_in : 1);
-        break;
-      default:
-        work += out;
-    }
+    const xg_node_desc *d = xg_node_desc_of(n->type);
+    work += d && d->work ? d->work(g, n) : (double)g->values[n->out[0]].numel;
   }
   return work;
 }
@@ -204,9 +136,15 @@ static void release_runtimes(xg_delegate *d) {
   d->nsegs_built = 0;
 }
 
-static bool is_argmax_index(const xg_graph *g, uint32_t vi) {
+/* An output that holds indices (argmax pooling), int64 or int32 at run time. */
+static bool is_index_output(const xg_graph *g, uint32_t vi) {
   const xg_value *v = &g->values[vi];
-  return v->producer >= 0 && g->nodes[v->producer].type == XG_ARGMAX_POOL && g->nodes[v->producer].out[1] == vi;
+  if (v->producer < 0) return false;
+  const xg_node *n = &g->nodes[v->producer];
+  const xg_node_desc *d = xg_node_desc_of(n->type);
+  for (uint32_t k = 0; d && k < n->nout; k++)
+    if (n->out[k] == vi) return (d->index_outs >> k) & 1;
+  return false;
 }
 
 static inline void *value_ptr(const xg_delegate *d, uint32_t vi) {
@@ -273,7 +211,7 @@ static pte_status build(xg_delegate *d, const void *payload, size_t size, xg_nam
       }
     } else if (p->loc[vi] == XG_LOC_EXTERNAL && p->batchable && p->batched[vi]) {
       /* Argmax indices may be delivered as int64: twice the bytes. */
-      size_t bytes = is_argmax_index(g, vi) ? 2 * v->nbytes : v->nbytes;
+      size_t bytes = is_index_output(g, vi) ? 2 * v->nbytes : v->nbytes;
       d->stage[v->external_id] = (uint8_t *)xg_mem_alloc(mem, bytes + XG_EXTRA_BYTES);
       if (!d->stage[v->external_id])
         return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK delegate: out of memory for staging buffers");
@@ -420,7 +358,7 @@ pte_status xg_delegate_run(xg_delegate *d, pte_value **args, int32_t nargs, cons
         return pte_error(PTE_ERR_INVALID_ARGUMENT, "XNNPACK delegate argument %u is not a tensor", e);
       pte_tensor *t = a->u.tensor;
       size_t esize = 4;
-      if (is_argmax_index(g, vi)) {
+      if (is_index_output(g, vi)) {
         if (t->dtype != PTE_INT64 && t->dtype != PTE_INT32)
           return pte_error(PTE_ERR_INVALID_ARGUMENT, "XNNPACK delegate output %u (argmax indices) is %s, expected int64",
                            e, pte_dtype_name(t->dtype));
@@ -534,8 +472,9 @@ pte_status xg_delegate_run(xg_delegate *d, pte_value **args, int32_t nargs, cons
       for (uint32_t k = 0; k < n->nin; k++) ptr[k] = n->in[k] == XG_NONE ? NULL : value_ptr(d, n->in[k]);
       for (uint32_t k = 0; k < n->nout; k++) ptr[n->nin + k] = value_ptr(d, n->out[k]);
       bool i64 = false;
-      if (n->type == XG_ARGMAX_POOL && g->values[n->out[1]].flags)
-        i64 = args[g->values[n->out[1]].external_id]->u.tensor->dtype == PTE_INT64;
+      for (uint32_t k = 0; k < n->nout; k++)
+        if (g->values[n->out[k]].flags && is_index_output(g, n->out[k]))
+          i64 = args[g->values[n->out[k]].external_id]->u.tensor->dtype == PTE_INT64;
       st = xg_native_run(g, s->index, ptr, i64);
     }
     if (tr && tr->end) tr->end(tr->user, &ev, tok);
@@ -548,7 +487,7 @@ pte_status xg_delegate_run(xg_delegate *d, pte_value **args, int32_t nargs, cons
       if (vi == XG_NONE || !(g->values[vi].flags & XG_FLAG_EXTERNAL_OUTPUT)) continue;
       pte_tensor *t = args[e]->u.tensor;
       if (d->bound[e] != t->data) {
-        size_t esize = is_argmax_index(g, vi) && t->dtype == PTE_INT64 ? 8 : 4;
+        size_t esize = is_index_output(g, vi) && t->dtype == PTE_INT64 ? 8 : 4;
         memcpy(t->data, d->bound[e], rows * (g->values[vi].numel / g->values[vi].dims[0]) * esize);
       }
     }

@@ -25,7 +25,7 @@
 #include <string.h>
 #include <stdio.h>
 
-#include "xnn_graph.h"
+#include "xnn_nodes.h"
 
 /* ---- a min-heap of node indices (keeps the schedule close to file order) ---- */
 
@@ -63,55 +63,6 @@ static bool is_flexible(const xg_node *n) { return n->exec == XG_EXEC_XNN && n->
 
 /* ---- batch analysis ---- */
 
-static bool batch_ok_nonbatched(const xg_value *v, uint32_t out_rank) {
-  return v->ndims < out_rank || v->dims[0] == 1;
-}
-
-static bool batch_rule(const xg_graph *g, const xg_node *n, const uint8_t *batched) {
-  const xg_value *x = &g->values[n->in[0]];
-  const xg_value *o = &g->values[n->out[0]];
-  switch (n->type) {
-    case XG_ADD: case XG_SUBTRACT: case XG_MULTIPLY: case XG_DIV: case XG_MINIMUM: case XG_MAXIMUM:
-    case XG_PRELU: case XG_BMM:
-      if (n->type == XG_BMM && o->ndims < 3) return false;
-      for (uint32_t k = 0; k < 2; k++) {
-        const xg_value *v = &g->values[n->in[k]];
-        if (batched[n->in[k]] ? v->ndims != o->ndims : !batch_ok_nonbatched(v, o->ndims)) return false;
-      }
-      return true;
-    case XG_SOFTMAX:
-      return x->ndims >= 2 && batched[n->in[0]];
-    case XG_FULLY_CONNECTED:
-      return x->ndims >= 2 && batched[n->in[0]] && !batched[n->in[1]] &&
-             (n->in[2] == XG_NONE || !batched[n->in[2]]);
-    case XG_CONV2D: case XG_DEPTHWISE_CONV2D: case XG_CONV_TRANSPOSE2D:
-      return batched[n->in[0]] && !batched[n->in[1]] && (n->in[2] == XG_NONE || !batched[n->in[2]]);
-    case XG_AVG_POOL: case XG_MAX_POOL: case XG_ARGMAX_POOL: case XG_GLOBAL_AVG_POOL:
-    case XG_RESIZE_BILINEAR:
-      return batched[n->in[0]];
-    case XG_CONSTANT_PAD:
-      return batched[n->in[0]] && n->p.pad.pre[0] == 0 && n->p.pad.post[0] == 0;
-    case XG_STATIC_RESHAPE:
-      return batched[n->in[0]] && o->ndims >= 1 && o->dims[0] == x->dims[0];
-    case XG_STATIC_TRANSPOSE:
-      return batched[n->in[0]] && n->p.transpose.perm[0] == 0;
-    case XG_STATIC_SLICE:
-      return batched[n->in[0]] && n->p.slice.offsets[0] == 0 && n->p.slice.sizes[0] == x->dims[0];
-    case XG_CONCAT2: case XG_CONCAT3: case XG_CONCAT4: case XG_CONCAT5:
-      if (n->p.cat.axis == 0) return false;
-      for (uint32_t k = 0; k < n->nin; k++)
-        if (!batched[n->in[k]]) return false;
-      return true;
-    case XG_CLAMP: case XG_SIGMOID: case XG_FLOOR: case XG_CEIL: case XG_SQRT: case XG_SQUARE:
-    case XG_HARDSWISH: case XG_NEGATE: case XG_ABS: case XG_LEAKY_RELU: case XG_ELU: case XG_RSQRT:
-    case XG_LOG: case XG_GELU: case XG_TANH: case XG_EXP: case XG_SIN: case XG_COS: case XG_COPY:
-    case XG_CONVERT:
-      return batched[n->in[0]] && x->ndims >= 1;
-    default:
-      return false;
-  }
-}
-
 static void analyse_batch(const xg_graph *g, const uint32_t *order, uint32_t nlive, xg_plan *p) {
   p->batchable = false;
   p->batch_max = 0;
@@ -131,7 +82,8 @@ static void analyse_batch(const xg_graph *g, const uint32_t *order, uint32_t nli
     bool any = false;
     for (uint32_t k = 0; k < n->nin; k++) any |= n->in[k] != XG_NONE && p->batched[n->in[k]];
     if (!any) continue;
-    if (!batch_rule(g, n, p->batched)) return;
+    const xg_node_desc *d = xg_node_desc_of(n->type);
+    if (!d || !d->batch || !d->batch(g, n, p->batched)) return;
     for (uint32_t k = 0; k < n->nout; k++) {
       const xg_value *o = &g->values[n->out[k]];
       if (o->ndims < 1 || o->dims[0] != p->batch_max) return;
