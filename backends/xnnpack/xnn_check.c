@@ -3,7 +3,6 @@
  * output shape, parameters), the decision between Debian's 2022 XNNPACK and
  * pterun's own code, and dead nodes. */
 #include <stdarg.h>
-#include <stdlib.h>
 #include <stdio.h>
 
 #include "xnn_nodes.h"
@@ -111,7 +110,7 @@ static bool node_is_dead(const xg_graph *g, const xg_node *n) {
   return true;
 }
 
-pte_status xg_check(xg_graph *g, const xg_check_options *opts) {
+pte_status xg_check(xg_graph *g, const xg_check_options *opts, xg_mem *mem) {
   pte_status st;
   for (uint32_t ni = 0; ni < g->nnodes; ni++) {
     xg_node *n = &g->nodes[ni];
@@ -147,7 +146,7 @@ pte_status xg_check(xg_graph *g, const xg_check_options *opts) {
    * dropped, which also keeps them from 2022 XNNPACK, whose optimizer clears
    * an unconsumed internal value but still creates its producer (an assert
    * in Debian's build). A worklist, so hostile orders cost linear time. */
-  uint32_t *work = (uint32_t *)malloc(((size_t)g->nnodes + 1) * sizeof(uint32_t));
+  uint32_t *work = (uint32_t *)xg_mem_array(mem, (size_t)g->nnodes + 1, sizeof(uint32_t));
   if (!work) return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK payload: out of memory");
   uint32_t top = 0;
   for (uint32_t ni = 0; ni < g->nnodes; ni++)
@@ -163,7 +162,6 @@ pte_status xg_check(xg_graph *g, const xg_check_options *opts) {
       }
     }
   }
-  free(work);
   for (uint32_t vi = 0; vi < g->nvalues; vi++) {
     const xg_value *v = &g->values[vi];
     if ((v->flags & XG_FLAG_EXTERNAL_INPUT) && (v->flags & XG_FLAG_EXTERNAL_OUTPUT))

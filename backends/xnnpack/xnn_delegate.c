@@ -165,7 +165,7 @@ static pte_status build(xg_delegate *d, const void *payload, size_t size, xg_nam
   if (st) return st;
   xg_graph *g = &d->g;
   xg_check_options co = {opts && opts->prefer_native};
-  if ((st = xg_check(g, &co))) return st;
+  if ((st = xg_check(g, &co, mem))) return st;
   if (forced)
     for (uint32_t ni = 0; ni < g->nnodes; ni++)
       if (forced[ni]) g->nodes[ni].exec = XG_EXEC_NATIVE;
@@ -219,14 +219,14 @@ static pte_status build(xg_delegate *d, const void *payload, size_t size, xg_nam
   }
   if (!p->nsegs) return PTE_OK;
 
-  uint32_t *xid = (uint32_t *)malloc((size_t)g->nvalues * sizeof(uint32_t));
-  uint32_t *stamp = (uint32_t *)calloc(g->nvalues, sizeof(uint32_t));
-  /* Stand-in for delegate arguments during the setup at init. */
-  void *dummy = calloc(1, p->max_external_bytes + XG_EXTRA_BYTES + 64);
-  if (!xid || !stamp || !dummy) {
-    free(xid), free(stamp), free(dummy);
-    return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK delegate: out of memory");
-  }
+  uint32_t *xid = (uint32_t *)xg_mem_array(mem, g->nvalues, sizeof(uint32_t));
+  uint32_t *stamp = (uint32_t *)xg_mem_array(mem, g->nvalues, sizeof(uint32_t));
+  /* Stand-in for delegate arguments during the setup at init (setup only
+   * records pointers; nothing runs on it). Memory lives as long as the
+   * method, so the arena serves when it is large enough. */
+  const size_t dummy_size = p->max_external_bytes + XG_EXTRA_BYTES + 64;
+  void *dummy = d->arena && p->arena_size >= dummy_size ? (void *)d->arena : xg_mem_alloc(mem, dummy_size);
+  if (!xid || !stamp || !dummy) return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK delegate: out of memory");
   for (uint32_t e = 0; e < g->num_externs; e++) d->bound[e] = dummy;
   for (uint32_t s = 0; s < p->nsegs && !st; s++) {
     st = build_segment(d, s, xid, stamp, bad_node);
@@ -247,7 +247,6 @@ static pte_status build(xg_delegate *d, const void *payload, size_t size, xg_nam
       st = pte_error(PTE_ERR_BACKEND, "XNNPACK: setting up runtime %u failed: %s", s, xnn_api_status(xs));
   }
   for (uint32_t e = 0; e < g->num_externs; e++) d->bound[e] = NULL;
-  free(xid), free(stamp), free(dummy);
   return st;
 }
 
@@ -278,14 +277,13 @@ pte_status xg_delegate_create(const void *payload, size_t size, xg_named_fn name
     release_runtimes(d);
     if (bad == XG_NONE || !xg_native_supports(&d->g, &d->g.nodes[bad]) || attempt >= 64) break;
     pte_log(PTE_LOG_INFO, "XNNPACK delegate: %s; running that node with pterun's own code", pte_last_error());
-    if (!forced) forced = (uint8_t *)calloc(d->g.nnodes, 1);
+    if (!forced) forced = (uint8_t *)xg_mem_alloc(mem, d->g.nnodes);
     if (!forced) {
       st = pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK delegate: out of memory");
       break;
     }
     forced[bad] = 1;
   }
-  free(forced);
   return st;
 }
 

@@ -37,6 +37,12 @@ void *xg_mem_alloc(xg_mem *m, size_t size) {
   return p;
 }
 
+void *xg_mem_array(xg_mem *m, size_t n, size_t size) {
+  if (size && n > SIZE_MAX / size) return NULL;
+  return xg_mem_alloc(m, n * size);
+}
+
+/* The fallback without a method: blocks from malloc (see xnn_graph.h). */
 void xg_mem_release(xg_mem *m) {
   xg_block *b = m->blocks;
   while (b) {
@@ -372,9 +378,8 @@ pte_status xg_parse(const void *blob, size_t size, xg_named_fn named, void *name
     return pte_error(PTE_ERR_INVALID_PROGRAM, "XNNPACK payload: the graph has no nodes");
   g->values = (xg_value *)xg_mem_alloc(mem, (size_t)g->nvalues * sizeof(xg_value));
   g->nodes = (xg_node *)xg_mem_alloc(mem, (size_t)g->nnodes * sizeof(xg_node));
-  ps.ids = (id_pair *)malloc(((size_t)g->nvalues + 1) * sizeof(id_pair));
+  ps.ids = (id_pair *)xg_mem_array(mem, (size_t)g->nvalues + 1, sizeof(id_pair));
   if (!g->values || !g->nodes || !ps.ids) {
-    free(ps.ids);
     return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK payload: out of memory for %u values and %u nodes",
                      g->nvalues, g->nnodes);
   }
@@ -393,7 +398,7 @@ pte_status xg_parse(const void *blob, size_t size, xg_named_fn named, void *name
   }
   /* Each external id names one argument of the delegate call. */
   if (!st && g->num_externs) {
-    uint32_t *owner = (uint32_t *)malloc((size_t)g->num_externs * sizeof(uint32_t));
+    uint32_t *owner = (uint32_t *)xg_mem_array(mem, g->num_externs, sizeof(uint32_t));
     if (!owner) st = pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK payload: out of memory");
     for (uint32_t e = 0; owner && e < g->num_externs; e++) owner[e] = XG_NONE;
     for (uint32_t i = 0; owner && i < g->nvalues && !st; i++) {
@@ -404,9 +409,7 @@ pte_status xg_parse(const void *blob, size_t size, xg_named_fn named, void *name
                        owner[e], i, e);
       owner[e] = i;
     }
-    free(owner);
   }
   for (uint32_t i = 0; i < g->nnodes && !st; i++) st = parse_node(&ps, i, pte_fb_vec_table(fb, xnodes, i));
-  free(ps.ids);
   return st;
 }
