@@ -335,15 +335,85 @@ static inline uint64_t trace_begin(const pte_tracer *tr, pte_event *ev, const xg
   return tr->begin ? tr->begin(tr->user, ev) : 0;
 }
 
-pte_status xg_delegate_run(xg_delegate *d, pte_value **args, int32_t nargs, const pte_tracer *tr,
-                           const pte_event *event) {
+/* Binds input `e` (value vi). *rows is the leading dimension of a shrunk
+ * batch seen so far (0: none). */
+static pte_status bind_input(xg_delegate *d, uint32_t e, uint32_t vi, pte_tensor *t, size_t *rows) {
+  const xg_plan *p = &d->plan;
+  const xg_value *v = &d->g.values[vi];
+  const bool batched = p->batchable && p->batched[vi];
+  const size_t full = v->numel * 4;
+  int64_t phys[PTE_MAX_DIM];
+  physical_sizes(t, phys);
+  if (!t->data) return pte_error(PTE_ERR_INVALID_STATE, "XNNPACK delegate input %u has no data", e);
+  d->bound[e] = t->data;
+  if (same_shape(phys, t->dim, v)) {
+    if (batched && *rows && *rows != v->dims[0])
+      return shape_error(d, e, t, v, ", while other inputs have a leading dimension of another size");
+    if (batched) *rows = v->dims[0];
+    return PTE_OK;
+  }
+  bool tail_ok = batched && (uint32_t)t->dim == v->ndims && phys[0] >= 1 && (size_t)phys[0] < v->dims[0];
+  for (int32_t i = 1; tail_ok && i < t->dim; i++) tail_ok = (size_t)phys[i] == v->dims[i];
+  if (!tail_ok)
+    return shape_error(d, e, t, v,
+                       batched ? " (only the leading dimension may be smaller)"
+                               : " (Debian's 2022 XNNPACK cannot reshape a runtime, and this graph does not treat "
+                                 "the leading dimension as independent rows)");
+  if (*rows && *rows != (size_t)phys[0])
+    return shape_error(d, e, t, v, ", while other inputs have a leading dimension of another size");
+  *rows = (size_t)phys[0];
+  /* Rows past the real ones are computed and ignored; read them from the
+   * caller's buffer when it is big enough, else from staging. */
+  if (t->capacity < full) {
+    memcpy(d->stage[e], t->data, *rows * (full / v->dims[0]));
+    d->bound[e] = d->stage[e];
+  }
+  return PTE_OK;
+}
+
+/* Resizes output `e` (value vi) to the built shape, or to `rows` rows of
+ * it, and binds it; `esize` is its element size. */
+static pte_status bind_output(xg_delegate *d, uint32_t e, uint32_t vi, pte_tensor *t, size_t rows, size_t esize) {
+  const xg_plan *p = &d->plan;
+  const xg_value *v = &d->g.values[vi];
+  const bool batched = p->batchable && p->batched[vi];
+  const size_t full = v->numel * esize;
+  int64_t phys[PTE_MAX_DIM], want_phys[XG_MAX_DIMS], want[XG_MAX_DIMS];
+  physical_sizes(t, phys);
+  for (uint32_t i = 0; i < v->ndims; i++) want_phys[i] = (int64_t)v->dims[i];
+  if (batched && rows) want_phys[0] = (int64_t)rows;
+  bool same = t->dim == 0 ? v->numel == 1 && !(batched && rows) : (uint32_t)t->dim == v->ndims;
+  for (int32_t i = 0; same && i < t->dim; i++) same = phys[i] == want_phys[i];
+  if (!same) {
+    /* Logical sizes from memory-order sizes through the dim order. */
+    bool keep_order = (uint32_t)t->dim == v->ndims;
+    for (uint32_t i = 0; i < v->ndims; i++)
+      want[keep_order && t->dim_order[i] < v->ndims ? t->dim_order[i] : i] = want_phys[i];
+    pte_status st = pte_tensor_resize(t, (int32_t)v->ndims, want);
+    if (st) {
+      char b[160];
+      return xg_error_prefix(st, "XNNPACK delegate output %u: cannot take shape %s", e,
+                             pte_shape_str((int32_t)v->ndims, want, b, sizeof b));
+    }
+  }
+  if (!t->data) return pte_error(PTE_ERR_INVALID_STATE, "XNNPACK delegate output %u has no memory", e);
+  if (t->capacity >= full) {
+    d->bound[e] = t->data;
+  } else if (batched && rows) {
+    d->bound[e] = d->stage[e];
+  } else {
+    return pte_error(PTE_ERR_INVALID_ARGUMENT, "XNNPACK delegate output %u has room for %zu bytes, needs %zu", e,
+                     t->capacity, full);
+  }
+  return PTE_OK;
+}
+
+/* Checks and binds every argument, inputs first (they decide the batch);
+ * *rows_out is the leading dimension of a shrunk batch, 0 when as built. */
+static pte_status bind_args(xg_delegate *d, pte_value **args, size_t *rows_out) {
   const xg_graph *g = &d->g;
   const xg_plan *p = &d->plan;
-  if (nargs < 0 || (uint32_t)nargs < p->nargs)
-    return pte_error(PTE_ERR_INVALID_ARGUMENT, "XNNPACK delegate: called with %d arguments, needs %u", (int)nargs,
-                     p->nargs);
-  size_t rows = 0; /* leading dimension of a shrunk batch; 0 = as built */
-  /* Inputs first: they decide the batch. */
+  size_t rows = 0;
   for (int pass = 0; pass < 2; pass++) {
     for (uint32_t e = 0; e < p->nargs; e++) {
       uint32_t vi = p->ext_value[e];
@@ -367,64 +437,8 @@ pte_status xg_delegate_run(xg_delegate *d, pte_value **args, int32_t nargs, cons
       }
       if (t->dim > PTE_MAX_DIM)
         return pte_error(PTE_ERR_INVALID_ARGUMENT, "XNNPACK delegate argument %u has rank %d", e, (int)t->dim);
-      int64_t phys[PTE_MAX_DIM];
-      physical_sizes(t, phys);
-      const bool batched = p->batchable && p->batched[vi];
-      const size_t full = v->numel * esize;
-      if (input) {
-        if (!t->data) return pte_error(PTE_ERR_INVALID_STATE, "XNNPACK delegate input %u has no data", e);
-        d->bound[e] = t->data;
-        if (same_shape(phys, t->dim, v)) {
-          if (batched && rows && rows != v->dims[0])
-            return shape_error(d, e, t, v, ", while other inputs have a leading dimension of another size");
-          if (batched) rows = v->dims[0];
-          continue;
-        }
-        bool tail_ok = batched && (uint32_t)t->dim == v->ndims && phys[0] >= 1 && (size_t)phys[0] < v->dims[0];
-        for (int32_t i = 1; tail_ok && i < t->dim; i++) tail_ok = (size_t)phys[i] == v->dims[i];
-        if (!tail_ok)
-          return shape_error(d, e, t, v,
-                             p->batchable && p->batched[vi]
-                                 ? " (only the leading dimension may be smaller)"
-                                 : " (Debian's 2022 XNNPACK cannot reshape a runtime, and this graph does not treat "
-                                   "the leading dimension as independent rows)");
-        if (rows && rows != (size_t)phys[0])
-          return shape_error(d, e, t, v, ", while other inputs have a leading dimension of another size");
-        rows = (size_t)phys[0];
-        /* Rows past the real ones are computed and ignored; read them from
-         * the caller's buffer when it is big enough, else from staging. */
-        if (t->capacity < full) {
-          memcpy(d->stage[e], t->data, rows * (full / v->dims[0]));
-          d->bound[e] = d->stage[e];
-        }
-      } else {
-        int64_t want_phys[XG_MAX_DIMS], want[XG_MAX_DIMS];
-        for (uint32_t i = 0; i < v->ndims; i++) want_phys[i] = (int64_t)v->dims[i];
-        if (batched && rows) want_phys[0] = (int64_t)rows;
-        bool same = t->dim == 0 ? v->numel == 1 && !(batched && rows) : (uint32_t)t->dim == v->ndims;
-        for (int32_t i = 0; same && i < t->dim; i++) same = phys[i] == want_phys[i];
-        if (!same) {
-          /* Logical sizes from memory-order sizes through the dim order. */
-          bool keep_order = (uint32_t)t->dim == v->ndims;
-          for (uint32_t i = 0; i < v->ndims; i++)
-            want[keep_order && t->dim_order[i] < v->ndims ? t->dim_order[i] : i] = want_phys[i];
-          pte_status st = pte_tensor_resize(t, (int32_t)v->ndims, want);
-          if (st) {
-            char b[160];
-            return xg_error_prefix(st, "XNNPACK delegate output %u: cannot take shape %s", e,
-                                   pte_shape_str((int32_t)v->ndims, want, b, sizeof b));
-          }
-        }
-        if (!t->data) return pte_error(PTE_ERR_INVALID_STATE, "XNNPACK delegate output %u has no memory", e);
-        if (t->capacity >= full) {
-          d->bound[e] = t->data;
-        } else if (batched && rows) {
-          d->bound[e] = d->stage[e];
-        } else {
-          return pte_error(PTE_ERR_INVALID_ARGUMENT, "XNNPACK delegate output %u has room for %zu bytes, needs %zu",
-                           e, t->capacity, full);
-        }
-      }
+      pte_status st = input ? bind_input(d, e, vi, t, &rows) : bind_output(d, e, vi, t, rows, esize);
+      if (st) return st;
     }
     /* Inputs that keep the full batch while another shrank cannot mix. */
     if (pass == 0 && rows && rows != p->batch_max) {
@@ -439,42 +453,58 @@ pte_status xg_delegate_run(xg_delegate *d, pte_value **args, int32_t nargs, cons
       }
     }
   }
-  if (rows == p->batch_max) rows = 0;
+  *rows_out = rows == p->batch_max ? 0 : rows;
+  return PTE_OK;
+}
 
+/* One XNNPACK runtime: set up again only when a bound pointer changed. */
+static pte_status run_segment(xg_delegate *d, uint32_t s) {
+  xg_seg_rt *r = &d->segs[s];
+  bool changed = false;
+  for (uint32_t j = 0; j < r->n; j++) {
+    void *ptr = value_ptr(d, r->values[j]);
+    if (r->ext[j].data != ptr) r->ext[j].data = ptr, changed = true;
+  }
+  enum xnn_status xs = xnn_status_success;
+  if (changed) xs = d->api->xnn_setup_runtime(r->rt, r->n, r->ext);
+  if (xs == xnn_status_success) xs = d->api->xnn_invoke_runtime(r->rt);
+  if (xs == xnn_status_success) return PTE_OK;
+  /* A failed setup leaves the runtime half re-pointed: force a full setup
+   * next time. */
+  for (uint32_t j = 0; j < r->n; j++) r->ext[j].data = NULL;
+  return pte_error(PTE_ERR_BACKEND, "XNNPACK runtime %u failed: %s", s, xnn_api_status(xs));
+}
+
+static pte_status run_native(xg_delegate *d, uint32_t ni, pte_value **args) {
+  const xg_graph *g = &d->g;
+  const xg_node *n = &g->nodes[ni];
+  void *ptr[8];
+  for (uint32_t k = 0; k < n->nin; k++) ptr[k] = n->in[k] == XG_NONE ? NULL : value_ptr(d, n->in[k]);
+  for (uint32_t k = 0; k < n->nout; k++) ptr[n->nin + k] = value_ptr(d, n->out[k]);
+  bool i64 = false;
+  for (uint32_t k = 0; k < n->nout; k++)
+    if (g->values[n->out[k]].flags && is_index_output(g, n->out[k]))
+      i64 = args[g->values[n->out[k]].external_id]->u.tensor->dtype == PTE_INT64;
+  return xg_native_run(g, ni, ptr, i64);
+}
+
+pte_status xg_delegate_run(xg_delegate *d, pte_value **args, int32_t nargs, const pte_tracer *tr,
+                           const pte_event *event) {
+  const xg_graph *g = &d->g;
+  const xg_plan *p = &d->plan;
+  if (nargs < 0 || (uint32_t)nargs < p->nargs)
+    return pte_error(PTE_ERR_INVALID_ARGUMENT, "XNNPACK delegate: called with %d arguments, needs %u", (int)nargs,
+                     p->nargs);
+  size_t rows; /* leading dimension of a shrunk batch; 0 = as built */
+  pte_status st = bind_args(d, args, &rows);
+  if (st) return st;
   pte_event ev;
   if (tr) ev = *event;
   for (uint32_t si = 0; si < p->nsteps; si++) {
     const xg_step *s = &p->steps[si];
     uint64_t tok = 0;
     if (tr) tok = trace_begin(tr, &ev, s);
-    pte_status st = PTE_OK;
-    if (s->kind == XG_STEP_XNN) {
-      xg_seg_rt *r = &d->segs[s->index];
-      bool changed = false;
-      for (uint32_t j = 0; j < r->n; j++) {
-        void *ptr = value_ptr(d, r->values[j]);
-        if (r->ext[j].data != ptr) r->ext[j].data = ptr, changed = true;
-      }
-      enum xnn_status xs = xnn_status_success;
-      if (changed) xs = d->api->xnn_setup_runtime(r->rt, r->n, r->ext);
-      if (xs == xnn_status_success) xs = d->api->xnn_invoke_runtime(r->rt);
-      if (xs != xnn_status_success) {
-        /* A failed setup leaves the runtime half re-pointed: force a full
-         * setup next time. */
-        for (uint32_t j = 0; j < r->n; j++) r->ext[j].data = NULL;
-        st = pte_error(PTE_ERR_BACKEND, "XNNPACK runtime %u failed: %s", s->index, xnn_api_status(xs));
-      }
-    } else {
-      const xg_node *n = &g->nodes[s->index];
-      void *ptr[8];
-      for (uint32_t k = 0; k < n->nin; k++) ptr[k] = n->in[k] == XG_NONE ? NULL : value_ptr(d, n->in[k]);
-      for (uint32_t k = 0; k < n->nout; k++) ptr[n->nin + k] = value_ptr(d, n->out[k]);
-      bool i64 = false;
-      for (uint32_t k = 0; k < n->nout; k++)
-        if (g->values[n->out[k]].flags && is_index_output(g, n->out[k]))
-          i64 = args[g->values[n->out[k]].external_id]->u.tensor->dtype == PTE_INT64;
-      st = xg_native_run(g, s->index, ptr, i64);
-    }
+    st = s->kind == XG_STEP_XNN ? run_segment(d, s->index) : run_native(d, s->index, args);
     if (tr && tr->end) tr->end(tr->user, &ev, tok);
     if (st) return st;
   }
