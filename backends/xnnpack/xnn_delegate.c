@@ -158,20 +158,10 @@ static bool add_bytes(size_t *total, size_t n, size_t limit) {
   return true;
 }
 
-/* One attempt at building; *bad_node is set when XNNPACK refused a node. */
-static pte_status build(xg_delegate *d, const void *payload, size_t size, xg_named_fn named, void *nu,
-                        xg_mem *mem, const xg_options *opts, const uint8_t *forced, uint32_t *bad_node) {
-  pte_status st = xg_parse(payload, size, named, nu, mem, &d->g);
-  if (st) return st;
-  xg_graph *g = &d->g;
-  xg_check_options co = {opts && opts->prefer_native};
-  if ((st = xg_check(g, &co, mem))) return st;
-  if (forced)
-    for (uint32_t ni = 0; ni < g->nnodes; ni++)
-      if (forced[ni]) g->nodes[ni].exec = XG_EXEC_NATIVE;
-  if ((st = xg_make_plan(g, mem, &d->plan))) return st;
-  xg_plan *p = &d->plan;
-
+/* The plan's buffers: arena, constant copies, staging, bindings. */
+static pte_status allocate_buffers(xg_delegate *d, xg_mem *mem, const xg_options *opts) {
+  const xg_graph *g = &d->g;
+  const xg_plan *p = &d->plan;
   /* Working memory: ours (arena, constant copies, staging, the stand-in
    * buffer of the first setup) and XNNPACK's workspace for its internal
    * values. Checked before any of it is allocated. */
@@ -217,6 +207,15 @@ static pte_status build(xg_delegate *d, const void *payload, size_t size, xg_nam
         return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK delegate: out of memory for staging buffers");
     }
   }
+  return PTE_OK;
+}
+
+/* Every segment's runtime, set up once with stand-in pointers so that its
+ * operators allocate at init; *bad_node names a node XNNPACK refused. */
+static pte_status build_runtimes(xg_delegate *d, xg_mem *mem, uint32_t *bad_node) {
+  const xg_graph *g = &d->g;
+  const xg_plan *p = &d->plan;
+  pte_status st = PTE_OK;
   if (!p->nsegs) return PTE_OK;
 
   uint32_t *xid = (uint32_t *)xg_mem_array(mem, g->nvalues, sizeof(uint32_t));
@@ -248,6 +247,22 @@ static pte_status build(xg_delegate *d, const void *payload, size_t size, xg_nam
   }
   for (uint32_t e = 0; e < g->num_externs; e++) d->bound[e] = NULL;
   return st;
+}
+
+/* One attempt at building; *bad_node is set when XNNPACK refused a node. */
+static pte_status build(xg_delegate *d, const void *payload, size_t size, xg_named_fn named, void *nu,
+                        xg_mem *mem, const xg_options *opts, const uint8_t *forced, uint32_t *bad_node) {
+  pte_status st = xg_parse(payload, size, named, nu, mem, &d->g);
+  if (st) return st;
+  xg_graph *g = &d->g;
+  xg_check_options co = {opts && opts->prefer_native};
+  if ((st = xg_check(g, &co, mem))) return st;
+  if (forced)
+    for (uint32_t ni = 0; ni < g->nnodes; ni++)
+      if (forced[ni]) g->nodes[ni].exec = XG_EXEC_NATIVE;
+  if ((st = xg_make_plan(g, mem, &d->plan))) return st;
+  if ((st = allocate_buffers(d, mem, opts))) return st;
+  return build_runtimes(d, mem, bad_node);
 }
 
 pte_status xg_delegate_create(const void *payload, size_t size, xg_named_fn named, void *named_user, xg_mem *mem,

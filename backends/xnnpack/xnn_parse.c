@@ -309,17 +309,9 @@ static pte_status parse_node(parser *ps, uint32_t ni, uint32_t xn) {
 
 /* ---- header and graph ---- */
 
-pte_status xg_parse(const void *blob, size_t size, xg_named_fn named, void *named_user, xg_mem *mem,
-                    xg_graph *g) {
-  memset(g, 0, sizeof *g);
-  const uint8_t *b = (const uint8_t *)blob;
-  if (!b || size < 8)
-    return pte_error(PTE_ERR_INVALID_PROGRAM, "XNNPACK payload of %zu bytes is too small", size);
-  parser ps;
-  memset(&ps, 0, sizeof ps);
-  ps.named = named;
-  ps.named_user = named_user;
-  ps.g = g;
+/* The flatbuffer inside the payload: after an XNNHeader (which also locates
+ * the constant region), or the whole payload (legacy). */
+static pte_status locate_flatbuffer(const uint8_t *b, size_t size, parser *ps) {
   const uint8_t *fbuf = b;
   size_t fsize = size;
   if (memcmp(b + 4, "XH00", 4) == 0) {
@@ -342,10 +334,10 @@ pte_status xg_parse(const void *blob, size_t size, xg_named_fn named, void *name
                        (unsigned long long)co, (unsigned long long)cs, (unsigned long long)(fo + fs), size);
     fbuf = b + fo;
     fsize = (size_t)fs;
-    ps.constants = b + co;
-    ps.constants_size = cs;
+    ps->constants = b + co;
+    ps->constants_size = cs;
   } else {
-    g->legacy = true;
+    ps->g->legacy = true;
   }
   if (fsize < 8 || (memcmp(fbuf + 4, "XN00", 4) != 0 && memcmp(fbuf + 4, "XN01", 4) != 0)) {
     char got[5] = {0};
@@ -355,14 +347,60 @@ pte_status xg_parse(const void *blob, size_t size, xg_named_fn named, void *name
                      "XNNPACK payload: flatbuffer identifier is '%s', expected 'XN00' or 'XN01'", got);
   }
   pte_status st = pte_fb_verify(fbuf, fsize, &xg_schema_graph, NULL);
-  if (st) {
-    return xg_error_prefix(st, "XNNPACK payload");
-  }
-  ps.fb.buf = fbuf;
-  ps.fb.size = fsize;
-  ps.root = pte_fb_root(ps.fb);
-  const pte_fb fb = ps.fb;
+  if (st) return xg_error_prefix(st, "XNNPACK payload");
+  ps->fb.buf = fbuf;
+  ps->fb.size = fsize;
+  ps->root = pte_fb_root(ps->fb);
+  return PTE_OK;
+}
 
+/* Values, then the id_out index that nodes look them up by; every id_out
+ * and every external id must be unique. */
+static pte_status parse_values(parser *ps, uint32_t xvalues, xg_mem *mem) {
+  xg_graph *g = ps->g;
+  pte_status st = PTE_OK;
+  size_t total = 0;
+  for (uint32_t i = 0; i < g->nvalues && !st; i++) {
+    st = parse_value(ps, i, pte_fb_vec_table(ps->fb, xvalues, i), &total);
+    ps->ids[i].id = g->values[i].id_out;
+    ps->ids[i].index = i;
+  }
+  if (st) return st;
+  qsort(ps->ids, g->nvalues, sizeof(id_pair), cmp_pair);
+  for (uint32_t i = 1; i < g->nvalues; i++)
+    if (ps->ids[i].id == ps->ids[i - 1].id)
+      return pte_error(PTE_ERR_INVALID_PROGRAM, "XNNPACK payload: values %u and %u share id_out %u",
+                       ps->ids[i - 1].index, ps->ids[i].index, ps->ids[i].id);
+  /* Each external id names one argument of the delegate call. */
+  if (!g->num_externs) return PTE_OK;
+  uint32_t *owner = (uint32_t *)xg_mem_array(mem, g->num_externs, sizeof(uint32_t));
+  if (!owner) return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK payload: out of memory");
+  for (uint32_t e = 0; e < g->num_externs; e++) owner[e] = XG_NONE;
+  for (uint32_t i = 0; i < g->nvalues; i++) {
+    if (!g->values[i].flags) continue;
+    uint32_t e = g->values[i].external_id;
+    if (owner[e] != XG_NONE)
+      return pte_error(PTE_ERR_INVALID_PROGRAM, "XNNPACK payload: values %u and %u share external id %u",
+                       owner[e], i, e);
+    owner[e] = i;
+  }
+  return PTE_OK;
+}
+
+pte_status xg_parse(const void *blob, size_t size, xg_named_fn named, void *named_user, xg_mem *mem,
+                    xg_graph *g) {
+  memset(g, 0, sizeof *g);
+  const uint8_t *b = (const uint8_t *)blob;
+  if (!b || size < 8)
+    return pte_error(PTE_ERR_INVALID_PROGRAM, "XNNPACK payload of %zu bytes is too small", size);
+  parser ps;
+  memset(&ps, 0, sizeof ps);
+  ps.named = named;
+  ps.named_user = named_user;
+  ps.g = g;
+  pte_status st = locate_flatbuffer(b, size, &ps);
+  if (st) return st;
+  const pte_fb fb = ps.fb;
   g->num_externs = fb_u32(fb, ps.root, XGRAPH_NUM_EXTERNS, 0);
   if (g->num_externs > XG_MAX_EXTERNS)
     return pte_error(PTE_ERR_INVALID_PROGRAM, "XNNPACK payload: num_externs %u is above %u", g->num_externs,
@@ -374,42 +412,14 @@ pte_status xg_parse(const void *blob, size_t size, xg_named_fn named, void *name
   if (g->nvalues > XG_MAX_VALUES || g->nnodes > XG_MAX_NODES)
     return pte_error(PTE_ERR_INVALID_PROGRAM, "XNNPACK payload: %u values and %u nodes is too many",
                      g->nvalues, g->nnodes);
-  if (g->nnodes == 0)
-    return pte_error(PTE_ERR_INVALID_PROGRAM, "XNNPACK payload: the graph has no nodes");
-  g->values = (xg_value *)xg_mem_alloc(mem, (size_t)g->nvalues * sizeof(xg_value));
-  g->nodes = (xg_node *)xg_mem_alloc(mem, (size_t)g->nnodes * sizeof(xg_node));
+  if (g->nnodes == 0) return pte_error(PTE_ERR_INVALID_PROGRAM, "XNNPACK payload: the graph has no nodes");
+  g->values = (xg_value *)xg_mem_array(mem, g->nvalues, sizeof(xg_value));
+  g->nodes = (xg_node *)xg_mem_array(mem, g->nnodes, sizeof(xg_node));
   ps.ids = (id_pair *)xg_mem_array(mem, (size_t)g->nvalues + 1, sizeof(id_pair));
-  if (!g->values || !g->nodes || !ps.ids) {
+  if (!g->values || !g->nodes || !ps.ids)
     return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK payload: out of memory for %u values and %u nodes",
                      g->nvalues, g->nnodes);
-  }
-  size_t total = 0;
-  for (uint32_t i = 0; i < g->nvalues && !st; i++) {
-    st = parse_value(&ps, i, pte_fb_vec_table(fb, xvalues, i), &total);
-    ps.ids[i].id = g->values[i].id_out;
-    ps.ids[i].index = i;
-  }
-  if (!st) {
-    qsort(ps.ids, g->nvalues, sizeof(id_pair), cmp_pair);
-    for (uint32_t i = 1; i < g->nvalues && !st; i++)
-      if (ps.ids[i].id == ps.ids[i - 1].id)
-        st = pte_error(PTE_ERR_INVALID_PROGRAM, "XNNPACK payload: values %u and %u share id_out %u",
-                       ps.ids[i - 1].index, ps.ids[i].index, ps.ids[i].id);
-  }
-  /* Each external id names one argument of the delegate call. */
-  if (!st && g->num_externs) {
-    uint32_t *owner = (uint32_t *)xg_mem_array(mem, g->num_externs, sizeof(uint32_t));
-    if (!owner) st = pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK payload: out of memory");
-    for (uint32_t e = 0; owner && e < g->num_externs; e++) owner[e] = XG_NONE;
-    for (uint32_t i = 0; owner && i < g->nvalues && !st; i++) {
-      if (!g->values[i].flags) continue;
-      uint32_t e = g->values[i].external_id;
-      if (owner[e] != XG_NONE)
-        st = pte_error(PTE_ERR_INVALID_PROGRAM, "XNNPACK payload: values %u and %u share external id %u",
-                       owner[e], i, e);
-      owner[e] = i;
-    }
-  }
+  if ((st = parse_values(&ps, xvalues, mem))) return st;
   for (uint32_t i = 0; i < g->nnodes && !st; i++) st = parse_node(&ps, i, pte_fb_vec_table(fb, xnodes, i));
   return st;
 }
