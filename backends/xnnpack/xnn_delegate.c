@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "xnn_api.h"
+#include "xnn_nodes.h"
 
 typedef struct xg_seg_rt {
   xnn_runtime_t rt;
@@ -40,95 +41,26 @@ static pte_status xnn_fail(const xg_graph *g, uint32_t ni, const char *what, enu
   return xg_node_error(g, ni, PTE_ERR_BACKEND, "XNNPACK refused to %s it: %s", what, xnn_api_status(s));
 }
 
+/* The node's row names its xnn_define_* call; ids are XNNPACK's. */
 static enum xnn_status define_node(const xnn_api *a, xnn_subgraph_t sg, const xg_graph *g, const xg_node *n,
                                    const uint32_t *id) {
-#define IN(k) (n->in[k] == XG_NONE ? XNN_INVALID_VALUE_ID : id[n->in[k]])
-#define OUT(k) (id[n->out[k]])
-  const float lo = n->out_min, hi = n->out_max;
-  const xg_conv_params *c = &n->p.conv;
-  const xg_pool_params *p = &n->p.pool;
-  switch (n->type) {
-    case XG_ADD: return a->xnn_define_add2(sg, lo, hi, IN(0), IN(1), OUT(0), 0);
-    case XG_SUBTRACT: return a->xnn_define_subtract(sg, lo, hi, IN(0), IN(1), OUT(0), 0);
-    case XG_MULTIPLY: return a->xnn_define_multiply2(sg, lo, hi, IN(0), IN(1), OUT(0), 0);
-    case XG_DIV: return a->xnn_define_divide(sg, lo, hi, IN(0), IN(1), OUT(0), 0);
-    case XG_MINIMUM: return a->xnn_define_minimum2(sg, IN(0), IN(1), OUT(0), 0);
-    case XG_MAXIMUM: return a->xnn_define_maximum2(sg, IN(0), IN(1), OUT(0), 0);
-    case XG_FULLY_CONNECTED:
-      return a->xnn_define_fully_connected(sg, lo, hi, IN(0), IN(1), IN(2), OUT(0),
-                                           n->flags & XNN_FLAG_TRANSPOSE_WEIGHTS);
-    case XG_SOFTMAX: return a->xnn_define_softmax(sg, IN(0), OUT(0), 0);
-    case XG_SIGMOID: return a->xnn_define_sigmoid(sg, IN(0), OUT(0), 0);
-    case XG_CLAMP: return a->xnn_define_clamp(sg, lo, hi, IN(0), OUT(0), 0);
-    case XG_CONV2D:
-      return a->xnn_define_convolution_2d(sg, c->pad_top, c->pad_right, c->pad_bottom, c->pad_left, c->kernel_h,
-                                          c->kernel_w, c->sub_h, c->sub_w, c->dil_h, c->dil_w, c->groups,
-                                          c->group_in, c->group_out, lo, hi, IN(0), IN(1), IN(2), OUT(0), 0);
-    case XG_DEPTHWISE_CONV2D:
-      return a->xnn_define_depthwise_convolution_2d(sg, c->pad_top, c->pad_right, c->pad_bottom, c->pad_left,
-                                                    c->kernel_h, c->kernel_w, c->sub_h, c->sub_w, c->dil_h,
-                                                    c->dil_w, c->group_out / c->group_in, c->groups, lo, hi,
-                                                    IN(0), IN(1), IN(2), OUT(0), 0);
-    case XG_CONV_TRANSPOSE2D:
-      return a->xnn_define_deconvolution_2d(sg, c->pad_top, c->pad_right, c->pad_bottom, c->pad_left, c->adj_h,
-                                            c->adj_w, c->kernel_h, c->kernel_w, c->sub_h, c->sub_w, c->dil_h,
-                                            c->dil_w, c->groups, c->group_in, c->group_out, lo, hi, IN(0),
-                                            IN(1), IN(2), OUT(0), 0);
-    case XG_RESIZE_BILINEAR:
-      return a->xnn_define_static_resize_bilinear_2d(sg, n->p.resize.new_h, n->p.resize.new_w, IN(0), OUT(0),
-                                                     n->flags);
-    case XG_CONSTANT_PAD:
-      return a->xnn_define_static_constant_pad(sg, n->p.pad.pre, n->p.pad.post, n->p.pad.value, IN(0), OUT(0), 0);
-    case XG_AVG_POOL:
-      return a->xnn_define_average_pooling_2d(sg, p->pad_top, p->pad_right, p->pad_bottom, p->pad_left, p->pool_h,
-                                              p->pool_w, p->stride_h, p->stride_w, lo, hi, IN(0), OUT(0), 0);
-    case XG_MAX_POOL:
-      return a->xnn_define_max_pooling_2d(sg, p->pad_top, p->pad_right, p->pad_bottom, p->pad_left, p->pool_h,
-                                          p->pool_w, p->stride_h, p->stride_w, p->dil_h, p->dil_w, lo, hi, IN(0),
-                                          OUT(0), 0);
-    case XG_GLOBAL_AVG_POOL: return a->xnn_define_global_average_pooling_2d(sg, lo, hi, IN(0), OUT(0), 0);
-    case XG_STATIC_RESHAPE: case XG_COPY: case XG_CONVERT: case XG_STATIC_TRANSPOSE: {
-      /* (a transpose here is copy_like: it moves no byte) */
-      /* 2022 reshape is a copy of all elements; the output value has the shape. */
-      const xg_value *o = &g->values[n->out[0]];
-      return a->xnn_define_static_reshape(sg, o->ndims, o->dims, IN(0), OUT(0), 0);
-    }
-    case XG_FLOOR: return a->xnn_define_floor(sg, IN(0), OUT(0), 0);
-    case XG_CEIL: return a->xnn_define_ceiling(sg, IN(0), OUT(0), 0);
-    case XG_SQRT: return a->xnn_define_square_root(sg, IN(0), OUT(0), 0);
-    case XG_SQUARE: return a->xnn_define_square(sg, IN(0), OUT(0), 0);
-    case XG_HARDSWISH: return a->xnn_define_hardswish(sg, IN(0), OUT(0), 0);
-    case XG_NEGATE: return a->xnn_define_negate(sg, IN(0), OUT(0), 0);
-    case XG_ABS: return a->xnn_define_abs(sg, IN(0), OUT(0), 0);
-    case XG_LEAKY_RELU: return a->xnn_define_leaky_relu(sg, n->p.act.alpha, IN(0), OUT(0), 0);
-    case XG_ELU: return a->xnn_define_elu(sg, n->p.act.alpha, IN(0), OUT(0), 0);
-    case XG_PRELU: return a->xnn_define_prelu(sg, IN(0), IN(1), OUT(0), 0);
-    default: return xnn_status_unsupported_parameter;
-  }
-#undef IN
-#undef OUT
+  const xg_node_desc *d = xg_node_desc_of(n->type);
+  if (!d || !d->define) return xnn_status_unsupported_parameter;
+  uint32_t in[5], out[2];
+  for (uint32_t k = 0; k < n->nin; k++) in[k] = n->in[k] == XG_NONE ? XNN_INVALID_VALUE_ID : id[n->in[k]];
+  for (uint32_t k = 0; k < n->nout; k++) out[k] = id[n->out[k]];
+  return d->define(a, sg, g, n, in, out);
 }
 
-/* Rough arithmetic of a segment (multiply-adds of FC and convolutions, one
- * operation per output element elsewhere). */
+/* Rough arithmetic of a segment (the rows' estimates: multiply-adds of FC
+ * and convolutions, one operation per output element elsewhere). */
 static double segment_work(const xg_graph *g, const xg_plan *p, const xg_segment *seg) {
   double work = 0;
   for (uint32_t k = 0; k < seg->count; k++) {
     const xg_node *n = &g->nodes[p->seg_nodes[seg->first + k]];
     if (n->nout == 0 || n->out[0] == XG_NONE) continue;
-    double out = (double)g->values[n->out[0]].numel;
-    const xg_value *in0 = n->nin > 0 && n->in[0] != XG_NONE ? &g->values[n->in[0]] : NULL;
-    switch (n->type) {
-      case XG_FULLY_CONNECTED:
-        work += out * (in0 && in0->ndims ? (double)in0->dims[in0->ndims - 1] : 1.0);
-        break;
-      case XG_CONV2D: case XG_DEPTHWISE_CONV2D: case XG_CONV_TRANSPOSE2D:
-        work += out * (double)n->p.conv.kernel_h * n->p.conv.kernel_w *
-                (n->p.conv.group_in ? n->p.conv.group_in : 1);
-        break;
-      default:
-        work += out;
-    }
+    const xg_node_desc *d = xg_node_desc_of(n->type);
+    work += d && d->work ? d->work(g, n) : (double)g->values[n->out[0]].numel;
   }
   return work;
 }
@@ -204,9 +136,15 @@ static void release_runtimes(xg_delegate *d) {
   d->nsegs_built = 0;
 }
 
-static bool is_argmax_index(const xg_graph *g, uint32_t vi) {
+/* An output that holds indices (argmax pooling), int64 or int32 at run time. */
+static bool is_index_output(const xg_graph *g, uint32_t vi) {
   const xg_value *v = &g->values[vi];
-  return v->producer >= 0 && g->nodes[v->producer].type == XG_ARGMAX_POOL && g->nodes[v->producer].out[1] == vi;
+  if (v->producer < 0) return false;
+  const xg_node *n = &g->nodes[v->producer];
+  const xg_node_desc *d = xg_node_desc_of(n->type);
+  for (uint32_t k = 0; d && k < n->nout; k++)
+    if (n->out[k] == vi) return (d->index_outs >> k) & 1;
+  return false;
 }
 
 static inline void *value_ptr(const xg_delegate *d, uint32_t vi) {
@@ -220,20 +158,10 @@ static bool add_bytes(size_t *total, size_t n, size_t limit) {
   return true;
 }
 
-/* One attempt at building; *bad_node is set when XNNPACK refused a node. */
-static pte_status build(xg_delegate *d, const void *payload, size_t size, xg_named_fn named, void *nu,
-                        xg_mem *mem, const xg_options *opts, const uint8_t *forced, uint32_t *bad_node) {
-  pte_status st = xg_parse(payload, size, named, nu, mem, &d->g);
-  if (st) return st;
-  xg_graph *g = &d->g;
-  xg_check_options co = {opts && opts->prefer_native};
-  if ((st = xg_check(g, &co))) return st;
-  if (forced)
-    for (uint32_t ni = 0; ni < g->nnodes; ni++)
-      if (forced[ni]) g->nodes[ni].exec = XG_EXEC_NATIVE;
-  if ((st = xg_make_plan(g, mem, &d->plan))) return st;
-  xg_plan *p = &d->plan;
-
+/* The plan's buffers: arena, constant copies, staging, bindings. */
+static pte_status allocate_buffers(xg_delegate *d, xg_mem *mem, const xg_options *opts) {
+  const xg_graph *g = &d->g;
+  const xg_plan *p = &d->plan;
   /* Working memory: ours (arena, constant copies, staging, the stand-in
    * buffer of the first setup) and XNNPACK's workspace for its internal
    * values. Checked before any of it is allocated. */
@@ -273,22 +201,31 @@ static pte_status build(xg_delegate *d, const void *payload, size_t size, xg_nam
       }
     } else if (p->loc[vi] == XG_LOC_EXTERNAL && p->batchable && p->batched[vi]) {
       /* Argmax indices may be delivered as int64: twice the bytes. */
-      size_t bytes = is_argmax_index(g, vi) ? 2 * v->nbytes : v->nbytes;
+      size_t bytes = is_index_output(g, vi) ? 2 * v->nbytes : v->nbytes;
       d->stage[v->external_id] = (uint8_t *)xg_mem_alloc(mem, bytes + XG_EXTRA_BYTES);
       if (!d->stage[v->external_id])
         return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK delegate: out of memory for staging buffers");
     }
   }
+  return PTE_OK;
+}
+
+/* Every segment's runtime, set up once with stand-in pointers so that its
+ * operators allocate at init; *bad_node names a node XNNPACK refused. */
+static pte_status build_runtimes(xg_delegate *d, xg_mem *mem, uint32_t *bad_node) {
+  const xg_graph *g = &d->g;
+  const xg_plan *p = &d->plan;
+  pte_status st = PTE_OK;
   if (!p->nsegs) return PTE_OK;
 
-  uint32_t *xid = (uint32_t *)malloc((size_t)g->nvalues * sizeof(uint32_t));
-  uint32_t *stamp = (uint32_t *)calloc(g->nvalues, sizeof(uint32_t));
-  /* Stand-in for delegate arguments during the setup at init. */
-  void *dummy = calloc(1, p->max_external_bytes + XG_EXTRA_BYTES + 64);
-  if (!xid || !stamp || !dummy) {
-    free(xid), free(stamp), free(dummy);
-    return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK delegate: out of memory");
-  }
+  uint32_t *xid = (uint32_t *)xg_mem_array(mem, g->nvalues, sizeof(uint32_t));
+  uint32_t *stamp = (uint32_t *)xg_mem_array(mem, g->nvalues, sizeof(uint32_t));
+  /* Stand-in for delegate arguments during the setup at init (setup only
+   * records pointers; nothing runs on it). Memory lives as long as the
+   * method, so the arena serves when it is large enough. */
+  const size_t dummy_size = p->max_external_bytes + XG_EXTRA_BYTES + 64;
+  void *dummy = d->arena && p->arena_size >= dummy_size ? (void *)d->arena : xg_mem_alloc(mem, dummy_size);
+  if (!xid || !stamp || !dummy) return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK delegate: out of memory");
   for (uint32_t e = 0; e < g->num_externs; e++) d->bound[e] = dummy;
   for (uint32_t s = 0; s < p->nsegs && !st; s++) {
     st = build_segment(d, s, xid, stamp, bad_node);
@@ -309,8 +246,23 @@ static pte_status build(xg_delegate *d, const void *payload, size_t size, xg_nam
       st = pte_error(PTE_ERR_BACKEND, "XNNPACK: setting up runtime %u failed: %s", s, xnn_api_status(xs));
   }
   for (uint32_t e = 0; e < g->num_externs; e++) d->bound[e] = NULL;
-  free(xid), free(stamp), free(dummy);
   return st;
+}
+
+/* One attempt at building; *bad_node is set when XNNPACK refused a node. */
+static pte_status build(xg_delegate *d, const void *payload, size_t size, xg_named_fn named, void *nu,
+                        xg_mem *mem, const xg_options *opts, const uint8_t *forced, uint32_t *bad_node) {
+  pte_status st = xg_parse(payload, size, named, nu, mem, &d->g);
+  if (st) return st;
+  xg_graph *g = &d->g;
+  xg_check_options co = {opts && opts->prefer_native};
+  if ((st = xg_check(g, &co, mem))) return st;
+  if (forced)
+    for (uint32_t ni = 0; ni < g->nnodes; ni++)
+      if (forced[ni]) g->nodes[ni].exec = XG_EXEC_NATIVE;
+  if ((st = xg_make_plan(g, mem, &d->plan))) return st;
+  if ((st = allocate_buffers(d, mem, opts))) return st;
+  return build_runtimes(d, mem, bad_node);
 }
 
 pte_status xg_delegate_create(const void *payload, size_t size, xg_named_fn named, void *named_user, xg_mem *mem,
@@ -340,14 +292,13 @@ pte_status xg_delegate_create(const void *payload, size_t size, xg_named_fn name
     release_runtimes(d);
     if (bad == XG_NONE || !xg_native_supports(&d->g, &d->g.nodes[bad]) || attempt >= 64) break;
     pte_log(PTE_LOG_INFO, "XNNPACK delegate: %s; running that node with pterun's own code", pte_last_error());
-    if (!forced) forced = (uint8_t *)calloc(d->g.nnodes, 1);
+    if (!forced) forced = (uint8_t *)xg_mem_alloc(mem, d->g.nnodes);
     if (!forced) {
       st = pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK delegate: out of memory");
       break;
     }
     forced[bad] = 1;
   }
-  free(forced);
   return st;
 }
 
@@ -399,15 +350,85 @@ static inline uint64_t trace_begin(const pte_tracer *tr, pte_event *ev, const xg
   return tr->begin ? tr->begin(tr->user, ev) : 0;
 }
 
-pte_status xg_delegate_run(xg_delegate *d, pte_value **args, int32_t nargs, const pte_tracer *tr,
-                           const pte_event *event) {
+/* Binds input `e` (value vi). *rows is the leading dimension of a shrunk
+ * batch seen so far (0: none). */
+static pte_status bind_input(xg_delegate *d, uint32_t e, uint32_t vi, pte_tensor *t, size_t *rows) {
+  const xg_plan *p = &d->plan;
+  const xg_value *v = &d->g.values[vi];
+  const bool batched = p->batchable && p->batched[vi];
+  const size_t full = v->numel * 4;
+  int64_t phys[PTE_MAX_DIM];
+  physical_sizes(t, phys);
+  if (!t->data) return pte_error(PTE_ERR_INVALID_STATE, "XNNPACK delegate input %u has no data", e);
+  d->bound[e] = t->data;
+  if (same_shape(phys, t->dim, v)) {
+    if (batched && *rows && *rows != v->dims[0])
+      return shape_error(d, e, t, v, ", while other inputs have a leading dimension of another size");
+    if (batched) *rows = v->dims[0];
+    return PTE_OK;
+  }
+  bool tail_ok = batched && (uint32_t)t->dim == v->ndims && phys[0] >= 1 && (size_t)phys[0] < v->dims[0];
+  for (int32_t i = 1; tail_ok && i < t->dim; i++) tail_ok = (size_t)phys[i] == v->dims[i];
+  if (!tail_ok)
+    return shape_error(d, e, t, v,
+                       batched ? " (only the leading dimension may be smaller)"
+                               : " (Debian's 2022 XNNPACK cannot reshape a runtime, and this graph does not treat "
+                                 "the leading dimension as independent rows)");
+  if (*rows && *rows != (size_t)phys[0])
+    return shape_error(d, e, t, v, ", while other inputs have a leading dimension of another size");
+  *rows = (size_t)phys[0];
+  /* Rows past the real ones are computed and ignored; read them from the
+   * caller's buffer when it is big enough, else from staging. */
+  if (t->capacity < full) {
+    memcpy(d->stage[e], t->data, *rows * (full / v->dims[0]));
+    d->bound[e] = d->stage[e];
+  }
+  return PTE_OK;
+}
+
+/* Resizes output `e` (value vi) to the built shape, or to `rows` rows of
+ * it, and binds it; `esize` is its element size. */
+static pte_status bind_output(xg_delegate *d, uint32_t e, uint32_t vi, pte_tensor *t, size_t rows, size_t esize) {
+  const xg_plan *p = &d->plan;
+  const xg_value *v = &d->g.values[vi];
+  const bool batched = p->batchable && p->batched[vi];
+  const size_t full = v->numel * esize;
+  int64_t phys[PTE_MAX_DIM], want_phys[XG_MAX_DIMS], want[XG_MAX_DIMS];
+  physical_sizes(t, phys);
+  for (uint32_t i = 0; i < v->ndims; i++) want_phys[i] = (int64_t)v->dims[i];
+  if (batched && rows) want_phys[0] = (int64_t)rows;
+  bool same = t->dim == 0 ? v->numel == 1 && !(batched && rows) : (uint32_t)t->dim == v->ndims;
+  for (int32_t i = 0; same && i < t->dim; i++) same = phys[i] == want_phys[i];
+  if (!same) {
+    /* Logical sizes from memory-order sizes through the dim order. */
+    bool keep_order = (uint32_t)t->dim == v->ndims;
+    for (uint32_t i = 0; i < v->ndims; i++)
+      want[keep_order && t->dim_order[i] < v->ndims ? t->dim_order[i] : i] = want_phys[i];
+    pte_status st = pte_tensor_resize(t, (int32_t)v->ndims, want);
+    if (st) {
+      char b[160];
+      return xg_error_prefix(st, "XNNPACK delegate output %u: cannot take shape %s", e,
+                             pte_shape_str((int32_t)v->ndims, want, b, sizeof b));
+    }
+  }
+  if (!t->data) return pte_error(PTE_ERR_INVALID_STATE, "XNNPACK delegate output %u has no memory", e);
+  if (t->capacity >= full) {
+    d->bound[e] = t->data;
+  } else if (batched && rows) {
+    d->bound[e] = d->stage[e];
+  } else {
+    return pte_error(PTE_ERR_INVALID_ARGUMENT, "XNNPACK delegate output %u has room for %zu bytes, needs %zu", e,
+                     t->capacity, full);
+  }
+  return PTE_OK;
+}
+
+/* Checks and binds every argument, inputs first (they decide the batch);
+ * *rows_out is the leading dimension of a shrunk batch, 0 when as built. */
+static pte_status bind_args(xg_delegate *d, pte_value **args, size_t *rows_out) {
   const xg_graph *g = &d->g;
   const xg_plan *p = &d->plan;
-  if (nargs < 0 || (uint32_t)nargs < p->nargs)
-    return pte_error(PTE_ERR_INVALID_ARGUMENT, "XNNPACK delegate: called with %d arguments, needs %u", (int)nargs,
-                     p->nargs);
-  size_t rows = 0; /* leading dimension of a shrunk batch; 0 = as built */
-  /* Inputs first: they decide the batch. */
+  size_t rows = 0;
   for (int pass = 0; pass < 2; pass++) {
     for (uint32_t e = 0; e < p->nargs; e++) {
       uint32_t vi = p->ext_value[e];
@@ -420,7 +441,7 @@ pte_status xg_delegate_run(xg_delegate *d, pte_value **args, int32_t nargs, cons
         return pte_error(PTE_ERR_INVALID_ARGUMENT, "XNNPACK delegate argument %u is not a tensor", e);
       pte_tensor *t = a->u.tensor;
       size_t esize = 4;
-      if (is_argmax_index(g, vi)) {
+      if (is_index_output(g, vi)) {
         if (t->dtype != PTE_INT64 && t->dtype != PTE_INT32)
           return pte_error(PTE_ERR_INVALID_ARGUMENT, "XNNPACK delegate output %u (argmax indices) is %s, expected int64",
                            e, pte_dtype_name(t->dtype));
@@ -431,64 +452,8 @@ pte_status xg_delegate_run(xg_delegate *d, pte_value **args, int32_t nargs, cons
       }
       if (t->dim > PTE_MAX_DIM)
         return pte_error(PTE_ERR_INVALID_ARGUMENT, "XNNPACK delegate argument %u has rank %d", e, (int)t->dim);
-      int64_t phys[PTE_MAX_DIM];
-      physical_sizes(t, phys);
-      const bool batched = p->batchable && p->batched[vi];
-      const size_t full = v->numel * esize;
-      if (input) {
-        if (!t->data) return pte_error(PTE_ERR_INVALID_STATE, "XNNPACK delegate input %u has no data", e);
-        d->bound[e] = t->data;
-        if (same_shape(phys, t->dim, v)) {
-          if (batched && rows && rows != v->dims[0])
-            return shape_error(d, e, t, v, ", while other inputs have a leading dimension of another size");
-          if (batched) rows = v->dims[0];
-          continue;
-        }
-        bool tail_ok = batched && (uint32_t)t->dim == v->ndims && phys[0] >= 1 && (size_t)phys[0] < v->dims[0];
-        for (int32_t i = 1; tail_ok && i < t->dim; i++) tail_ok = (size_t)phys[i] == v->dims[i];
-        if (!tail_ok)
-          return shape_error(d, e, t, v,
-                             p->batchable && p->batched[vi]
-                                 ? " (only the leading dimension may be smaller)"
-                                 : " (Debian's 2022 XNNPACK cannot reshape a runtime, and this graph does not treat "
-                                   "the leading dimension as independent rows)");
-        if (rows && rows != (size_t)phys[0])
-          return shape_error(d, e, t, v, ", while other inputs have a leading dimension of another size");
-        rows = (size_t)phys[0];
-        /* Rows past the real ones are computed and ignored; read them from
-         * the caller's buffer when it is big enough, else from staging. */
-        if (t->capacity < full) {
-          memcpy(d->stage[e], t->data, rows * (full / v->dims[0]));
-          d->bound[e] = d->stage[e];
-        }
-      } else {
-        int64_t want_phys[XG_MAX_DIMS], want[XG_MAX_DIMS];
-        for (uint32_t i = 0; i < v->ndims; i++) want_phys[i] = (int64_t)v->dims[i];
-        if (batched && rows) want_phys[0] = (int64_t)rows;
-        bool same = t->dim == 0 ? v->numel == 1 && !(batched && rows) : (uint32_t)t->dim == v->ndims;
-        for (int32_t i = 0; same && i < t->dim; i++) same = phys[i] == want_phys[i];
-        if (!same) {
-          /* Logical sizes from memory-order sizes through the dim order. */
-          bool keep_order = (uint32_t)t->dim == v->ndims;
-          for (uint32_t i = 0; i < v->ndims; i++)
-            want[keep_order && t->dim_order[i] < v->ndims ? t->dim_order[i] : i] = want_phys[i];
-          pte_status st = pte_tensor_resize(t, (int32_t)v->ndims, want);
-          if (st) {
-            char b[160];
-            return xg_error_prefix(st, "XNNPACK delegate output %u: cannot take shape %s", e,
-                                   pte_shape_str((int32_t)v->ndims, want, b, sizeof b));
-          }
-        }
-        if (!t->data) return pte_error(PTE_ERR_INVALID_STATE, "XNNPACK delegate output %u has no memory", e);
-        if (t->capacity >= full) {
-          d->bound[e] = t->data;
-        } else if (batched && rows) {
-          d->bound[e] = d->stage[e];
-        } else {
-          return pte_error(PTE_ERR_INVALID_ARGUMENT, "XNNPACK delegate output %u has room for %zu bytes, needs %zu",
-                           e, t->capacity, full);
-        }
-      }
+      pte_status st = input ? bind_input(d, e, vi, t, &rows) : bind_output(d, e, vi, t, rows, esize);
+      if (st) return st;
     }
     /* Inputs that keep the full batch while another shrank cannot mix. */
     if (pass == 0 && rows && rows != p->batch_max) {
@@ -503,41 +468,58 @@ pte_status xg_delegate_run(xg_delegate *d, pte_value **args, int32_t nargs, cons
       }
     }
   }
-  if (rows == p->batch_max) rows = 0;
+  *rows_out = rows == p->batch_max ? 0 : rows;
+  return PTE_OK;
+}
 
+/* One XNNPACK runtime: set up again only when a bound pointer changed. */
+static pte_status run_segment(xg_delegate *d, uint32_t s) {
+  xg_seg_rt *r = &d->segs[s];
+  bool changed = false;
+  for (uint32_t j = 0; j < r->n; j++) {
+    void *ptr = value_ptr(d, r->values[j]);
+    if (r->ext[j].data != ptr) r->ext[j].data = ptr, changed = true;
+  }
+  enum xnn_status xs = xnn_status_success;
+  if (changed) xs = d->api->xnn_setup_runtime(r->rt, r->n, r->ext);
+  if (xs == xnn_status_success) xs = d->api->xnn_invoke_runtime(r->rt);
+  if (xs == xnn_status_success) return PTE_OK;
+  /* A failed setup leaves the runtime half re-pointed: force a full setup
+   * next time. */
+  for (uint32_t j = 0; j < r->n; j++) r->ext[j].data = NULL;
+  return pte_error(PTE_ERR_BACKEND, "XNNPACK runtime %u failed: %s", s, xnn_api_status(xs));
+}
+
+static pte_status run_native(xg_delegate *d, uint32_t ni, pte_value **args) {
+  const xg_graph *g = &d->g;
+  const xg_node *n = &g->nodes[ni];
+  void *ptr[8];
+  for (uint32_t k = 0; k < n->nin; k++) ptr[k] = n->in[k] == XG_NONE ? NULL : value_ptr(d, n->in[k]);
+  for (uint32_t k = 0; k < n->nout; k++) ptr[n->nin + k] = value_ptr(d, n->out[k]);
+  bool i64 = false;
+  for (uint32_t k = 0; k < n->nout; k++)
+    if (g->values[n->out[k]].flags && is_index_output(g, n->out[k]))
+      i64 = args[g->values[n->out[k]].external_id]->u.tensor->dtype == PTE_INT64;
+  return xg_native_run(g, ni, ptr, i64);
+}
+
+pte_status xg_delegate_run(xg_delegate *d, pte_value **args, int32_t nargs, const pte_tracer *tr,
+                           const pte_event *event) {
+  const xg_graph *g = &d->g;
+  const xg_plan *p = &d->plan;
+  if (nargs < 0 || (uint32_t)nargs < p->nargs)
+    return pte_error(PTE_ERR_INVALID_ARGUMENT, "XNNPACK delegate: called with %d arguments, needs %u", (int)nargs,
+                     p->nargs);
+  size_t rows; /* leading dimension of a shrunk batch; 0 = as built */
+  pte_status st = bind_args(d, args, &rows);
+  if (st) return st;
   pte_event ev;
   if (tr) ev = *event;
   for (uint32_t si = 0; si < p->nsteps; si++) {
     const xg_step *s = &p->steps[si];
     uint64_t tok = 0;
     if (tr) tok = trace_begin(tr, &ev, s);
-    pte_status st = PTE_OK;
-    if (s->kind == XG_STEP_XNN) {
-      xg_seg_rt *r = &d->segs[s->index];
-      bool changed = false;
-      for (uint32_t j = 0; j < r->n; j++) {
-        void *ptr = value_ptr(d, r->values[j]);
-        if (r->ext[j].data != ptr) r->ext[j].data = ptr, changed = true;
-      }
-      enum xnn_status xs = xnn_status_success;
-      if (changed) xs = d->api->xnn_setup_runtime(r->rt, r->n, r->ext);
-      if (xs == xnn_status_success) xs = d->api->xnn_invoke_runtime(r->rt);
-      if (xs != xnn_status_success) {
-        /* A failed setup leaves the runtime half re-pointed: force a full
-         * setup next time. */
-        for (uint32_t j = 0; j < r->n; j++) r->ext[j].data = NULL;
-        st = pte_error(PTE_ERR_BACKEND, "XNNPACK runtime %u failed: %s", s->index, xnn_api_status(xs));
-      }
-    } else {
-      const xg_node *n = &g->nodes[s->index];
-      void *ptr[8];
-      for (uint32_t k = 0; k < n->nin; k++) ptr[k] = n->in[k] == XG_NONE ? NULL : value_ptr(d, n->in[k]);
-      for (uint32_t k = 0; k < n->nout; k++) ptr[n->nin + k] = value_ptr(d, n->out[k]);
-      bool i64 = false;
-      if (n->type == XG_ARGMAX_POOL && g->values[n->out[1]].flags)
-        i64 = args[g->values[n->out[1]].external_id]->u.tensor->dtype == PTE_INT64;
-      st = xg_native_run(g, s->index, ptr, i64);
-    }
+    st = s->kind == XG_STEP_XNN ? run_segment(d, s->index) : run_native(d, s->index, args);
     if (tr && tr->end) tr->end(tr->user, &ev, tok);
     if (st) return st;
   }
@@ -548,7 +530,7 @@ pte_status xg_delegate_run(xg_delegate *d, pte_value **args, int32_t nargs, cons
       if (vi == XG_NONE || !(g->values[vi].flags & XG_FLAG_EXTERNAL_OUTPUT)) continue;
       pte_tensor *t = args[e]->u.tensor;
       if (d->bound[e] != t->data) {
-        size_t esize = is_argmax_index(g, vi) && t->dtype == PTE_INT64 ? 8 : 4;
+        size_t esize = is_index_output(g, vi) && t->dtype == PTE_INT64 ? 8 : 4;
         memcpy(t->data, d->bound[e], rows * (g->values[vi].numel / g->values[vi].dims[0]) * esize);
       }
     }

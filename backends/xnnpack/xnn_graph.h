@@ -102,9 +102,13 @@ typedef struct xg_graph {
 
 /* ---- memory ---- */
 
-/* Memory that lives as long as a delegate: the method's (pte_backend_alloc)
- * when `ctx` is set, else blocks from malloc released by xg_mem_release
- * (tests, fuzzer). Allocations are zeroed and 64-byte aligned. */
+/* Memory that lives as long as a delegate. With `ctx` set (the backend's
+ * init) it is the method's (pte_backend_alloc, so the caller's
+ * pte_allocator), freed with the method; every allocation the delegate makes
+ * comes from here, working arrays of parse, check and plan included. Without
+ * a context (the internal tests and the fuzzer, which have no method) blocks
+ * come from malloc and xg_mem_release frees them: the one fallback.
+ * Allocations are zeroed and 64-byte aligned. */
 typedef struct xg_block xg_block;
 typedef struct xg_mem {
   pte_backend_init_ctx *ctx;
@@ -113,6 +117,8 @@ typedef struct xg_mem {
 } xg_mem;
 
 void *xg_mem_alloc(xg_mem *m, size_t size);
+/* `n` elements of `size` bytes; NULL when that overflows or fails. */
+void *xg_mem_array(xg_mem *m, size_t n, size_t size);
 void xg_mem_release(xg_mem *m);
 
 /* ---- parse ---- */
@@ -129,7 +135,8 @@ typedef struct xg_check_options {
   bool prefer_native; /* run every node pterun can run itself natively (tests) */
 } xg_check_options;
 
-pte_status xg_check(xg_graph *g, const xg_check_options *opts);
+/* `mem` holds its working list (dead-node elimination). */
+pte_status xg_check(xg_graph *g, const xg_check_options *opts, xg_mem *mem);
 
 /* Error helper: "node N (XNNType, debug handle D): message". */
 pte_status xg_node_error(const xg_graph *g, uint32_t node, pte_status st, const char *fmt, ...)

@@ -10,9 +10,7 @@
 #include <math.h>
 #include <string.h>
 
-#include <pterun/threadpool.h>
-
-#include "xnn_graph.h"
+#include "xnn_compute.h"
 
 /* Below this many elements, thread hand-off costs more than it saves. */
 #define PAR_MIN 16384u
@@ -22,7 +20,7 @@ static size_t grain_for(size_t n, size_t per_item) {
   return g ? (g < n ? g : n) : 1;
 }
 
-static void run_parallel(size_t n, size_t per_item, pte_parallel_fn fn, void *ctx) {
+void xg_parallel_for(size_t n, size_t per_item, pte_parallel_fn fn, void *ctx) {
   if ((uint64_t)n * per_item < PAR_MIN) {
     fn(ctx, 0, n);
     return;
@@ -35,52 +33,62 @@ static inline float clampf(float v, float lo, float hi) {
   return v > hi ? hi : v;
 }
 
-/* ---- unary ---- */
+/* ---- elementwise unary ---- */
 
 typedef struct unary_job {
   const float *x;
   float *y;
-  int type;
-  float a, lo, hi;
+  float a, lo, hi; /* alpha (leaky relu, elu), bounds (clamp) */
 } unary_job;
 
-static void unary_range(void *ctx, size_t b, size_t e) {
-  const unary_job *j = (const unary_job *)ctx;
-  const float *x = j->x;
-  float *y = j->y;
-  const float a = j->a;
-  switch (j->type) {
-    case XG_CLAMP: for (size_t i = b; i < e; i++) y[i] = clampf(x[i], j->lo, j->hi); break;
-    case XG_SIGMOID:
-      for (size_t i = b; i < e; i++) {
-        /* Stable on both sides: exp of a non-positive number only. */
-        float z = expf(-fabsf(x[i]));
-        y[i] = x[i] >= 0.0f ? 1.0f / (1.0f + z) : z / (1.0f + z);
-      }
-      break;
-    case XG_FLOOR: for (size_t i = b; i < e; i++) y[i] = floorf(x[i]); break;
-    case XG_CEIL: for (size_t i = b; i < e; i++) y[i] = ceilf(x[i]); break;
-    case XG_SQRT: for (size_t i = b; i < e; i++) y[i] = sqrtf(x[i]); break;
-    case XG_SQUARE: for (size_t i = b; i < e; i++) y[i] = x[i] * x[i]; break;
-    case XG_HARDSWISH:
-      for (size_t i = b; i < e; i++) y[i] = x[i] * clampf(x[i] + 3.0f, 0.0f, 6.0f) * (1.0f / 6.0f);
-      break;
-    case XG_NEGATE: for (size_t i = b; i < e; i++) y[i] = -x[i]; break;
-    case XG_ABS: for (size_t i = b; i < e; i++) y[i] = fabsf(x[i]); break;
-    case XG_LEAKY_RELU: for (size_t i = b; i < e; i++) y[i] = x[i] > 0.0f ? x[i] : x[i] * a; break;
-    case XG_ELU: for (size_t i = b; i < e; i++) y[i] = x[i] > 0.0f ? x[i] : a * expm1f(x[i]); break;
-    case XG_RSQRT: for (size_t i = b; i < e; i++) y[i] = 1.0f / sqrtf(x[i]); break;
-    case XG_LOG: for (size_t i = b; i < e; i++) y[i] = logf(x[i]); break;
-    case XG_GELU:
-      /* The exact (erf) form, which is what XNNPACK's gelu computes. */
-      for (size_t i = b; i < e; i++) y[i] = 0.5f * x[i] * (1.0f + erff(x[i] * 0.70710678118654752f));
-      break;
-    case XG_TANH: for (size_t i = b; i < e; i++) y[i] = tanhf(x[i]); break;
-    case XG_EXP: for (size_t i = b; i < e; i++) y[i] = expf(x[i]); break;
-    case XG_SIN: for (size_t i = b; i < e; i++) y[i] = sinf(x[i]); break;
-    case XG_COS: for (size_t i = b; i < e; i++) y[i] = cosf(x[i]); break;
-    default: memmove(y + b, x + b, (e - b) * sizeof(float)); break;
+/* One range function and entry point per operation: y[i] = EXPR of x[i]
+ * (and j->a, j->lo, j->hi). */
+#define XG_UNARY(name, EXPR)                                                                      \
+  static void name##_range(void *ctx, size_t b, size_t e) {                                         \
+    const unary_job *j = (const unary_job *)ctx;                                                    \
+    const float *in = j->x;                                                                         \
+    float *y = j->y;                                                                                \
+    for (size_t i = b; i < e; i++) {                                                                \
+      const float x = in[i];                                                                        \
+      y[i] = (EXPR);                                                                                \
+    }                                                                                               \
+  }                                                                                                 \
+  void xg_native_##name(const xg_graph *g, const xg_node *n, void *const *ptr, bool index_int64) { \
+    (void)index_int64;                                                                              \
+    unary_job j = {(const float *)ptr[0], (float *)ptr[1], n->p.act.alpha, n->out_min, n->out_max}; \
+    xg_parallel_for(g->values[n->in[0]].numel, 8, name##_range, &j);                               \
   }
+
+/* Stable on both sides: exp of a non-positive number only. */
+static inline float sigmoidf(float x) {
+  float z = expf(-fabsf(x));
+  return x >= 0.0f ? 1.0f / (1.0f + z) : z / (1.0f + z);
+}
+
+XG_UNARY(clamp, clampf(x, j->lo, j->hi))
+XG_UNARY(sigmoid, sigmoidf(x))
+XG_UNARY(floor, floorf(x))
+XG_UNARY(ceiling, ceilf(x))
+XG_UNARY(square_root, sqrtf(x))
+XG_UNARY(square, x * x)
+XG_UNARY(hardswish, x * clampf(x + 3.0f, 0.0f, 6.0f) * (1.0f / 6.0f))
+XG_UNARY(negate, -x)
+XG_UNARY(abs, fabsf(x))
+XG_UNARY(leaky_relu, x > 0.0f ? x : x * j->a)
+XG_UNARY(elu, x > 0.0f ? x : j->a * expm1f(x))
+XG_UNARY(rsqrt, 1.0f / sqrtf(x))
+XG_UNARY(log, logf(x))
+/* The exact (erf) form, which is what XNNPACK's gelu computes. */
+XG_UNARY(gelu, 0.5f * x * (1.0f + erff(x * 0.70710678118654752f)))
+XG_UNARY(tanh, tanhf(x))
+XG_UNARY(exp, expf(x))
+XG_UNARY(sin, sinf(x))
+XG_UNARY(cos, cosf(x))
+
+/* Reshape, copy, convert (fp32 to fp32), and a transpose that moves no byte. */
+void xg_native_copy(const xg_graph *g, const xg_node *n, void *const *ptr, bool index_int64) {
+  (void)index_int64;
+  if (ptr[1] != ptr[0]) memcpy(ptr[1], ptr[0], g->values[n->in[0]].nbytes);
 }
 
 /* ---- softmax over the last dimension ---- */
@@ -110,44 +118,34 @@ static void softmax_rows(void *ctx, size_t b, size_t e) {
 typedef struct binary_job {
   const float *a, *b;
   float *y;
-  int type;
   float lo, hi;
   bool clamp;
   size_t out[XG_MAX_DIMS], sa[XG_MAX_DIMS], sb[XG_MAX_DIMS]; /* 6-D, right-aligned */
 } binary_job;
 
-static inline float binop(int type, float a, float b) {
-  switch (type) {
-    case XG_ADD: return a + b;
-    case XG_SUBTRACT: return a - b;
-    case XG_MULTIPLY: return a * b;
-    case XG_DIV: return a / b;
-    case XG_MINIMUM: return a < b ? a : b;
-    case XG_MAXIMUM: return a > b ? a : b;
-    default: /* XG_PRELU */ return a > 0.0f ? a : a * b;
+/* Rows are the product of the first 5 output dims; each row is the last dim.
+ * One rows function per operation: y = EXPR of a and b. */
+#define XG_BINARY_ROWS(name, EXPR)                                                 \
+  static void name##_rows(void *ctx, size_t rb, size_t re) {                       \
+    const binary_job *j = (const binary_job *)ctx;                                 \
+    const size_t n = j->out[5], ia = j->sa[5], ib = j->sb[5];                      \
+    for (size_t r = rb; r < re; r++) {                                             \
+      size_t rem = r, oa = 0, ob = 0;                                              \
+      for (int d = 4; d >= 0; d--) {                                               \
+        size_t idx = rem % j->out[d];                                              \
+        rem /= j->out[d];                                                          \
+        oa += idx * j->sa[d];                                                      \
+        ob += idx * j->sb[d];                                                      \
+      }                                                                            \
+      const float *pa = j->a + oa, *pb = j->b + ob;                                \
+      float *py = j->y + r * n;                                                    \
+      for (size_t i = 0; i < n; i++) {                                             \
+        const float a = pa[i * ia], b = pb[i * ib];                                \
+        const float v = (EXPR);                                                    \
+        py[i] = j->clamp ? clampf(v, j->lo, j->hi) : v;                            \
+      }                                                                            \
+    }                                                                              \
   }
-}
-
-/* Rows are the product of the first 5 output dims; each row is the last dim. */
-static void binary_rows(void *ctx, size_t b, size_t e) {
-  const binary_job *j = (const binary_job *)ctx;
-  const size_t n = j->out[5], ia = j->sa[5], ib = j->sb[5];
-  for (size_t r = b; r < e; r++) {
-    size_t rem = r, oa = 0, ob = 0;
-    for (int d = 4; d >= 0; d--) {
-      size_t idx = rem % j->out[d];
-      rem /= j->out[d];
-      oa += idx * j->sa[d];
-      ob += idx * j->sb[d];
-    }
-    const float *pa = j->a + oa, *pb = j->b + ob;
-    float *py = j->y + r * n;
-    for (size_t i = 0; i < n; i++) {
-      float v = binop(j->type, pa[i * ia], pb[i * ib]);
-      py[i] = j->clamp ? clampf(v, j->lo, j->hi) : v;
-    }
-  }
-}
 
 /* Strides (in elements) of `v` broadcast to a 6-D right-aligned output. */
 static void bcast_strides(const xg_value *v, const size_t *out6, size_t *s6) {
@@ -160,18 +158,17 @@ static void bcast_strides(const xg_value *v, const size_t *out6, size_t *s6) {
   }
 }
 
-static void run_binary(const xg_graph *g, const xg_node *n, void *const *ptr) {
+/* `bounded`: the node's output bounds apply (not to minimum, maximum, prelu). */
+static void run_binary(const xg_graph *g, const xg_node *n, void *const *ptr, bool bounded, pte_parallel_fn rows_fn) {
   const xg_value *o = &g->values[n->out[0]];
   binary_job j;
   memset(&j, 0, sizeof j);
   j.a = (const float *)ptr[0];
   j.b = (const float *)ptr[1];
   j.y = (float *)ptr[2];
-  j.type = n->type;
   j.lo = n->out_min;
   j.hi = n->out_max;
-  j.clamp = n->type != XG_PRELU && n->type != XG_MINIMUM && n->type != XG_MAXIMUM &&
-            !(isinf(j.lo) && j.lo < 0 && isinf(j.hi) && j.hi > 0);
+  j.clamp = bounded && !(isinf(j.lo) && j.lo < 0 && isinf(j.hi) && j.hi > 0);
   for (int d = 0; d < XG_MAX_DIMS; d++) {
     int od = (int)o->ndims - (XG_MAX_DIMS - d);
     j.out[d] = od >= 0 ? o->dims[od] : 1;
@@ -179,24 +176,28 @@ static void run_binary(const xg_graph *g, const xg_node *n, void *const *ptr) {
   bcast_strides(&g->values[n->in[0]], j.out, j.sa);
   bcast_strides(&g->values[n->in[1]], j.out, j.sb);
   size_t rows = o->numel / j.out[5];
-  run_parallel(rows, j.out[5], binary_rows, &j);
+  xg_parallel_for(rows, j.out[5], rows_fn, &j);
 }
 
-/* ---- fully connected and batch matmul ---- */
+#define XG_BINARY(name, bounded, EXPR)                                                              \
+  XG_BINARY_ROWS(name, EXPR)                                                                        \
+  void xg_native_##name(const xg_graph *g, const xg_node *n, void *const *ptr, bool index_int64) { \
+    (void)index_int64;                                                                              \
+    run_binary(g, n, ptr, bounded, name##_rows);                                                    \
+  }
 
-typedef struct mm_job {
-  const float *a, *b, *bias;
-  float *y;
-  size_t m, k, n;
-  bool b_nk; /* b is [n, k] (else [k, n]) */
-  float lo, hi;
-  bool clamp;
-  /* batch (bmm): 4-D right-aligned batch shape and strides in matrices */
-  size_t batch[4], sa[4], sb[4];
-} mm_job;
+XG_BINARY(add, true, a + b)
+XG_BINARY(subtract, true, a - b)
+XG_BINARY(multiply, true, a * b)
+XG_BINARY(divide, true, a / b)
+XG_BINARY(minimum, false, a < b ? a : b)
+XG_BINARY(maximum, false, a > b ? a : b)
+XG_BINARY(prelu, false, a > 0.0f ? a : a * b)
+
+/* ---- matrix products: fully connected and batch matmul ---- */
 
 /* One output row: y[0..n) = a[0..k) . B (+ bias), clamped. */
-static void mm_row(const mm_job *j, const float *a, const float *b, float *y) {
+static void mm_row(const xg_matmul *j, const float *a, const float *b, float *y) {
   if (j->b_nk) {
     for (size_t c = 0; c < j->n; c++) {
       const float *w = b + c * j->k;
@@ -225,14 +226,9 @@ static void mm_row(const mm_job *j, const float *a, const float *b, float *y) {
     for (size_t c = 0; c < j->n; c++) y[c] = clampf(y[c], j->lo, j->hi);
 }
 
-static void fc_rows(void *ctx, size_t b, size_t e) {
-  const mm_job *j = (const mm_job *)ctx;
-  for (size_t r = b; r < e; r++) mm_row(j, j->a + r * j->k, j->b, j->y + r * j->n);
-}
-
 /* Rows of all batches: r = batch * m + row. */
-static void bmm_rows(void *ctx, size_t b, size_t e) {
-  const mm_job *j = (const mm_job *)ctx;
+static void mm_rows(void *ctx, size_t b, size_t e) {
+  const xg_matmul *j = (const xg_matmul *)ctx;
   for (size_t r = b; r < e; r++) {
     size_t bi = r / j->m, row = r % j->m, rem = bi, oa = 0, ob = 0;
     for (int d = 3; d >= 0; d--) {
@@ -245,9 +241,17 @@ static void bmm_rows(void *ctx, size_t b, size_t e) {
   }
 }
 
-static void run_fc(const xg_graph *g, const xg_node *n, void *const *ptr) {
+void xg_batch_matmul(const xg_matmul *mm) {
+  size_t batches = 1;
+  for (int d = 0; d < 4; d++) batches *= mm->batch[d];
+  xg_parallel_for(batches * mm->m, mm->k * mm->n, mm_rows, (void *)mm);
+}
+
+/* A fully connected layer is one matrix of every row but the features. */
+void xg_native_fully_connected(const xg_graph *g, const xg_node *n, void *const *ptr, bool index_int64) {
+  (void)index_int64;
   const xg_value *x = &g->values[n->in[0]], *w = &g->values[n->in[1]];
-  mm_job j;
+  xg_matmul j;
   memset(&j, 0, sizeof j);
   j.a = (const float *)ptr[0];
   j.b = (const float *)ptr[1];
@@ -256,16 +260,18 @@ static void run_fc(const xg_graph *g, const xg_node *n, void *const *ptr) {
   j.k = x->dims[x->ndims - 1];
   j.b_nk = !(n->flags & 1);
   j.n = j.b_nk ? w->dims[0] : w->dims[1];
+  j.m = x->numel / j.k;
   j.lo = n->out_min;
   j.hi = n->out_max;
   j.clamp = !(isinf(j.lo) && j.lo < 0 && isinf(j.hi) && j.hi > 0);
-  size_t rows = x->numel / j.k;
-  run_parallel(rows, j.k * j.n, fc_rows, &j);
+  for (int d = 0; d < 4; d++) j.batch[d] = 1;
+  xg_batch_matmul(&j);
 }
 
-static void run_bmm(const xg_graph *g, const xg_node *n, void *const *ptr) {
+void xg_native_batch_matmul(const xg_graph *g, const xg_node *n, void *const *ptr, bool index_int64) {
+  (void)index_int64;
   const xg_value *a = &g->values[n->in[0]], *b = &g->values[n->in[1]], *o = &g->values[n->out[0]];
-  mm_job j;
+  xg_matmul j;
   memset(&j, 0, sizeof j);
   j.a = (const float *)ptr[0];
   j.b = (const float *)ptr[1];
@@ -287,8 +293,7 @@ static void run_bmm(const xg_graph *g, const xg_node *n, void *const *ptr) {
     stride_a *= as;
     stride_b *= bs;
   }
-  size_t rows = o->numel / j.n;
-  run_parallel(rows, j.k * j.n, bmm_rows, &j);
+  xg_batch_matmul(&j);
 }
 
 /* ---- data movement ---- */
@@ -336,7 +341,7 @@ static void run_transpose(const xg_graph *g, const xg_node *n, void *const *ptr)
     j.in_stride[d] = stride[n->p.transpose.perm[d]];
   }
   size_t rows = o->numel / j.out[j.nd - 1];
-  run_parallel(rows, j.out[j.nd - 1], transpose_rows, &j);
+  xg_parallel_for(rows, j.out[j.nd - 1], transpose_rows, &j);
 }
 
 /* Copy an N-d block: rows of the last dimension from x (strides sx) into y
@@ -367,7 +372,8 @@ static void strides_of(const size_t *dims, uint32_t nd, size_t *s) {
   for (int d = (int)nd - 1; d >= 0; d--) s[d] = v, v *= dims[d];
 }
 
-static void run_slice(const xg_graph *g, const xg_node *n, void *const *ptr) {
+void xg_native_slice(const xg_graph *g, const xg_node *n, void *const *ptr, bool index_int64) {
+  (void)index_int64;
   const xg_value *x = &g->values[n->in[0]], *o = &g->values[n->out[0]];
   size_t sx[XG_MAX_DIMS], sy[XG_MAX_DIMS], start = 0;
   strides_of(x->dims, x->ndims, sx);
@@ -376,7 +382,8 @@ static void run_slice(const xg_graph *g, const xg_node *n, void *const *ptr) {
   copy_block((const float *)ptr[0] + start, sx, (float *)ptr[1], sy, o->dims, o->ndims);
 }
 
-static void run_pad(const xg_graph *g, const xg_node *n, void *const *ptr) {
+void xg_native_constant_pad(const xg_graph *g, const xg_node *n, void *const *ptr, bool index_int64) {
+  (void)index_int64;
   const xg_value *x = &g->values[n->in[0]], *o = &g->values[n->out[0]];
   float *y = (float *)ptr[1];
   const float v = n->p.pad.value;
@@ -388,7 +395,8 @@ static void run_pad(const xg_graph *g, const xg_node *n, void *const *ptr) {
   copy_block((const float *)ptr[0], sx, y + start, sy, x->dims, x->ndims);
 }
 
-static void run_concat(const xg_graph *g, const xg_node *n, void *const *ptr) {
+void xg_native_concat(const xg_graph *g, const xg_node *n, void *const *ptr, bool index_int64) {
+  (void)index_int64;
   const xg_value *o = &g->values[n->out[0]];
   const uint32_t axis = n->p.cat.axis;
   size_t outer = 1, inner = 1;
@@ -407,12 +415,14 @@ static void run_concat(const xg_graph *g, const xg_node *n, void *const *ptr) {
 
 /* ---- pooling (NHWC) ---- */
 
+enum { POOL_AVG, POOL_MAX, POOL_ARGMAX };
+
 typedef struct pool_job {
   const float *x;
   float *y;
   void *idx;
   bool idx64;
-  int type;
+  int kind; /* POOL_* */
   size_t H, W, C, OH, OW;
   xg_pool_params p;
   float lo, hi;
@@ -426,7 +436,7 @@ static void pool_pixels(void *ctx, size_t b, size_t e) {
     size_t ox = it % j->OW, oy = (it / j->OW) % j->OH, nb = it / (j->OW * j->OH);
     float *y = j->y + it * j->C;
     for (size_t c = 0; c < j->C; c++) {
-      float acc = j->type == XG_AVG_POOL ? 0.0f : -INFINITY;
+      float acc = j->kind == POOL_AVG ? 0.0f : -INFINITY;
       size_t count = 0, best = 0;
       for (size_t ky = 0; ky < p->pool_h; ky++) {
         int64_t iy = (int64_t)(oy * p->stride_h + ky * p->dil_h) - (int64_t)p->pad_top;
@@ -435,7 +445,7 @@ static void pool_pixels(void *ctx, size_t b, size_t e) {
           int64_t ix = (int64_t)(ox * p->stride_w + kx * p->dil_w) - (int64_t)p->pad_left;
           if (ix < 0 || ix >= (int64_t)j->W) continue;
           float v = j->x[((nb * j->H + (size_t)iy) * j->W + (size_t)ix) * j->C + c];
-          if (j->type == XG_AVG_POOL) {
+          if (j->kind == POOL_AVG) {
             acc += v;
           } else if (count == 0 || v > acc) {
             acc = v;
@@ -444,9 +454,9 @@ static void pool_pixels(void *ctx, size_t b, size_t e) {
           count++;
         }
       }
-      if (j->type == XG_AVG_POOL) acc = count ? acc / (float)count : 0.0f;
+      if (j->kind == POOL_AVG) acc = count ? acc / (float)count : 0.0f;
       y[c] = clampf(acc, j->lo, j->hi);
-      if (j->type == XG_ARGMAX_POOL) {
+      if (j->kind == POOL_ARGMAX) {
         y[c] = acc; /* argmax pooling has no output bounds */
         if (j->idx64) ((int64_t *)j->idx)[it * j->C + c] = (int64_t)best;
         else ((int32_t *)j->idx)[it * j->C + c] = (int32_t)best;
@@ -455,25 +465,38 @@ static void pool_pixels(void *ctx, size_t b, size_t e) {
   }
 }
 
-static void run_pool(const xg_graph *g, const xg_node *n, void *const *ptr, bool idx64) {
+static void run_pool(const xg_graph *g, const xg_node *n, void *const *ptr, bool idx64, int kind) {
   const xg_value *x = &g->values[n->in[0]], *o = &g->values[n->out[0]];
   pool_job j;
   memset(&j, 0, sizeof j);
   j.x = (const float *)ptr[0];
   j.y = (float *)ptr[1];
-  j.idx = n->type == XG_ARGMAX_POOL ? ptr[2] : NULL;
+  j.idx = kind == POOL_ARGMAX ? ptr[2] : NULL;
   j.idx64 = idx64;
-  j.type = n->type;
+  j.kind = kind;
   j.H = x->dims[1], j.W = x->dims[2], j.C = x->dims[3];
   j.OH = o->dims[1], j.OW = o->dims[2];
   j.p = n->p.pool;
-  if (n->type != XG_MAX_POOL) j.p.dil_h = j.p.dil_w = 1;
+  if (kind != POOL_MAX) j.p.dil_h = j.p.dil_w = 1;
   j.lo = n->out_min, j.hi = n->out_max;
   size_t pixels = x->dims[0] * j.OH * j.OW;
-  run_parallel(pixels, j.C * j.p.pool_h * j.p.pool_w, pool_pixels, &j);
+  xg_parallel_for(pixels, j.C * j.p.pool_h * j.p.pool_w, pool_pixels, &j);
 }
 
-static void run_global_avg(const xg_graph *g, const xg_node *n, void *const *ptr) {
+void xg_native_avg_pool(const xg_graph *g, const xg_node *n, void *const *ptr, bool index_int64) {
+  run_pool(g, n, ptr, index_int64, POOL_AVG);
+}
+
+void xg_native_max_pool(const xg_graph *g, const xg_node *n, void *const *ptr, bool index_int64) {
+  run_pool(g, n, ptr, index_int64, POOL_MAX);
+}
+
+void xg_native_argmax_pool(const xg_graph *g, const xg_node *n, void *const *ptr, bool index_int64) {
+  run_pool(g, n, ptr, index_int64, POOL_ARGMAX);
+}
+
+void xg_native_global_avg_pool(const xg_graph *g, const xg_node *n, void *const *ptr, bool index_int64) {
+  (void)index_int64;
   const xg_value *x = &g->values[n->in[0]];
   const size_t N = x->dims[0], HW = x->dims[1] * x->dims[2], C = x->dims[3];
   const float *in = (const float *)ptr[0];
@@ -488,47 +511,22 @@ static void run_global_avg(const xg_graph *g, const xg_node *n, void *const *ptr
 
 /* ---- dispatch ---- */
 
+void xg_native_transpose(const xg_graph *g, const xg_node *n, void *const *ptr, bool index_int64) {
+  if (n->copy_like) xg_native_copy(g, n, ptr, index_int64);
+  else run_transpose(g, n, ptr);
+}
+
+void xg_native_softmax(const xg_graph *g, const xg_node *n, void *const *ptr, bool index_int64) {
+  (void)index_int64;
+  const xg_value *x = &g->values[n->in[0]];
+  softmax_job j = {(const float *)ptr[0], (float *)ptr[1], x->dims[x->ndims - 1]};
+  xg_parallel_for(x->numel / j.c, j.c, softmax_rows, &j);
+}
+
 pte_status xg_native_run(const xg_graph *g, uint32_t ni, void *const *ptr, bool index_int64) {
   const xg_node *n = &g->nodes[ni];
-  switch (n->type) {
-    case XG_ADD: case XG_SUBTRACT: case XG_MULTIPLY: case XG_DIV: case XG_MINIMUM: case XG_MAXIMUM:
-    case XG_PRELU:
-      run_binary(g, n, ptr);
-      return PTE_OK;
-    case XG_SOFTMAX: {
-      const xg_value *x = &g->values[n->in[0]];
-      softmax_job j = {(const float *)ptr[0], (float *)ptr[1], x->dims[x->ndims - 1]};
-      run_parallel(x->numel / j.c, j.c, softmax_rows, &j);
-      return PTE_OK;
-    }
-    case XG_CLAMP: case XG_SIGMOID: case XG_FLOOR: case XG_CEIL: case XG_SQRT: case XG_SQUARE:
-    case XG_HARDSWISH: case XG_NEGATE: case XG_ABS: case XG_LEAKY_RELU: case XG_ELU: case XG_RSQRT:
-    case XG_LOG: case XG_GELU: case XG_TANH: case XG_EXP: case XG_SIN: case XG_COS: case XG_COPY:
-    case XG_CONVERT: case XG_STATIC_RESHAPE: {
-      const xg_value *x = &g->values[n->in[0]];
-      unary_job j = {(const float *)ptr[0], (float *)ptr[1], n->type, n->p.act.alpha, n->out_min, n->out_max};
-      if (n->type == XG_COPY || n->type == XG_CONVERT || n->type == XG_STATIC_RESHAPE) {
-        if (ptr[1] != ptr[0]) memcpy(ptr[1], ptr[0], x->nbytes);
-        return PTE_OK;
-      }
-      run_parallel(x->numel, 8, unary_range, &j);
-      return PTE_OK;
-    }
-    case XG_FULLY_CONNECTED: run_fc(g, n, ptr); return PTE_OK;
-    case XG_BMM: run_bmm(g, n, ptr); return PTE_OK;
-    case XG_STATIC_TRANSPOSE:
-      if (n->copy_like) {
-        if (ptr[1] != ptr[0]) memcpy(ptr[1], ptr[0], g->values[n->in[0]].nbytes);
-      } else {
-        run_transpose(g, n, ptr);
-      }
-      return PTE_OK;
-    case XG_STATIC_SLICE: run_slice(g, n, ptr); return PTE_OK;
-    case XG_CONSTANT_PAD: run_pad(g, n, ptr); return PTE_OK;
-    case XG_CONCAT2: case XG_CONCAT3: case XG_CONCAT4: case XG_CONCAT5: run_concat(g, n, ptr); return PTE_OK;
-    case XG_AVG_POOL: case XG_MAX_POOL: case XG_ARGMAX_POOL: run_pool(g, n, ptr, index_int64); return PTE_OK;
-    case XG_GLOBAL_AVG_POOL: run_global_avg(g, n, ptr); return PTE_OK;
-    default:
-      return xg_node_error(g, ni, PTE_ERR_INTERNAL, "has no native implementation");
-  }
+  const xg_node_desc *d = xg_node_desc_of(n->type);
+  if (!d || !d->native) return xg_node_error(g, ni, PTE_ERR_INTERNAL, "has no native implementation");
+  d->native(g, n, ptr, index_int64);
+  return PTE_OK;
 }

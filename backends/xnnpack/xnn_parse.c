@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "xnn_graph.h"
+#include "xnn_nodes.h"
 
 /* ---- memory ---- */
 
@@ -37,6 +37,12 @@ void *xg_mem_alloc(xg_mem *m, size_t size) {
   return p;
 }
 
+void *xg_mem_array(xg_mem *m, size_t n, size_t size) {
+  if (size && n > SIZE_MAX / size) return NULL;
+  return xg_mem_alloc(m, n * size);
+}
+
+/* The fallback without a method: blocks from malloc (see xnn_graph.h). */
 void xg_mem_release(xg_mem *m) {
   xg_block *b = m->blocks;
   while (b) {
@@ -252,17 +258,23 @@ static pte_status node_value(parser *ps, uint32_t ni, uint32_t id, bool optional
   return PTE_OK;
 }
 
-/* Reads a [u32] vector of `n` entries (n <= XG_MAX_DIMS) into size_t. */
-static pte_status dims_vector(parser *ps, uint32_t ni, uint32_t t, int slot, const char *what,
-                              uint32_t n, size_t *out) {
-  uint32_t v = pte_fb_ref(ps->fb, t, slot);
-  if (!v || pte_fb_vec_len(ps->fb, v) != n)
-    return xg_node_error(ps->g, ni, PTE_ERR_INVALID_PROGRAM, "%s has %u entries, expected %u", what,
-                         pte_fb_vec_len(ps->fb, v), n);
-  for (uint32_t i = 0; i < n; i++) out[i] = rd32(pte_fb_vec_data(ps->fb, v) + 4ull * i);
+/* ---- parameter readers (xnn_nodes.h) ---- */
+
+uint32_t xg_fb_u32(const xg_fb_node *r, int slot) { return fb_u32(r->fb, r->table, slot, 0); }
+
+float xg_fb_f32(const xg_fb_node *r, int slot) { return fb_float(r->fb, r->table, slot, 0.0f); }
+
+pte_status xg_fb_dims(const xg_fb_node *r, int slot, const char *what, uint32_t n, size_t *out) {
+  uint32_t v = pte_fb_ref(r->fb, r->table, slot);
+  if (!v || pte_fb_vec_len(r->fb, v) != n)
+    return xg_node_error(r->g, r->node, PTE_ERR_INVALID_PROGRAM, "%s has %u entries, expected %u", what,
+                         pte_fb_vec_len(r->fb, v), n);
+  for (uint32_t i = 0; i < n; i++) out[i] = rd32(pte_fb_vec_data(r->fb, v) + 4ull * i);
   return PTE_OK;
 }
 
+/* A node: its type and bounds, then what its row describes: parameters,
+ * flags, and the value ids at the slots of its table's layout. */
 static pte_status parse_node(parser *ps, uint32_t ni, uint32_t xn) {
   const pte_fb fb = ps->fb;
   xg_node *n = &ps->g->nodes[ni];
@@ -277,223 +289,29 @@ static pte_status parse_node(parser *ps, uint32_t ni, uint32_t xn) {
     n->out_max = fb_float(fb, mm, MINMAX_MAX, 0.0f);
   }
   uint32_t t = pte_fb_ref(fb, xn, XNODE_UNION);
-  if (n->type == 0 || n->type >= XG_NODE_TYPE_END || !t)
+  const xg_node_desc *d = xg_node_desc_of(n->type);
+  if (!d || !t)
     return pte_error(PTE_ERR_INVALID_PROGRAM, "XNNPACK payload: node %u has no operator (union type %u)",
                      ni, n->type);
-  uint32_t ids[7];
-  bool optional[7] = {false};
-  uint32_t nin = 0, nout = 0;
+  const xg_layout *L = d->layout;
+  const xg_fb_node r = {fb, t, ps->g, ni};
   pte_status st;
-  switch (n->type) {
-    case XG_ADD: case XG_DIV: case XG_MINIMUM: case XG_MULTIPLY: case XG_SUBTRACT:
-    case XG_MAXIMUM: case XG_PRELU: case XG_BMM:
-      ids[0] = fb_u32(fb, t, N2_INPUT1, 0);
-      ids[1] = fb_u32(fb, t, N2_INPUT2, 0);
-      ids[2] = fb_u32(fb, t, N2_OUTPUT, 0);
-      nin = 2, nout = 1;
-      n->flags = fb_u32(fb, t, N2_FLAGS, 0);
-      break;
-    case XG_SOFTMAX: case XG_SIGMOID: case XG_CLAMP: case XG_FLOOR: case XG_CONVERT:
-    case XG_GLOBAL_AVG_POOL: case XG_SQRT: case XG_CEIL: case XG_HARDSWISH: case XG_NEGATE:
-    case XG_SQUARE: case XG_ABS: case XG_RSQRT: case XG_LOG: case XG_GELU: case XG_TANH:
-    case XG_EXP: case XG_SIN: case XG_COPY: case XG_COS:
-      ids[0] = fb_u32(fb, t, N1_INPUT, 0);
-      ids[1] = fb_u32(fb, t, N1_OUTPUT, 0);
-      nin = 1, nout = 1;
-      n->flags = fb_u32(fb, t, N1_FLAGS, 0);
-      break;
-    case XG_FULLY_CONNECTED:
-      ids[0] = fb_u32(fb, t, FC_INPUT, 0);
-      ids[1] = fb_u32(fb, t, FC_FILTER, 0);
-      ids[2] = fb_u32(fb, t, FC_BIAS, 0);
-      ids[3] = fb_u32(fb, t, FC_OUTPUT, 0);
-      optional[2] = true;
-      nin = 3, nout = 1;
-      n->flags = fb_u32(fb, t, FC_FLAGS, 0);
-      break;
-    case XG_CONV2D: case XG_DEPTHWISE_CONV2D: case XG_CONV_TRANSPOSE2D: {
-      xg_conv_params *c = &n->p.conv;
-      c->pad_top = fb_u32(fb, t, CONV_PAD_TOP, 0);
-      c->pad_right = fb_u32(fb, t, CONV_PAD_RIGHT, 0);
-      c->pad_bottom = fb_u32(fb, t, CONV_PAD_BOTTOM, 0);
-      c->pad_left = fb_u32(fb, t, CONV_PAD_LEFT, 0);
-      c->kernel_h = fb_u32(fb, t, CONV_KERNEL_H, 0);
-      c->kernel_w = fb_u32(fb, t, CONV_KERNEL_W, 0);
-      c->sub_h = fb_u32(fb, t, CONV_SUB_H, 0);
-      c->sub_w = fb_u32(fb, t, CONV_SUB_W, 0);
-      c->dil_h = fb_u32(fb, t, CONV_DIL_H, 0);
-      c->dil_w = fb_u32(fb, t, CONV_DIL_W, 0);
-      c->group_in = fb_u32(fb, t, CONV_GROUP_IN, 0);
-      c->group_out = fb_u32(fb, t, CONV_GROUP_OUT, 0);
-      c->groups = fb_u32(fb, t, CONV_GROUPS, 0);
-      c->adj_h = fb_u32(fb, t, CONV_ADJ_H, 0);
-      c->adj_w = fb_u32(fb, t, CONV_ADJ_W, 0);
-      ids[0] = fb_u32(fb, t, CONV_INPUT, 0);
-      ids[1] = fb_u32(fb, t, CONV_FILTER, 0);
-      ids[2] = fb_u32(fb, t, CONV_BIAS, 0);
-      ids[3] = fb_u32(fb, t, CONV_OUTPUT, 0);
-      optional[2] = true;
-      nin = 3, nout = 1;
-      n->flags = fb_u32(fb, t, CONV_FLAGS, 0);
-      break;
-    }
-    case XG_AVG_POOL: case XG_MAX_POOL: {
-      xg_pool_params *p = &n->p.pool;
-      p->pad_top = fb_u32(fb, t, POOL_PAD_TOP, 0);
-      p->pad_right = fb_u32(fb, t, POOL_PAD_RIGHT, 0);
-      p->pad_bottom = fb_u32(fb, t, POOL_PAD_BOTTOM, 0);
-      p->pad_left = fb_u32(fb, t, POOL_PAD_LEFT, 0);
-      p->pool_h = fb_u32(fb, t, POOL_H, 0);
-      p->pool_w = fb_u32(fb, t, POOL_W, 0);
-      p->stride_h = fb_u32(fb, t, POOL_STRIDE_H, 0);
-      p->stride_w = fb_u32(fb, t, POOL_STRIDE_W, 0);
-      p->dil_h = fb_u32(fb, t, POOL_DIL_H, 0);
-      p->dil_w = fb_u32(fb, t, POOL_DIL_W, 0);
-      ids[0] = fb_u32(fb, t, POOL_INPUT, 0);
-      ids[1] = fb_u32(fb, t, POOL_OUTPUT, 0);
-      nin = 1, nout = 1;
-      n->flags = fb_u32(fb, t, POOL_FLAGS, 0);
-      break;
-    }
-    case XG_ARGMAX_POOL: {
-      xg_pool_params *p = &n->p.pool;
-      p->pad_top = fb_u32(fb, t, AMP_PAD_TOP, 0);
-      p->pad_right = fb_u32(fb, t, AMP_PAD_RIGHT, 0);
-      p->pad_bottom = fb_u32(fb, t, AMP_PAD_BOTTOM, 0);
-      p->pad_left = fb_u32(fb, t, AMP_PAD_LEFT, 0);
-      p->pool_h = fb_u32(fb, t, AMP_POOL_H, 0);
-      p->pool_w = fb_u32(fb, t, AMP_POOL_W, 0);
-      /* XNNPACK's argmax pooling has no stride: windows do not overlap. */
-      p->stride_h = p->pool_h;
-      p->stride_w = p->pool_w;
-      p->dil_h = p->dil_w = 1;
-      ids[0] = fb_u32(fb, t, AMP_INPUT, 0);
-      ids[1] = fb_u32(fb, t, AMP_OUTPUT_VALUE, 0);
-      ids[2] = fb_u32(fb, t, AMP_OUTPUT_INDEX, 0);
-      nin = 1, nout = 2;
-      n->flags = fb_u32(fb, t, AMP_FLAGS, 0);
-      break;
-    }
-    case XG_STATIC_TRANSPOSE: {
-      uint32_t nd = fb_u32(fb, t, TR_NUM_DIMS, 0);
-      uint32_t perm = pte_fb_ref(fb, t, TR_PERM);
-      uint32_t len = pte_fb_vec_len(fb, perm);
-      if (len > XG_MAX_DIMS || (nd && nd != len))
-        return xg_node_error(ps->g, ni, PTE_ERR_INVALID_PROGRAM, "perm has %u entries (num_dims %u)", len, nd);
-      n->p.transpose.ndims = len;
-      for (uint32_t i = 0; i < len; i++) n->p.transpose.perm[i] = rd32(pte_fb_vec_data(fb, perm) + 4ull * i);
-      ids[0] = fb_u32(fb, t, TR_INPUT, 0);
-      ids[1] = fb_u32(fb, t, TR_OUTPUT, 0);
-      nin = 1, nout = 1;
-      n->flags = fb_u32(fb, t, TR_FLAGS, 0);
-      break;
-    }
-    case XG_RESIZE_BILINEAR:
-      n->p.resize.new_h = fb_u32(fb, t, RS_NEW_H, 0);
-      n->p.resize.new_w = fb_u32(fb, t, RS_NEW_W, 0);
-      ids[0] = fb_u32(fb, t, RS_INPUT, 0);
-      ids[1] = fb_u32(fb, t, RS_OUTPUT, 0);
-      nin = 1, nout = 1;
-      n->flags = fb_u32(fb, t, RS_FLAGS, 0);
-      break;
-    case XG_CONSTANT_PAD: {
-      uint32_t pre = pte_fb_ref(fb, t, PAD_PRE);
-      uint32_t nd = pte_fb_vec_len(fb, pre);
-      if (nd > XG_MAX_DIMS)
-        return xg_node_error(ps->g, ni, PTE_ERR_INVALID_PROGRAM, "pre_paddings has %u entries", nd);
-      n->p.pad.ndims = nd;
-      if ((st = dims_vector(ps, ni, t, PAD_PRE, "pre_paddings", nd, n->p.pad.pre))) return st;
-      if ((st = dims_vector(ps, ni, t, PAD_POST, "post_paddings", nd, n->p.pad.post))) return st;
-      n->p.pad.value = fb_float(fb, t, PAD_VALUE, 0.0f);
-      ids[0] = fb_u32(fb, t, PAD_INPUT, 0);
-      ids[1] = fb_u32(fb, t, PAD_OUTPUT, 0);
-      nin = 1, nout = 1;
-      n->flags = fb_u32(fb, t, PAD_FLAGS, 0);
-      break;
-    }
-    case XG_STATIC_RESHAPE: {
-      uint32_t shape = pte_fb_ref(fb, t, RE_NEW_SHAPE);
-      uint32_t nd = pte_fb_vec_len(fb, shape);
-      if (nd > XG_MAX_DIMS)
-        return xg_node_error(ps->g, ni, PTE_ERR_INVALID_PROGRAM, "new_shape has %u entries", nd);
-      n->p.reshape.ndims = nd;
-      if ((st = dims_vector(ps, ni, t, RE_NEW_SHAPE, "new_shape", nd, n->p.reshape.shape))) return st;
-      ids[0] = fb_u32(fb, t, RE_INPUT, 0);
-      ids[1] = fb_u32(fb, t, RE_OUTPUT, 0);
-      nin = 1, nout = 1;
-      n->flags = fb_u32(fb, t, RE_FLAGS, 0);
-      break;
-    }
-    case XG_STATIC_SLICE: {
-      uint32_t off = pte_fb_ref(fb, t, SL_OFFSETS);
-      uint32_t nd = pte_fb_vec_len(fb, off);
-      if (nd > XG_MAX_DIMS)
-        return xg_node_error(ps->g, ni, PTE_ERR_INVALID_PROGRAM, "offsets has %u entries", nd);
-      n->p.slice.ndims = nd;
-      if ((st = dims_vector(ps, ni, t, SL_OFFSETS, "offsets", nd, n->p.slice.offsets))) return st;
-      if ((st = dims_vector(ps, ni, t, SL_SIZES, "sizes", nd, n->p.slice.sizes))) return st;
-      ids[0] = fb_u32(fb, t, SL_INPUT, 0);
-      ids[1] = fb_u32(fb, t, SL_OUTPUT, 0);
-      nin = 1, nout = 1;
-      n->flags = fb_u32(fb, t, SL_FLAGS, 0);
-      break;
-    }
-    case XG_CONCAT2: case XG_CONCAT3: case XG_CONCAT4: case XG_CONCAT5: {
-      nin = n->type == XG_CONCAT2 ? 2 : n->type == XG_CONCAT3 ? 3 : n->type == XG_CONCAT4 ? 4 : 5;
-      static const int in_slots[5] = {CAT_INPUT1, CAT_INPUT2, CAT_INPUT3, CAT_INPUT4, CAT_INPUT5};
-      for (uint32_t i = 0; i < nin; i++) ids[i] = fb_u32(fb, t, in_slots[i], 0);
-      ids[nin] = fb_u32(fb, t, CAT_OUTPUT, 0);
-      n->p.cat.axis = fb_u32(fb, t, CAT_AXIS, 0);
-      nout = 1;
-      n->flags = fb_u32(fb, t, CAT_FLAGS, 0);
-      break;
-    }
-    case XG_LEAKY_RELU:
-      n->p.act.alpha = fb_float(fb, t, LRELU_SLOPE, 0.0f);
-      ids[0] = fb_u32(fb, t, LRELU_INPUT, 0);
-      ids[1] = fb_u32(fb, t, LRELU_OUTPUT, 0);
-      nin = 1, nout = 1;
-      n->flags = fb_u32(fb, t, LRELU_FLAGS, 0);
-      break;
-    case XG_ELU:
-      n->p.act.alpha = fb_float(fb, t, ELU_ALPHA, 0.0f);
-      ids[0] = fb_u32(fb, t, ELU_INPUT, 0);
-      ids[1] = fb_u32(fb, t, ELU_OUTPUT, 0);
-      nin = 1, nout = 1;
-      n->flags = fb_u32(fb, t, ELU_FLAGS, 0);
-      break;
-    case XG_SDPA:
-      /* Refused by xg_check; read the ids so the error can name them. */
-      for (int i = 0; i < 5; i++) ids[i] = fb_u32(fb, t, SDPA_Q + i, 0), optional[i] = true;
-      ids[5] = fb_u32(fb, t, SDPA_OUTPUT, 0);
-      nin = 5, nout = 1;
-      n->flags = fb_u32(fb, t, SDPA_FLAGS, 0);
-      break;
-    default:
-      return pte_error(PTE_ERR_INVALID_PROGRAM, "XNNPACK payload: node %u has union type %u", ni, n->type);
-  }
-  n->nin = (uint8_t)nin;
-  n->nout = (uint8_t)nout;
-  for (uint32_t i = 0; i < nin; i++)
-    if ((st = node_value(ps, ni, ids[i], optional[i], &n->in[i]))) return st;
-  for (uint32_t i = 0; i < nout; i++)
-    if ((st = node_value(ps, ni, ids[nin + i], false, &n->out[i]))) return st;
+  if (d->params && (st = d->params(&r, n))) return st;
+  n->flags = xg_fb_u32(&r, L->flags);
+  n->nin = d->nin ? d->nin : L->nin;
+  n->nout = L->nout;
+  for (uint32_t i = 0; i < n->nin; i++)
+    if ((st = node_value(ps, ni, xg_fb_u32(&r, L->in[i]), (L->optional >> i) & 1, &n->in[i]))) return st;
+  for (uint32_t i = 0; i < n->nout; i++)
+    if ((st = node_value(ps, ni, xg_fb_u32(&r, L->out[i]), false, &n->out[i]))) return st;
   return PTE_OK;
 }
 
 /* ---- header and graph ---- */
 
-pte_status xg_parse(const void *blob, size_t size, xg_named_fn named, void *named_user, xg_mem *mem,
-                    xg_graph *g) {
-  memset(g, 0, sizeof *g);
-  const uint8_t *b = (const uint8_t *)blob;
-  if (!b || size < 8)
-    return pte_error(PTE_ERR_INVALID_PROGRAM, "XNNPACK payload of %zu bytes is too small", size);
-  parser ps;
-  memset(&ps, 0, sizeof ps);
-  ps.named = named;
-  ps.named_user = named_user;
-  ps.g = g;
+/* The flatbuffer inside the payload: after an XNNHeader (which also locates
+ * the constant region), or the whole payload (legacy). */
+static pte_status locate_flatbuffer(const uint8_t *b, size_t size, parser *ps) {
   const uint8_t *fbuf = b;
   size_t fsize = size;
   if (memcmp(b + 4, "XH00", 4) == 0) {
@@ -516,10 +334,10 @@ pte_status xg_parse(const void *blob, size_t size, xg_named_fn named, void *name
                        (unsigned long long)co, (unsigned long long)cs, (unsigned long long)(fo + fs), size);
     fbuf = b + fo;
     fsize = (size_t)fs;
-    ps.constants = b + co;
-    ps.constants_size = cs;
+    ps->constants = b + co;
+    ps->constants_size = cs;
   } else {
-    g->legacy = true;
+    ps->g->legacy = true;
   }
   if (fsize < 8 || (memcmp(fbuf + 4, "XN00", 4) != 0 && memcmp(fbuf + 4, "XN01", 4) != 0)) {
     char got[5] = {0};
@@ -529,14 +347,60 @@ pte_status xg_parse(const void *blob, size_t size, xg_named_fn named, void *name
                      "XNNPACK payload: flatbuffer identifier is '%s', expected 'XN00' or 'XN01'", got);
   }
   pte_status st = pte_fb_verify(fbuf, fsize, &xg_schema_graph, NULL);
-  if (st) {
-    return xg_error_prefix(st, "XNNPACK payload");
-  }
-  ps.fb.buf = fbuf;
-  ps.fb.size = fsize;
-  ps.root = pte_fb_root(ps.fb);
-  const pte_fb fb = ps.fb;
+  if (st) return xg_error_prefix(st, "XNNPACK payload");
+  ps->fb.buf = fbuf;
+  ps->fb.size = fsize;
+  ps->root = pte_fb_root(ps->fb);
+  return PTE_OK;
+}
 
+/* Values, then the id_out index that nodes look them up by; every id_out
+ * and every external id must be unique. */
+static pte_status parse_values(parser *ps, uint32_t xvalues, xg_mem *mem) {
+  xg_graph *g = ps->g;
+  pte_status st = PTE_OK;
+  size_t total = 0;
+  for (uint32_t i = 0; i < g->nvalues && !st; i++) {
+    st = parse_value(ps, i, pte_fb_vec_table(ps->fb, xvalues, i), &total);
+    ps->ids[i].id = g->values[i].id_out;
+    ps->ids[i].index = i;
+  }
+  if (st) return st;
+  qsort(ps->ids, g->nvalues, sizeof(id_pair), cmp_pair);
+  for (uint32_t i = 1; i < g->nvalues; i++)
+    if (ps->ids[i].id == ps->ids[i - 1].id)
+      return pte_error(PTE_ERR_INVALID_PROGRAM, "XNNPACK payload: values %u and %u share id_out %u",
+                       ps->ids[i - 1].index, ps->ids[i].index, ps->ids[i].id);
+  /* Each external id names one argument of the delegate call. */
+  if (!g->num_externs) return PTE_OK;
+  uint32_t *owner = (uint32_t *)xg_mem_array(mem, g->num_externs, sizeof(uint32_t));
+  if (!owner) return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK payload: out of memory");
+  for (uint32_t e = 0; e < g->num_externs; e++) owner[e] = XG_NONE;
+  for (uint32_t i = 0; i < g->nvalues; i++) {
+    if (!g->values[i].flags) continue;
+    uint32_t e = g->values[i].external_id;
+    if (owner[e] != XG_NONE)
+      return pte_error(PTE_ERR_INVALID_PROGRAM, "XNNPACK payload: values %u and %u share external id %u",
+                       owner[e], i, e);
+    owner[e] = i;
+  }
+  return PTE_OK;
+}
+
+pte_status xg_parse(const void *blob, size_t size, xg_named_fn named, void *named_user, xg_mem *mem,
+                    xg_graph *g) {
+  memset(g, 0, sizeof *g);
+  const uint8_t *b = (const uint8_t *)blob;
+  if (!b || size < 8)
+    return pte_error(PTE_ERR_INVALID_PROGRAM, "XNNPACK payload of %zu bytes is too small", size);
+  parser ps;
+  memset(&ps, 0, sizeof ps);
+  ps.named = named;
+  ps.named_user = named_user;
+  ps.g = g;
+  pte_status st = locate_flatbuffer(b, size, &ps);
+  if (st) return st;
+  const pte_fb fb = ps.fb;
   g->num_externs = fb_u32(fb, ps.root, XGRAPH_NUM_EXTERNS, 0);
   if (g->num_externs > XG_MAX_EXTERNS)
     return pte_error(PTE_ERR_INVALID_PROGRAM, "XNNPACK payload: num_externs %u is above %u", g->num_externs,
@@ -548,45 +412,14 @@ pte_status xg_parse(const void *blob, size_t size, xg_named_fn named, void *name
   if (g->nvalues > XG_MAX_VALUES || g->nnodes > XG_MAX_NODES)
     return pte_error(PTE_ERR_INVALID_PROGRAM, "XNNPACK payload: %u values and %u nodes is too many",
                      g->nvalues, g->nnodes);
-  if (g->nnodes == 0)
-    return pte_error(PTE_ERR_INVALID_PROGRAM, "XNNPACK payload: the graph has no nodes");
-  g->values = (xg_value *)xg_mem_alloc(mem, (size_t)g->nvalues * sizeof(xg_value));
-  g->nodes = (xg_node *)xg_mem_alloc(mem, (size_t)g->nnodes * sizeof(xg_node));
-  ps.ids = (id_pair *)malloc(((size_t)g->nvalues + 1) * sizeof(id_pair));
-  if (!g->values || !g->nodes || !ps.ids) {
-    free(ps.ids);
+  if (g->nnodes == 0) return pte_error(PTE_ERR_INVALID_PROGRAM, "XNNPACK payload: the graph has no nodes");
+  g->values = (xg_value *)xg_mem_array(mem, g->nvalues, sizeof(xg_value));
+  g->nodes = (xg_node *)xg_mem_array(mem, g->nnodes, sizeof(xg_node));
+  ps.ids = (id_pair *)xg_mem_array(mem, (size_t)g->nvalues + 1, sizeof(id_pair));
+  if (!g->values || !g->nodes || !ps.ids)
     return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK payload: out of memory for %u values and %u nodes",
                      g->nvalues, g->nnodes);
-  }
-  size_t total = 0;
-  for (uint32_t i = 0; i < g->nvalues && !st; i++) {
-    st = parse_value(&ps, i, pte_fb_vec_table(fb, xvalues, i), &total);
-    ps.ids[i].id = g->values[i].id_out;
-    ps.ids[i].index = i;
-  }
-  if (!st) {
-    qsort(ps.ids, g->nvalues, sizeof(id_pair), cmp_pair);
-    for (uint32_t i = 1; i < g->nvalues && !st; i++)
-      if (ps.ids[i].id == ps.ids[i - 1].id)
-        st = pte_error(PTE_ERR_INVALID_PROGRAM, "XNNPACK payload: values %u and %u share id_out %u",
-                       ps.ids[i - 1].index, ps.ids[i].index, ps.ids[i].id);
-  }
-  /* Each external id names one argument of the delegate call. */
-  if (!st && g->num_externs) {
-    uint32_t *owner = (uint32_t *)malloc((size_t)g->num_externs * sizeof(uint32_t));
-    if (!owner) st = pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK payload: out of memory");
-    for (uint32_t e = 0; owner && e < g->num_externs; e++) owner[e] = XG_NONE;
-    for (uint32_t i = 0; owner && i < g->nvalues && !st; i++) {
-      if (!g->values[i].flags) continue;
-      uint32_t e = g->values[i].external_id;
-      if (owner[e] != XG_NONE)
-        st = pte_error(PTE_ERR_INVALID_PROGRAM, "XNNPACK payload: values %u and %u share external id %u",
-                       owner[e], i, e);
-      owner[e] = i;
-    }
-    free(owner);
-  }
+  if ((st = parse_values(&ps, xvalues, mem))) return st;
   for (uint32_t i = 0; i < g->nnodes && !st; i++) st = parse_node(&ps, i, pte_fb_vec_table(fb, xnodes, i));
-  free(ps.ids);
   return st;
 }

@@ -21,11 +21,11 @@
  * all the way to its outputs, an input whose leading dimension is smaller
  * than the one the delegate was built for can run on the built runtimes: the
  * first rows are the real ones and the outputs' first rows are the result. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stdio.h>
 
-#include "xnn_graph.h"
+#include "xnn_nodes.h"
 
 /* ---- a min-heap of node indices (keeps the schedule close to file order) ---- */
 
@@ -63,55 +63,6 @@ static bool is_flexible(const xg_node *n) { return n->exec == XG_EXEC_XNN && n->
 
 /* ---- batch analysis ---- */
 
-static bool batch_ok_nonbatched(const xg_value *v, uint32_t out_rank) {
-  return v->ndims < out_rank || v->dims[0] == 1;
-}
-
-static bool batch_rule(const xg_graph *g, const xg_node *n, const uint8_t *batched) {
-  const xg_value *x = &g->values[n->in[0]];
-  const xg_value *o = &g->values[n->out[0]];
-  switch (n->type) {
-    case XG_ADD: case XG_SUBTRACT: case XG_MULTIPLY: case XG_DIV: case XG_MINIMUM: case XG_MAXIMUM:
-    case XG_PRELU: case XG_BMM:
-      if (n->type == XG_BMM && o->ndims < 3) return false;
-      for (uint32_t k = 0; k < 2; k++) {
-        const xg_value *v = &g->values[n->in[k]];
-        if (batched[n->in[k]] ? v->ndims != o->ndims : !batch_ok_nonbatched(v, o->ndims)) return false;
-      }
-      return true;
-    case XG_SOFTMAX:
-      return x->ndims >= 2 && batched[n->in[0]];
-    case XG_FULLY_CONNECTED:
-      return x->ndims >= 2 && batched[n->in[0]] && !batched[n->in[1]] &&
-             (n->in[2] == XG_NONE || !batched[n->in[2]]);
-    case XG_CONV2D: case XG_DEPTHWISE_CONV2D: case XG_CONV_TRANSPOSE2D:
-      return batched[n->in[0]] && !batched[n->in[1]] && (n->in[2] == XG_NONE || !batched[n->in[2]]);
-    case XG_AVG_POOL: case XG_MAX_POOL: case XG_ARGMAX_POOL: case XG_GLOBAL_AVG_POOL:
-    case XG_RESIZE_BILINEAR:
-      return batched[n->in[0]];
-    case XG_CONSTANT_PAD:
-      return batched[n->in[0]] && n->p.pad.pre[0] == 0 && n->p.pad.post[0] == 0;
-    case XG_STATIC_RESHAPE:
-      return batched[n->in[0]] && o->ndims >= 1 && o->dims[0] == x->dims[0];
-    case XG_STATIC_TRANSPOSE:
-      return batched[n->in[0]] && n->p.transpose.perm[0] == 0;
-    case XG_STATIC_SLICE:
-      return batched[n->in[0]] && n->p.slice.offsets[0] == 0 && n->p.slice.sizes[0] == x->dims[0];
-    case XG_CONCAT2: case XG_CONCAT3: case XG_CONCAT4: case XG_CONCAT5:
-      if (n->p.cat.axis == 0) return false;
-      for (uint32_t k = 0; k < n->nin; k++)
-        if (!batched[n->in[k]]) return false;
-      return true;
-    case XG_CLAMP: case XG_SIGMOID: case XG_FLOOR: case XG_CEIL: case XG_SQRT: case XG_SQUARE:
-    case XG_HARDSWISH: case XG_NEGATE: case XG_ABS: case XG_LEAKY_RELU: case XG_ELU: case XG_RSQRT:
-    case XG_LOG: case XG_GELU: case XG_TANH: case XG_EXP: case XG_SIN: case XG_COS: case XG_COPY:
-    case XG_CONVERT:
-      return batched[n->in[0]] && x->ndims >= 1;
-    default:
-      return false;
-  }
-}
-
 static void analyse_batch(const xg_graph *g, const uint32_t *order, uint32_t nlive, xg_plan *p) {
   p->batchable = false;
   p->batch_max = 0;
@@ -131,7 +82,8 @@ static void analyse_batch(const xg_graph *g, const uint32_t *order, uint32_t nli
     bool any = false;
     for (uint32_t k = 0; k < n->nin; k++) any |= n->in[k] != XG_NONE && p->batched[n->in[k]];
     if (!any) continue;
-    if (!batch_rule(g, n, p->batched)) return;
+    const xg_node_desc *d = xg_node_desc_of(n->type);
+    if (!d || !d->batch || !d->batch(g, n, p->batched)) return;
     for (uint32_t k = 0; k < n->nout; k++) {
       const xg_value *o = &g->values[n->out[k]];
       if (o->ndims < 1 || o->dims[0] != p->batch_max) return;
@@ -157,42 +109,13 @@ static int cmp_live(const void *a, const void *b) {
 
 static size_t round_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
 
-static pte_status place_arena(const xg_graph *g, const uint32_t *step_of_node, xg_plan *p) {
-  uint32_t count = 0;
-  for (uint32_t vi = 0; vi < g->nvalues; vi++) count += p->loc[vi] == XG_LOC_ARENA;
-  if (!count) return PTE_OK;
-  live *L = (live *)calloc(count, sizeof(live));
-  if (!L) return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK plan: out of memory");
-  uint32_t k = 0;
-  for (uint32_t vi = 0; vi < g->nvalues; vi++) {
-    if (p->loc[vi] != XG_LOC_ARENA) continue;
-    L[k].value = vi;
-    L[k].first = L[k].last = step_of_node[g->values[vi].producer];
-    L[k].size = round_up(g->values[vi].nbytes + XG_EXTRA_BYTES, 64);
-    k++;
-  }
-  /* Last use of each arena value. */
-  uint32_t *slot = (uint32_t *)malloc((size_t)g->nvalues * sizeof(uint32_t));
-  if (!slot) {
-    free(L);
-    return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK plan: out of memory");
-  }
-  for (uint32_t i = 0; i < count; i++) slot[L[i].value] = i;
-  for (uint32_t ni = 0; ni < g->nnodes; ni++) {
-    const xg_node *n = &g->nodes[ni];
-    if (n->exec == XG_EXEC_DEAD) continue;
-    for (uint32_t j = 0; j < n->nin; j++) {
-      uint32_t vi = n->in[j];
-      if (vi == XG_NONE || p->loc[vi] != XG_LOC_ARENA) continue;
-      live *l = &L[slot[vi]];
-      if (step_of_node[ni] > l->last) l->last = step_of_node[ni];
-    }
-  }
-  free(slot);
+static pte_status out_of_memory(void) { return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK plan: out of memory"); }
+
+/* Greedy first fit by decreasing size. Quadratic, so past a few thousand
+ * buffers (never seen in real exports) each gets its own range. */
+static pte_status fit_ranges(live *L, uint32_t count, xg_plan *p) {
   qsort(L, count, sizeof(live), cmp_live);
   size_t total = 0;
-  /* Greedy first fit by decreasing size. Quadratic, so past a few thousand
-   * buffers (never seen in real exports) give each its own range. */
   bool reuse = count <= 4096;
   for (uint32_t i = 0; i < count; i++) {
     size_t off = 0;
@@ -214,106 +137,120 @@ static pte_status place_arena(const xg_graph *g, const uint32_t *step_of_node, x
     }
     p->offset[L[i].value] = off;
     if (off + L[i].size > total) total = off + L[i].size;
-    if (total > XG_MAX_TOTAL_BYTES) {
-      free(L);
+    if (total > XG_MAX_TOTAL_BYTES)
       return pte_error(PTE_ERR_INVALID_PROGRAM, "XNNPACK plan: intermediate buffers exceed %zu bytes",
                        (size_t)XG_MAX_TOTAL_BYTES);
-    }
   }
   p->arena_size = total;
-  free(L);
   return PTE_OK;
+}
+
+static pte_status place_arena(const xg_graph *g, const uint32_t *step_of_node, xg_mem *mem, xg_plan *p) {
+  uint32_t count = 0;
+  for (uint32_t vi = 0; vi < g->nvalues; vi++) count += p->loc[vi] == XG_LOC_ARENA;
+  if (!count) return PTE_OK;
+  live *L = (live *)xg_mem_array(mem, count, sizeof(live));
+  uint32_t *slot = (uint32_t *)xg_mem_array(mem, g->nvalues, sizeof(uint32_t));
+  if (!L || !slot) return out_of_memory();
+  uint32_t k = 0;
+  for (uint32_t vi = 0; vi < g->nvalues; vi++) {
+    if (p->loc[vi] != XG_LOC_ARENA) continue;
+    L[k].value = vi;
+    L[k].first = L[k].last = step_of_node[g->values[vi].producer];
+    L[k].size = round_up(g->values[vi].nbytes + XG_EXTRA_BYTES, 64);
+    slot[vi] = k++;
+  }
+  /* Last use of each arena value. */
+  for (uint32_t ni = 0; ni < g->nnodes; ni++) {
+    const xg_node *n = &g->nodes[ni];
+    if (n->exec == XG_EXEC_DEAD) continue;
+    for (uint32_t j = 0; j < n->nin; j++) {
+      uint32_t vi = n->in[j];
+      if (vi == XG_NONE || p->loc[vi] != XG_LOC_ARENA) continue;
+      live *l = &L[slot[vi]];
+      if (step_of_node[ni] > l->last) l->last = step_of_node[ni];
+    }
+  }
+  return fit_ranges(L, count, p);
 }
 
 /* ---- the plan ---- */
 
-pte_status xg_make_plan(xg_graph *g, xg_mem *mem, xg_plan *p) {
-  memset(p, 0, sizeof *p);
+/* Working state of xg_make_plan (from the delegate's memory). */
+typedef struct planner {
+  xg_graph *g;
+  xg_mem *mem;
+  xg_plan *p;
+  uint32_t *order, nlive; /* live nodes in execution order */
+  uint32_t *seg_of_node;  /* while scheduling: the mode a node ran in; then its segment or UINT32_MAX */
+  uint32_t *step_of_node;
+  uint32_t *cons_start, *cons; /* consumers of each value (CSR), live ones first, UINT32_MAX after */
+} planner;
+
+#define PLAN_ARRAY(ps, n, type) ((type *)xg_mem_array((ps)->mem, (n), sizeof(type)))
+
+static pte_status find_consumers(planner *ps, uint32_t *waiting) {
+  const xg_graph *g = ps->g;
   const uint32_t nn = g->nnodes, nv = g->nvalues;
-  pte_status st = PTE_OK;
-  p->loc = (uint8_t *)xg_mem_alloc(mem, nv);
-  p->offset = (size_t *)xg_mem_alloc(mem, (size_t)nv * sizeof(size_t));
-  p->static_copy = (uint8_t *)xg_mem_alloc(mem, nv);
-  p->batched = (uint8_t *)xg_mem_alloc(mem, nv);
-  p->ext_value = (uint32_t *)xg_mem_alloc(mem, ((size_t)g->num_externs + 1) * sizeof(uint32_t));
-  p->seg_nodes = (uint32_t *)xg_mem_alloc(mem, (size_t)nn * sizeof(uint32_t));
-  p->node_seg = (uint32_t *)xg_mem_alloc(mem, (size_t)nn * sizeof(uint32_t));
-  /* Scratch for scheduling. */
-  uint32_t *order = (uint32_t *)malloc((size_t)nn * sizeof(uint32_t));
-  uint32_t *waiting = (uint32_t *)calloc(nn, sizeof(uint32_t));
-  uint32_t *step_of_node = (uint32_t *)malloc((size_t)nn * sizeof(uint32_t));
-  uint32_t *seg_of_node = (uint32_t *)malloc((size_t)nn * sizeof(uint32_t));
-  uint32_t *cons_start = (uint32_t *)calloc((size_t)nv + 1, sizeof(uint32_t));
-  uint32_t *cons = NULL;
-  uint8_t *done = (uint8_t *)calloc(nn, 1);
-  heap hx = {(uint32_t *)malloc((size_t)nn * sizeof(uint32_t)), 0};
-  heap hn = {(uint32_t *)malloc((size_t)nn * sizeof(uint32_t)), 0};
-  uint32_t *mark = (uint32_t *)calloc(nv, sizeof(uint32_t));
-  if (!p->loc || !p->offset || !p->static_copy || !p->batched || !p->ext_value || !p->seg_nodes || !p->node_seg ||
-      !order || !waiting || !step_of_node || !seg_of_node || !cons_start || !done || !hx.a || !hn.a ||
-      !mark) {
-    st = pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK plan: out of memory for %u nodes", nn);
-    goto out;
-  }
-
-  for (uint32_t ni = 0; ni < nn; ni++) seg_of_node[ni] = UINT32_MAX, step_of_node[ni] = 0;
-
-  /* Consumers of each value (CSR). */
   size_t nedges = 0;
+  ps->cons_start = PLAN_ARRAY(ps, (size_t)nv + 1, uint32_t);
+  uint32_t *fill = PLAN_ARRAY(ps, (size_t)nv + 1, uint32_t);
+  if (!ps->cons_start || !fill) return out_of_memory();
   for (uint32_t ni = 0; ni < nn; ni++)
     for (uint32_t j = 0; j < g->nodes[ni].nin; j++)
-      if (g->nodes[ni].in[j] != XG_NONE) cons_start[g->nodes[ni].in[j] + 1]++, nedges++;
-  for (uint32_t vi = 0; vi < nv; vi++) cons_start[vi + 1] += cons_start[vi];
-  cons = (uint32_t *)malloc((nedges + 1) * sizeof(uint32_t));
-  if (!cons) {
-    st = pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK plan: out of memory");
-    goto out;
-  }
-  {
-    uint32_t *fill = (uint32_t *)malloc(((size_t)nv + 1) * sizeof(uint32_t));
-    if (!fill) {
-      st = pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK plan: out of memory");
-      goto out;
+      if (g->nodes[ni].in[j] != XG_NONE) ps->cons_start[g->nodes[ni].in[j] + 1]++, nedges++;
+  for (uint32_t vi = 0; vi < nv; vi++) ps->cons_start[vi + 1] += ps->cons_start[vi];
+  uint32_t *cons = ps->cons = PLAN_ARRAY(ps, nedges + 1, uint32_t);
+  if (!cons) return out_of_memory();
+  memcpy(fill, ps->cons_start, ((size_t)nv + 1) * sizeof(uint32_t));
+  for (uint32_t ni = 0; ni < nn; ni++)
+    for (uint32_t j = 0; j < g->nodes[ni].nin; j++) {
+      uint32_t vi = g->nodes[ni].in[j];
+      if (vi == XG_NONE) continue;
+      cons[fill[vi]++] = ni;
+      if (g->values[vi].producer >= 0) waiting[ni]++;
     }
-    memcpy(fill, cons_start, ((size_t)nv + 1) * sizeof(uint32_t));
-    for (uint32_t ni = 0; ni < nn; ni++)
-      for (uint32_t j = 0; j < g->nodes[ni].nin; j++) {
-        uint32_t vi = g->nodes[ni].in[j];
-        if (vi == XG_NONE) continue;
-        cons[fill[vi]++] = ni;
-        if (g->values[vi].producer >= 0) waiting[ni]++;
-      }
-    /* Dead nodes neither run nor count as consumers. */
-    for (uint32_t vi = 0; vi < nv; vi++) {
-      uint32_t w = cons_start[vi];
-      for (uint32_t c = cons_start[vi]; c < fill[vi]; c++)
-        if (g->nodes[cons[c]].exec != XG_EXEC_DEAD) cons[w++] = cons[c];
-      for (uint32_t c = w; c < fill[vi]; c++) cons[c] = UINT32_MAX;
-    }
-    free(fill);
+  /* Dead nodes neither run nor count as consumers. */
+  for (uint32_t vi = 0; vi < nv; vi++) {
+    uint32_t w = ps->cons_start[vi];
+    for (uint32_t c = ps->cons_start[vi]; c < fill[vi]; c++)
+      if (g->nodes[cons[c]].exec != XG_EXEC_DEAD) cons[w++] = cons[c];
+    for (uint32_t c = w; c < fill[vi]; c++) cons[c] = UINT32_MAX;
   }
+  return PTE_OK;
+}
 
-  /* Greedy list scheduling (see the top of the file). */
-  uint32_t nlive = 0;
+static void push_ready(const xg_graph *g, heap *hx, heap *hn, uint32_t ni) {
+  const xg_node *n = &g->nodes[ni];
+  if (n->exec == XG_EXEC_XNN) heap_push(hx, ni);
+  if (n->exec == XG_EXEC_NATIVE || is_flexible(n)) heap_push(hn, ni);
+}
+
+/* Greedy list scheduling (see the top of the file) into ps->order. */
+static pte_status schedule(planner *ps) {
+  const xg_graph *g = ps->g;
+  const uint32_t nn = g->nnodes;
+  uint32_t *waiting = PLAN_ARRAY(ps, nn, uint32_t);
+  uint8_t *done = PLAN_ARRAY(ps, nn, uint8_t);
+  heap hx = {PLAN_ARRAY(ps, nn, uint32_t), 0}, hn = {PLAN_ARRAY(ps, nn, uint32_t), 0};
+  if (!waiting || !done || !hx.a || !hn.a) return out_of_memory();
+  pte_status st = find_consumers(ps, waiting);
+  if (st) return st;
+  ps->nlive = 0;
   for (uint32_t ni = 0; ni < nn; ni++) {
     if (g->nodes[ni].exec == XG_EXEC_DEAD) continue;
-    nlive++;
-    if (waiting[ni]) continue;
-    const xg_node *n = &g->nodes[ni];
-    if (n->exec == XG_EXEC_XNN) heap_push(&hx, ni);
-    if (n->exec == XG_EXEC_NATIVE || is_flexible(n)) heap_push(&hn, ni);
+    ps->nlive++;
+    if (!waiting[ni]) push_ready(g, &hx, &hn, ni);
   }
   int mode = 0; /* XG_EXEC_* */
-  uint32_t nsched = 0;
-  while (nsched < nlive) {
+  for (uint32_t nsched = 0; nsched < ps->nlive; nsched++) {
     /* Drop entries already scheduled through the other heap. */
     while (hx.n && done[hx.a[0]]) heap_pop(&hx);
     while (hn.n && done[hn.a[0]]) heap_pop(&hn);
-    if (!hx.n && !hn.n) {
-      st = pte_error(PTE_ERR_INVALID_PROGRAM,
-                     "XNNPACK payload: %u of %u nodes can never run (their inputs form a cycle)", nlive - nsched, nlive);
-      goto out;
-    }
+    if (!hx.n && !hn.n)
+      return pte_error(PTE_ERR_INVALID_PROGRAM,
+                       "XNNPACK payload: %u of %u nodes can never run (their inputs form a cycle)",
+                       ps->nlive - nsched, ps->nlive);
     if (mode == 0) {
       /* Start with the mode of the first ready node that is not a plain copy. */
       uint32_t a = hx.n ? hx.a[0] : UINT32_MAX, b = hn.n ? hn.a[0] : UINT32_MAX;
@@ -326,88 +263,84 @@ pte_status xg_make_plan(xg_graph *g, xg_mem *mem, xg_plan *p) {
     }
     uint32_t ni = heap_pop(h);
     done[ni] = 1;
-    order[nsched] = ni;
-    seg_of_node[ni] = (uint32_t)mode; /* provisional: the mode it ran in */
-    nsched++;
+    ps->order[nsched] = ni;
+    ps->seg_of_node[ni] = (uint32_t)mode; /* provisional: the mode it ran in */
     for (uint32_t k = 0; k < g->nodes[ni].nout; k++) {
       uint32_t vo = g->nodes[ni].out[k];
-      for (uint32_t c = cons_start[vo]; c < cons_start[vo + 1] && cons[c] != UINT32_MAX; c++) {
-        uint32_t cn = cons[c];
-        if (--waiting[cn] == 0) {
-          const xg_node *n = &g->nodes[cn];
-          if (n->exec == XG_EXEC_XNN) heap_push(&hx, cn);
-          if (n->exec == XG_EXEC_NATIVE || is_flexible(n)) heap_push(&hn, cn);
-        }
-      }
+      for (uint32_t c = ps->cons_start[vo]; c < ps->cons_start[vo + 1] && ps->cons[c] != UINT32_MAX; c++)
+        if (--waiting[ps->cons[c]] == 0) push_ready(g, &hx, &hn, ps->cons[c]);
     }
   }
+  return PTE_OK;
+}
 
-  /* Cut the order into steps: runs of XNNPACK-mode nodes with at least one
-   * real XNNPACK node become segments; everything else is a native step. */
+/* End of the run of the order starting at i: a segment when it holds at
+ * least one real XNNPACK node (not only copies), else one native step. */
+static uint32_t run_end(const planner *ps, uint32_t i, bool *segment) {
+  uint32_t j = i;
+  bool real = false;
+  while (j < ps->nlive && ps->seg_of_node[ps->order[j]] == XG_EXEC_XNN)
+    real |= !is_flexible(&ps->g->nodes[ps->order[j]]), j++;
+  *segment = j > i && real;
+  return j > i ? j : i + 1;
+}
+
+/* Cut the order into steps: segments and native steps. */
+static pte_status cut_steps(planner *ps) {
+  xg_graph *g = ps->g;
+  xg_plan *p = ps->p;
   uint32_t nsegs = 0, nsteps = 0;
-  for (uint32_t i = 0; i < nlive;) {
-    uint32_t j = i;
-    bool real = false;
-    if (seg_of_node[order[i]] == XG_EXEC_XNN) {
-      while (j < nlive && seg_of_node[order[j]] == XG_EXEC_XNN) real |= !is_flexible(&g->nodes[order[j]]), j++;
-    }
-    if (j > i && real) {
-      nsegs++, nsteps++;
-      i = j;
-    } else {
-      uint32_t end = j > i ? j : i + 1;
-      nsteps += end - i;
-      i = end;
-    }
+  bool seg;
+  for (uint32_t i = 0, end; i < ps->nlive; i = end) {
+    end = run_end(ps, i, &seg);
+    if (seg) nsegs++, nsteps++;
+    else nsteps += end - i;
   }
-  p->segs = (xg_segment *)xg_mem_alloc(mem, ((size_t)nsegs + 1) * sizeof(xg_segment));
-  p->steps = (xg_step *)xg_mem_alloc(mem, ((size_t)nsteps + 1) * sizeof(xg_step));
-  if (!p->segs || !p->steps) {
-    st = pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK plan: out of memory");
-    goto out;
-  }
+  p->segs = PLAN_ARRAY(ps, (size_t)nsegs + 1, xg_segment);
+  p->steps = PLAN_ARRAY(ps, (size_t)nsteps + 1, xg_step);
+  if (!p->segs || !p->steps) return out_of_memory();
   uint32_t fill = 0;
-  for (uint32_t i = 0; i < nlive;) {
-    uint32_t j = i;
-    bool real = false;
-    if (seg_of_node[order[i]] == XG_EXEC_XNN) {
-      while (j < nlive && seg_of_node[order[j]] == XG_EXEC_XNN) real |= !is_flexible(&g->nodes[order[j]]), j++;
-    }
-    if (j > i && real) {
+  for (uint32_t i = 0, end; i < ps->nlive; i = end) {
+    end = run_end(ps, i, &seg);
+    if (seg) {
       xg_segment *s = &p->segs[p->nsegs];
       s->first = fill;
-      s->count = j - i;
-      for (uint32_t k = i; k < j; k++) {
-        p->seg_nodes[fill++] = order[k];
-        step_of_node[order[k]] = p->nsteps;
-        g->nodes[order[k]].exec = XG_EXEC_XNN; /* the copies of this run too */
-        seg_of_node[order[k]] = p->nsegs;
+      s->count = end - i;
+      for (uint32_t k = i; k < end; k++) {
+        p->seg_nodes[fill++] = ps->order[k];
+        ps->step_of_node[ps->order[k]] = p->nsteps;
+        g->nodes[ps->order[k]].exec = XG_EXEC_XNN; /* the copies of this run too */
+        ps->seg_of_node[ps->order[k]] = p->nsegs;
       }
       p->steps[p->nsteps].kind = XG_STEP_XNN;
       p->steps[p->nsteps].index = p->nsegs;
       p->steps[p->nsteps].debug_id = -1;
       p->nsteps++, p->nsegs++;
-      i = j;
-    } else {
-      uint32_t end = j > i ? j : i + 1;
-      for (uint32_t k = i; k < end; k++) {
-        g->nodes[order[k]].exec = XG_EXEC_NATIVE;
-        seg_of_node[order[k]] = UINT32_MAX;
-        step_of_node[order[k]] = p->nsteps;
-        p->steps[p->nsteps].kind = XG_STEP_NATIVE;
-        p->steps[p->nsteps].index = order[k];
-        p->steps[p->nsteps].debug_id = g->nodes[order[k]].debug_handle;
-        p->nsteps++;
-      }
-      i = end;
+      continue;
+    }
+    for (uint32_t k = i; k < end; k++) {
+      uint32_t ni = ps->order[k];
+      g->nodes[ni].exec = XG_EXEC_NATIVE;
+      ps->seg_of_node[ni] = UINT32_MAX;
+      ps->step_of_node[ni] = p->nsteps;
+      p->steps[p->nsteps].kind = XG_STEP_NATIVE;
+      p->steps[p->nsteps].index = ni;
+      p->steps[p->nsteps].debug_id = g->nodes[ni].debug_handle;
+      p->nsteps++;
     }
   }
+  for (uint32_t ni = 0; ni < g->nnodes; ni++)
+    p->node_seg[ni] = ps->seg_of_node[ni] == UINT32_MAX ? XG_NONE : ps->seg_of_node[ni];
+  return PTE_OK;
+}
 
-  for (uint32_t ni = 0; ni < nn; ni++) p->node_seg[ni] = seg_of_node[ni] == UINT32_MAX ? XG_NONE : seg_of_node[ni];
-
-  /* Where each value lives. */
+/* Where each value lives, and which constants are copied: those XNNPACK
+ * reads at run time, and misaligned ones. */
+static void place_values(planner *ps) {
+  const xg_graph *g = ps->g;
+  xg_plan *p = ps->p;
   for (uint32_t e = 0; e <= g->num_externs; e++) p->ext_value[e] = XG_NONE;
-  for (uint32_t vi = 0; vi < nv; vi++) {
+  for (uint32_t vi = 0; vi < g->nvalues; vi++) {
     const xg_value *v = &g->values[vi];
     if (v->has_data) {
       p->loc[vi] = v->uses ? XG_LOC_STATIC : XG_LOC_NONE;
@@ -417,18 +350,17 @@ pte_status xg_make_plan(xg_graph *g, xg_mem *mem, xg_plan *p) {
       if (v->external_id + 1 > p->nargs) p->nargs = v->external_id + 1;
       if (v->nbytes > p->max_external_bytes) p->max_external_bytes = v->nbytes;
     } else if (v->producer >= 0 && g->nodes[v->producer].exec != XG_EXEC_DEAD) {
-      uint32_t s = seg_of_node[v->producer];
+      uint32_t s = ps->seg_of_node[v->producer];
       bool inside = s != UINT32_MAX;
-      for (uint32_t c = cons_start[vi]; inside && c < cons_start[vi + 1] && cons[c] != UINT32_MAX; c++)
-        inside = seg_of_node[cons[c]] == s;
+      for (uint32_t c = ps->cons_start[vi]; inside && c < ps->cons_start[vi + 1] && ps->cons[c] != UINT32_MAX; c++)
+        inside = ps->seg_of_node[ps->cons[c]] == s;
       p->loc[vi] = inside ? XG_LOC_XNN_INTERNAL : XG_LOC_ARENA;
       if (inside) p->xnn_internal_bytes += v->nbytes;
     } else {
       p->loc[vi] = XG_LOC_NONE;
     }
   }
-  /* Constants: copy those XNNPACK reads at run time, and misaligned ones. */
-  for (uint32_t ni = 0; ni < nn; ni++) {
+  for (uint32_t ni = 0; ni < g->nnodes; ni++) {
     const xg_node *n = &g->nodes[ni];
     if (n->exec == XG_EXEC_DEAD) continue;
     for (uint32_t j = 0; j < n->nin; j++) {
@@ -441,68 +373,82 @@ pte_status xg_make_plan(xg_graph *g, xg_mem *mem, xg_plan *p) {
       }
     }
   }
-  /* Values crossing each segment's boundary. */
+}
+
+/* Values crossing each segment's boundary: counted, then listed. */
+static size_t list_boundaries(const xg_graph *g, xg_plan *p, uint32_t *mark, uint32_t *out) {
   size_t next = 0;
   for (uint32_t s = 0; s < p->nsegs; s++) {
+    if (out) p->segs[s].ext_first = (uint32_t)next;
     for (uint32_t k = 0; k < p->segs[s].count; k++) {
       const xg_node *n = &g->nodes[p->seg_nodes[p->segs[s].first + k]];
       for (uint32_t j = 0; j < (uint32_t)n->nin + n->nout; j++) {
         uint32_t vi = j < n->nin ? n->in[j] : n->out[j - n->nin];
         if (vi == XG_NONE || (p->loc[vi] != XG_LOC_ARENA && p->loc[vi] != XG_LOC_EXTERNAL)) continue;
-        if (mark[vi] != s + 1) mark[vi] = s + 1, next++;
+        if (mark[vi] == s + 1) continue;
+        mark[vi] = s + 1;
+        if (out) out[next] = vi;
+        next++;
       }
     }
+    if (out) p->segs[s].nexternal = (uint32_t)next - p->segs[s].ext_first;
   }
-  p->seg_ext = (uint32_t *)xg_mem_alloc(mem, (next + 1) * sizeof(uint32_t));
-  if (!p->seg_ext) {
-    st = pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK plan: out of memory");
-    goto out;
-  }
-  memset(mark, 0, (size_t)nv * sizeof(uint32_t));
-  next = 0;
-  for (uint32_t s = 0; s < p->nsegs; s++) {
-    p->segs[s].ext_first = (uint32_t)next;
-    for (uint32_t k = 0; k < p->segs[s].count; k++) {
-      const xg_node *n = &g->nodes[p->seg_nodes[p->segs[s].first + k]];
-      for (uint32_t j = 0; j < (uint32_t)n->nin + n->nout; j++) {
-        uint32_t vi = j < n->nin ? n->in[j] : n->out[j - n->nin];
-        if (vi == XG_NONE || (p->loc[vi] != XG_LOC_ARENA && p->loc[vi] != XG_LOC_EXTERNAL)) continue;
-        if (mark[vi] != s + 1) mark[vi] = s + 1, p->seg_ext[next++] = vi;
-      }
-    }
-    p->segs[s].nexternal = (uint32_t)next - p->segs[s].ext_first;
-  }
-  if ((st = place_arena(g, step_of_node, p))) goto out;
-  analyse_batch(g, order, nlive, p);
+  return next;
+}
 
-  /* Tracer names. */
+static pte_status find_boundaries(planner *ps) {
+  const uint32_t nv = ps->g->nvalues;
+  uint32_t *mark = PLAN_ARRAY(ps, nv, uint32_t);
+  if (!mark) return out_of_memory();
+  size_t count = list_boundaries(ps->g, ps->p, mark, NULL);
+  ps->p->seg_ext = PLAN_ARRAY(ps, count + 1, uint32_t);
+  if (!ps->p->seg_ext) return out_of_memory();
+  memset(mark, 0, (size_t)nv * sizeof(uint32_t));
+  list_boundaries(ps->g, ps->p, mark, ps->p->seg_ext);
+  return PTE_OK;
+}
+
+/* Tracer event names. */
+static pte_status name_steps(planner *ps) {
+  xg_plan *p = ps->p;
   for (uint32_t i = 0; i < p->nsteps; i++) {
     xg_step *s = &p->steps[i];
     char buf[96];
     if (s->kind == XG_STEP_XNN)
       snprintf(buf, sizeof buf, "XNNPACK runtime %u (%u nodes)", s->index, p->segs[s->index].count);
     else
-      snprintf(buf, sizeof buf, "native %s (node %u)", xg_node_type_name(g->nodes[s->index].type), s->index);
+      snprintf(buf, sizeof buf, "native %s (node %u)", xg_node_type_name(ps->g->nodes[s->index].type), s->index);
     size_t len = strlen(buf) + 1;
-    char *name = (char *)xg_mem_alloc(mem, len);
-    if (!name) {
-      st = pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK plan: out of memory");
-      goto out;
-    }
+    char *name = (char *)xg_mem_alloc(ps->mem, len);
+    if (!name) return out_of_memory();
     memcpy(name, buf, len);
     s->name = name;
   }
+  return PTE_OK;
+}
 
-out:
-  free(order);
-  free(waiting);
-  free(step_of_node);
-  free(seg_of_node);
-  free(cons_start);
-  free(cons);
-  free(done);
-  free(hx.a);
-  free(hn.a);
-  free(mark);
-  return st;
+pte_status xg_make_plan(xg_graph *g, xg_mem *mem, xg_plan *p) {
+  memset(p, 0, sizeof *p);
+  const uint32_t nn = g->nnodes, nv = g->nvalues;
+  planner ps = {g, mem, p, NULL, 0, NULL, NULL, NULL, NULL};
+  p->loc = PLAN_ARRAY(&ps, nv, uint8_t);
+  p->offset = PLAN_ARRAY(&ps, nv, size_t);
+  p->static_copy = PLAN_ARRAY(&ps, nv, uint8_t);
+  p->batched = PLAN_ARRAY(&ps, nv, uint8_t);
+  p->ext_value = PLAN_ARRAY(&ps, (size_t)g->num_externs + 1, uint32_t);
+  p->seg_nodes = PLAN_ARRAY(&ps, nn, uint32_t);
+  p->node_seg = PLAN_ARRAY(&ps, nn, uint32_t);
+  ps.order = PLAN_ARRAY(&ps, nn, uint32_t);
+  ps.step_of_node = PLAN_ARRAY(&ps, nn, uint32_t);
+  ps.seg_of_node = PLAN_ARRAY(&ps, nn, uint32_t);
+  if (!p->loc || !p->offset || !p->static_copy || !p->batched || !p->ext_value || !p->seg_nodes ||
+      !p->node_seg || !ps.order || !ps.step_of_node || !ps.seg_of_node)
+    return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK plan: out of memory for %u nodes", nn);
+  for (uint32_t ni = 0; ni < nn; ni++) ps.seg_of_node[ni] = UINT32_MAX;
+  pte_status st;
+  if ((st = schedule(&ps)) || (st = cut_steps(&ps))) return st;
+  place_values(&ps);
+  if ((st = find_boundaries(&ps)) || (st = place_arena(g, ps.step_of_node, mem, p))) return st;
+  analyse_batch(g, ps.order, ps.nlive, p);
+  return name_steps(&ps);
 }

@@ -62,58 +62,37 @@ PTE_FB_TABLE_DEF(t_leaky_relu, "XNNLeakyReLU", PTE_FB_SCALAR_F("negative_slope",
          U32("output_id"), U32("flags"));
 PTE_FB_TABLE_DEF(t_elu, "XNNELU", PTE_FB_SCALAR_F("alpha", 4), U32("input_id"), U32("output_id"), U32("flags"));
 
-/* In XNodeUnion order (code - 1). */
+/* Value-id and flags slots of each node table (slot enums in xnn_schema.h). */
+#define LAYOUT(tbl, ...) const xg_layout xg_layout_##tbl = {&t_##tbl, __VA_ARGS__}
+LAYOUT(node_1x1, 1, 1, {N1_INPUT}, {N1_OUTPUT}, N1_FLAGS, 0);
+LAYOUT(node_2x1, 2, 1, {N2_INPUT1, N2_INPUT2}, {N2_OUTPUT}, N2_FLAGS, 0);
+LAYOUT(cat, 5, 1, {CAT_INPUT1, CAT_INPUT2, CAT_INPUT3, CAT_INPUT4, CAT_INPUT5}, {CAT_OUTPUT}, CAT_FLAGS, 0);
+LAYOUT(conv, 3, 1, {CONV_INPUT, CONV_FILTER, CONV_BIAS}, {CONV_OUTPUT}, CONV_FLAGS, 0x4);
+LAYOUT(pool, 1, 1, {POOL_INPUT}, {POOL_OUTPUT}, POOL_FLAGS, 0);
+LAYOUT(fc, 3, 1, {FC_INPUT, FC_FILTER, FC_BIAS}, {FC_OUTPUT}, FC_FLAGS, 0x4);
+LAYOUT(transpose, 1, 1, {TR_INPUT}, {TR_OUTPUT}, TR_FLAGS, 0);
+LAYOUT(resize, 1, 1, {RS_INPUT}, {RS_OUTPUT}, RS_FLAGS, 0);
+LAYOUT(pad, 1, 1, {PAD_INPUT}, {PAD_OUTPUT}, PAD_FLAGS, 0);
+LAYOUT(reshape, 1, 1, {RE_INPUT}, {RE_OUTPUT}, RE_FLAGS, 0);
+LAYOUT(slice, 1, 1, {SL_INPUT}, {SL_OUTPUT}, SL_FLAGS, 0);
+LAYOUT(sdpa, 5, 1, {SDPA_Q, SDPA_K, SDPA_V, SDPA_SCALE, SDPA_MASK}, {SDPA_OUTPUT}, SDPA_FLAGS, 0x1f);
+LAYOUT(argmax, 1, 2, {AMP_INPUT}, {AMP_OUTPUT_VALUE, AMP_OUTPUT_INDEX}, AMP_FLAGS, 0);
+LAYOUT(leaky_relu, 1, 1, {LRELU_INPUT}, {LRELU_OUTPUT}, LRELU_FLAGS, 0);
+LAYOUT(elu, 1, 1, {ELU_INPUT}, {ELU_OUTPUT}, ELU_FLAGS, 0);
+#undef LAYOUT
+
+/* XNodeUnion members, from the node table. */
 static const pte_fb_table *const node_union[] = {
-    &t_node_2x1,  /* XNNAdd */
-    &t_fc,        /* XNNFullyConnected */
-    &t_node_1x1,  /* XNNSoftmax */
-    &t_node_1x1,  /* XNNSigmoid */
-    &t_transpose, /* XNNStaticTranspose */
-    &t_node_1x1,  /* XNNClamp */
-    &t_conv,      /* XNNConv2d */
-    &t_node_2x1,  /* XNNDiv */
-    &t_resize,    /* XNNStaticResizeBilinear2D */
-    &t_pad,       /* XNNStaticConstantPad */
-    &t_pool,      /* XNNAvgPooling2d */
-    &t_node_2x1,  /* XNNMinimum */
-    &t_conv,      /* XNNDepthwiseConv2d */
-    &t_pool,      /* XNNMaxPooling2d */
-    &t_node_2x1,  /* XNNMultiply */
-    &t_node_2x1,  /* XNNSubtract */
-    &t_node_1x1,  /* XNNFloor */
-    &t_node_1x1,  /* XNNConvert */
-    &t_node_1x1,  /* XNNGlobalAvgPooling2d */
-    &t_reshape,   /* XNNStaticReshape */
-    &t_argmax,    /* XNNArgMaxPooling2d */
-    &t_node_1x1,  /* XNNSquareRoot */
-    &t_node_1x1,  /* XNNCeiling */
-    &t_node_1x1,  /* XNNHardswish */
-    &t_leaky_relu,/* XNNLeakyReLU */
-    &t_node_2x1,  /* XNNMaximum */
-    &t_node_1x1,  /* XNNNegate */
-    &t_node_1x1,  /* XNNSquare */
-    &t_elu,       /* XNNELU */
-    &t_node_1x1,  /* XNNAbs */
-    &t_node_2x1,  /* XNNPReLU */
-    &t_cat,       /* XNNConcatenate2 */
-    &t_cat,       /* XNNConcatenate3 */
-    &t_cat,       /* XNNConcatenate4 */
-    &t_slice,     /* XNNStaticSlice */
-    &t_sdpa,      /* XNNScaledDotProductAttention */
-    &t_node_2x1,  /* XNNBatchMatrixMultiply */
-    &t_cat,       /* XNNConcatenate5 */
-    &t_conv,      /* XNNConvTranspose2d */
-    &t_node_1x1,  /* XNNReciprocalSquareRoot */
-    &t_node_1x1,  /* XNNLog */
-    &t_node_1x1,  /* XNNGelu */
-    &t_node_1x1,  /* XNNTanh */
-    &t_node_1x1,  /* XNNExp */
-    &t_node_1x1,  /* XNNSin */
-    &t_node_1x1,  /* XNNCopy */
-    &t_node_1x1,  /* XNNCos */
+#define XG_NODE(code, id, name, tbl, ...) [id - 1] = &t_##tbl,
+#include "xnn_nodes.def"
+#undef XG_NODE
 };
 _Static_assert(sizeof node_union / sizeof node_union[0] == XG_NODE_TYPE_END - 1,
                "XNodeUnion members and enum xg_node_type disagree");
+/* Each row's union code is its position (the enum counts rows). */
+#define XG_NODE(code, id, ...) _Static_assert(XG_##code == id, "xnn_nodes.def: " #code " is out of XNodeUnion order");
+#include "xnn_nodes.def"
+#undef XG_NODE
 
 PTE_FB_TABLE_DEF(t_min_max, "OutputMinMax", PTE_FB_SCALAR_F("output_min", 4), PTE_FB_SCALAR_F("output_max", 4));
 PTE_FB_TABLE_DEF(t_xnode, "XNode", PTE_FB_UNION_TYPE_F("xnode_union_type"), PTE_FB_UNION_F("xnode_union", node_union),
@@ -131,17 +110,10 @@ static const pte_fb_slot graph_fields[] = {
 const pte_fb_table xg_schema_graph = {"XNNGraph", PTE_FB_COUNTOF(graph_fields), graph_fields};
 
 static const char *const node_names[] = {
-    "XNNAdd", "XNNFullyConnected", "XNNSoftmax", "XNNSigmoid", "XNNStaticTranspose", "XNNClamp",
-    "XNNConv2d", "XNNDiv", "XNNStaticResizeBilinear2D", "XNNStaticConstantPad",
-    "XNNAvgPooling2d", "XNNMinimum", "XNNDepthwiseConv2d", "XNNMaxPooling2d", "XNNMultiply",
-    "XNNSubtract", "XNNFloor", "XNNConvert", "XNNGlobalAvgPooling2d", "XNNStaticReshape",
-    "XNNArgMaxPooling2d", "XNNSquareRoot", "XNNCeiling", "XNNHardswish", "XNNLeakyReLU",
-    "XNNMaximum", "XNNNegate", "XNNSquare", "XNNELU", "XNNAbs", "XNNPReLU", "XNNConcatenate2",
-    "XNNConcatenate3", "XNNConcatenate4", "XNNStaticSlice", "XNNScaledDotProductAttention",
-    "XNNBatchMatrixMultiply", "XNNConcatenate5", "XNNConvTranspose2d", "XNNReciprocalSquareRoot",
-    "XNNLog", "XNNGelu", "XNNTanh", "XNNExp", "XNNSin", "XNNCopy", "XNNCos"};
-_Static_assert(sizeof node_names / sizeof node_names[0] == XG_NODE_TYPE_END - 1,
-               "node names and enum xg_node_type disagree");
+#define XG_NODE(code, id, name, ...) [id - 1] = name,
+#include "xnn_nodes.def"
+#undef XG_NODE
+};
 
 const char *xg_node_type_name(int type) {
   if (type >= 1 && type < XG_NODE_TYPE_END) return node_names[type - 1];

@@ -37,15 +37,12 @@ enum { LRELU_SLOPE, LRELU_INPUT, LRELU_OUTPUT, LRELU_FLAGS };
 enum { ELU_ALPHA, ELU_INPUT, ELU_OUTPUT, ELU_FLAGS };
 enum { SDPA_Q, SDPA_K, SDPA_V, SDPA_SCALE, SDPA_MASK, SDPA_OUTPUT, SDPA_FLAGS };
 
-/* XNodeUnion member codes. */
+/* XNodeUnion member codes, from the node table (xnn_nodes.def). */
 enum xg_node_type {
-  XG_ADD = 1, XG_FULLY_CONNECTED, XG_SOFTMAX, XG_SIGMOID, XG_STATIC_TRANSPOSE, XG_CLAMP, XG_CONV2D,
-  XG_DIV, XG_RESIZE_BILINEAR, XG_CONSTANT_PAD, XG_AVG_POOL, XG_MINIMUM, XG_DEPTHWISE_CONV2D,
-  XG_MAX_POOL, XG_MULTIPLY, XG_SUBTRACT, XG_FLOOR, XG_CONVERT, XG_GLOBAL_AVG_POOL, XG_STATIC_RESHAPE,
-  XG_ARGMAX_POOL, XG_SQRT, XG_CEIL, XG_HARDSWISH, XG_LEAKY_RELU, XG_MAXIMUM, XG_NEGATE, XG_SQUARE,
-  XG_ELU, XG_ABS, XG_PRELU, XG_CONCAT2, XG_CONCAT3, XG_CONCAT4, XG_STATIC_SLICE, XG_SDPA, XG_BMM,
-  XG_CONCAT5, XG_CONV_TRANSPOSE2D, XG_RSQRT, XG_LOG, XG_GELU, XG_TANH, XG_EXP, XG_SIN, XG_COPY,
-  XG_COS,
+  XG_NODE_NONE_ = 0,
+#define XG_NODE(code, id, ...) XG_##code,
+#include "xnn_nodes.def"
+#undef XG_NODE
   XG_NODE_TYPE_END /* one past the last code */
 };
 
@@ -62,7 +59,23 @@ enum {
 
 extern const pte_fb_table xg_schema_graph;
 
-/* "XNNFullyConnected" etc.; "XNode type N" for codes out of range. */
+/* Where a node table keeps its value ids and flags (slot numbers). One per
+ * table of schema.fbs that XNodeUnion names, defined next to the table. */
+typedef struct xg_layout {
+  const pte_fb_table *table;
+  uint8_t nin, nout; /* inputs and outputs the table can hold */
+  int8_t in[5], out[2], flags;
+  uint8_t optional; /* bit k: input k may be absent (XG_NONE) */
+} xg_layout;
+
+#define XG_LAYOUT_DECL(tbl) extern const xg_layout xg_layout_##tbl;
+XG_LAYOUT_DECL(node_1x1) XG_LAYOUT_DECL(node_2x1) XG_LAYOUT_DECL(cat) XG_LAYOUT_DECL(conv)
+XG_LAYOUT_DECL(pool) XG_LAYOUT_DECL(fc) XG_LAYOUT_DECL(transpose) XG_LAYOUT_DECL(resize)
+XG_LAYOUT_DECL(pad) XG_LAYOUT_DECL(reshape) XG_LAYOUT_DECL(slice) XG_LAYOUT_DECL(sdpa)
+XG_LAYOUT_DECL(argmax) XG_LAYOUT_DECL(leaky_relu) XG_LAYOUT_DECL(elu)
+#undef XG_LAYOUT_DECL
+
+/* "XNNFullyConnected" etc.; "unknown XNode type" for codes out of range. */
 const char *xg_node_type_name(int type);
 /* "fp32", "qint8 (...)" etc. */
 const char *xg_datatype_name(int datatype);

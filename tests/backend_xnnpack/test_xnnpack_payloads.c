@@ -13,6 +13,7 @@
 
 #include "npy.h"
 #include "xnn_delegate.h"
+#include "xnn_nodes.h"
 #include "xnn_test_util.h"
 
 #define MAXARGS 16
@@ -92,8 +93,26 @@ static void run_payload(const char *dir) {
   free(blob);
 }
 
+/* Every XNodeUnion member has a complete row in xnn_nodes.def: a layout
+ * that fits the node's ids, a check, and someone to run it (XNNPACK or
+ * pterun), except the one refused type. */
+static void check_node_table(void) {
+  XT_CHECK(xg_node_desc_of(0) == NULL && xg_node_desc_of(XG_NODE_TYPE_END) == NULL, "codes outside XNodeUnion");
+  for (int t = 1; t < XG_NODE_TYPE_END; t++) {
+    const xg_node_desc *d = xg_node_desc_of(t);
+    const char *name = xg_node_type_name(t);
+    XT_CHECK(d && d->layout && d->layout->table && d->check, "%s: incomplete row", name);
+    if (!d || !d->layout) continue;
+    XT_CHECK(strncmp(name, "XNN", 3) == 0, "type %d has no name", t);
+    XT_CHECK(d->nin <= d->layout->nin && d->layout->nout <= 2, "%s: more ids than its table holds", name);
+    XT_CHECK(d->define || d->native || t == XG_SDPA, "%s: runs nowhere", name);
+    XT_CHECK(!d->copy || (d->define && d->native), "%s: a copy must run either way", name);
+  }
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) return 2;
+  check_node_table();
   DIR *dd = opendir(argv[1]);
   XT_CHECK(dd != NULL, "%s", argv[1]);
   int count = 0;

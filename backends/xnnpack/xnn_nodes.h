@@ -1,0 +1,62 @@
+/* What the delegate knows about each XNNPACK node type, in one row per type
+ * (xnn_nodes.def, expanded in xnn_nodes.c). Parsing, checking, planning,
+ * building and native execution are generic drivers over these rows; adding
+ * a node type is adding a row (and the functions it names when no existing
+ * one fits). */
+#ifndef PTERUN_XNN_NODES_H
+#define PTERUN_XNN_NODES_H
+
+#include "xnn_api.h"
+#include "xnn_graph.h"
+
+/* A node's table in the verified flatbuffer, for the parameter readers. */
+typedef struct xg_fb_node {
+  pte_fb fb;
+  uint32_t table;
+  const xg_graph *g;
+  uint32_t node;
+} xg_fb_node;
+
+uint32_t xg_fb_u32(const xg_fb_node *r, int slot);
+float xg_fb_f32(const xg_fb_node *r, int slot);
+/* A [uint] vector field that must have exactly `n` (<= XG_MAX_DIMS) entries. */
+pte_status xg_fb_dims(const xg_fb_node *r, int slot, const char *what, uint32_t n, size_t *out);
+
+/* Runs a node with pterun's own code (ptr: inputs then outputs, as in
+ * xg_native_run). */
+typedef void xg_native_fn(const xg_graph *g, const xg_node *n, void *const *ptr, bool index_int64);
+
+typedef struct xg_node_desc {
+  /* Schema: the node's table and where it keeps ids and flags; nin overrides
+   * the layout's input count (concatenations share one table). */
+  const xg_layout *layout;
+  uint8_t nin;
+  /* Reads the parameters into n->p (NULL: none). Errors name the node. */
+  pte_status (*params)(const xg_fb_node *r, xg_node *n);
+  /* Checks, in this order: inputs of rank 4 (bit k: input k), the flags
+   * allowed, then `check` (output shape inferred and compared, parameters).
+   * `check` clears *xnn_ok when 2022 XNNPACK cannot run these parameters. */
+  uint8_t rank4;
+  uint32_t flags;
+  uint8_t copy; /* the node only copies bytes: it may run inside an XNNPACK runtime or as a memcpy */
+  pte_status (*check)(xg_graph *g, uint32_t ni, bool *xnn_ok);
+  /* XNNPACK: the xnn_define_* call (NULL: 2022 XNNPACK lacks the node).
+   * in/out are the node's XNNPACK value ids. */
+  enum xnn_status (*define)(const xnn_api *a, xnn_subgraph_t sg, const xg_graph *g, const xg_node *n,
+                            const uint32_t *in, const uint32_t *out);
+  /* pterun's own code (NULL: none); its compute lives in xnn_native.c. */
+  xg_native_fn *native;
+  /* True when the node keeps dimension 0 as independent rows, given which
+   * inputs carry the batch (NULL: never). */
+  bool (*batch)(const xg_graph *g, const xg_node *n, const uint8_t *batched);
+  uint8_t packed;     /* bit k: XNNPACK packs input k when the runtime is created */
+  uint8_t index_outs; /* bit k: output k holds int indices (int64 or int32 at run time) */
+  /* Arithmetic estimate for the runtime's threading decision (NULL: one
+   * operation per output element). */
+  double (*work)(const xg_graph *g, const xg_node *n);
+} xg_node_desc;
+
+/* The row of a node type; NULL outside XNodeUnion. */
+const xg_node_desc *xg_node_desc_of(int type);
+
+#endif
