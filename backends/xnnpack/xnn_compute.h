@@ -1,16 +1,12 @@
-/* pterun's own fp32 compute for XNNPACK nodes (xnn_native.c). The parallel
- * loop and the matrix product each go through one function, so a shared
- * kernel layer can replace them in one place. */
+/* pterun's own fp32 compute for XNNPACK nodes (xnn_native.c). Loops split
+ * over the pool with the kernel layer's k_parallel_for (one cost model for
+ * every kernel family) and products run on its GEMM (xg_batch_matmul). */
 #ifndef PTERUN_XNN_COMPUTE_H
 #define PTERUN_XNN_COMPUTE_H
 
 #include <pterun/threadpool.h>
 
 #include "xnn_nodes.h"
-
-/* fn over [0, n) on the process pool; `per_item` (operations per item)
- * decides whether splitting is worth it. Every native loop goes through it. */
-void xg_parallel_for(size_t n, size_t per_item, pte_parallel_fn fn, void *ctx);
 
 /* y[b][m][n] = a[b][m][k] . B[b] (+ bias[n]), clamped to [lo, hi] when
  * `clamp`; B is [k, n], or [n, k] when b_nk. Batch dims are right-aligned

@@ -10,23 +10,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "klayer.h"
 #include "xnn_compute.h"
-
-/* Below this many elements, thread hand-off costs more than it saves. */
-#define PAR_MIN 16384u
-
-static size_t grain_for(size_t n, size_t per_item) {
-  size_t g = PAR_MIN / (per_item ? per_item : 1);
-  return g ? (g < n ? g : n) : 1;
-}
-
-void xg_parallel_for(size_t n, size_t per_item, pte_parallel_fn fn, void *ctx) {
-  if ((uint64_t)n * per_item < PAR_MIN) {
-    fn(ctx, 0, n);
-    return;
-  }
-  pte_threadpool_parallel_for(n, grain_for(n, per_item), fn, ctx);
-}
 
 static inline float clampf(float v, float lo, float hi) {
   v = v < lo ? lo : v;
@@ -56,7 +41,8 @@ typedef struct unary_job {
   void xg_native_##name(const xg_graph *g, const xg_node *n, void *const *ptr, bool index_int64) { \
     (void)index_int64;                                                                              \
     unary_job j = {(const float *)ptr[0], (float *)ptr[1], n->p.act.alpha, n->out_min, n->out_max}; \
-    xg_parallel_for(g->values[n->in[0]].numel, 8, name##_range, &j);                               \
+    const size_t count = g->values[n->in[0]].numel;                                                  \
+    k_parallel_for(count, 8.0 * (double)count, name##_range, &j);                               \
   }
 
 /* Stable on both sides: exp of a non-positive number only. */
@@ -176,7 +162,7 @@ static void run_binary(const xg_graph *g, const xg_node *n, void *const *ptr, bo
   bcast_strides(&g->values[n->in[0]], j.out, j.sa);
   bcast_strides(&g->values[n->in[1]], j.out, j.sb);
   size_t rows = o->numel / j.out[5];
-  xg_parallel_for(rows, j.out[5], rows_fn, &j);
+  k_parallel_for(rows, (double)rows * (double)j.out[5], rows_fn, &j);
 }
 
 #define XG_BINARY(name, bounded, EXPR)                                                              \
@@ -196,55 +182,28 @@ XG_BINARY(prelu, false, a > 0.0f ? a : a * b)
 
 /* ---- matrix products: fully connected and batch matmul ---- */
 
-/* One output row: y[0..n) = a[0..k) . B (+ bias), clamped. */
-static void mm_row(const xg_matmul *j, const float *a, const float *b, float *y) {
-  if (j->b_nk) {
-    for (size_t c = 0; c < j->n; c++) {
-      const float *w = b + c * j->k;
-      float s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-      size_t i = 0;
-      for (; i + 4 <= j->k; i += 4) {
-        s0 += a[i] * w[i];
-        s1 += a[i + 1] * w[i + 1];
-        s2 += a[i + 2] * w[i + 2];
-        s3 += a[i + 3] * w[i + 3];
-      }
-      for (; i < j->k; i++) s0 += a[i] * w[i];
-      y[c] = (s0 + s1) + (s2 + s3);
-    }
-  } else {
-    for (size_t c = 0; c < j->n; c++) y[c] = 0.0f;
-    for (size_t i = 0; i < j->k; i++) {
-      const float av = a[i];
-      const float *w = b + i * j->n;
-      for (size_t c = 0; c < j->n; c++) y[c] += av * w[c];
-    }
-  }
-  if (j->bias)
-    for (size_t c = 0; c < j->n; c++) y[c] += j->bias[c];
-  if (j->clamp)
-    for (size_t c = 0; c < j->n; c++) y[c] = clampf(y[c], j->lo, j->hi);
-}
-
-/* Rows of all batches: r = batch * m + row. */
-static void mm_rows(void *ctx, size_t b, size_t e) {
-  const xg_matmul *j = (const xg_matmul *)ctx;
-  for (size_t r = b; r < e; r++) {
-    size_t bi = r / j->m, row = r % j->m, rem = bi, oa = 0, ob = 0;
-    for (int d = 3; d >= 0; d--) {
-      size_t idx = rem % j->batch[d];
-      rem /= j->batch[d];
-      oa += idx * j->sa[d];
-      ob += idx * j->sb[d];
-    }
-    mm_row(j, j->a + oa * j->m * j->k + row * j->k, j->b + ob * j->k * j->n, j->y + r * j->n);
-  }
-}
-
+/* Every product runs on the kernel layer's GEMM: the batch dims become its
+ * batched strides (in elements; 0 where an operand broadcasts). */
 void xg_batch_matmul(const xg_matmul *mm) {
-  size_t batches = 1;
-  for (int d = 0; d < 4; d++) batches *= mm->batch[d];
-  xg_parallel_for(batches * mm->m, mm->k * mm->n, mm_rows, (void *)mm);
+  k_sgemm_desc g;
+  memset(&g, 0, sizeof g);
+  g.M = (int64_t)mm->m, g.N = (int64_t)mm->n, g.K = (int64_t)mm->k;
+  g.a = mm->a, g.sa0 = g.K, g.sa1 = 1;
+  g.b = mm->b;
+  g.sb0 = mm->b_nk ? 1 : g.N, g.sb1 = mm->b_nk ? g.K : 1;
+  g.c = mm->y, g.sc0 = g.N, g.sc1 = 1;
+  g.alpha = 1.0f, g.beta = mm->bias ? 1.0f : 0.0f, g.col_bias = mm->bias;
+  g.clamp = mm->clamp, g.lo = mm->lo, g.hi = mm->hi;
+  g.parallel = true;
+  int64_t sizes[4], sa[4], sb[4], sc[4], out_stride = g.M * g.N;
+  for (int d = 3; d >= 0; d--) {
+    sizes[d] = (int64_t)mm->batch[d];
+    sa[d] = (int64_t)mm->sa[d] * g.M * g.K;
+    sb[d] = (int64_t)mm->sb[d] * g.K * g.N;
+    sc[d] = out_stride;
+    out_stride *= sizes[d];
+  }
+  k_sgemm_batched(&g, 4, sizes, sa, sb, sc);
 }
 
 /* A fully connected layer is one matrix of every row but the features. */
@@ -298,88 +257,34 @@ void xg_native_batch_matmul(const xg_graph *g, const xg_node *n, void *const *pt
 
 /* ---- data movement ---- */
 
-typedef struct transpose_job {
-  const float *x;
-  float *y;
-  uint32_t nd;
-  size_t out[XG_MAX_DIMS];
-  size_t in_stride[XG_MAX_DIMS]; /* input stride of each output dim */
-} transpose_job;
+/* Data movement is the kernel layer's strided copy (k_copy): dims and
+ * strides in elements, as int64. */
+static void dims64(const size_t *v, uint32_t nd, int64_t *out) {
+  for (uint32_t d = 0; d < nd; d++) out[d] = (int64_t)v[d];
+}
 
-static void transpose_rows(void *ctx, size_t b, size_t e) {
-  const transpose_job *j = (const transpose_job *)ctx;
-  const uint32_t last = j->nd - 1;
-  const size_t n = j->out[last], s = j->in_stride[last];
-  for (size_t r = b; r < e; r++) {
-    size_t rem = r, off = 0;
-    for (int d = (int)last - 1; d >= 0; d--) {
-      off += (rem % j->out[d]) * j->in_stride[d];
-      rem /= j->out[d];
-    }
-    float *y = j->y + r * n;
-    const float *x = j->x + off;
-    if (s == 1) memcpy(y, x, n * sizeof(float));
-    else for (size_t i = 0; i < n; i++) y[i] = x[i * s];
-  }
+static void strides_of(const size_t *dims, uint32_t nd, int64_t *s) {
+  int64_t v = 1;
+  for (int d = (int)nd - 1; d >= 0; d--) s[d] = v, v *= (int64_t)dims[d];
 }
 
 static void run_transpose(const xg_graph *g, const xg_node *n, void *const *ptr) {
   const xg_value *x = &g->values[n->in[0]], *o = &g->values[n->out[0]];
-  transpose_job j;
-  memset(&j, 0, sizeof j);
-  j.x = (const float *)ptr[0];
-  j.y = (float *)ptr[1];
-  j.nd = x->ndims;
-  if (j.nd == 0) {
-    j.y[0] = j.x[0];
-    return;
-  }
-  size_t stride[XG_MAX_DIMS], s = 1;
-  for (int d = (int)x->ndims - 1; d >= 0; d--) stride[d] = s, s *= x->dims[d];
-  for (uint32_t d = 0; d < j.nd; d++) {
-    j.out[d] = o->dims[d];
-    j.in_stride[d] = stride[n->p.transpose.perm[d]];
-  }
-  size_t rows = o->numel / j.out[j.nd - 1];
-  xg_parallel_for(rows, j.out[j.nd - 1], transpose_rows, &j);
-}
-
-/* Copy an N-d block: rows of the last dimension from x (strides sx) into y
- * (strides sy), starting at element offsets. Used by slice, pad, concat. */
-static void copy_block(const float *x, const size_t *sx, float *y, const size_t *sy, const size_t *dims,
-                       uint32_t nd) {
-  if (nd == 0) {
-    y[0] = x[0];
-    return;
-  }
-  size_t rows = 1;
-  for (uint32_t d = 0; d + 1 < nd; d++) rows *= dims[d];
-  const size_t n = dims[nd - 1];
-  for (size_t r = 0; r < rows; r++) {
-    size_t rem = r, ox = 0, oy = 0;
-    for (int d = (int)nd - 2; d >= 0; d--) {
-      size_t idx = rem % dims[d];
-      rem /= dims[d];
-      ox += idx * sx[d];
-      oy += idx * sy[d];
-    }
-    memcpy(y + oy, x + ox, n * sizeof(float));
-  }
-}
-
-static void strides_of(const size_t *dims, uint32_t nd, size_t *s) {
-  size_t v = 1;
-  for (int d = (int)nd - 1; d >= 0; d--) s[d] = v, v *= dims[d];
+  int64_t sx[XG_MAX_DIMS], ss[XG_MAX_DIMS], dims[XG_MAX_DIMS];
+  strides_of(x->dims, x->ndims, sx);
+  for (uint32_t d = 0; d < o->ndims; d++) ss[d] = sx[n->p.transpose.perm[d]];
+  dims64(o->dims, o->ndims, dims);
+  k_copy_to_contiguous(ptr[1], ptr[0], ss, (int32_t)o->ndims, dims, sizeof(float), true);
 }
 
 void xg_native_slice(const xg_graph *g, const xg_node *n, void *const *ptr, bool index_int64) {
   (void)index_int64;
   const xg_value *x = &g->values[n->in[0]], *o = &g->values[n->out[0]];
-  size_t sx[XG_MAX_DIMS], sy[XG_MAX_DIMS], start = 0;
+  int64_t sx[XG_MAX_DIMS], dims[XG_MAX_DIMS], start = 0;
   strides_of(x->dims, x->ndims, sx);
-  strides_of(o->dims, o->ndims, sy);
-  for (uint32_t d = 0; d < x->ndims; d++) start += n->p.slice.offsets[d] * sx[d];
-  copy_block((const float *)ptr[0] + start, sx, (float *)ptr[1], sy, o->dims, o->ndims);
+  dims64(o->dims, o->ndims, dims);
+  for (uint32_t d = 0; d < x->ndims; d++) start += (int64_t)n->p.slice.offsets[d] * sx[d];
+  k_copy_to_contiguous(ptr[1], (const float *)ptr[0] + start, sx, (int32_t)o->ndims, dims, sizeof(float), true);
 }
 
 void xg_native_constant_pad(const xg_graph *g, const xg_node *n, void *const *ptr, bool index_int64) {
@@ -388,27 +293,28 @@ void xg_native_constant_pad(const xg_graph *g, const xg_node *n, void *const *pt
   float *y = (float *)ptr[1];
   const float v = n->p.pad.value;
   for (size_t i = 0; i < o->numel; i++) y[i] = v;
-  size_t sx[XG_MAX_DIMS], sy[XG_MAX_DIMS], start = 0;
+  int64_t sx[XG_MAX_DIMS], sy[XG_MAX_DIMS], dims[XG_MAX_DIMS], start = 0;
   strides_of(x->dims, x->ndims, sx);
   strides_of(o->dims, o->ndims, sy);
-  for (uint32_t d = 0; d < o->ndims; d++) start += n->p.pad.pre[d] * sy[d];
-  copy_block((const float *)ptr[0], sx, y + start, sy, x->dims, x->ndims);
+  dims64(x->dims, x->ndims, dims);
+  for (uint32_t d = 0; d < o->ndims; d++) start += (int64_t)n->p.pad.pre[d] * sy[d];
+  k_copy(y + start, sy, ptr[0], sx, (int32_t)x->ndims, dims, sizeof(float), true);
 }
 
 void xg_native_concat(const xg_graph *g, const xg_node *n, void *const *ptr, bool index_int64) {
   (void)index_int64;
   const xg_value *o = &g->values[n->out[0]];
   const uint32_t axis = n->p.cat.axis;
-  size_t outer = 1, inner = 1;
-  for (uint32_t d = 0; d < axis; d++) outer *= o->dims[d];
-  for (uint32_t d = axis + 1; d < o->ndims; d++) inner *= o->dims[d];
+  int64_t outer = 1, inner = 1;
+  for (uint32_t d = 0; d < axis; d++) outer *= (int64_t)o->dims[d];
+  for (uint32_t d = axis + 1; d < o->ndims; d++) inner *= (int64_t)o->dims[d];
   float *y = (float *)ptr[n->nin];
-  const size_t row = o->dims[axis] * inner;
-  size_t at = 0;
+  const int64_t row = (int64_t)o->dims[axis] * inner;
+  int64_t at = 0;
   for (uint32_t k = 0; k < n->nin; k++) {
-    const size_t chunk = g->values[n->in[k]].dims[axis] * inner;
-    const float *x = (const float *)ptr[k];
-    for (size_t r = 0; r < outer; r++) memcpy(y + r * row + at, x + r * chunk, chunk * sizeof(float));
+    const int64_t chunk = (int64_t)g->values[n->in[k]].dims[axis] * inner;
+    const int64_t dims[2] = {outer, chunk}, ss[2] = {chunk, 1}, ds[2] = {row, 1};
+    k_copy(y + at, ds, ptr[k], ss, 2, dims, sizeof(float), true);
     at += chunk;
   }
 }
@@ -480,7 +386,7 @@ static void run_pool(const xg_graph *g, const xg_node *n, void *const *ptr, bool
   if (kind != POOL_MAX) j.p.dil_h = j.p.dil_w = 1;
   j.lo = n->out_min, j.hi = n->out_max;
   size_t pixels = x->dims[0] * j.OH * j.OW;
-  xg_parallel_for(pixels, j.C * j.p.pool_h * j.p.pool_w, pool_pixels, &j);
+  k_parallel_for(pixels, (double)pixels * (double)(j.C * j.p.pool_h * j.p.pool_w), pool_pixels, &j);
 }
 
 void xg_native_avg_pool(const xg_graph *g, const xg_node *n, void *const *ptr, bool index_int64) {
@@ -520,7 +426,7 @@ void xg_native_softmax(const xg_graph *g, const xg_node *n, void *const *ptr, bo
   (void)index_int64;
   const xg_value *x = &g->values[n->in[0]];
   softmax_job j = {(const float *)ptr[0], (float *)ptr[1], x->dims[x->ndims - 1]};
-  xg_parallel_for(x->numel / j.c, j.c, softmax_rows, &j);
+  k_parallel_for(x->numel / j.c, (double)x->numel, softmax_rows, &j);
 }
 
 pte_status xg_native_run(const xg_graph *g, uint32_t ni, void *const *ptr, bool index_int64) {

@@ -47,9 +47,8 @@ PTE_API const char *pte_version(void);
  * to the PTE_ABI_VERSION the component was compiled against. The runtime
  * refuses a struct whose abi differs from its own, with a message naming both
  * versions, so a component built against another runtime fails cleanly
- * instead of being misread. `abi` is the first member (in pte_kernel_library
- * it follows the four members it had before versioning, so older positional
- * initialisers still compile) and never moves; PTE_ABI_VERSION goes up
+ * instead of being misread. `abi` is the first member of each and never
+ * moves, so it can be read before the rest is trusted; PTE_ABI_VERSION goes up
  * whenever one of these structs changes. NULL options mean the defaults.
  * Zero-initialised structs (abi 0) are refused: start from the macros. */
 #define PTE_ABI_VERSION 1u
@@ -333,15 +332,15 @@ typedef struct pte_kernel {
 } pte_kernel;
 
 typedef struct pte_kernel_library {
+  uint32_t abi;       /* PTE_ABI_VERSION (PTE_KERNEL_LIBRARY_INIT) */
   const char *name;   /* e.g. "kernels_portable" */
   int32_t priority;   /* higher wins when libraries provide the same operator */
   const pte_kernel *kernels;
   int32_t count;
-  uint32_t abi;       /* PTE_ABI_VERSION; after the original members so it never moves */
 } pte_kernel_library;
 
 #define PTE_KERNEL_LIBRARY_INIT(name, priority, kernels, count) \
-  {name, priority, kernels, count, PTE_ABI_VERSION}
+  {PTE_ABI_VERSION, name, priority, kernels, count}
 
 #define PTE_PRIORITY_PORTABLE 0
 #define PTE_PRIORITY_OPTIMIZED 100

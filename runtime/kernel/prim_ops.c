@@ -314,8 +314,7 @@ static const pte_kernel prim_kernels[] = {
     {"executorch_prim::mul.int", prim_mul_int, 0, 0},
 };
 
-static const pte_kernel_library prim_library = {
-    "runtime_prim_ops", PTE_PRIORITY_PORTABLE, prim_kernels,
-    (int32_t)(sizeof prim_kernels / sizeof prim_kernels[0])};
+static const pte_kernel_library prim_library = PTE_KERNEL_LIBRARY_INIT(
+    "runtime_prim_ops", PTE_PRIORITY_PORTABLE, prim_kernels, (int32_t)(sizeof prim_kernels / sizeof prim_kernels[0]));
 
 const pte_kernel_library *pte_prim_ops_library(void) { return &prim_library; }

@@ -61,8 +61,7 @@ static void run_case(const char *dir, bool measure) {
   xt_case c;
   xt_load_case(dir, &c);
   pte_data_map *map = NULL;
-  pte_program_options po;
-  memset(&po, 0, sizeof po);
+  pte_program_options po = PTE_PROGRAM_OPTIONS_INIT;
   po.allocator = &A;
   if (c.has_data) {
     snprintf(path, sizeof path, "%s/model.ptd", dir);
@@ -73,8 +72,7 @@ static void run_case(const char *dir, bool measure) {
   pte_program *prog = NULL;
   pte_method *m = NULL;
   XT_CHECK(pte_program_load_file(path, &po, &prog) == PTE_OK, "%s: %s", dir, pte_last_error());
-  pte_method_options mo;
-  memset(&mo, 0, sizeof mo);
+  pte_method_options mo = PTE_METHOD_OPTIONS_INIT;
   mo.allocator = &A;
   pte_backend_xnnpack_stats s0, s1, s2;
   pte_backend_xnnpack_get_stats(&s0);
