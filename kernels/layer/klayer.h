@@ -164,6 +164,11 @@ size_t k_slots(void);
  * K_PAR_MIN_OPS it runs inline). Chunks are a few per thread so a busy
  * core does not hold the others back. */
 void k_parallel_for(size_t n, double cost, k_range_fn fn, void *ctx);
+/* Run fn(ctx, c, c + 1) for each of `chunks` chunks, on the pool when more
+ * than one. For loops that cut their work by per-thread scratch (chunk c
+ * uses slot c < k_slots()): they decide whether to split with the same
+ * K_PAR_MIN_* model, then hand over the chunks here. */
+void k_parallel_chunks(size_t chunks, k_range_fn fn, void *ctx);
 
 /* ---------------------------------------------------------------------- */
 /* float32 matrix product                                                 */

@@ -25,3 +25,12 @@ void k_parallel_for(size_t n, double cost, k_range_fn fn, void *ctx) {
   size_t grain = (n + chunks - 1) / chunks;
   pte_threadpool_parallel_for(n, grain ? grain : 1, fn, ctx);
 }
+
+void k_parallel_chunks(size_t chunks, k_range_fn fn, void *ctx) {
+  if (chunks == 0) return;
+  if (chunks == 1) {
+    fn(ctx, 0, 1);
+    return;
+  }
+  pte_threadpool_parallel_for(chunks, 1, fn, ctx);
+}

@@ -63,7 +63,7 @@ static pte_status bmm_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) 
   }
   if (slots > 1) {
     j.chunks = j.B < slots ? j.B : slots;
-    pte_threadpool_parallel_for((size_t)j.chunks, 1, bmm_chunk, &j);
+    k_parallel_chunks((size_t)j.chunks, bmm_chunk, &j);
   } else {
     for (int64_t i = 0; i < j.B; i++) bmm_batch(&j, i, j.scratch, bytes, true);
   }

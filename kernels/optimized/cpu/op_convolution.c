@@ -420,10 +420,7 @@ static pte_status conv_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs)
     if (split && slots > (int64_t)k_slots()) slots = (int64_t)k_slots(); /* k_slots locks: ask only if worth it */
     if (dw_fast(&g) && slots >= 1) j.scratch = (uint8_t *)scratch;
     if (split && slots > 1) j.chunks = slots < j.planes ? slots : j.planes;
-    if (j.chunks > 1)
-      pte_threadpool_parallel_for((size_t)j.chunks, 1, dw_chunk, &j);
-    else
-      dw_chunk(&j, 0, 1);
+    k_parallel_chunks((size_t)j.chunks, dw_chunk, &j);
     return PTE_OK;
   }
   if (is_direct(&g)) {

@@ -117,10 +117,7 @@ void o_igemm_run(const o_igemm *g, size_t slots_avail) {
   int64_t chunks = slots > 1 ? slots * 4 : 1;
   if (g->pack_b) chunks = min64(slots, (int64_t)(slots_avail ? slots_avail : 1));
   jb.chunks = min64(chunks, jb.items);
-  if (jb.chunks > 1)
-    pte_threadpool_parallel_for((size_t)jb.chunks, 1, igemm_chunk, &jb);
-  else
-    igemm_chunk(&jb, 0, 1);
+  k_parallel_chunks((size_t)jb.chunks, igemm_chunk, &jb);
 }
 
 void o_ukr_ind_generic_4x16(int64_t kc, const float *a, int64_t lda, int64_t mr, const float *b, const int64_t *boff,
