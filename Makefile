@@ -24,7 +24,7 @@ FUZZ_SECONDS ?= 45
 FUZZ_SEED ?= 1
 EXAMPLE ?= zoo/models/mobilenet_v2_tiny
 
-.PHONY: demo test deps pydeps toolchain build test-c test-conformance test-clang test-sanitize fuzz \
+.PHONY: demo test deps pydeps toolchain build test-format test-c test-conformance test-clang test-sanitize fuzz \
         test-static test-python wheel clean bench bench-quick
 
 deps:
@@ -48,6 +48,10 @@ demo: build
 	@if [ -f zoo/xnnpack/$(notdir $(EXAMPLE))/model.pte ] && $(BUILD)/cli/pterun backends | grep -q XnnpackBackend; then \
 	  echo "== $(EXAMPLE) delegated to XNNPACK"; \
 	  $(BUILD)/cli/pterun run zoo/xnnpack/$(notdir $(EXAMPLE))/model.pte --input $(EXAMPLE)/inputs/0.npy --iterations 50 --warmup 5; fi
+
+# C sources as .clang-format says (tools/format.sh rewrites them).
+test-format: deps
+	tools/format.sh --check
 
 test-c: build
 	$(CTEST) --test-dir $(BUILD) --output-on-failure -j $(JOBS)
@@ -91,7 +95,7 @@ test-python: build pydeps
 	$(PY) -m pip install -q --no-build-isolation .
 	$(PY) -m pytest -q tests/python tests/packaging
 
-test: toolchain test-c test-conformance test-clang test-static test-sanitize fuzz test-python
+test: toolchain test-format test-c test-conformance test-clang test-static test-sanitize fuzz test-python
 	@echo "make test: all passed"
 
 # The benchmark (bench/README.md): every zoo model through pterun, ExecuTorch

@@ -43,7 +43,8 @@ pte_status npy_parse(const void *buf, size_t size, npy_array *out) {
   } else {
     return pte_error(PTE_ERR_NOT_SUPPORTED, ".npy format version %u is not supported", major);
   }
-  if (hlen > size - hstart) return pte_error(PTE_ERR_INVALID_ARGUMENT, ".npy header runs past the end of the file");
+  if (hlen > size - hstart)
+    return pte_error(PTE_ERR_INVALID_ARGUMENT, ".npy header runs past the end of the file");
   const char *h = (const char *)b + hstart;
   const char *d = find_key(h, hlen, "'descr'");
   if (!d || *d != '\'') return pte_error(PTE_ERR_INVALID_ARGUMENT, ".npy header has no 'descr'");
@@ -53,9 +54,11 @@ pte_status npy_parse(const void *buf, size_t size, npy_array *out) {
   size_t dl = (size_t)(end - d);
   out->dtype = -1;
   for (size_t i = 0; i < sizeof k_descrs / sizeof k_descrs[0]; i++)
-    if (strlen(k_descrs[i].descr) == dl && memcmp(k_descrs[i].descr, d, dl) == 0) out->dtype = k_descrs[i].dtype;
+    if (strlen(k_descrs[i].descr) == dl && memcmp(k_descrs[i].descr, d, dl) == 0)
+      out->dtype = k_descrs[i].dtype;
   if (out->dtype < 0)
-    return pte_error(PTE_ERR_NOT_SUPPORTED, ".npy dtype '%.*s' is not supported", (int)(dl < 16 ? dl : 16), d);
+    return pte_error(PTE_ERR_NOT_SUPPORTED, ".npy dtype '%.*s' is not supported", (int)(dl < 16 ? dl : 16),
+                     d);
   const char *f = find_key(h, hlen, "'fortran_order'");
   if (!f) return pte_error(PTE_ERR_INVALID_ARGUMENT, ".npy header has no 'fortran_order'");
   if ((size_t)(h + hlen - f) >= 4 && memcmp(f, "True", 4) == 0)
@@ -68,14 +71,17 @@ pte_status npy_parse(const void *buf, size_t size, npy_array *out) {
   while (s < hend && *s != ')') {
     while (s < hend && (*s == ' ' || *s == ',')) s++;
     if (s < hend && *s == ')') break;
-    if (s >= hend || *s < '0' || *s > '9') return pte_error(PTE_ERR_INVALID_ARGUMENT, ".npy shape is malformed");
+    if (s >= hend || *s < '0' || *s > '9')
+      return pte_error(PTE_ERR_INVALID_ARGUMENT, ".npy shape is malformed");
     uint64_t v = 0;
     while (s < hend && *s >= '0' && *s <= '9') {
-      if (v > (UINT64_C(1) << 40)) return pte_error(PTE_ERR_INVALID_ARGUMENT, ".npy shape dimension is too large");
+      if (v > (UINT64_C(1) << 40))
+        return pte_error(PTE_ERR_INVALID_ARGUMENT, ".npy shape dimension is too large");
       v = v * 10 + (uint64_t)(*s - '0');
       s++;
     }
-    if (out->dim >= PTE_MAX_DIM) return pte_error(PTE_ERR_INVALID_ARGUMENT, ".npy array has more than %d dims", PTE_MAX_DIM);
+    if (out->dim >= PTE_MAX_DIM)
+      return pte_error(PTE_ERR_INVALID_ARGUMENT, ".npy array has more than %d dims", PTE_MAX_DIM);
     out->sizes[out->dim++] = (int64_t)v;
     if (__builtin_mul_overflow(elems, (size_t)v, &elems))
       return pte_error(PTE_ERR_INVALID_ARGUMENT, ".npy array size overflows");
@@ -86,8 +92,8 @@ pte_status npy_parse(const void *buf, size_t size, npy_array *out) {
     return pte_error(PTE_ERR_INVALID_ARGUMENT, ".npy array size overflows");
   size_t data_off = hstart + hlen;
   if (nbytes > size - data_off)
-    return pte_error(PTE_ERR_INVALID_ARGUMENT, ".npy data is truncated: %zu bytes expected, %zu present", nbytes,
-                     size - data_off);
+    return pte_error(PTE_ERR_INVALID_ARGUMENT, ".npy data is truncated: %zu bytes expected, %zu present",
+                     nbytes, size - data_off);
   out->data = b + data_off;
   out->nbytes = nbytes;
   return PTE_OK;
@@ -96,7 +102,9 @@ pte_status npy_parse(const void *buf, size_t size, npy_array *out) {
 pte_status npy_read_file(const char *path, npy_array *out, void **owned) {
   *owned = NULL;
   FILE *f = fopen(path, "rb");
-  if (!f) return pte_error(errno == ENOENT ? PTE_ERR_NOT_FOUND : PTE_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
+  if (!f)
+    return pte_error(errno == ENOENT ? PTE_ERR_NOT_FOUND : PTE_ERR_IO, "cannot open '%s': %s", path,
+                     strerror(errno));
   if (fseek(f, 0, SEEK_END) != 0) {
     fclose(f);
     return pte_error(PTE_ERR_IO, "cannot read '%s'", path);
@@ -138,12 +146,14 @@ static const char *descr_of(int32_t dtype) {
 
 pte_status npy_write_file(const char *path, const pte_tensor *t) {
   const char *descr = descr_of(t->dtype);
-  if (!descr) return pte_error(PTE_ERR_NOT_SUPPORTED, "cannot write dtype %s to .npy", pte_dtype_name(t->dtype));
+  if (!descr)
+    return pte_error(PTE_ERR_NOT_SUPPORTED, "cannot write dtype %s to .npy", pte_dtype_name(t->dtype));
   pte_tensor row_major;
   void *tmp = NULL;
   if (!pte_tensor_is_contiguous(t)) { /* e.g. channels-last: .npy is row-major */
     tmp = malloc(pte_tensor_nbytes(t));
-    if (!tmp || pte_tensor_init(&row_major, t->dtype, t->dim, t->sizes, tmp) || pte_tensor_copy(&row_major, t)) {
+    if (!tmp || pte_tensor_init(&row_major, t->dtype, t->dim, t->sizes, tmp) ||
+        pte_tensor_copy(&row_major, t)) {
       free(tmp);
       return pte_error(PTE_ERR_OUT_OF_MEMORY, "cannot convert a strided tensor for writing");
     }
@@ -157,7 +167,8 @@ pte_status npy_write_file(const char *path, const pte_tensor *t) {
   if (t->dim > 1 && used > 0 && shape[used - 1] == ',') shape[--used] = 0;
   shape[used < sizeof shape ? used : sizeof shape - 1] = 0;
   char header[512];
-  int n = snprintf(header, sizeof header, "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }", descr, shape);
+  int n = snprintf(header, sizeof header, "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }", descr,
+                   shape);
   if (n < 0 || n > 400) {
     free(tmp);
     return pte_error(PTE_ERR_INTERNAL, "npy header too long");
@@ -170,7 +181,8 @@ pte_status npy_write_file(const char *path, const pte_tensor *t) {
     return pte_error(PTE_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
   }
   uint16_t hl = (uint16_t)((size_t)n + pad + 1);
-  unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(hl & 0xff), (unsigned char)(hl >> 8)};
+  unsigned char pre[10] = {
+      0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(hl & 0xff), (unsigned char)(hl >> 8)};
   bool ok = fwrite(pre, 1, 10, f) == 10 && fwrite(header, 1, (size_t)n, f) == (size_t)n;
   for (size_t i = 0; ok && i < pad; i++) ok = fputc(' ', f) != EOF;
   ok = ok && fputc('\n', f) != EOF;

@@ -18,8 +18,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "pterun_components.h"
 #include "npy.h"
+#include "pterun_components.h"
 
 #define MAX_FILES 64
 
@@ -70,28 +70,46 @@ static int parse_args(int argc, char **argv, options *o) {
   for (int i = 2; i < argc; i++) {
     const char *a = argv[i];
     const char *next = i + 1 < argc ? argv[i + 1] : NULL;
-#define NEED_VALUE()                                                 \
-  if (!next) {                                                       \
-    fprintf(stderr, "pterun: option %s needs a value\n", a);         \
-    return -2;                                                       \
-  }                                                                  \
+#define NEED_VALUE()                                         \
+  if (!next) {                                               \
+    fprintf(stderr, "pterun: option %s needs a value\n", a); \
+    return -2;                                               \
+  }                                                          \
   i++
-#define PUSH(arr, n)                                                 \
-  if (n >= MAX_FILES) {                                              \
-    fprintf(stderr, "pterun: too many %s options\n", a);             \
-    return -2;                                                       \
-  }                                                                  \
+#define PUSH(arr, n)                                     \
+  if (n >= MAX_FILES) {                                  \
+    fprintf(stderr, "pterun: too many %s options\n", a); \
+    return -2;                                           \
+  }                                                      \
   arr[n++] = next
-    if (!strcmp(a, "--data")) { NEED_VALUE(); PUSH(o->data, o->ndata); }
-    else if (!strcmp(a, "--input")) { NEED_VALUE(); PUSH(o->inputs, o->ninputs); }
-    else if (!strcmp(a, "--library")) { NEED_VALUE(); PUSH(o->libraries, o->nlibraries); }
-    else if (!strcmp(a, "--disable")) { NEED_VALUE(); PUSH(o->disabled, o->ndisabled); }
-    else if (!strcmp(a, "--method")) { NEED_VALUE(); o->method = next; }
-    else if (!strcmp(a, "--output-dir")) { NEED_VALUE(); o->output_dir = next; }
-    else if (!strcmp(a, "--etdump")) { NEED_VALUE(); o->etdump = next; }
-    else if (!strcmp(a, "--trace")) { NEED_VALUE(); o->trace = next; }
-    else if (!strcmp(a, "--debug-tensors")) { NEED_VALUE(); o->debug_tensors = next; }
-    else if (!strcmp(a, "--profile")) o->profile = 1;
+    if (!strcmp(a, "--data")) {
+      NEED_VALUE();
+      PUSH(o->data, o->ndata);
+    } else if (!strcmp(a, "--input")) {
+      NEED_VALUE();
+      PUSH(o->inputs, o->ninputs);
+    } else if (!strcmp(a, "--library")) {
+      NEED_VALUE();
+      PUSH(o->libraries, o->nlibraries);
+    } else if (!strcmp(a, "--disable")) {
+      NEED_VALUE();
+      PUSH(o->disabled, o->ndisabled);
+    } else if (!strcmp(a, "--method")) {
+      NEED_VALUE();
+      o->method = next;
+    } else if (!strcmp(a, "--output-dir")) {
+      NEED_VALUE();
+      o->output_dir = next;
+    } else if (!strcmp(a, "--etdump")) {
+      NEED_VALUE();
+      o->etdump = next;
+    } else if (!strcmp(a, "--trace")) {
+      NEED_VALUE();
+      o->trace = next;
+    } else if (!strcmp(a, "--debug-tensors")) {
+      NEED_VALUE();
+      o->debug_tensors = next;
+    } else if (!strcmp(a, "--profile")) o->profile = 1;
     else if (!strcmp(a, "--iterations") || !strcmp(a, "--warmup")) {
       NEED_VALUE();
       char *end;
@@ -100,9 +118,9 @@ static int parse_args(int argc, char **argv, options *o) {
         fprintf(stderr, "pterun: invalid value '%s' for %s\n", next, a);
         return -2;
       }
-      if (!strcmp(a, "--iterations")) o->iterations = (int)v; else o->warmup = (int)v;
-    }
-    else if (!strcmp(a, "--json")) o->json = 1;
+      if (!strcmp(a, "--iterations")) o->iterations = (int)v;
+      else o->warmup = (int)v;
+    } else if (!strcmp(a, "--json")) o->json = 1;
     else if (!strcmp(a, "--quiet")) o->quiet = 1;
     else if (a[0] == '-' && a[1] == '-') {
       fprintf(stderr, "pterun: unknown option '%s'\n", a);
@@ -176,8 +194,10 @@ static void print_io(const pte_io_info *io, int json) {
   pte_shape_str(io->dim, io->sizes, shape, sizeof shape);
   const char *dyn = io->dynamism == PTE_SHAPE_STATIC ? "static" : "dynamic_bound";
   if (json)
-    printf("{\"kind\": \"Tensor\", \"dtype\": \"%s\", \"shape\": %s, \"dynamism\": \"%s\", \"planned\": %s, \"nbytes\": %zu}",
-           pte_dtype_name(io->dtype), shape, dyn, io->planned ? "true" : "false", io->nbytes);
+    printf(
+        "{\"kind\": \"Tensor\", \"dtype\": \"%s\", \"shape\": %s, \"dynamism\": \"%s\", \"planned\": %s, "
+        "\"nbytes\": %zu}",
+        pte_dtype_name(io->dtype), shape, dyn, io->planned ? "true" : "false", io->nbytes);
   else
     printf("%s%s%s%s", pte_dtype_name(io->dtype), shape, io->dynamism ? " (dynamic, upper bounds)" : "",
            io->planned ? "" : " (unplanned)");
@@ -193,14 +213,19 @@ static int cmd_info(const options *o) {
   for (int32_t m = 0; m < n && !rc; m++) {
     const char *name = pte_program_method_name(l.program, m);
     pte_method_info mi;
-    if (pte_program_method_info(l.program, name, &mi)) { rc = fail(NULL); break; }
+    if (pte_program_method_info(l.program, name, &mi)) {
+      rc = fail(NULL);
+      break;
+    }
     if (o->json) {
       printf("%s{\"name\": ", m ? ", " : "");
       json_str(name);
-      printf(", \"instructions\": %d, \"values\": %d, \"planned_buffers\": [", (int)mi.num_instructions, (int)mi.num_values);
+      printf(", \"instructions\": %d, \"values\": %d, \"planned_buffers\": [", (int)mi.num_instructions,
+             (int)mi.num_values);
     } else {
       printf("\nmethod '%s': %d instructions, %d values\n  planned memory: %lld bytes in %d buffer(s)", name,
-             (int)mi.num_instructions, (int)mi.num_values, (long long)mi.planned_bytes, (int)mi.num_planned_buffers);
+             (int)mi.num_instructions, (int)mi.num_values, (long long)mi.planned_bytes,
+             (int)mi.num_planned_buffers);
     }
     for (int32_t b = 0; b < mi.num_planned_buffers; b++) {
       int64_t s = 0;
@@ -216,7 +241,10 @@ static int cmd_info(const options *o) {
         pte_io_info info;
         pte_status st = io ? pte_program_method_output(l.program, name, i, &info)
                            : pte_program_method_input(l.program, name, i, &info);
-        if (st) { rc = fail(NULL); break; }
+        if (st) {
+          rc = fail(NULL);
+          break;
+        }
         if (o->json) printf("%s", i ? ", " : "");
         else printf("  %s %d: ", io ? "output" : "input", (int)i);
         print_io(&info, o->json);
@@ -228,7 +256,10 @@ static int cmd_info(const options *o) {
     else printf("  operators (%d):\n", (int)mi.num_operators);
     for (int32_t i = 0; i < mi.num_operators; i++) {
       const char *on, *ov;
-      if (pte_program_method_operator(l.program, name, i, &on, &ov)) { rc = fail(NULL); break; }
+      if (pte_program_method_operator(l.program, name, i, &on, &ov)) {
+        rc = fail(NULL);
+        break;
+      }
       char full[512];
       snprintf(full, sizeof full, "%s%s%s", on, ov[0] ? "." : "", ov);
       if (o->json) {
@@ -243,7 +274,10 @@ static int cmd_info(const options *o) {
     else printf("  delegates (%d):\n", (int)mi.num_delegates);
     for (int32_t i = 0; i < mi.num_delegates; i++) {
       const char *id;
-      if (pte_program_method_delegate(l.program, name, i, &id)) { rc = fail(NULL); break; }
+      if (pte_program_method_delegate(l.program, name, i, &id)) {
+        rc = fail(NULL);
+        break;
+      }
       if (o->json) {
         printf("%s{\"backend\": ", i ? ", " : "");
         json_str(id);
@@ -301,12 +335,24 @@ static void print_value(int32_t i, const pte_value *v) {
   for (int64_t k = 0; k < n && k < 8 && t->data; k++) {
     if (k) printf(", ");
     switch (t->dtype) {
-      case PTE_FLOAT32: printf("%.6g", ((const float *)t->data)[k]); break;
-      case PTE_FLOAT64: printf("%.6g", ((const double *)t->data)[k]); break;
-      case PTE_INT64: printf("%lld", (long long)((const int64_t *)t->data)[k]); break;
-      case PTE_INT32: printf("%d", ((const int32_t *)t->data)[k]); break;
-      case PTE_BOOL: printf("%s", ((const uint8_t *)t->data)[k] ? "True" : "False"); break;
-      default: printf("?"); break;
+      case PTE_FLOAT32:
+        printf("%.6g", ((const float *)t->data)[k]);
+        break;
+      case PTE_FLOAT64:
+        printf("%.6g", ((const double *)t->data)[k]);
+        break;
+      case PTE_INT64:
+        printf("%lld", (long long)((const int64_t *)t->data)[k]);
+        break;
+      case PTE_INT32:
+        printf("%d", ((const int32_t *)t->data)[k]);
+        break;
+      case PTE_BOOL:
+        printf("%s", ((const uint8_t *)t->data)[k] ? "True" : "False");
+        break;
+      default:
+        printf("?");
+        break;
     }
   }
   printf("%s]\n", n > 8 ? ", ..." : "");
@@ -339,7 +385,8 @@ static int profiler_finish(const options *o, pte_etdump *e) {
   char path[4096];
   if (o->debug_tensors) {
     if (pte_etdump_write_debug_tensors(e, o->debug_tensors, 0)) return fail("--debug-tensors");
-    if (!o->quiet) printf("debug tensors: %lld values in %s/ (index.json)\n", (long long)s.debug_values, o->debug_tensors);
+    if (!o->quiet)
+      printf("debug tensors: %lld values in %s/ (index.json)\n", (long long)s.debug_values, o->debug_tensors);
   }
   if (o->etdump) {
     snprintf(path, sizeof path, "%s/debug_buffer.bin", o->debug_tensors ? o->debug_tensors : ".");
@@ -406,35 +453,59 @@ static int cmd_run(const options *o) {
   }
   for (int32_t i = 0; i < nin; i++) {
     pte_io_info info;
-    if (pte_program_method_input(l.program, method, i, &info)) { rc = fail(NULL); goto done; }
+    if (pte_program_method_input(l.program, method, i, &info)) {
+      rc = fail(NULL);
+      goto done;
+    }
     if (o->ninputs) {
       npy_array a;
-      if (npy_read_file(o->inputs[i], &a, &owned[i])) { rc = fail("input"); goto done; }
+      if (npy_read_file(o->inputs[i], &a, &owned[i])) {
+        rc = fail("input");
+        goto done;
+      }
       pte_tensor_init(&tensors[i], a.dtype, a.dim, a.sizes, (void *)a.data);
     } else {
       if (info.tag != PTE_TAG_TENSOR) {
-        fprintf(stderr, "pterun: input %d is a %s; pass inputs with --input\n", (int)i, pte_tag_name(info.tag));
+        fprintf(stderr, "pterun: input %d is a %s; pass inputs with --input\n", (int)i,
+                pte_tag_name(info.tag));
         rc = 1;
         goto done;
       }
       generated[i] = calloc(1, info.nbytes ? info.nbytes : 1);
-      if (!generated[i]) { fprintf(stderr, "pterun: out of memory\n"); rc = 1; goto done; }
+      if (!generated[i]) {
+        fprintf(stderr, "pterun: out of memory\n");
+        rc = 1;
+        goto done;
+      }
       pte_tensor_init(&tensors[i], info.dtype, info.dim, info.sizes, generated[i]);
       fill_generated(&tensors[i], (uint64_t)i + 1);
     }
-    if (pte_method_set_input_tensor(m, i, &tensors[i])) { rc = fail(NULL); goto done; }
+    if (pte_method_set_input_tensor(m, i, &tensors[i])) {
+      rc = fail(NULL);
+      goto done;
+    }
   }
   pte_method_set_tracer(m, NULL); /* warmup runs are not profiled */
   times = (double *)malloc(sizeof(double) * (size_t)o->iterations);
-  if (!times) { fprintf(stderr, "pterun: out of memory\n"); rc = 1; goto done; }
+  if (!times) {
+    fprintf(stderr, "pterun: out of memory\n");
+    rc = 1;
+    goto done;
+  }
   /* Inputs are set again before every run (the planner may reuse an input's
    * memory once it is consumed); a latency sample covers both. */
   for (int it = -o->warmup; it < o->iterations; it++) {
     if (it == 0) pte_method_set_tracer(m, prof ? pte_etdump_tracer(prof) : NULL);
     double s = now_ms();
     for (int32_t i = 0; it > -o->warmup && i < nin; i++)
-      if (pte_method_set_input_tensor(m, i, &tensors[i])) { rc = fail(NULL); goto done; }
-    if (pte_method_execute(m)) { rc = fail(NULL); goto done; }
+      if (pte_method_set_input_tensor(m, i, &tensors[i])) {
+        rc = fail(NULL);
+        goto done;
+      }
+    if (pte_method_execute(m)) {
+      rc = fail(NULL);
+      goto done;
+    }
     if (it >= 0) times[it] = now_ms() - s;
     if (it >= 0 && prof && o->debug_tensors) pte_etdump_set_capture(prof, false); /* one captured execute */
   }
@@ -452,12 +523,16 @@ static int cmd_run(const options *o) {
     if (!o->quiet) print_value(i, v);
     if (o->output_dir) {
       if (v->tag != PTE_TAG_TENSOR) {
-        fprintf(stderr, "pterun: output %d is a %s; only tensors are written\n", (int)i, pte_tag_name(v->tag));
+        fprintf(stderr, "pterun: output %d is a %s; only tensors are written\n", (int)i,
+                pte_tag_name(v->tag));
         continue;
       }
       char path[4096];
       snprintf(path, sizeof path, "%s/output_%d.npy", o->output_dir, (int)i);
-      if (npy_write_file(path, v->u.tensor)) { rc = fail(NULL); goto done; }
+      if (npy_write_file(path, v->u.tensor)) {
+        rc = fail(NULL);
+        goto done;
+      }
     }
   }
   qsort(times, (size_t)o->iterations, sizeof(double), cmp_double);

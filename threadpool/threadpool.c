@@ -34,10 +34,10 @@ typedef struct pp_api {
   void *(*create)(size_t threads);
   void (*destroy)(void *pool);
   size_t (*threads_count)(void *pool);
-  void (*parallelize_1d_tile_1d)(void *pool, pp_task_1d_tile_1d fn, void *ctx, size_t range,
-                                 size_t tile, uint32_t flags);
-  void (*parallelize_2d_tile_2d)(void *pool, pp_task_2d_tile_2d fn, void *ctx, size_t range_i,
-                                 size_t range_j, size_t tile_i, size_t tile_j, uint32_t flags);
+  void (*parallelize_1d_tile_1d)(void *pool, pp_task_1d_tile_1d fn, void *ctx, size_t range, size_t tile,
+                                 uint32_t flags);
+  void (*parallelize_2d_tile_2d)(void *pool, pp_task_2d_tile_2d fn, void *ctx, size_t range_i, size_t range_j,
+                                 size_t tile_i, size_t tile_j, uint32_t flags);
 } pp_api;
 
 static struct {
@@ -46,9 +46,9 @@ static struct {
   pp_api api;
   bool api_ok;
   char provider[512];
-  void *pool;         /* pthreadpool_t, NULL until first use */
-  size_t threads;     /* threads of `pool` */
-  size_t requested;   /* 0 = default */
+  void *pool;       /* pthreadpool_t, NULL until first use */
+  size_t threads;   /* threads of `pool` */
+  size_t requested; /* 0 = default */
   int64_t holders;
   atomic_uint_fast64_t created;
 } g = {.rw = PTHREAD_RWLOCK_INITIALIZER, .once = PTHREAD_ONCE_INIT};
@@ -75,8 +75,8 @@ static void linked_1d_tile_1d(void *p, pp_task_1d_tile_1d fn, void *ctx, size_t 
                               uint32_t flags) {
   pthreadpool_parallelize_1d_tile_1d((pthreadpool_t)p, fn, ctx, range, tile, flags);
 }
-static void linked_2d_tile_2d(void *p, pp_task_2d_tile_2d fn, void *ctx, size_t ri, size_t rj,
-                              size_t ti, size_t tj, uint32_t flags) {
+static void linked_2d_tile_2d(void *p, pp_task_2d_tile_2d fn, void *ctx, size_t ri, size_t rj, size_t ti,
+                              size_t tj, uint32_t flags) {
   pthreadpool_parallelize_2d_tile_2d((pthreadpool_t)p, fn, ctx, ri, rj, ti, tj, flags);
 }
 #endif
@@ -112,11 +112,11 @@ static void load_api(void) {
   }
   g.api.create = (void *(*)(size_t))dlsym(h, "pthreadpool_create");
   g.api.destroy = (void (*)(void *))dlsym(h, "pthreadpool_destroy");
-  g.api.threads_count = (size_t (*)(void *))dlsym(h, "pthreadpool_get_threads_count");
+  g.api.threads_count = (size_t(*)(void *))dlsym(h, "pthreadpool_get_threads_count");
   g.api.parallelize_1d_tile_1d = (void (*)(void *, pp_task_1d_tile_1d, void *, size_t, size_t,
                                            uint32_t))dlsym(h, "pthreadpool_parallelize_1d_tile_1d");
-  g.api.parallelize_2d_tile_2d = (void (*)(void *, pp_task_2d_tile_2d, void *, size_t, size_t,
-                                           size_t, size_t, uint32_t))dlsym(h, "pthreadpool_parallelize_2d_tile_2d");
+  g.api.parallelize_2d_tile_2d = (void (*)(void *, pp_task_2d_tile_2d, void *, size_t, size_t, size_t, size_t,
+                                           uint32_t))dlsym(h, "pthreadpool_parallelize_2d_tile_2d");
   if (!g.api.create || !g.api.destroy || !g.api.threads_count || !g.api.parallelize_1d_tile_1d ||
       !g.api.parallelize_2d_tile_2d) {
     snprintf(g.provider, sizeof g.provider, "unavailable: %s lacks a pthreadpool function", path);
@@ -231,8 +231,8 @@ static void run_2d(void *p, size_t i, size_t j, size_t ti, size_t tj) {
   tl_in_job = outer;
 }
 
-void pte_threadpool_parallel_for_2d(size_t ni, size_t nj, size_t tile_i, size_t tile_j,
-                                    pte_parallel_2d_fn fn, void *ctx) {
+void pte_threadpool_parallel_for_2d(size_t ni, size_t nj, size_t tile_i, size_t tile_j, pte_parallel_2d_fn fn,
+                                    void *ctx) {
   if (ni == 0 || nj == 0 || !fn) return;
   if (tile_i == 0 || tile_i > ni) tile_i = ni;
   if (tile_j == 0 || tile_j > nj) tile_j = nj;

@@ -33,7 +33,8 @@ static void describe(const xg_delegate *d, const xg_delegate_info *info, const c
   native[0] = 0;
   for (int t = 1; t < XG_NODE_TYPE_END && used < sizeof native; t++) {
     uint32_t count = 0;
-    for (uint32_t i = 0; i < g->nnodes; i++) count += g->nodes[i].type == t && g->nodes[i].exec == XG_EXEC_NATIVE;
+    for (uint32_t i = 0; i < g->nnodes; i++)
+      count += g->nodes[i].type == t && g->nodes[i].exec == XG_EXEC_NATIVE;
     if (count)
       used += (size_t)snprintf(native + used, sizeof native - used, "%s%s x%u", used ? ", " : "",
                                xg_node_type_name(t) + 3, count);
@@ -117,7 +118,8 @@ static void destroy(void *user, void *hp) {
   /* The memory itself belongs to the method and goes with it. */
 }
 
-static const pte_backend g_backend = PTE_BACKEND_INIT("XnnpackBackend", NULL, available, init, execute, destroy);
+static const pte_backend g_backend =
+    PTE_BACKEND_INIT("XnnpackBackend", NULL, available, init, execute, destroy);
 
 pte_status pte_backend_xnnpack_register(void) { return pte_register_backend(&g_backend); }
 

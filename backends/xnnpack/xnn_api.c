@@ -58,8 +58,8 @@ static void *xa_reallocate(void *ctx, void *p, size_t size) {
   return q;
 }
 
-static const struct xnn_allocator g_allocator = {
-    NULL, xa_allocate, xa_reallocate, xa_deallocate, xa_aligned_allocate, xa_deallocate};
+static const struct xnn_allocator g_allocator = {NULL,          xa_allocate,         xa_reallocate,
+                                                 xa_deallocate, xa_aligned_allocate, xa_deallocate};
 
 static void load(void) {
 #ifdef PTERUN_XNNPACK_LINKED
@@ -86,11 +86,11 @@ static void load(void) {
     snprintf(g_provider, sizeof g_provider, "unavailable");
     return;
   }
-#define XNN_API_SYM(name)                                                      \
-  g_api.name = (__typeof__(&name))dlsym(h, #name);                             \
-  if (!g_api.name) {                                                           \
+#define XNN_API_SYM(name)                                                                           \
+  g_api.name = (__typeof__(&name))dlsym(h, #name);                                                  \
+  if (!g_api.name) {                                                                                \
     snprintf(g_why, sizeof g_why, "%s has no %s: not the XNNPACK this build expects", path, #name); \
-    return;                                                                    \
+    return;                                                                                         \
   }
   XNN_API_FUNCTIONS(XNN_API_SYM)
 #undef XNN_API_SYM
@@ -117,13 +117,21 @@ const char *xnn_api_provider(void) {
 
 const char *xnn_api_status(int status) {
   switch (status) {
-    case xnn_status_success: return "success";
-    case xnn_status_uninitialized: return "uninitialized";
-    case xnn_status_invalid_parameter: return "invalid parameter";
-    case xnn_status_invalid_state: return "invalid state";
-    case xnn_status_unsupported_parameter: return "unsupported parameter";
-    case xnn_status_unsupported_hardware: return "unsupported hardware";
-    case xnn_status_out_of_memory: return "out of memory";
-    default: return "unknown status";
+    case xnn_status_success:
+      return "success";
+    case xnn_status_uninitialized:
+      return "uninitialized";
+    case xnn_status_invalid_parameter:
+      return "invalid parameter";
+    case xnn_status_invalid_state:
+      return "invalid state";
+    case xnn_status_unsupported_parameter:
+      return "unsupported parameter";
+    case xnn_status_unsupported_hardware:
+      return "unsupported hardware";
+    case xnn_status_out_of_memory:
+      return "out of memory";
+    default:
+      return "unknown status";
   }
 }

@@ -38,7 +38,8 @@ static pte_status need_rank(const xg_graph *g, uint32_t ni, uint32_t k, uint32_t
 static pte_status need_flags(const xg_graph *g, uint32_t ni, uint32_t allowed) {
   uint32_t f = g->nodes[ni].flags;
   if ((f & ~allowed) == 0) return PTE_OK;
-  return xg_node_error(g, ni, PTE_ERR_NOT_SUPPORTED, "flags 0x%x are not supported (allowed: 0x%x)", f, allowed);
+  return xg_node_error(g, ni, PTE_ERR_NOT_SUPPORTED, "flags 0x%x are not supported (allowed: 0x%x)", f,
+                       allowed);
 }
 
 /* The generic part of a node's checks, then its row's own (xnn_nodes.def):
@@ -70,12 +71,15 @@ bool xg_input_is_packed(const xg_node *n, uint32_t slot) {
 
 static const char *why_refused(int dt) {
   switch (dt) {
-    case XG_DT_FP16: case XG_DT_BF16:
+    case XG_DT_FP16:
+    case XG_DT_BF16:
       return "half-precision graphs are not supported (Debian's 2022 XNNPACK has no fp16/bf16 subgraph "
              "operators; export in fp32)";
-    case XG_DT_QCINT4: case XG_DT_QBINT4:
+    case XG_DT_QCINT4:
+    case XG_DT_QBINT4:
       return "4-bit quantized weights are not supported by Debian's 2022 XNNPACK";
-    case XG_DT_QDINT8: case XG_DT_QPINT8:
+    case XG_DT_QDINT8:
+    case XG_DT_QPINT8:
       return "dynamically quantized graphs are not supported by Debian's 2022 XNNPACK";
     case XG_DT_FP32:
       return "quantization parameters on an fp32 value are not supported";
@@ -95,9 +99,8 @@ static pte_status check_value_types(const xg_graph *g, uint32_t ni) {
                            k < n->nin ? "input" : "output", vi, xg_datatype_name(v->datatype),
                            why_refused(v->value_type == XG_VALUE_TENSOR ? v->datatype : -1));
     if (v->dq_datatype != XG_DT_INVALID)
-      return xg_node_error(g, ni, PTE_ERR_NOT_SUPPORTED,
-                           "value %u is to be quantized dynamically to %s: %s", vi,
-                           xg_datatype_name(v->dq_datatype), why_refused(XG_DT_QDINT8));
+      return xg_node_error(g, ni, PTE_ERR_NOT_SUPPORTED, "value %u is to be quantized dynamically to %s: %s",
+                           vi, xg_datatype_name(v->dq_datatype), why_refused(XG_DT_QDINT8));
   }
   return PTE_OK;
 }
@@ -158,22 +161,23 @@ pte_status xg_check(xg_graph *g, const xg_check_options *opts, xg_mem *mem) {
       xg_value *v = &g->values[n->in[k]];
       if (--v->uses == 0 && v->producer >= 0) {
         xg_node *p = &g->nodes[v->producer];
-        if (p->exec != XG_EXEC_DEAD && node_is_dead(g, p)) p->exec = XG_EXEC_DEAD, work[top++] = (uint32_t)v->producer;
+        if (p->exec != XG_EXEC_DEAD && node_is_dead(g, p))
+          p->exec = XG_EXEC_DEAD, work[top++] = (uint32_t)v->producer;
       }
     }
   }
   for (uint32_t vi = 0; vi < g->nvalues; vi++) {
     const xg_value *v = &g->values[vi];
     if ((v->flags & XG_FLAG_EXTERNAL_INPUT) && (v->flags & XG_FLAG_EXTERNAL_OUTPUT))
-      return pte_error(PTE_ERR_NOT_SUPPORTED,
-                       "XNNPACK payload: value %u is both a delegate input and output", vi);
+      return pte_error(PTE_ERR_NOT_SUPPORTED, "XNNPACK payload: value %u is both a delegate input and output",
+                       vi);
     if ((v->flags & XG_FLAG_EXTERNAL_OUTPUT) && v->producer < 0)
-      return pte_error(PTE_ERR_INVALID_PROGRAM, "XNNPACK payload: delegate output value %u is written by no node",
-                       vi);
-    if (v->uses && v->producer < 0 && !v->has_data && !(v->flags & XG_FLAG_EXTERNAL_INPUT))
       return pte_error(PTE_ERR_INVALID_PROGRAM,
-                       "XNNPACK payload: value %u is read but is neither an input, a constant nor written by a node",
-                       vi);
+                       "XNNPACK payload: delegate output value %u is written by no node", vi);
+    if (v->uses && v->producer < 0 && !v->has_data && !(v->flags & XG_FLAG_EXTERNAL_INPUT))
+      return pte_error(
+          PTE_ERR_INVALID_PROGRAM,
+          "XNNPACK payload: value %u is read but is neither an input, a constant nor written by a node", vi);
   }
   return PTE_OK;
 }

@@ -71,7 +71,8 @@ static double segment_work(const xg_graph *g, const xg_plan *p, const xg_segment
 #define XG_PARALLEL_MIN_WORK 2.0e5
 
 /* Builds segment `s`. On a node that XNNPACK refuses, *bad_node names it. */
-static pte_status build_segment(xg_delegate *d, uint32_t s, uint32_t *xid, uint32_t *stamp, uint32_t *bad_node) {
+static pte_status build_segment(xg_delegate *d, uint32_t s, uint32_t *xid, uint32_t *stamp,
+                                uint32_t *bad_node) {
   const xg_graph *g = &d->g;
   const xg_plan *p = &d->plan;
   const xg_segment *seg = &p->segs[s];
@@ -107,7 +108,8 @@ static pte_status build_segment(xg_delegate *d, uint32_t s, uint32_t *xid, uint3
       xs = a->xnn_define_tensor_value(sg, xnn_datatype_fp32, v->ndims, v->dims, data, XNN_INVALID_VALUE_ID, 0,
                                       &xid[vi]);
       if (xs != xnn_status_success)
-        st = xg_node_error(g, ni, PTE_ERR_BACKEND, "XNNPACK refused its value %u: %s", vi, xnn_api_status(xs));
+        st =
+            xg_node_error(g, ni, PTE_ERR_BACKEND, "XNNPACK refused its value %u: %s", vi, xnn_api_status(xs));
       stamp[vi] = mark;
     }
     if (st) break;
@@ -167,12 +169,14 @@ static pte_status allocate_buffers(xg_delegate *d, xg_mem *mem, const xg_options
    * values. Checked before any of it is allocated. */
   size_t limit = opts && opts->max_memory ? opts->max_memory : XG_MAX_TOTAL_BYTES, need = 0;
   bool over = !add_bytes(&need, p->arena_size, limit) || !add_bytes(&need, p->static_copy_bytes, limit) ||
-              !add_bytes(&need, p->max_external_bytes, limit) || !add_bytes(&need, p->xnn_internal_bytes, limit);
+              !add_bytes(&need, p->max_external_bytes, limit) ||
+              !add_bytes(&need, p->xnn_internal_bytes, limit);
   for (uint32_t vi = 0; vi < g->nvalues && !over; vi++)
     if (p->loc[vi] == XG_LOC_EXTERNAL && p->batchable && p->batched[vi])
       over = !add_bytes(&need, 2 * g->values[vi].nbytes, limit);
   if (over)
-    return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK delegate: needs more than %zu bytes of working memory", limit);
+    return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK delegate: needs more than %zu bytes of working memory",
+                     limit);
 
   d->vptr = (void **)xg_mem_alloc(mem, (size_t)g->nvalues * sizeof(void *));
   d->bound = (void **)xg_mem_alloc(mem, ((size_t)g->num_externs + 1) * sizeof(void *));
@@ -183,7 +187,8 @@ static pte_status allocate_buffers(xg_delegate *d, xg_mem *mem, const xg_options
   if (p->arena_size) {
     d->arena = (uint8_t *)xg_mem_alloc(mem, p->arena_size);
     if (!d->arena)
-      return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK delegate: out of memory for %zu bytes of intermediate buffers",
+      return pte_error(PTE_ERR_OUT_OF_MEMORY,
+                       "XNNPACK delegate: out of memory for %zu bytes of intermediate buffers",
                        p->arena_size);
   }
   for (uint32_t vi = 0; vi < g->nvalues; vi++) {
@@ -232,7 +237,8 @@ static pte_status build_runtimes(xg_delegate *d, xg_mem *mem, uint32_t *bad_node
     if (d->segs[s].rt) d->nsegs_built = s + 1;
     if (st) break;
     xg_seg_rt *r = &d->segs[s];
-    r->ext = (struct xnn_external_value *)xg_mem_alloc(mem, ((size_t)r->n + 1) * sizeof(struct xnn_external_value));
+    r->ext = (struct xnn_external_value *)xg_mem_alloc(
+        mem, ((size_t)r->n + 1) * sizeof(struct xnn_external_value));
     if (!r->ext) {
       st = pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK delegate: out of memory");
       break;
@@ -265,8 +271,8 @@ static pte_status build(xg_delegate *d, const void *payload, size_t size, xg_nam
   return build_runtimes(d, mem, bad_node);
 }
 
-pte_status xg_delegate_create(const void *payload, size_t size, xg_named_fn named, void *named_user, xg_mem *mem,
-                              const xg_options *opts, xg_delegate **out) {
+pte_status xg_delegate_create(const void *payload, size_t size, xg_named_fn named, void *named_user,
+                              xg_mem *mem, const xg_options *opts, xg_delegate **out) {
   *out = NULL;
   const char *why = "unknown";
   const xnn_api *api = xnn_api_get(&why);
@@ -337,11 +343,11 @@ static pte_status shape_error(const xg_delegate *d, uint32_t e, const pte_tensor
   for (uint32_t i = 0; i < v->ndims; i++) w[i] = (int64_t)v->dims[i];
   physical_sizes(t, phys);
   (void)d;
-  return pte_error(PTE_ERR_INVALID_ARGUMENT,
-                   "XNNPACK delegate %s %u: got shape %s%s, the delegate was built for %s%s",
-                   (v->flags & XG_FLAG_EXTERNAL_INPUT) ? "input" : "output", e,
-                   pte_shape_str(t->dim, phys, got, sizeof got), default_dim_order(t) ? "" : " (in memory order)",
-                   pte_shape_str((int32_t)v->ndims, w, want, sizeof want), why);
+  return pte_error(
+      PTE_ERR_INVALID_ARGUMENT, "XNNPACK delegate %s %u: got shape %s%s, the delegate was built for %s%s",
+      (v->flags & XG_FLAG_EXTERNAL_INPUT) ? "input" : "output", e,
+      pte_shape_str(t->dim, phys, got, sizeof got), default_dim_order(t) ? "" : " (in memory order)",
+      pte_shape_str((int32_t)v->ndims, w, want, sizeof want), why);
 }
 
 static inline uint64_t trace_begin(const pte_tracer *tr, pte_event *ev, const xg_step *s) {
@@ -370,10 +376,11 @@ static pte_status bind_input(xg_delegate *d, uint32_t e, uint32_t vi, pte_tensor
   bool tail_ok = batched && (uint32_t)t->dim == v->ndims && phys[0] >= 1 && (size_t)phys[0] < v->dims[0];
   for (int32_t i = 1; tail_ok && i < t->dim; i++) tail_ok = (size_t)phys[i] == v->dims[i];
   if (!tail_ok)
-    return shape_error(d, e, t, v,
-                       batched ? " (only the leading dimension may be smaller)"
-                               : " (Debian's 2022 XNNPACK cannot reshape a runtime, and this graph does not treat "
-                                 "the leading dimension as independent rows)");
+    return shape_error(
+        d, e, t, v,
+        batched ? " (only the leading dimension may be smaller)"
+                : " (Debian's 2022 XNNPACK cannot reshape a runtime, and this graph does not treat "
+                  "the leading dimension as independent rows)");
   if (*rows && *rows != (size_t)phys[0])
     return shape_error(d, e, t, v, ", while other inputs have a leading dimension of another size");
   *rows = (size_t)phys[0];
@@ -388,7 +395,8 @@ static pte_status bind_input(xg_delegate *d, uint32_t e, uint32_t vi, pte_tensor
 
 /* Resizes output `e` (value vi) to the built shape, or to `rows` rows of
  * it, and binds it; `esize` is its element size. */
-static pte_status bind_output(xg_delegate *d, uint32_t e, uint32_t vi, pte_tensor *t, size_t rows, size_t esize) {
+static pte_status bind_output(xg_delegate *d, uint32_t e, uint32_t vi, pte_tensor *t, size_t rows,
+                              size_t esize) {
   const xg_plan *p = &d->plan;
   const xg_value *v = &d->g.values[vi];
   const bool batched = p->batchable && p->batched[vi];
@@ -417,8 +425,8 @@ static pte_status bind_output(xg_delegate *d, uint32_t e, uint32_t vi, pte_tenso
   } else if (batched && rows) {
     d->bound[e] = d->stage[e];
   } else {
-    return pte_error(PTE_ERR_INVALID_ARGUMENT, "XNNPACK delegate output %u has room for %zu bytes, needs %zu", e,
-                     t->capacity, full);
+    return pte_error(PTE_ERR_INVALID_ARGUMENT, "XNNPACK delegate output %u has room for %zu bytes, needs %zu",
+                     e, t->capacity, full);
   }
   return PTE_OK;
 }
@@ -443,15 +451,17 @@ static pte_status bind_args(xg_delegate *d, pte_value **args, size_t *rows_out) 
       size_t esize = 4;
       if (is_index_output(g, vi)) {
         if (t->dtype != PTE_INT64 && t->dtype != PTE_INT32)
-          return pte_error(PTE_ERR_INVALID_ARGUMENT, "XNNPACK delegate output %u (argmax indices) is %s, expected int64",
-                           e, pte_dtype_name(t->dtype));
+          return pte_error(PTE_ERR_INVALID_ARGUMENT,
+                           "XNNPACK delegate output %u (argmax indices) is %s, expected int64", e,
+                           pte_dtype_name(t->dtype));
         esize = t->dtype == PTE_INT64 ? 8 : 4;
       } else if (t->dtype != PTE_FLOAT32) {
         return pte_error(PTE_ERR_INVALID_ARGUMENT, "XNNPACK delegate %s %u is %s, expected float32",
                          input ? "input" : "output", e, pte_dtype_name(t->dtype));
       }
       if (t->dim > PTE_MAX_DIM)
-        return pte_error(PTE_ERR_INVALID_ARGUMENT, "XNNPACK delegate argument %u has rank %d", e, (int)t->dim);
+        return pte_error(PTE_ERR_INVALID_ARGUMENT, "XNNPACK delegate argument %u has rank %d", e,
+                         (int)t->dim);
       pte_status st = input ? bind_input(d, e, vi, t, &rows) : bind_output(d, e, vi, t, rows, esize);
       if (st) return st;
     }
@@ -464,7 +474,8 @@ static pte_status bind_args(xg_delegate *d, pte_value **args, size_t *rows_out) 
         int64_t ph[PTE_MAX_DIM];
         physical_sizes(t, ph);
         if (t->dim < 1 || (size_t)ph[0] != rows)
-          return shape_error(d, e, t, &g->values[vi], ", while other inputs have a leading dimension of another size");
+          return shape_error(d, e, t, &g->values[vi],
+                             ", while other inputs have a leading dimension of another size");
       }
     }
   }
@@ -508,8 +519,8 @@ pte_status xg_delegate_run(xg_delegate *d, pte_value **args, int32_t nargs, cons
   const xg_graph *g = &d->g;
   const xg_plan *p = &d->plan;
   if (nargs < 0 || (uint32_t)nargs < p->nargs)
-    return pte_error(PTE_ERR_INVALID_ARGUMENT, "XNNPACK delegate: called with %d arguments, needs %u", (int)nargs,
-                     p->nargs);
+    return pte_error(PTE_ERR_INVALID_ARGUMENT, "XNNPACK delegate: called with %d arguments, needs %u",
+                     (int)nargs, p->nargs);
   size_t rows; /* leading dimension of a shrunk batch; 0 = as built */
   pte_status st = bind_args(d, args, &rows);
   if (st) return st;

@@ -40,9 +40,9 @@ enum { XG_EXEC_XNN = 1, XG_EXEC_NATIVE = 2, XG_EXEC_DEAD = 3 };
 
 typedef struct xg_value {
   uint32_t id_out;
-  int32_t datatype;     /* XG_DT_* */
-  uint8_t value_type;   /* XG_VALUE_TENSOR / XG_VALUE_QUANTIZED */
-  uint8_t quant_type;   /* XG_QP_* for quantized values */
+  int32_t datatype;   /* XG_DT_* */
+  uint8_t value_type; /* XG_VALUE_TENSOR / XG_VALUE_QUANTIZED */
+  uint8_t quant_type; /* XG_QP_* for quantized values */
   uint8_t ndims;
   uint8_t has_data;     /* static (constant) value */
   int32_t dq_datatype;  /* runtime_schema.fbs only: dynamic-quantization target */
@@ -50,28 +50,27 @@ typedef struct xg_value {
   uint32_t flags;       /* XG_FLAG_EXTERNAL_* */
   size_t dims[XG_MAX_DIMS];
   size_t numel;
-  size_t nbytes;        /* numel * 4 (every value this delegate runs is fp32) */
-  const void *data;     /* static data */
+  size_t nbytes;    /* numel * 4 (every value this delegate runs is fp32) */
+  const void *data; /* static data */
   size_t data_size;
-  int32_t producer;     /* index of the node that writes it, -1 if none */
-  uint32_t uses;        /* number of node inputs that read it */
+  int32_t producer; /* index of the node that writes it, -1 if none */
+  uint32_t uses;    /* number of node inputs that read it */
 } xg_value;
 
 typedef struct xg_conv_params {
-  uint32_t pad_top, pad_right, pad_bottom, pad_left, kernel_h, kernel_w, sub_h, sub_w, dil_h,
-      dil_w, group_in, group_out, groups, adj_h, adj_w;
+  uint32_t pad_top, pad_right, pad_bottom, pad_left, kernel_h, kernel_w, sub_h, sub_w, dil_h, dil_w, group_in,
+      group_out, groups, adj_h, adj_w;
 } xg_conv_params;
 
 typedef struct xg_pool_params {
-  uint32_t pad_top, pad_right, pad_bottom, pad_left, pool_h, pool_w, stride_h, stride_w, dil_h,
-      dil_w;
+  uint32_t pad_top, pad_right, pad_bottom, pad_left, pool_h, pool_w, stride_h, stride_w, dil_h, dil_w;
 } xg_pool_params;
 
 typedef struct xg_node {
   uint8_t type; /* enum xg_node_type */
   uint8_t nin;
   uint8_t nout;
-  uint8_t exec; /* XG_EXEC_*, set by xg_check */
+  uint8_t exec;      /* XG_EXEC_*, set by xg_check */
   uint8_t copy_like; /* the node only copies bytes (reshape, copy, a transpose of size-1 dims) */
   uint32_t flags;
   uint32_t debug_handle;
@@ -81,13 +80,32 @@ typedef struct xg_node {
   union {
     xg_conv_params conv;
     xg_pool_params pool;
-    struct { uint32_t ndims; uint32_t perm[XG_MAX_DIMS]; } transpose;
-    struct { uint32_t new_h, new_w; } resize;
-    struct { uint32_t ndims; size_t pre[XG_MAX_DIMS], post[XG_MAX_DIMS]; float value; } pad;
-    struct { uint32_t ndims; size_t shape[XG_MAX_DIMS]; } reshape;
-    struct { uint32_t ndims; size_t offsets[XG_MAX_DIMS], sizes[XG_MAX_DIMS]; } slice;
-    struct { uint32_t axis; } cat;
-    struct { float alpha; } act; /* leaky relu slope, elu alpha */
+    struct {
+      uint32_t ndims;
+      uint32_t perm[XG_MAX_DIMS];
+    } transpose;
+    struct {
+      uint32_t new_h, new_w;
+    } resize;
+    struct {
+      uint32_t ndims;
+      size_t pre[XG_MAX_DIMS], post[XG_MAX_DIMS];
+      float value;
+    } pad;
+    struct {
+      uint32_t ndims;
+      size_t shape[XG_MAX_DIMS];
+    } reshape;
+    struct {
+      uint32_t ndims;
+      size_t offsets[XG_MAX_DIMS], sizes[XG_MAX_DIMS];
+    } slice;
+    struct {
+      uint32_t axis;
+    } cat;
+    struct {
+      float alpha;
+    } act; /* leaky relu slope, elu alpha */
   } p;
 } xg_node;
 
@@ -185,8 +203,8 @@ typedef struct xg_plan {
   uint32_t nargs;      /* 1 + largest external id in use */
   size_t max_external_bytes;
   size_t xnn_internal_bytes; /* values XNNPACK keeps inside its runtimes (workspace bound) */
-  size_t static_copy_bytes; /* static data copied (misaligned or read at run time) */
-  uint8_t *static_copy;     /* per value: 1 if its static data must be copied */
+  size_t static_copy_bytes;  /* static data copied (misaligned or read at run time) */
+  uint8_t *static_copy;      /* per value: 1 if its static data must be copied */
   /* Batch: inputs whose leading dimension may shrink at run time. */
   bool batchable;
   size_t batch_max;

@@ -28,7 +28,7 @@ typedef struct unary_job {
 
 /* One range function and entry point per operation: y[i] = EXPR of x[i]
  * (and j->a, j->lo, j->hi). */
-#define XG_UNARY(name, EXPR)                                                                      \
+#define XG_UNARY(name, EXPR)                                                                        \
   static void name##_range(void *ctx, size_t b, size_t e) {                                         \
     const unary_job *j = (const unary_job *)ctx;                                                    \
     const float *in = j->x;                                                                         \
@@ -38,11 +38,11 @@ typedef struct unary_job {
       y[i] = (EXPR);                                                                                \
     }                                                                                               \
   }                                                                                                 \
-  void xg_native_##name(const xg_graph *g, const xg_node *n, void *const *ptr, bool index_int64) { \
+  void xg_native_##name(const xg_graph *g, const xg_node *n, void *const *ptr, bool index_int64) {  \
     (void)index_int64;                                                                              \
     unary_job j = {(const float *)ptr[0], (float *)ptr[1], n->p.act.alpha, n->out_min, n->out_max}; \
-    const size_t count = g->values[n->in[0]].numel;                                                  \
-    k_parallel_for(count, 8.0 * (double)count, name##_range, &j);                               \
+    const size_t count = g->values[n->in[0]].numel;                                                 \
+    k_parallel_for(count, 8.0 * (double)count, name##_range, &j);                                   \
   }
 
 /* Stable on both sides: exp of a non-positive number only. */
@@ -56,8 +56,8 @@ XG_UNARY(sigmoid, sigmoidf(x))
 XG_UNARY(floor, floorf(x))
 XG_UNARY(ceiling, ceilf(x))
 XG_UNARY(square_root, sqrtf(x))
-XG_UNARY(square, x * x)
-XG_UNARY(hardswish, x * clampf(x + 3.0f, 0.0f, 6.0f) * (1.0f / 6.0f))
+XG_UNARY(square, x *x)
+XG_UNARY(hardswish, x *clampf(x + 3.0f, 0.0f, 6.0f) * (1.0f / 6.0f))
 XG_UNARY(negate, -x)
 XG_UNARY(abs, fabsf(x))
 XG_UNARY(leaky_relu, x > 0.0f ? x : x * j->a)
@@ -111,26 +111,26 @@ typedef struct binary_job {
 
 /* Rows are the product of the first 5 output dims; each row is the last dim.
  * One rows function per operation: y = EXPR of a and b. */
-#define XG_BINARY_ROWS(name, EXPR)                                                 \
-  static void name##_rows(void *ctx, size_t rb, size_t re) {                       \
-    const binary_job *j = (const binary_job *)ctx;                                 \
-    const size_t n = j->out[5], ia = j->sa[5], ib = j->sb[5];                      \
-    for (size_t r = rb; r < re; r++) {                                             \
-      size_t rem = r, oa = 0, ob = 0;                                              \
-      for (int d = 4; d >= 0; d--) {                                               \
-        size_t idx = rem % j->out[d];                                              \
-        rem /= j->out[d];                                                          \
-        oa += idx * j->sa[d];                                                      \
-        ob += idx * j->sb[d];                                                      \
-      }                                                                            \
-      const float *pa = j->a + oa, *pb = j->b + ob;                                \
-      float *py = j->y + r * n;                                                    \
-      for (size_t i = 0; i < n; i++) {                                             \
-        const float a = pa[i * ia], b = pb[i * ib];                                \
-        const float v = (EXPR);                                                    \
-        py[i] = j->clamp ? clampf(v, j->lo, j->hi) : v;                            \
-      }                                                                            \
-    }                                                                              \
+#define XG_BINARY_ROWS(name, EXPR)                            \
+  static void name##_rows(void *ctx, size_t rb, size_t re) {  \
+    const binary_job *j = (const binary_job *)ctx;            \
+    const size_t n = j->out[5], ia = j->sa[5], ib = j->sb[5]; \
+    for (size_t r = rb; r < re; r++) {                        \
+      size_t rem = r, oa = 0, ob = 0;                         \
+      for (int d = 4; d >= 0; d--) {                          \
+        size_t idx = rem % j->out[d];                         \
+        rem /= j->out[d];                                     \
+        oa += idx * j->sa[d];                                 \
+        ob += idx * j->sb[d];                                 \
+      }                                                       \
+      const float *pa = j->a + oa, *pb = j->b + ob;           \
+      float *py = j->y + r * n;                               \
+      for (size_t i = 0; i < n; i++) {                        \
+        const float a = pa[i * ia], b = pb[i * ib];           \
+        const float v = (EXPR);                               \
+        py[i] = j->clamp ? clampf(v, j->lo, j->hi) : v;       \
+      }                                                       \
+    }                                                         \
   }
 
 /* Strides (in elements) of `v` broadcast to a 6-D right-aligned output. */
@@ -145,7 +145,8 @@ static void bcast_strides(const xg_value *v, const size_t *out6, size_t *s6) {
 }
 
 /* `bounded`: the node's output bounds apply (not to minimum, maximum, prelu). */
-static void run_binary(const xg_graph *g, const xg_node *n, void *const *ptr, bool bounded, pte_parallel_fn rows_fn) {
+static void run_binary(const xg_graph *g, const xg_node *n, void *const *ptr, bool bounded,
+                       pte_parallel_fn rows_fn) {
   const xg_value *o = &g->values[n->out[0]];
   binary_job j;
   memset(&j, 0, sizeof j);
@@ -165,16 +166,16 @@ static void run_binary(const xg_graph *g, const xg_node *n, void *const *ptr, bo
   k_parallel_for(rows, (double)rows * (double)j.out[5], rows_fn, &j);
 }
 
-#define XG_BINARY(name, bounded, EXPR)                                                              \
-  XG_BINARY_ROWS(name, EXPR)                                                                        \
+#define XG_BINARY(name, bounded, EXPR)                                                             \
+  XG_BINARY_ROWS(name, EXPR)                                                                       \
   void xg_native_##name(const xg_graph *g, const xg_node *n, void *const *ptr, bool index_int64) { \
-    (void)index_int64;                                                                              \
-    run_binary(g, n, ptr, bounded, name##_rows);                                                    \
+    (void)index_int64;                                                                             \
+    run_binary(g, n, ptr, bounded, name##_rows);                                                   \
   }
 
 XG_BINARY(add, true, a + b)
 XG_BINARY(subtract, true, a - b)
-XG_BINARY(multiply, true, a * b)
+XG_BINARY(multiply, true, a *b)
 XG_BINARY(divide, true, a / b)
 XG_BINARY(minimum, false, a < b ? a : b)
 XG_BINARY(maximum, false, a > b ? a : b)
@@ -284,7 +285,8 @@ void xg_native_slice(const xg_graph *g, const xg_node *n, void *const *ptr, bool
   strides_of(x->dims, x->ndims, sx);
   dims64(o->dims, o->ndims, dims);
   for (uint32_t d = 0; d < x->ndims; d++) start += (int64_t)n->p.slice.offsets[d] * sx[d];
-  k_copy_to_contiguous(ptr[1], (const float *)ptr[0] + start, sx, (int32_t)o->ndims, dims, sizeof(float), true);
+  k_copy_to_contiguous(ptr[1], (const float *)ptr[0] + start, sx, (int32_t)o->ndims, dims, sizeof(float),
+                       true);
 }
 
 void xg_native_constant_pad(const xg_graph *g, const xg_node *n, void *const *ptr, bool index_int64) {

@@ -71,8 +71,8 @@ static bool broadcast(const xg_value *a, const xg_value *b, uint32_t *nd, size_t
 
 /* Spatial output size of a convolution or pooling window; false if the
  * window does not fit. */
-static bool window_out(uint64_t in, uint64_t pad0, uint64_t pad1, uint64_t k, uint64_t dil,
-                       uint64_t stride, size_t *out) {
+static bool window_out(uint64_t in, uint64_t pad0, uint64_t pad1, uint64_t k, uint64_t dil, uint64_t stride,
+                       size_t *out) {
   if (k == 0 || dil == 0 || stride == 0) return false;
   uint64_t eff = (k - 1) * dil + 1;
   uint64_t padded = in + pad0 + pad1;
@@ -125,9 +125,11 @@ static pte_status params_transpose(const xg_fb_node *r, xg_node *n) {
   uint32_t perm = pte_fb_ref(r->fb, r->table, TR_PERM);
   uint32_t len = pte_fb_vec_len(r->fb, perm);
   if (len > XG_MAX_DIMS || (nd && nd != len))
-    return xg_node_error(r->g, r->node, PTE_ERR_INVALID_PROGRAM, "perm has %u entries (num_dims %u)", len, nd);
+    return xg_node_error(r->g, r->node, PTE_ERR_INVALID_PROGRAM, "perm has %u entries (num_dims %u)", len,
+                         nd);
   n->p.transpose.ndims = len;
-  for (uint32_t i = 0; i < len; i++) n->p.transpose.perm[i] = pte_fb_u32(pte_fb_vec_data(r->fb, perm) + 4ull * i);
+  for (uint32_t i = 0; i < len; i++)
+    n->p.transpose.perm[i] = pte_fb_u32(pte_fb_vec_data(r->fb, perm) + 4ull * i);
   return PTE_OK;
 }
 
@@ -229,7 +231,8 @@ static pte_status check_clamp(xg_graph *g, uint32_t ni, bool *xnn_ok) {
 static pte_status check_alpha(xg_graph *g, uint32_t ni, bool *xnn_ok) {
   const xg_node *n = &g->nodes[ni];
   if (!isfinite(n->p.act.alpha))
-    return xg_node_error(g, ni, PTE_ERR_INVALID_PROGRAM, "parameter %g is not finite", (double)n->p.act.alpha);
+    return xg_node_error(g, ni, PTE_ERR_INVALID_PROGRAM, "parameter %g is not finite",
+                         (double)n->p.act.alpha);
   return check_same_shape(g, ni, xnn_ok);
 }
 
@@ -243,7 +246,8 @@ static pte_status check_fc(xg_graph *g, uint32_t ni, bool *xnn_ok) {
   size_t fk = (n->flags & 1) ? w->dims[0] : w->dims[1];
   size_t nout = (n->flags & 1) ? w->dims[1] : w->dims[0];
   if (fk != k)
-    return xg_node_error(g, ni, PTE_ERR_INVALID_PROGRAM, "input has %zu features, the filter expects %zu", k, fk);
+    return xg_node_error(g, ni, PTE_ERR_INVALID_PROGRAM, "input has %zu features, the filter expects %zu", k,
+                         fk);
   if (b && !is_vector_of(b, nout))
     return xg_node_error(g, ni, PTE_ERR_INVALID_PROGRAM, "bias (value %u) has %zu elements, expected %zu",
                          n->in[2], b->numel, nout);
@@ -273,7 +277,8 @@ static pte_status conv_out_size(const xg_graph *g, uint32_t ni, uint64_t H, uint
     return PTE_OK;
   }
   if (c->adj_h || c->adj_w)
-    return xg_node_error(g, ni, PTE_ERR_INVALID_PROGRAM, "adjustment is only valid for transposed convolution");
+    return xg_node_error(g, ni, PTE_ERR_INVALID_PROGRAM,
+                         "adjustment is only valid for transposed convolution");
   if (!window_out(H, c->pad_top, c->pad_bottom, c->kernel_h, c->dil_h, c->sub_h, &od[1]) ||
       !window_out(W, c->pad_left, c->pad_right, c->kernel_w, c->dil_w, c->sub_w, &od[2]))
     return xg_node_error(g, ni, PTE_ERR_INVALID_PROGRAM, "the %ux%u kernel does not fit the %llux%llu input",
@@ -286,24 +291,26 @@ static pte_status check_conv(xg_graph *g, uint32_t ni, bool *xnn_ok) {
   const xg_conv_params *c = &n->p.conv;
   const xg_value *x = in_value(g, n, 0), *w = in_value(g, n, 1), *b = in_value(g, n, 2);
   if (!w->has_data)
-    return xg_node_error(g, ni, PTE_ERR_NOT_SUPPORTED,
-                         "the filter (value %u) is not a constant; XNNPACK needs constant convolution weights",
-                         n->in[1]);
+    return xg_node_error(
+        g, ni, PTE_ERR_NOT_SUPPORTED,
+        "the filter (value %u) is not a constant; XNNPACK needs constant convolution weights", n->in[1]);
   if (b && !b->has_data)
     return xg_node_error(g, ni, PTE_ERR_NOT_SUPPORTED, "the bias (value %u) is not a constant", n->in[2]);
   if (c->kernel_h == 0 || c->kernel_w == 0 || c->sub_h == 0 || c->sub_w == 0 || c->dil_h == 0 ||
       c->dil_w == 0 || c->groups == 0 || c->group_in == 0 || c->group_out == 0)
-    return xg_node_error(g, ni, PTE_ERR_INVALID_PROGRAM,
-                         "kernel %ux%u, stride %ux%u, dilation %ux%u, groups %u x (%u in, %u out) must all be positive",
-                         c->kernel_h, c->kernel_w, c->sub_h, c->sub_w, c->dil_h, c->dil_w, c->groups,
-                         c->group_in, c->group_out);
+    return xg_node_error(
+        g, ni, PTE_ERR_INVALID_PROGRAM,
+        "kernel %ux%u, stride %ux%u, dilation %ux%u, groups %u x (%u in, %u out) must all be positive",
+        c->kernel_h, c->kernel_w, c->sub_h, c->sub_w, c->dil_h, c->dil_w, c->groups, c->group_in,
+        c->group_out);
   const uint64_t C = x->dims[3];
   uint64_t cin, cout;
   size_t wdims[4];
   if (n->type == XG_DEPTHWISE_CONV2D) {
     /* ExecuTorch: depth_multiplier = group_out / group_in, input channels = groups. */
     if (c->group_out % c->group_in)
-      return xg_node_error(g, ni, PTE_ERR_INVALID_PROGRAM, "group_output_channels %u is not a multiple of group_input_channels %u",
+      return xg_node_error(g, ni, PTE_ERR_INVALID_PROGRAM,
+                           "group_output_channels %u is not a multiple of group_input_channels %u",
                            c->group_out, c->group_in);
     cin = c->groups;
     cout = (uint64_t)c->groups * (c->group_out / c->group_in);
@@ -320,8 +327,9 @@ static pte_status check_conv(xg_graph *g, uint32_t ni, bool *xnn_ok) {
   for (int i = 0; wok && i < 4; i++) wok = w->dims[i] == wdims[i];
   if (!wok) {
     char a[128], e[128];
-    return xg_node_error(g, ni, PTE_ERR_INVALID_PROGRAM, "filter (value %u) has shape %s, expected %s", n->in[1],
-                         shape_str(w->dims, w->ndims, a, sizeof a), shape_str(wdims, 4, e, sizeof e));
+    return xg_node_error(g, ni, PTE_ERR_INVALID_PROGRAM, "filter (value %u) has shape %s, expected %s",
+                         n->in[1], shape_str(w->dims, w->ndims, a, sizeof a),
+                         shape_str(wdims, 4, e, sizeof e));
   }
   if (b && !is_vector_of(b, (size_t)cout))
     return xg_node_error(g, ni, PTE_ERR_INVALID_PROGRAM, "bias (value %u) has %zu elements, expected %llu",
@@ -405,7 +413,8 @@ static pte_status check_reshape(xg_graph *g, uint32_t ni, bool *xnn_ok) {
   const xg_node *n = &g->nodes[ni];
   const xg_value *x = in_value(g, n, 0), *o = &g->values[n->out[0]];
   if (x->numel != o->numel)
-    return xg_node_error(g, ni, PTE_ERR_INVALID_PROGRAM, "reshapes %zu elements into %zu", x->numel, o->numel);
+    return xg_node_error(g, ni, PTE_ERR_INVALID_PROGRAM, "reshapes %zu elements into %zu", x->numel,
+                         o->numel);
   /* new_shape may carry one 0 (inferred); where it names a size, it must agree. */
   if (n->p.reshape.ndims == o->ndims)
     for (uint32_t i = 0; i < o->ndims; i++)
@@ -426,7 +435,8 @@ static pte_status check_transpose(xg_graph *g, uint32_t ni, bool *xnn_ok) {
   for (uint32_t i = 0; i < x->ndims; i++) {
     uint32_t p = n->p.transpose.perm[i];
     if (p >= x->ndims || seen[p])
-      return xg_node_error(g, ni, PTE_ERR_INVALID_PROGRAM, "perm is not a permutation of 0..%u", x->ndims - 1);
+      return xg_node_error(g, ni, PTE_ERR_INVALID_PROGRAM, "perm is not a permutation of 0..%u",
+                           x->ndims - 1);
     seen[p] = true;
     od[i] = x->dims[p];
   }
@@ -457,13 +467,13 @@ static pte_status check_slice(xg_graph *g, uint32_t ni, bool *xnn_ok) {
   for (uint32_t i = 0; i < x->ndims; i++) {
     size_t off = n->p.slice.offsets[i];
     if (off >= x->dims[i])
-      return xg_node_error(g, ni, PTE_ERR_INVALID_PROGRAM, "offset %zu is outside dimension %u of size %zu", off,
-                           i, x->dims[i]);
+      return xg_node_error(g, ni, PTE_ERR_INVALID_PROGRAM, "offset %zu is outside dimension %u of size %zu",
+                           off, i, x->dims[i]);
     /* A size of 0 means "to the end", as in XNNPACK's static slice. */
     size_t sz = n->p.slice.sizes[i] ? n->p.slice.sizes[i] : x->dims[i] - off;
     if (sz > x->dims[i] - off)
-      return xg_node_error(g, ni, PTE_ERR_INVALID_PROGRAM, "slice [%zu, %zu) exceeds dimension %u of size %zu",
-                           off, off + sz, i, x->dims[i]);
+      return xg_node_error(g, ni, PTE_ERR_INVALID_PROGRAM,
+                           "slice [%zu, %zu) exceeds dimension %u of size %zu", off, off + sz, i, x->dims[i]);
     n->p.slice.sizes[i] = sz;
     od[i] = sz;
   }
@@ -485,8 +495,8 @@ static pte_status check_concat(xg_graph *g, uint32_t ni, bool *xnn_ok) {
     bool ok = v->ndims == x->ndims;
     for (uint32_t i = 0; ok && i < x->ndims; i++) ok = i == axis || v->dims[i] == x->dims[i];
     if (!ok)
-      return xg_node_error(g, ni, PTE_ERR_INVALID_PROGRAM, "input %u does not match input 0 outside axis %u", k,
-                           axis);
+      return xg_node_error(g, ni, PTE_ERR_INVALID_PROGRAM, "input %u does not match input 0 outside axis %u",
+                           k, axis);
     od[axis] += v->dims[axis];
   }
   return expect_out(g, ni, 0, x->ndims, od);
@@ -501,7 +511,8 @@ static pte_status check_bmm(xg_graph *g, uint32_t ni, bool *xnn_ok) {
   size_t m = a->dims[a->ndims - 2], k = a->dims[a->ndims - 1];
   size_t bk = (n->flags & 1) ? b->dims[b->ndims - 1] : b->dims[b->ndims - 2];
   size_t nn = (n->flags & 1) ? b->dims[b->ndims - 2] : b->dims[b->ndims - 1];
-  if (bk != k) return xg_node_error(g, ni, PTE_ERR_INVALID_PROGRAM, "inner dimensions %zu and %zu differ", k, bk);
+  if (bk != k)
+    return xg_node_error(g, ni, PTE_ERR_INVALID_PROGRAM, "inner dimensions %zu and %zu differ", k, bk);
   /* Batch dimensions broadcast. */
   xg_value ba = *a, bb = *b;
   ba.ndims -= 2, bb.ndims -= 2;
@@ -515,31 +526,32 @@ static pte_status check_bmm(xg_graph *g, uint32_t ni, bool *xnn_ok) {
 
 static pte_status check_sdpa(xg_graph *g, uint32_t ni, bool *xnn_ok) {
   (void)xnn_ok;
-  return xg_node_error(g, ni, PTE_ERR_NOT_SUPPORTED,
-                       "scaled dot-product attention is not supported (ExecuTorch's own runtime refuses it too)");
+  return xg_node_error(
+      g, ni, PTE_ERR_NOT_SUPPORTED,
+      "scaled dot-product attention is not supported (ExecuTorch's own runtime refuses it too)");
 }
 
 /* ---- XNNPACK definitions (2022 subgraph API) ---- */
 
-#define DEFINE(name)                                                                                     \
-  static enum xnn_status define_##name(const xnn_api *a, xnn_subgraph_t sg, const xg_graph *g,          \
+#define DEFINE(name)                                                                           \
+  static enum xnn_status define_##name(const xnn_api *a, xnn_subgraph_t sg, const xg_graph *g, \
                                        const xg_node *n, const uint32_t *in, const uint32_t *out)
 #define UNUSED_DEFINE_ARGS (void)g, (void)n
 
-#define DEFINE_BINARY_BOUNDED(name, fn)                                                                  \
-  DEFINE(name) {                                                                                         \
-    (void)g;                                                                                             \
-    return a->fn(sg, n->out_min, n->out_max, in[0], in[1], out[0], 0);                                   \
+#define DEFINE_BINARY_BOUNDED(name, fn)                                \
+  DEFINE(name) {                                                       \
+    (void)g;                                                           \
+    return a->fn(sg, n->out_min, n->out_max, in[0], in[1], out[0], 0); \
   }
-#define DEFINE_BINARY(name, fn)                                                                          \
-  DEFINE(name) {                                                                                         \
-    UNUSED_DEFINE_ARGS;                                                                                  \
-    return a->fn(sg, in[0], in[1], out[0], 0);                                                           \
+#define DEFINE_BINARY(name, fn)                \
+  DEFINE(name) {                               \
+    UNUSED_DEFINE_ARGS;                        \
+    return a->fn(sg, in[0], in[1], out[0], 0); \
   }
-#define DEFINE_UNARY(name, fn)                                                                           \
-  DEFINE(name) {                                                                                         \
-    UNUSED_DEFINE_ARGS;                                                                                  \
-    return a->fn(sg, in[0], out[0], 0);                                                                  \
+#define DEFINE_UNARY(name, fn)          \
+  DEFINE(name) {                        \
+    UNUSED_DEFINE_ARGS;                 \
+    return a->fn(sg, in[0], out[0], 0); \
   }
 
 DEFINE_BINARY_BOUNDED(add, xnn_define_add2)
@@ -584,17 +596,18 @@ DEFINE(conv) {
   (void)g;
   const xg_conv_params *c = &n->p.conv;
   return a->xnn_define_convolution_2d(sg, c->pad_top, c->pad_right, c->pad_bottom, c->pad_left, c->kernel_h,
-                                      c->kernel_w, c->sub_h, c->sub_w, c->dil_h, c->dil_w, c->groups, c->group_in,
-                                      c->group_out, n->out_min, n->out_max, in[0], in[1], in[2], out[0], 0);
+                                      c->kernel_w, c->sub_h, c->sub_w, c->dil_h, c->dil_w, c->groups,
+                                      c->group_in, c->group_out, n->out_min, n->out_max, in[0], in[1], in[2],
+                                      out[0], 0);
 }
 
 DEFINE(depthwise_conv) {
   (void)g;
   const xg_conv_params *c = &n->p.conv;
   return a->xnn_define_depthwise_convolution_2d(sg, c->pad_top, c->pad_right, c->pad_bottom, c->pad_left,
-                                                c->kernel_h, c->kernel_w, c->sub_h, c->sub_w, c->dil_h, c->dil_w,
-                                                c->group_out / c->group_in, c->groups, n->out_min, n->out_max,
-                                                in[0], in[1], in[2], out[0], 0);
+                                                c->kernel_h, c->kernel_w, c->sub_h, c->sub_w, c->dil_h,
+                                                c->dil_w, c->group_out / c->group_in, c->groups, n->out_min,
+                                                n->out_max, in[0], in[1], in[2], out[0], 0);
 }
 
 DEFINE(deconv) {
@@ -602,8 +615,8 @@ DEFINE(deconv) {
   const xg_conv_params *c = &n->p.conv;
   return a->xnn_define_deconvolution_2d(sg, c->pad_top, c->pad_right, c->pad_bottom, c->pad_left, c->adj_h,
                                         c->adj_w, c->kernel_h, c->kernel_w, c->sub_h, c->sub_w, c->dil_h,
-                                        c->dil_w, c->groups, c->group_in, c->group_out, n->out_min, n->out_max,
-                                        in[0], in[1], in[2], out[0], 0);
+                                        c->dil_w, c->groups, c->group_in, c->group_out, n->out_min,
+                                        n->out_max, in[0], in[1], in[2], out[0], 0);
 }
 
 DEFINE(resize_bilinear) {
@@ -704,7 +717,8 @@ static bool batch_transpose(const xg_graph *g, const xg_node *n, const uint8_t *
 }
 
 static bool batch_slice(const xg_graph *g, const xg_node *n, const uint8_t *batched) {
-  return batched[n->in[0]] && n->p.slice.offsets[0] == 0 && n->p.slice.sizes[0] == g->values[n->in[0]].dims[0];
+  return batched[n->in[0]] && n->p.slice.offsets[0] == 0 &&
+         n->p.slice.sizes[0] == g->values[n->in[0]].dims[0];
 }
 
 static bool batch_concat(const xg_graph *g, const xg_node *n, const uint8_t *batched) {
@@ -724,7 +738,8 @@ static double work_fc(const xg_graph *g, const xg_node *n) {
 
 static double work_conv(const xg_graph *g, const xg_node *n) {
   const xg_conv_params *c = &n->p.conv;
-  return (double)g->values[n->out[0]].numel * (double)c->kernel_h * c->kernel_w * (c->group_in ? c->group_in : 1);
+  return (double)g->values[n->out[0]].numel * (double)c->kernel_h * c->kernel_w *
+         (c->group_in ? c->group_in : 1);
 }
 
 /* ---- the table ---- */

@@ -117,8 +117,8 @@ static pte_status resolve_constant(parser *ps, uint32_t vi, uint32_t buffer_idx)
     uint32_t cb = pte_fb_ref(fb, ps->root, XGRAPH_CONSTANT_BUFFER);
     if (buffer_idx >= pte_fb_vec_len(fb, cb))
       return pte_error(PTE_ERR_INVALID_PROGRAM,
-                       "XNNPACK payload: value %u refers to constant buffer %u, but the graph has %u",
-                       vi, buffer_idx, pte_fb_vec_len(fb, cb));
+                       "XNNPACK payload: value %u refers to constant buffer %u, but the graph has %u", vi,
+                       buffer_idx, pte_fb_vec_len(fb, cb));
     uint32_t storage = pte_fb_ref(fb, pte_fb_vec_table(fb, cb, buffer_idx), BUFFER_STORAGE_);
     size = pte_fb_vec_len(fb, storage);
     data = storage ? pte_fb_vec_data(fb, storage) : NULL;
@@ -135,10 +135,12 @@ static pte_status resolve_constant(parser *ps, uint32_t vi, uint32_t buffer_idx)
       const void *d = NULL;
       size_t n = 0;
       if (!ps->named)
-        return pte_error(PTE_ERR_NOT_FOUND, "XNNPACK payload: value %u needs named data '%s', and no lookup is available",
-                         vi, key);
+        return pte_error(PTE_ERR_NOT_FOUND,
+                         "XNNPACK payload: value %u needs named data '%s', and no lookup is available", vi,
+                         key);
       pte_status st = ps->named(ps->named_user, key, &d, &n);
-      if (st) return xg_error_prefix(st, "XNNPACK payload: constant of value %u (is the .ptd file attached?)", vi);
+      if (st)
+        return xg_error_prefix(st, "XNNPACK payload: constant of value %u (is the .ptd file attached?)", vi);
       data = (const uint8_t *)d;
       size = n;
     } else {
@@ -156,8 +158,8 @@ static pte_status resolve_constant(parser *ps, uint32_t vi, uint32_t buffer_idx)
   }
   if (size < v->nbytes)
     return pte_error(PTE_ERR_INVALID_PROGRAM,
-                     "XNNPACK payload: value %u needs %zu bytes of constant data, constant %u has %llu",
-                     vi, v->nbytes, buffer_idx, (unsigned long long)size);
+                     "XNNPACK payload: value %u needs %zu bytes of constant data, constant %u has %llu", vi,
+                     v->nbytes, buffer_idx, (unsigned long long)size);
   if (!data && v->nbytes)
     return pte_error(PTE_ERR_INVALID_PROGRAM, "XNNPACK payload: value %u has an empty constant", vi);
   v->data = data;
@@ -172,14 +174,15 @@ static pte_status parse_value(parser *ps, uint32_t vi, uint32_t xv, size_t *tota
   uint8_t type = (uint8_t)pte_fb_scalar(fb, xv, XVALUE_UNION_TYPE, 1, 0);
   uint32_t u = pte_fb_ref(fb, xv, XVALUE_UNION);
   if (!u || (type != XG_VALUE_TENSOR && type != XG_VALUE_QUANTIZED))
-    return pte_error(PTE_ERR_INVALID_PROGRAM, "XNNPACK payload: value %u has no tensor (union type %u)",
-                     vi, type);
+    return pte_error(PTE_ERR_INVALID_PROGRAM, "XNNPACK payload: value %u has no tensor (union type %u)", vi,
+                     type);
   uint32_t tv = u;
   v->value_type = type;
   if (type == XG_VALUE_QUANTIZED) {
     tv = pte_fb_ref(fb, u, QTV_TENSOR_VALUE);
     if (!tv)
-      return pte_error(PTE_ERR_INVALID_PROGRAM, "XNNPACK payload: quantized value %u has no tensor_value", vi);
+      return pte_error(PTE_ERR_INVALID_PROGRAM, "XNNPACK payload: quantized value %u has no tensor_value",
+                       vi);
     v->quant_type = (uint8_t)pte_fb_scalar(fb, u, QTV_QUANT_PARAMS_TYPE, 1, 0);
   }
   v->datatype = (int16_t)pte_fb_scalar(fb, tv, TV_DATATYPE, 2, 0);
@@ -188,11 +191,12 @@ static pte_status parse_value(parser *ps, uint32_t vi, uint32_t xv, size_t *tota
   uint32_t dims = pte_fb_ref(fb, tv, TV_DIMS);
   uint32_t nd = pte_fb_vec_len(fb, dims);
   if (nd != ndims)
-    return pte_error(PTE_ERR_INVALID_PROGRAM, "XNNPACK payload: value %u: num_dims is %u but dims has %u entries",
-                     vi, ndims, nd);
+    return pte_error(PTE_ERR_INVALID_PROGRAM,
+                     "XNNPACK payload: value %u: num_dims is %u but dims has %u entries", vi, ndims, nd);
   if (nd > XG_MAX_DIMS)
-    return pte_error(PTE_ERR_NOT_SUPPORTED, "XNNPACK payload: value %u has %u dimensions; XNNPACK supports at most %d",
-                     vi, nd, XG_MAX_DIMS);
+    return pte_error(PTE_ERR_NOT_SUPPORTED,
+                     "XNNPACK payload: value %u has %u dimensions; XNNPACK supports at most %d", vi, nd,
+                     XG_MAX_DIMS);
   v->ndims = (uint8_t)nd;
   size_t numel = 1;
   for (uint32_t d = 0; d < nd; d++) {
@@ -201,9 +205,10 @@ static pte_status parse_value(parser *ps, uint32_t vi, uint32_t xv, size_t *tota
       return pte_error(PTE_ERR_NOT_SUPPORTED, "XNNPACK payload: value %u has a dimension of size 0", vi);
     v->dims[d] = s;
     if (numel > XG_MAX_TENSOR_BYTES / 4 / s)
-      return pte_error(PTE_ERR_INVALID_PROGRAM,
-                       "XNNPACK payload: value %u is too large (dimension %u of size %u overflows the %zu-byte limit)",
-                       vi, d, s, (size_t)XG_MAX_TENSOR_BYTES);
+      return pte_error(
+          PTE_ERR_INVALID_PROGRAM,
+          "XNNPACK payload: value %u is too large (dimension %u of size %u overflows the %zu-byte limit)", vi,
+          d, s, (size_t)XG_MAX_TENSOR_BYTES);
     numel *= s;
   }
   v->numel = numel;
@@ -226,7 +231,8 @@ static pte_status parse_value(parser *ps, uint32_t vi, uint32_t xv, size_t *tota
   uint32_t cidx = fb_u32(fb, tv, TV_CONSTANT_BUFFER_IDX, 0);
   if (cidx) {
     if (v->flags)
-      return pte_error(PTE_ERR_INVALID_PROGRAM, "XNNPACK payload: value %u is both constant and external", vi);
+      return pte_error(PTE_ERR_INVALID_PROGRAM, "XNNPACK payload: value %u is both constant and external",
+                       vi);
     /* Only fp32 constants are ever read; other datatypes are refused by
      * xg_check, naming the node, so their bytes need not resolve here. */
     if (v->datatype == XG_DT_FP32 && type == XG_VALUE_TENSOR) {
@@ -253,7 +259,8 @@ static pte_status node_value(parser *ps, uint32_t ni, uint32_t id, bool optional
   }
   uint32_t vi = lookup(ps, id);
   if (vi == XG_NONE)
-    return xg_node_error(ps->g, ni, PTE_ERR_INVALID_PROGRAM, "refers to value id %u, which is not defined", id);
+    return xg_node_error(ps->g, ni, PTE_ERR_INVALID_PROGRAM, "refers to value id %u, which is not defined",
+                         id);
   *out = vi;
   return PTE_OK;
 }
@@ -291,8 +298,8 @@ static pte_status parse_node(parser *ps, uint32_t ni, uint32_t xn) {
   uint32_t t = pte_fb_ref(fb, xn, XNODE_UNION);
   const xg_node_desc *d = xg_node_desc_of(n->type);
   if (!d || !t)
-    return pte_error(PTE_ERR_INVALID_PROGRAM, "XNNPACK payload: node %u has no operator (union type %u)",
-                     ni, n->type);
+    return pte_error(PTE_ERR_INVALID_PROGRAM, "XNNPACK payload: node %u has no operator (union type %u)", ni,
+                     n->type);
   const xg_layout *L = d->layout;
   const xg_fb_node r = {fb, t, ps->g, ni};
   pte_status st;
@@ -316,17 +323,18 @@ static pte_status locate_flatbuffer(const uint8_t *b, size_t size, parser *ps) {
   size_t fsize = size;
   if (memcmp(b + 4, "XH00", 4) == 0) {
     if (size < XNN_HEADER_MIN)
-      return pte_error(PTE_ERR_INVALID_PROGRAM, "XNNPACK payload: %zu bytes cannot hold the %u-byte XNNHeader",
-                       size, XNN_HEADER_MIN);
+      return pte_error(PTE_ERR_INVALID_PROGRAM,
+                       "XNNPACK payload: %zu bytes cannot hold the %u-byte XNNHeader", size, XNN_HEADER_MIN);
     uint32_t hlen = pte_fb_u16(b + 8);
     uint64_t fo = rd32(b + 10), fs = rd32(b + 14), co = rd32(b + 18), cs = rd64(b + 22);
     if (hlen < XNN_HEADER_MIN)
       return pte_error(PTE_ERR_INVALID_PROGRAM, "XNNPACK payload: header length %u is below %u", hlen,
                        XNN_HEADER_MIN);
     if (fo < XNN_HEADER_MIN || fs < 8 || fo > size || fs > size - fo)
-      return pte_error(PTE_ERR_INVALID_PROGRAM,
-                       "XNNPACK payload: flatbuffer at offset %llu (%llu bytes) does not fit in the %zu-byte payload",
-                       (unsigned long long)fo, (unsigned long long)fs, size);
+      return pte_error(
+          PTE_ERR_INVALID_PROGRAM,
+          "XNNPACK payload: flatbuffer at offset %llu (%llu bytes) does not fit in the %zu-byte payload",
+          (unsigned long long)fo, (unsigned long long)fs, size);
     if (co < fo + fs || co > size || cs > size - co)
       return pte_error(PTE_ERR_INVALID_PROGRAM,
                        "XNNPACK payload: constant data at offset %llu (%llu bytes) does not fit after the "

@@ -109,7 +109,9 @@ static int cmp_live(const void *a, const void *b) {
 
 static size_t round_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
 
-static pte_status out_of_memory(void) { return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK plan: out of memory"); }
+static pte_status out_of_memory(void) {
+  return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK plan: out of memory");
+}
 
 /* Greedy first fit by decreasing size. Quadratic, so past a few thousand
  * buffers (never seen in real exports) each gets its own range. */
@@ -352,7 +354,8 @@ static void place_values(planner *ps) {
     } else if (v->producer >= 0 && g->nodes[v->producer].exec != XG_EXEC_DEAD) {
       uint32_t s = ps->seg_of_node[v->producer];
       bool inside = s != UINT32_MAX;
-      for (uint32_t c = ps->cons_start[vi]; inside && c < ps->cons_start[vi + 1] && ps->cons[c] != UINT32_MAX; c++)
+      for (uint32_t c = ps->cons_start[vi]; inside && c < ps->cons_start[vi + 1] && ps->cons[c] != UINT32_MAX;
+           c++)
         inside = ps->seg_of_node[ps->cons[c]] == s;
       p->loc[vi] = inside ? XG_LOC_XNN_INTERNAL : XG_LOC_ARENA;
       if (inside) p->xnn_internal_bytes += v->nbytes;
@@ -417,7 +420,8 @@ static pte_status name_steps(planner *ps) {
     if (s->kind == XG_STEP_XNN)
       snprintf(buf, sizeof buf, "XNNPACK runtime %u (%u nodes)", s->index, p->segs[s->index].count);
     else
-      snprintf(buf, sizeof buf, "native %s (node %u)", xg_node_type_name(ps->g->nodes[s->index].type), s->index);
+      snprintf(buf, sizeof buf, "native %s (node %u)", xg_node_type_name(ps->g->nodes[s->index].type),
+               s->index);
     size_t len = strlen(buf) + 1;
     char *name = (char *)xg_mem_alloc(ps->mem, len);
     if (!name) return out_of_memory();

@@ -28,16 +28,30 @@ static int64_t now_ns(void) {
 
 size_t bench_dtype_size(int32_t dtype) {
   switch (dtype) {
-    case 0: case 1: case 11: return 1;   /* uint8, int8, bool */
-    case 2: case 5: case 15: return 2;   /* int16, float16, bfloat16 */
-    case 3: case 6: return 4;            /* int32, float32 */
-    case 4: case 7: return 8;            /* int64, float64 */
-    default: return 0;
+    case 0:
+    case 1:
+    case 11:
+      return 1; /* uint8, int8, bool */
+    case 2:
+    case 5:
+    case 15:
+      return 2; /* int16, float16, bfloat16 */
+    case 3:
+    case 6:
+      return 4; /* int32, float32 */
+    case 4:
+    case 7:
+      return 8; /* int64, float64 */
+    default:
+      return 0;
   }
 }
 
-static const struct { const char *name; int32_t code; } k_dtypes[] = {
-    {"uint8", 0}, {"int8", 1}, {"int16", 2}, {"int32", 3}, {"int64", 4},
+static const struct {
+  const char *name;
+  int32_t code;
+} k_dtypes[] = {
+    {"uint8", 0},   {"int8", 1},    {"int16", 2},   {"int32", 3}, {"int64", 4},
     {"float16", 5}, {"float32", 6}, {"float64", 7}, {"bool", 11},
 };
 
@@ -56,7 +70,8 @@ static const char *dtype_name(int32_t code) {
 #if defined(__GNUC__)
 __attribute__((format(printf, 1, 2)))
 #endif
-static void reply_err(const char *fmt, ...) {
+static void
+reply_err(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   printf("err\t");
@@ -67,10 +82,10 @@ static void reply_err(const char *fmt, ...) {
 }
 
 /* Reply with an error and leave the command handler. */
-#define FAIL(...)          \
-  do {                     \
+#define FAIL(...)           \
+  do {                      \
     reply_err(__VA_ARGS__); \
-    return;                \
+    return;                 \
   } while (0)
 
 /* Reads VmHWM and VmRSS (kB) from /proc/self/status. */
@@ -104,16 +119,28 @@ static int parse_input(char *spec, bench_tensor *t) {
   memset(t, 0, sizeof *t);
   char *bar1 = strchr(spec, '|');
   char *bar2 = bar1 ? strchr(bar1 + 1, '|') : NULL;
-  if (!bar2) { reply_err("malformed input spec '%s'", spec); return -1; }
+  if (!bar2) {
+    reply_err("malformed input spec '%s'", spec);
+    return -1;
+  }
   *bar1 = *bar2 = 0;
   t->dtype = dtype_code(spec);
-  if (t->dtype < 0) { reply_err("unknown dtype '%s'", spec); return -1; }
+  if (t->dtype < 0) {
+    reply_err("unknown dtype '%s'", spec);
+    return -1;
+  }
   size_t numel = 1;
   for (char *p = bar1 + 1; *p;) {
-    if (t->dim == BENCH_MAX_DIM) { reply_err("too many dimensions in '%s'", bar1 + 1); return -1; }
+    if (t->dim == BENCH_MAX_DIM) {
+      reply_err("too many dimensions in '%s'", bar1 + 1);
+      return -1;
+    }
     char *end;
     long long v = strtoll(p, &end, 10);
-    if (end == p || v < 0) { reply_err("bad shape '%s'", bar1 + 1); return -1; }
+    if (end == p || v < 0) {
+      reply_err("bad shape '%s'", bar1 + 1);
+      return -1;
+    }
     t->sizes[t->dim++] = v;
     numel *= (size_t)v;
     p = *end == ',' ? end + 1 : end;
@@ -214,7 +241,8 @@ static void cmd_outputs(const bench_runtime *rt, char **f, int n) {
     fclose(out);
     used += (size_t)snprintf(reply + used, sizeof reply - used, "\t%s|", dtype_name(t.dtype));
     for (int d = 0; d < t.dim && used < sizeof reply; d++)
-      used += (size_t)snprintf(reply + used, sizeof reply - used, d ? ",%lld" : "%lld", (long long)t.sizes[d]);
+      used +=
+          (size_t)snprintf(reply + used, sizeof reply - used, d ? ",%lld" : "%lld", (long long)t.sizes[d]);
     if (used >= sizeof reply) FAIL("%s", "reply too long");
   }
   printf("%s\n", reply);

@@ -57,10 +57,11 @@ static int pt_init(int threads) {
 }
 
 static void pt_info(char *buf, size_t size) {
-  size_t n = (size_t)snprintf(buf, size,
-                              "{\"runtime\": \"pterun\", \"version\": \"%s\", \"components\": \"%s\", "
-                              "\"operators\": %d, \"threadpool_threads\": %zu, \"backends\": [",
-                              pte_version(), PTERUN_BUILT_COMPONENTS, (int)pte_operator_count(), pool_threads());
+  size_t n =
+      (size_t)snprintf(buf, size,
+                       "{\"runtime\": \"pterun\", \"version\": \"%s\", \"components\": \"%s\", "
+                       "\"operators\": %d, \"threadpool_threads\": %zu, \"backends\": [",
+                       pte_version(), PTERUN_BUILT_COMPONENTS, (int)pte_operator_count(), pool_threads());
   for (int32_t i = 0; i < pte_backend_count() && n < size; i++)
     n += (size_t)snprintf(buf + n, size - n, "%s\"%s\"", i ? ", " : "", pte_backend_name(i));
   if (n < size) snprintf(buf + n, size - n, "]}");

@@ -48,7 +48,8 @@ int main(int argc, char **argv) {
   }
   pthreadpool_t pool = threads > 1 ? pthreadpool_create(threads) : NULL;
   xnn_operator_t op = NULL;
-  if (xnn_create_fully_connected_nc_f32(n, n, n, n, b, NULL, -INFINITY, INFINITY, 0, &op) != xnn_status_success ||
+  if (xnn_create_fully_connected_nc_f32(n, n, n, n, b, NULL, -INFINITY, INFINITY, 0, &op) !=
+          xnn_status_success ||
       xnn_setup_fully_connected_nc_f32(op, n, a, c, pool) != xnn_status_success ||
       xnn_run_operator(op, pool) != xnn_status_success) {
     fprintf(stderr, "XNNPACK fully-connected operator failed\n");
@@ -60,9 +61,10 @@ int main(int argc, char **argv) {
     gflops[r] = 2.0 * (double)n * (double)n * (double)n / (now_s() - t0) * 1e-9;
   }
   qsort(gflops, (size_t)reps, sizeof(double), cmp_double);
-  printf("{\"library\": \"XNNPACK (Debian libXNNPACK, fully-connected f32)\", \"n\": %zu, \"threads\": %zu, "
-         "\"best_gflops\": %.3f, \"median_gflops\": %.3f, \"check\": %.6g}\n",
-         n, threads, gflops[reps - 1], gflops[reps / 2], (double)c[n * n / 2]);
+  printf(
+      "{\"library\": \"XNNPACK (Debian libXNNPACK, fully-connected f32)\", \"n\": %zu, \"threads\": %zu, "
+      "\"best_gflops\": %.3f, \"median_gflops\": %.3f, \"check\": %.6g}\n",
+      n, threads, gflops[reps - 1], gflops[reps / 2], (double)c[n * n / 2]);
   xnn_delete_operator(op);
   if (pool) pthreadpool_destroy(pool);
   free(a);

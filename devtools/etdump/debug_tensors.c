@@ -13,20 +13,34 @@
  * uint16 and index.json says so. */
 static const char *npy_descr(int32_t dtype) {
   switch (dtype) {
-    case PTE_UINT8: return "|u1";
-    case PTE_INT8: return "|i1";
-    case PTE_INT16: return "<i2";
-    case PTE_INT32: return "<i4";
-    case PTE_INT64: return "<i8";
-    case PTE_FLOAT16: return "<f2";
-    case PTE_FLOAT32: return "<f4";
-    case PTE_FLOAT64: return "<f8";
-    case PTE_BOOL: return "|b1";
-    case PTE_BFLOAT16: return "<u2";
-    case PTE_UINT16: return "<u2";
-    case PTE_UINT32: return "<u4";
-    case PTE_UINT64: return "<u8";
-    default: return NULL;
+    case PTE_UINT8:
+      return "|u1";
+    case PTE_INT8:
+      return "|i1";
+    case PTE_INT16:
+      return "<i2";
+    case PTE_INT32:
+      return "<i4";
+    case PTE_INT64:
+      return "<i8";
+    case PTE_FLOAT16:
+      return "<f2";
+    case PTE_FLOAT32:
+      return "<f4";
+    case PTE_FLOAT64:
+      return "<f8";
+    case PTE_BOOL:
+      return "|b1";
+    case PTE_BFLOAT16:
+      return "<u2";
+    case PTE_UINT16:
+      return "<u2";
+    case PTE_UINT32:
+      return "<u4";
+    case PTE_UINT64:
+      return "<u8";
+    default:
+      return NULL;
   }
 }
 
@@ -78,7 +92,8 @@ static pte_status write_npy(const pte_etdump *e, const etd_dbg *d, const char *p
     return pte_error(PTE_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
   }
   uint16_t hl = (uint16_t)((size_t)hn + padn + 1);
-  unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(hl & 0xff), (unsigned char)(hl >> 8)};
+  unsigned char pre[10] = {
+      0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(hl & 0xff), (unsigned char)(hl >> 8)};
   bool ok = fwrite(pre, 1, 10, f) == 10 && fwrite(header, 1, (size_t)hn, f) == (size_t)hn;
   for (size_t i = 0; ok && i < padn; i++) ok = fputc(' ', f) != EOF;
   ok = ok && fputc('\n', f) != EOF;
@@ -92,8 +107,8 @@ static void sanitize(char *dst, size_t n, const char *s) {
   size_t i = 0;
   for (; *s && i + 1 < n; s++) {
     char c = *s;
-    bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '-' ||
-                c == '_';
+    bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+                c == '-' || c == '_';
     dst[i++] = keep ? c : '_';
   }
   dst[i] = 0;
@@ -133,10 +148,12 @@ pte_status pte_etdump_write_debug_tensors(const pte_etdump *e, const char *dir, 
   }
   const char *method = "";
   for (int32_t i = 0; i < e->nrecs; i++)
-    if (e->recs[i].block == block && e->recs[i].kind == PTE_EVENT_EXECUTE) method = etd_name(e, e->recs[i].method);
+    if (e->recs[i].block == block && e->recs[i].kind == PTE_EVENT_EXECUTE)
+      method = etd_name(e, e->recs[i].method);
   fprintf(idx, "{\"method\": ");
   etd_json_str(idx, method);
-  fprintf(idx, ", \"execute\": %d, \"dropped_values\": %lld, \"values\": [", (int)want, (long long)e->dropped_dbg);
+  fprintf(idx, ", \"execute\": %d, \"dropped_values\": %lld, \"values\": [", (int)want,
+          (long long)e->dropped_dbg);
   pte_status st = PTE_OK;
   int32_t count = 0;
   for (int32_t i = 0; i < e->ndbg && !st; i++) {
@@ -151,7 +168,8 @@ pte_status pte_etdump_write_debug_tensors(const pte_etdump *e, const char *dir, 
       occurrence = seen[d->instruction] - 1;
     }
     const char *op = etd_name(e, d->name);
-    fprintf(idx, "%s\n  {\"instruction\": %d, \"op\": ", count++ ? "," : "", (int)(d->is_output ? -1 : d->instruction));
+    fprintf(idx, "%s\n  {\"instruction\": %d, \"op\": ", count++ ? "," : "",
+            (int)(d->is_output ? -1 : d->instruction));
     etd_json_str(idx, d->is_output ? "output" : op);
     fprintf(idx, ", \"kind\": \"%s\", \"index\": %d, \"occurrence\": %d, \"program_output\": %s",
             etd_kind_name(d->kind), (int)d->index, (int)occurrence, d->is_output ? "true" : "false");
@@ -160,7 +178,9 @@ pte_status pte_etdump_write_debug_tensors(const pte_etdump *e, const char *dir, 
       char file[512], clean[256];
       sanitize(clean, sizeof clean, op);
       if (d->is_output) snprintf(file, sizeof file, "output_%d.npy", (int)d->index);
-      else if (occurrence) snprintf(file, sizeof file, "%d_%s_%d_r%d.npy", (int)d->instruction, clean, (int)d->index, (int)occurrence);
+      else if (occurrence)
+        snprintf(file, sizeof file, "%d_%s_%d_r%d.npy", (int)d->instruction, clean, (int)d->index,
+                 (int)occurrence);
       else snprintf(file, sizeof file, "%d_%s_%d.npy", (int)d->instruction, clean, (int)d->index);
       fprintf(idx, ", \"dtype\": \"%s\", \"shape\": [", pte_dtype_name(d->dtype));
       for (int32_t k = 0; k < d->dim; k++) fprintf(idx, "%s%lld", k ? ", " : "", (long long)d->sizes[k]);

@@ -31,8 +31,8 @@ typedef struct plan {
   int32_t max_recs, max_dbg, max_names;
   size_t names_bytes, dbuf;
   uint32_t hsize;
-  size_t off_struct, off_recs, off_blocks, off_dbg, off_names, off_name_off, off_htab, off_pcache,
-      off_dbuf, total;
+  size_t off_struct, off_recs, off_blocks, off_dbg, off_names, off_name_off, off_htab, off_pcache, off_dbuf,
+      total;
 } plan;
 
 static size_t align_up(size_t v, size_t a) { return (v + a - 1) & ~(a - 1); }
@@ -271,8 +271,8 @@ pte_status pte_etdump_create(const pte_etdump_options *o, pte_etdump **out) {
   void *owned = NULL;
   if (o && o->memory) {
     if (o->memory_size < p.total)
-      return pte_error(PTE_ERR_OUT_OF_MEMORY, "etdump: %zu bytes of memory given, %zu needed",
-                       o->memory_size, p.total);
+      return pte_error(PTE_ERR_OUT_OF_MEMORY, "etdump: %zu bytes of memory given, %zu needed", o->memory_size,
+                       p.total);
     base = (uint8_t *)align_up((size_t)(uintptr_t)o->memory, 64);
   } else {
     owned = malloc(p.total);
@@ -373,16 +373,26 @@ pte_status pte_etdump_write_debug_buffer(const pte_etdump *e, const char *path) 
 
 const char *etd_kind_name(int32_t kind) {
   switch (kind) {
-    case PTE_EVENT_PROGRAM_LOAD: return "PROGRAM_LOAD";
-    case PTE_EVENT_METHOD_LOAD: return "METHOD_LOAD";
-    case PTE_EVENT_EXECUTE: return "EXECUTE";
-    case PTE_EVENT_OPERATOR: return "OPERATOR";
-    case PTE_EVENT_DELEGATE: return "DELEGATE";
-    case PTE_EVENT_MOVE: return "MOVE";
-    case PTE_EVENT_JUMP: return "JUMP";
-    case PTE_EVENT_FREE: return "FREE";
-    case PTE_EVENT_BACKEND: return "BACKEND";
-    default: return "UNKNOWN";
+    case PTE_EVENT_PROGRAM_LOAD:
+      return "PROGRAM_LOAD";
+    case PTE_EVENT_METHOD_LOAD:
+      return "METHOD_LOAD";
+    case PTE_EVENT_EXECUTE:
+      return "EXECUTE";
+    case PTE_EVENT_OPERATOR:
+      return "OPERATOR";
+    case PTE_EVENT_DELEGATE:
+      return "DELEGATE";
+    case PTE_EVENT_MOVE:
+      return "MOVE";
+    case PTE_EVENT_JUMP:
+      return "JUMP";
+    case PTE_EVENT_FREE:
+      return "FREE";
+    case PTE_EVENT_BACKEND:
+      return "BACKEND";
+    default:
+      return "UNKNOWN";
   }
 }
 

@@ -5,7 +5,7 @@
 
 #include <pterun/etdump.h>
 
-#define ETD_MAX_DEPTH 64    /* nesting of open events tracked for parents */
+#define ETD_MAX_DEPTH 64 /* nesting of open events tracked for parents */
 #define ETD_NO_TOKEN UINT64_MAX
 
 enum { ETD_BLOCK_DEFAULT = 0, ETD_BLOCK_EXECUTE = 1 };
@@ -15,13 +15,13 @@ typedef struct etd_rec {
   uint64_t start;
   uint64_t end; /* 0 while open */
   int64_t debug_id;
-  int32_t name;   /* interned ids; -1 = none */
+  int32_t name; /* interned ids; -1 = none */
   int32_t method;
   int32_t instruction;
   int32_t parent; /* enclosing record, -1 at top level */
   int32_t block;  /* run block index */
   int16_t chain;
-  uint8_t kind;   /* pte_event_kind */
+  uint8_t kind; /* pte_event_kind */
   uint8_t depth;
 } etd_rec;
 
@@ -33,9 +33,9 @@ typedef struct etd_dbg {
   int32_t instruction;
   int32_t name;
   int32_t method;
-  int32_t index; /* k-th output of its event */
-  uint8_t kind;  /* of its event */
-  uint8_t tag;   /* PTE_TAG_TENSOR, INT, DOUBLE, BOOL, NONE */
+  int32_t index;     /* k-th output of its event */
+  uint8_t kind;      /* of its event */
+  uint8_t tag;       /* PTE_TAG_TENSOR, INT, DOUBLE, BOOL, NONE */
   uint8_t is_output; /* a method output (EXECUTE event) */
   uint8_t has_data;
   int32_t dtype;
@@ -88,8 +88,8 @@ struct pte_etdump {
   int32_t *name_off;
   int32_t max_names;
   int32_t nnames;
-  int32_t *htab;      /* content hash -> name id, -1 empty */
-  etd_pslot *pcache;  /* pointer -> name id, checked with strcmp */
+  int32_t *htab;     /* content hash -> name id, -1 empty */
+  etd_pslot *pcache; /* pointer -> name id, checked with strcmp */
   uint32_t hmask;
   uint32_t epoch; /* counts top-level events (loads, executes) */
 };

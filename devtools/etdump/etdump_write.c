@@ -19,7 +19,16 @@ enum { RUN_NAME, RUN_BUNDLED_INPUT_INDEX, RUN_ALLOCATORS, RUN_EVENTS };
 /* table Event */
 enum { EVENT_PROFILE, EVENT_ALLOCATION, EVENT_DEBUG };
 /* table ProfileEvent */
-enum { PE_NAME, PE_CHAIN, PE_INSTRUCTION, PE_DELEGATE_INT, PE_DELEGATE_STR, PE_DELEGATE_META, PE_START, PE_END };
+enum {
+  PE_NAME,
+  PE_CHAIN,
+  PE_INSTRUCTION,
+  PE_DELEGATE_INT,
+  PE_DELEGATE_STR,
+  PE_DELEGATE_META,
+  PE_START,
+  PE_END
+};
 /* table DebugEvent */
 enum { DE_CHAIN, DE_INSTRUCTION, DE_ENTRY, DE_DELEGATE_INT, DE_DELEGATE_STR, DE_NAME };
 /* table Value */
@@ -181,7 +190,8 @@ static fbb_ref debug_event(writer *w, const etd_dbg *d) {
 }
 
 pte_status pte_etdump_serialize(const pte_etdump *e, void **data, size_t *size) {
-  if (!e || !data || !size) return pte_error(PTE_ERR_INVALID_ARGUMENT, "etdump, data and size must not be NULL");
+  if (!e || !data || !size)
+    return pte_error(PTE_ERR_INVALID_ARGUMENT, "etdump, data and size must not be NULL");
   *data = NULL;
   *size = 0;
   writer w;
@@ -207,7 +217,8 @@ pte_status pte_etdump_serialize(const pte_etdump *e, void **data, size_t *size) 
       const etd_rec *r = &e->recs[ri];
       if (r->end) n += (size_t)record_events(&w, r, events + n); /* still open: no span to report */
       ri++;
-      while (di < e->ndbg && e->dbg[di].block == blk && e->dbg[di].after <= ri) events[n++] = debug_event(&w, &e->dbg[di++]);
+      while (di < e->ndbg && e->dbg[di].block == blk && e->dbg[di].after <= ri)
+        events[n++] = debug_event(&w, &e->dbg[di++]);
     }
     while (di < e->ndbg && e->dbg[di].block == blk) events[n++] = debug_event(&w, &e->dbg[di++]);
     fbb_ref vec = fbb_vec_refs(&w.b, events, n);

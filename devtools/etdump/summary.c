@@ -113,13 +113,13 @@ size_t pte_etdump_table(const pte_etdump *e, char *buf, size_t size) {
     if (l > w) w = l;
   }
   if (w > 72) w = 72;
-  put(buf, size, &len, "%d execute(s), %.3f ms in total, %.3f ms per execute", (int)runs, (double)run_ns / 1e6,
-      runs ? (double)run_ns / 1e6 / (double)runs : 0.0);
+  put(buf, size, &len, "%d execute(s), %.3f ms in total, %.3f ms per execute", (int)runs,
+      (double)run_ns / 1e6, runs ? (double)run_ns / 1e6 / (double)runs : 0.0);
   if (e->dropped || e->dropped_dbg)
     put(buf, size, &len, "; %lld events and %lld values DROPPED (buffer full)", (long long)e->dropped,
         (long long)e->dropped_dbg);
-  put(buf, size, &len, "\n%-*s %-9s %8s %12s %11s %11s %11s %7s\n", w, "operator", "kind", "count", "total ms",
-      "mean us", "min us", "max us", "share");
+  put(buf, size, &len, "\n%-*s %-9s %8s %12s %11s %11s %11s %7s\n", w, "operator", "kind", "count",
+      "total ms", "mean us", "min us", "max us", "share");
   bool backend_header = false;
   uint64_t instr_ns = 0;
   for (int32_t i = 0; i < n; i++) {
@@ -136,7 +136,8 @@ size_t pte_etdump_table(const pte_etdump *e, char *buf, size_t size) {
         100.0 * r->share);
   }
   if (runs)
-    put(buf, size, &len, "instructions cover %.1f%% of the execute time (the rest: the interpreter loop and tracing)\n",
+    put(buf, size, &len,
+        "instructions cover %.1f%% of the execute time (the rest: the interpreter loop and tracing)\n",
         run_ns ? 100.0 * (double)instr_ns / (double)run_ns : 0.0);
   free(rows);
   return len;

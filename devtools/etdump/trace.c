@@ -22,8 +22,12 @@ pte_status pte_etdump_write_trace(const pte_etdump *e, const char *path) {
   for (int32_t i = 0; i < e->nrecs; i++)
     if (e->recs[i].end && e->recs[i].start < t0) t0 = e->recs[i].start;
   fprintf(f, "{\"traceEvents\": [\n");
-  fprintf(f, "  {\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 1, \"tid\": 1, \"args\": {\"name\": \"pterun\"}},\n");
-  fprintf(f, "  {\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 1, \"tid\": 1, \"args\": {\"name\": \"execute\"}}");
+  fprintf(f,
+          "  {\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 1, \"tid\": 1, \"args\": {\"name\": "
+          "\"pterun\"}},\n");
+  fprintf(f,
+          "  {\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 1, \"tid\": 1, \"args\": {\"name\": "
+          "\"execute\"}}");
   int32_t run = -1, block = -1;
   for (int32_t i = 0; i < e->nrecs; i++) {
     const etd_rec *r = &e->recs[i];
@@ -57,8 +61,9 @@ pte_status pte_etdump_write_trace(const pte_etdump *e, const char *path) {
     fprintf(f, "}}");
   }
   fprintf(f, "\n],\n\"displayTimeUnit\": \"ns\",\n");
-  fprintf(f, "\"otherData\": {\"producer\": \"pterun etdump %s\", \"clock\": \"CLOCK_MONOTONIC\", "
-             "\"dropped_events\": %lld, \"executes\": %d}}\n",
+  fprintf(f,
+          "\"otherData\": {\"producer\": \"pterun etdump %s\", \"clock\": \"CLOCK_MONOTONIC\", "
+          "\"dropped_events\": %lld, \"executes\": %d}}\n",
           pte_version(), (long long)e->dropped, (int)e->executes);
   bool ok = !ferror(f);
   if (fclose(f) != 0) ok = false;

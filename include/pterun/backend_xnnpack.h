@@ -33,15 +33,15 @@ PTE_API const pte_backend *pte_backend_xnnpack_backend(void);
 PTE_API uint64_t pte_backend_xnnpack_executions(void);
 
 typedef struct pte_backend_xnnpack_stats {
-  uint64_t executions;       /* delegate executions that completed */
-  uint64_t xnn_invocations;  /* XNNPACK runtime invocations */
-  uint64_t native_nodes;     /* nodes run by pterun's own code */
-  uint64_t delegates_built;  /* delegates initialised so far */
-  int64_t delegates_live;    /* initialised and not yet destroyed */
-  int64_t runtimes_live;     /* XNNPACK runtimes alive */
-  uint64_t xnn_allocations;  /* allocations XNNPACK made (through pterun's allocator) */
-  int64_t xnn_live_bytes;    /* bytes XNNPACK holds now */
-  const void *threadpool;    /* the pthreadpool_t given to XNNPACK (NULL: none yet) */
+  uint64_t executions;      /* delegate executions that completed */
+  uint64_t xnn_invocations; /* XNNPACK runtime invocations */
+  uint64_t native_nodes;    /* nodes run by pterun's own code */
+  uint64_t delegates_built; /* delegates initialised so far */
+  int64_t delegates_live;   /* initialised and not yet destroyed */
+  int64_t runtimes_live;    /* XNNPACK runtimes alive */
+  uint64_t xnn_allocations; /* allocations XNNPACK made (through pterun's allocator) */
+  int64_t xnn_live_bytes;   /* bytes XNNPACK holds now */
+  const void *threadpool;   /* the pthreadpool_t given to XNNPACK (NULL: none yet) */
 } pte_backend_xnnpack_stats;
 
 PTE_API void pte_backend_xnnpack_get_stats(pte_backend_xnnpack_stats *out);

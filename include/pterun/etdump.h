@@ -62,7 +62,8 @@ typedef struct pte_etdump_options {
 } pte_etdump_options;
 
 /* pte_etdump_options o = PTE_ETDUMP_OPTIONS_INIT; (the defaults) */
-#define PTE_ETDUMP_OPTIONS_INIT {PTE_ABI_VERSION, 0, 0, 0, 0, 0, 0, 0}
+#define PTE_ETDUMP_OPTIONS_INIT \
+  { PTE_ABI_VERSION, 0, 0, 0, 0, 0, 0, 0 }
 
 /* Bytes pte_etdump_create needs for these options (NULL = defaults; 0 for
  * options it would refuse: too large, or of another ABI). */
@@ -91,9 +92,9 @@ typedef struct pte_etdump_stats {
   int64_t dropped_events; /* profile records that did not fit */
   int64_t debug_values;   /* captured values kept */
   int64_t dropped_debug_values;
-  int64_t debug_bytes;    /* bytes of the debug buffer used */
-  int64_t executes;       /* Method::execute events kept */
-  int64_t runs;           /* run blocks ("Default", "Execute") */
+  int64_t debug_bytes; /* bytes of the debug buffer used */
+  int64_t executes;    /* Method::execute events kept */
+  int64_t runs;        /* run blocks ("Default", "Execute") */
 } pte_etdump_stats;
 
 PTE_API void pte_etdump_get_stats(const pte_etdump *etdump, pte_etdump_stats *out);
@@ -118,8 +119,7 @@ PTE_API pte_status pte_etdump_write_trace(const pte_etdump *etdump, const char *
  * the op becomes "_"), the method's outputs as DIR/output_<k>.npy and
  * DIR/index.json listing every value. `execute` counts the executes recorded
  * (0 = the first; -1 = the last). DIR is created if missing. */
-PTE_API pte_status pte_etdump_write_debug_tensors(const pte_etdump *etdump, const char *dir,
-                                                  int32_t execute);
+PTE_API pte_status pte_etdump_write_debug_tensors(const pte_etdump *etdump, const char *dir, int32_t execute);
 
 /* ---- summary ---- */
 

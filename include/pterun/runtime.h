@@ -195,8 +195,8 @@ typedef struct pte_tensor {
 } pte_tensor;
 
 /* Fill `t` as a contiguous, static tensor over caller memory (data may be NULL). */
-PTE_API pte_status pte_tensor_init(pte_tensor *t, int32_t dtype, int32_t dim,
-                                   const int64_t *sizes, void *data);
+PTE_API pte_status pte_tensor_init(pte_tensor *t, int32_t dtype, int32_t dim, const int64_t *sizes,
+                                   void *data);
 
 /* Change the shape of `t` (same rank unless the tensor is unbounded), checking
  * dynamism and capacity; strides are recomputed from the dim order. */
@@ -263,8 +263,8 @@ struct pte_value {
 PTE_API const char *pte_tag_name(int32_t tag);
 
 /* Convenience accessors. They return false when the tag does not fit. */
-PTE_API bool pte_value_to_int(const pte_value *v, int64_t *out);       /* INT or BOOL */
-PTE_API bool pte_value_to_double(const pte_value *v, double *out);     /* INT, DOUBLE or BOOL */
+PTE_API bool pte_value_to_int(const pte_value *v, int64_t *out);   /* INT or BOOL */
+PTE_API bool pte_value_to_double(const pte_value *v, double *out); /* INT, DOUBLE or BOOL */
 /* INT_LIST → up to `max` int64; returns the count or -1 (wrong tag, too long, bad item). */
 PTE_API int32_t pte_value_int_list(const pte_value *v, int64_t *out, int32_t max);
 
@@ -275,13 +275,13 @@ PTE_API int32_t pte_value_int_list(const pte_value *v, int64_t *out, int32_t max
 typedef enum pte_event_kind {
   PTE_EVENT_PROGRAM_LOAD = 0,
   PTE_EVENT_METHOD_LOAD = 1,
-  PTE_EVENT_EXECUTE = 2,     /* one pte_method_execute */
-  PTE_EVENT_OPERATOR = 3,    /* a KernelCall; name = "aten::add.out" */
-  PTE_EVENT_DELEGATE = 4,    /* a DelegateCall; name = backend id */
+  PTE_EVENT_EXECUTE = 2,  /* one pte_method_execute */
+  PTE_EVENT_OPERATOR = 3, /* a KernelCall; name = "aten::add.out" */
+  PTE_EVENT_DELEGATE = 4, /* a DelegateCall; name = backend id */
   PTE_EVENT_MOVE = 5,
   PTE_EVENT_JUMP = 6,
   PTE_EVENT_FREE = 7,
-  PTE_EVENT_BACKEND = 8      /* an event inside a delegate (node or subgraph) */
+  PTE_EVENT_BACKEND = 8 /* an event inside a delegate (node or subgraph) */
 } pte_event_kind;
 
 typedef struct pte_event {
@@ -289,7 +289,7 @@ typedef struct pte_event {
   int32_t chain;       /* -1 when not an instruction */
   int32_t instruction; /* -1 when not an instruction */
   int32_t reserved;
-  int64_t debug_id;    /* delegate debug handle, -1 if none */
+  int64_t debug_id; /* delegate debug handle, -1 if none */
   const char *name;
   const char *method;
 } pte_event;
@@ -310,7 +310,8 @@ typedef struct pte_tracer {
 } pte_tracer;
 
 /* pte_tracer t = PTE_TRACER_INIT; then set the callbacks. */
-#define PTE_TRACER_INIT {PTE_ABI_VERSION, 0, 0, 0, 0, false}
+#define PTE_TRACER_INIT \
+  { PTE_ABI_VERSION, 0, 0, 0, 0, false }
 
 /* ------------------------------------------------------------------------ */
 /* Operator registry                                                        */
@@ -332,15 +333,15 @@ typedef struct pte_kernel {
 } pte_kernel;
 
 typedef struct pte_kernel_library {
-  uint32_t abi;       /* PTE_ABI_VERSION (PTE_KERNEL_LIBRARY_INIT) */
-  const char *name;   /* e.g. "kernels_portable" */
-  int32_t priority;   /* higher wins when libraries provide the same operator */
+  uint32_t abi;     /* PTE_ABI_VERSION (PTE_KERNEL_LIBRARY_INIT) */
+  const char *name; /* e.g. "kernels_portable" */
+  int32_t priority; /* higher wins when libraries provide the same operator */
   const pte_kernel *kernels;
   int32_t count;
 } pte_kernel_library;
 
 #define PTE_KERNEL_LIBRARY_INIT(name, priority, kernels, count) \
-  {PTE_ABI_VERSION, name, priority, kernels, count}
+  { PTE_ABI_VERSION, name, priority, kernels, count }
 
 #define PTE_PRIORITY_PORTABLE 0
 #define PTE_PRIORITY_OPTIMIZED 100
@@ -368,26 +369,25 @@ PTE_API pte_status pte_register_kernel_table(pte_kernel_library *lib, pte_kernel
  * defines `pte_status pte_my_ops_register(void)` (what pte_library_load calls
  * for libmy_ops.so) and `int32_t pte_my_ops_count(void)`, and, when compiled
  * with PTE_SHARED_BUILD, a load-time constructor that registers it. */
-#define PTE_DEFINE_KERNEL_LIBRARY(prefix, lib_name, lib_priority, table)                     \
-  static pte_kernel prefix##_storage_[sizeof(table) / sizeof((table)[0])];                   \
-  static pte_kernel_library prefix##_library_ =                                              \
-      PTE_KERNEL_LIBRARY_INIT(lib_name, lib_priority, (const pte_kernel *)0, 0);             \
-  PTE_API pte_status prefix##_register(void);                                                \
-  PTE_API int32_t prefix##_count(void);                                                      \
-  pte_status prefix##_register(void) {                                                       \
-    return pte_register_kernel_table(&prefix##_library_, prefix##_storage_, table,           \
-                                     (int32_t)(sizeof(table) / sizeof((table)[0])));         \
-  }                                                                                          \
-  int32_t prefix##_count(void) { return (int32_t)(sizeof(table) / sizeof((table)[0])); }     \
-  PTE_KERNEL_LIBRARY_AUTOREGISTER_(prefix, lib_name)                                         \
+#define PTE_DEFINE_KERNEL_LIBRARY(prefix, lib_name, lib_priority, table)                 \
+  static pte_kernel prefix##_storage_[sizeof(table) / sizeof((table)[0])];               \
+  static pte_kernel_library prefix##_library_ =                                          \
+      PTE_KERNEL_LIBRARY_INIT(lib_name, lib_priority, (const pte_kernel *)0, 0);         \
+  PTE_API pte_status prefix##_register(void);                                            \
+  PTE_API int32_t prefix##_count(void);                                                  \
+  pte_status prefix##_register(void) {                                                   \
+    return pte_register_kernel_table(&prefix##_library_, prefix##_storage_, table,       \
+                                     (int32_t)(sizeof(table) / sizeof((table)[0])));     \
+  }                                                                                      \
+  int32_t prefix##_count(void) { return (int32_t)(sizeof(table) / sizeof((table)[0])); } \
+  PTE_KERNEL_LIBRARY_AUTOREGISTER_(prefix, lib_name)                                     \
   extern int32_t prefix##_count(void)
 
 #ifdef PTE_SHARED_BUILD
 /* Linking (or loading) the shared library registers it. */
-#define PTE_KERNEL_LIBRARY_AUTOREGISTER_(prefix, lib_name)                  \
-  __attribute__((constructor)) static void prefix##_autoregister_(void) {   \
-    if (prefix##_register() != PTE_OK)                                      \
-      pte_log(PTE_LOG_ERROR, "%s: %s", lib_name, pte_last_error());         \
+#define PTE_KERNEL_LIBRARY_AUTOREGISTER_(prefix, lib_name)                                           \
+  __attribute__((constructor)) static void prefix##_autoregister_(void) {                            \
+    if (prefix##_register() != PTE_OK) pte_log(PTE_LOG_ERROR, "%s: %s", lib_name, pte_last_error()); \
   }
 #else
 #define PTE_KERNEL_LIBRARY_AUTOREGISTER_(prefix, lib_name)
@@ -438,13 +438,12 @@ typedef struct pte_backend {
   pte_status (*init)(void *user, pte_backend_init_ctx *ctx, const void *processed, size_t size,
                      const pte_compile_spec *specs, int32_t num_specs, void **handle);
   /* args: the delegate's inputs, then its outputs. Must not allocate or do I/O. */
-  pte_status (*execute)(void *user, pte_backend_exec_ctx *ctx, void *handle, pte_value **args,
-                        int32_t nargs);
+  pte_status (*execute)(void *user, pte_backend_exec_ctx *ctx, void *handle, pte_value **args, int32_t nargs);
   void (*destroy)(void *user, void *handle); /* when the method is freed; may be NULL */
 } pte_backend;
 
 #define PTE_BACKEND_INIT(name, user, is_available, init, execute, destroy) \
-  {PTE_ABI_VERSION, name, user, is_available, init, execute, destroy}
+  { PTE_ABI_VERSION, name, user, is_available, init, execute, destroy }
 
 #define PTE_MAX_BACKENDS 32
 
@@ -456,8 +455,8 @@ PTE_API const char *pte_backend_name(int32_t index);
 PTE_API const pte_backend *pte_backend_find(const char *name);
 
 /* Init context: named data (the program's named data, then attached .ptd maps). */
-PTE_API pte_status pte_backend_named_data(pte_backend_init_ctx *ctx, const char *key,
-                                          const void **data, size_t *size);
+PTE_API pte_status pte_backend_named_data(pte_backend_init_ctx *ctx, const char *key, const void **data,
+                                          size_t *size);
 /* Init context: memory that lives as long as the method (freed with it). */
 PTE_API void *pte_backend_alloc(pte_backend_init_ctx *ctx, size_t size, size_t alignment);
 PTE_API const char *pte_backend_init_method(const pte_backend_init_ctx *ctx);
@@ -475,14 +474,14 @@ typedef struct pte_data_map pte_data_map;
 PTE_API pte_status pte_data_map_load_file(const char *path, const pte_allocator *allocator,
                                           pte_data_map **out);
 /* `data` must stay valid and unchanged while the map lives. */
-PTE_API pte_status pte_data_map_load_buffer(const void *data, size_t size,
-                                            const pte_allocator *allocator, pte_data_map **out);
+PTE_API pte_status pte_data_map_load_buffer(const void *data, size_t size, const pte_allocator *allocator,
+                                            pte_data_map **out);
 PTE_API void pte_data_map_free(pte_data_map *map);
 PTE_API int32_t pte_data_map_count(const pte_data_map *map);
 PTE_API const char *pte_data_map_key(const pte_data_map *map, int32_t index);
 /* Bytes of `key`; layout (may be NULL) receives dtype, dim and sizes if stored. */
-PTE_API pte_status pte_data_map_get(const pte_data_map *map, const char *key, const void **data,
-                                    size_t *size, pte_tensor *layout);
+PTE_API pte_status pte_data_map_get(const pte_data_map *map, const char *key, const void **data, size_t *size,
+                                    pte_tensor *layout);
 
 /* ------------------------------------------------------------------------ */
 /* Programs                                                                 */
@@ -499,19 +498,20 @@ typedef struct pte_program_options {
   const pte_allocator *allocator;
   pte_data_map *const *data_maps; /* external data (.ptd); must outlive the program */
   int32_t num_data_maps;
-  uint32_t flags; /* PTE_LOAD_* */
+  uint32_t flags;           /* PTE_LOAD_* */
   const pte_tracer *tracer; /* sees PTE_EVENT_PROGRAM_LOAD */
 } pte_program_options;
 
 /* pte_program_options o = PTE_PROGRAM_OPTIONS_INIT; (the defaults) */
-#define PTE_PROGRAM_OPTIONS_INIT {PTE_ABI_VERSION, 0, 0, 0, 0, 0}
+#define PTE_PROGRAM_OPTIONS_INIT \
+  { PTE_ABI_VERSION, 0, 0, 0, 0, 0 }
 
 /* Load and verify a program. `options` may be NULL. */
 PTE_API pte_status pte_program_load_file(const char *path, const pte_program_options *options,
                                          pte_program **out);
 /* The buffer must be 16-byte aligned unless PTE_LOAD_COPY is given. */
-PTE_API pte_status pte_program_load_buffer(const void *data, size_t size,
-                                           const pte_program_options *options, pte_program **out);
+PTE_API pte_status pte_program_load_buffer(const void *data, size_t size, const pte_program_options *options,
+                                           pte_program **out);
 PTE_API void pte_program_free(pte_program *program);
 
 PTE_API int32_t pte_program_method_count(const pte_program *program);
@@ -532,31 +532,30 @@ typedef struct pte_method_info {
 
 /* An input or output slot of a method. */
 typedef struct pte_io_info {
-  int32_t tag;      /* PTE_TAG_TENSOR, PTE_TAG_INT, ... */
-  int32_t dtype;    /* tensors */
+  int32_t tag;   /* PTE_TAG_TENSOR, PTE_TAG_INT, ... */
+  int32_t dtype; /* tensors */
   int32_t dim;
   int32_t dynamism;
   int64_t sizes[PTE_MAX_DIM]; /* upper bounds for dynamic tensors */
   uint8_t dim_order[PTE_MAX_DIM];
-  bool planned;     /* memory planned (input bytes are copied in) */
-  size_t nbytes;    /* at the upper bound */
+  bool planned;  /* memory planned (input bytes are copied in) */
+  size_t nbytes; /* at the upper bound */
 } pte_io_info;
 
 PTE_API pte_status pte_program_method_info(const pte_program *program, const char *method,
                                            pte_method_info *out);
-PTE_API pte_status pte_program_method_input(const pte_program *program, const char *method,
-                                            int32_t index, pte_io_info *out);
-PTE_API pte_status pte_program_method_output(const pte_program *program, const char *method,
-                                             int32_t index, pte_io_info *out);
+PTE_API pte_status pte_program_method_input(const pte_program *program, const char *method, int32_t index,
+                                            pte_io_info *out);
+PTE_API pte_status pte_program_method_output(const pte_program *program, const char *method, int32_t index,
+                                             pte_io_info *out);
 PTE_API pte_status pte_program_method_planned_size(const pte_program *program, const char *method,
                                                    int32_t index, int64_t *bytes);
 /* Operator `index` of the method's operator table. */
-PTE_API pte_status pte_program_method_operator(const pte_program *program, const char *method,
-                                               int32_t index, const char **name,
-                                               const char **overload);
+PTE_API pte_status pte_program_method_operator(const pte_program *program, const char *method, int32_t index,
+                                               const char **name, const char **overload);
 /* Backend id of delegate `index`. */
-PTE_API pte_status pte_program_method_delegate(const pte_program *program, const char *method,
-                                               int32_t index, const char **backend_id);
+PTE_API pte_status pte_program_method_delegate(const pte_program *program, const char *method, int32_t index,
+                                               const char **backend_id);
 
 /* ------------------------------------------------------------------------ */
 /* Methods                                                                  */
@@ -565,7 +564,7 @@ PTE_API pte_status pte_program_method_delegate(const pte_program *program, const
 typedef struct pte_method pte_method;
 
 typedef struct pte_method_options {
-  uint32_t abi; /* PTE_ABI_VERSION (PTE_METHOD_OPTIONS_INIT) */
+  uint32_t abi;                   /* PTE_ABI_VERSION (PTE_METHOD_OPTIONS_INIT) */
   const pte_allocator *allocator; /* NULL: malloc, once, at load */
   /* Caller-provided planned arenas, one per planned buffer, in order. When
    * NULL the runtime allocates them (once, at load). */
@@ -578,13 +577,14 @@ typedef struct pte_method_options {
 } pte_method_options;
 
 /* pte_method_options o = PTE_METHOD_OPTIONS_INIT; (the defaults) */
-#define PTE_METHOD_OPTIONS_INIT {PTE_ABI_VERSION, 0, 0, 0, 0, 0, 0, 0}
+#define PTE_METHOD_OPTIONS_INIT \
+  { PTE_ABI_VERSION, 0, 0, 0, 0, 0, 0, 0 }
 
 /* Load a method: values, planned memory, delegates, and every operator
  * resolved through the registry. `options` may be NULL. The program must
  * outlive the method. */
-PTE_API pte_status pte_method_load(pte_program *program, const char *name,
-                                   const pte_method_options *options, pte_method **out);
+PTE_API pte_status pte_method_load(pte_program *program, const char *name, const pte_method_options *options,
+                                   pte_method **out);
 PTE_API void pte_method_free(pte_method *method);
 
 PTE_API const char *pte_method_name(const pte_method *method);
@@ -597,8 +597,7 @@ PTE_API size_t pte_method_memory_used(const pte_method *method);
  * sizes within bounds); planned inputs are copied in, unplanned ones share
  * the caller's data, which must then stay valid through execute. */
 PTE_API pte_status pte_method_set_input(pte_method *method, int32_t index, const pte_value *value);
-PTE_API pte_status pte_method_set_input_tensor(pte_method *method, int32_t index,
-                                               const pte_tensor *tensor);
+PTE_API pte_status pte_method_set_input_tensor(pte_method *method, int32_t index, const pte_tensor *tensor);
 /* The input slot itself (e.g. to write into planned input memory directly). */
 PTE_API const pte_value *pte_method_input(const pte_method *method, int32_t index);
 
@@ -649,7 +648,7 @@ PTE_API void *pte_library_open_private(const char *soname, const char *env, cons
 
 /* A schema description: enough to verify a flatbuffer before reading it. */
 typedef enum pte_fb_kind {
-  PTE_FB_SCALAR = 1,     /* size in `size` (1, 2, 4 or 8) */
+  PTE_FB_SCALAR = 1, /* size in `size` (1, 2, 4 or 8) */
   PTE_FB_STRING = 2,
   PTE_FB_TABLE = 3,      /* `table` */
   PTE_FB_VEC_SCALAR = 4, /* element size in `size` */
@@ -682,17 +681,26 @@ struct pte_fb_table {
  *   PTE_FB_TABLE_DEF(t_point, "Point", PTE_FB_SCALAR_F("x", 4), PTE_FB_STRING_F("label"));
  * defines `static const pte_fb_table t_point`. */
 #define PTE_FB_COUNTOF(a) ((int32_t)(sizeof(a) / sizeof((a)[0])))
-#define PTE_FB_SCALAR_F(nm, sz) {nm, PTE_FB_SCALAR, sz, 0, 0, 0}
-#define PTE_FB_STRUCT_F(nm, sz) {nm, PTE_FB_STRUCT, sz, 0, 0, 0}
-#define PTE_FB_STRING_F(nm) {nm, PTE_FB_STRING, 0, 0, 0, 0}
-#define PTE_FB_TABLE_F(nm, t) {nm, PTE_FB_TABLE, 0, 0, &t, 0}
-#define PTE_FB_VEC_SCALAR_F(nm, sz) {nm, PTE_FB_VEC_SCALAR, sz, 0, 0, 0}
-#define PTE_FB_VEC_STRING_F(nm) {nm, PTE_FB_VEC_STRING, 0, 0, 0, 0}
-#define PTE_FB_VEC_TABLE_F(nm, t) {nm, PTE_FB_VEC_TABLE, 0, 0, &t, 0}
-#define PTE_FB_UNION_TYPE_F(nm) {nm, PTE_FB_UNION_TYPE, 1, 0, 0, 0}
-#define PTE_FB_UNION_F(nm, members) {nm, PTE_FB_UNION, 0, (uint8_t)PTE_FB_COUNTOF(members), 0, members}
-#define PTE_FB_TABLE_DEF(var, nm, ...)                             \
-  static const pte_fb_slot var##_fields[] = {__VA_ARGS__};         \
+#define PTE_FB_SCALAR_F(nm, sz) \
+  { nm, PTE_FB_SCALAR, sz, 0, 0, 0 }
+#define PTE_FB_STRUCT_F(nm, sz) \
+  { nm, PTE_FB_STRUCT, sz, 0, 0, 0 }
+#define PTE_FB_STRING_F(nm) \
+  { nm, PTE_FB_STRING, 0, 0, 0, 0 }
+#define PTE_FB_TABLE_F(nm, t) \
+  { nm, PTE_FB_TABLE, 0, 0, &t, 0 }
+#define PTE_FB_VEC_SCALAR_F(nm, sz) \
+  { nm, PTE_FB_VEC_SCALAR, sz, 0, 0, 0 }
+#define PTE_FB_VEC_STRING_F(nm) \
+  { nm, PTE_FB_VEC_STRING, 0, 0, 0, 0 }
+#define PTE_FB_VEC_TABLE_F(nm, t) \
+  { nm, PTE_FB_VEC_TABLE, 0, 0, &t, 0 }
+#define PTE_FB_UNION_TYPE_F(nm) \
+  { nm, PTE_FB_UNION_TYPE, 1, 0, 0, 0 }
+#define PTE_FB_UNION_F(nm, members) \
+  { nm, PTE_FB_UNION, 0, (uint8_t)PTE_FB_COUNTOF(members), 0, members }
+#define PTE_FB_TABLE_DEF(var, nm, ...)                     \
+  static const pte_fb_slot var##_fields[] = {__VA_ARGS__}; \
   static const pte_fb_table var = {nm, PTE_FB_COUNTOF(var##_fields), var##_fields}
 
 /* Verify that buf[0..size) holds a flatbuffer whose root is `root` (all
@@ -729,10 +737,14 @@ static inline uint64_t pte_fb_scalar(pte_fb fb, uint32_t t, int slot, int size, 
   uint32_t f = pte_fb_field(fb, t, slot);
   if (!f) return dflt;
   switch (size) {
-    case 1: return fb.buf[f];
-    case 2: return pte_fb_u16(fb.buf + f);
-    case 4: return pte_fb_u32(fb.buf + f);
-    default: return pte_fb_u64(fb.buf + f);
+    case 1:
+      return fb.buf[f];
+    case 2:
+      return pte_fb_u16(fb.buf + f);
+    case 4:
+      return pte_fb_u32(fb.buf + f);
+    default:
+      return pte_fb_u64(fb.buf + f);
   }
 }
 /* Referenced object (table, vector or string) of field `slot`, or 0. */

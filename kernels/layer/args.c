@@ -33,14 +33,15 @@ pte_status k_int_list(pte_kernel_ctx *ctx, pte_value **args, int32_t i, int64_t 
                       int32_t *n) {
   if (args[i]->tag != PTE_TAG_INT_LIST) return k_wrong_tag(ctx, i, args[i], "an IntList");
   int32_t got = pte_value_int_list(args[i], out, max);
-  if (got < 0) return K_FAIL("argument %d: int list of %d entries (at most %d supported)", (int)i,
-                             (int)args[i]->len, (int)max);
+  if (got < 0)
+    return K_FAIL("argument %d: int list of %d entries (at most %d supported)", (int)i, (int)args[i]->len,
+                  (int)max);
   *n = got;
   return PTE_OK;
 }
 
-pte_status k_opt_int_list(pte_kernel_ctx *ctx, pte_value **args, int32_t i, int64_t *out,
-                          int32_t max, int32_t *n) {
+pte_status k_opt_int_list(pte_kernel_ctx *ctx, pte_value **args, int32_t i, int64_t *out, int32_t max,
+                          int32_t *n) {
   if (args[i]->tag == PTE_TAG_NONE) {
     *n = -1;
     return PTE_OK;
@@ -86,10 +87,23 @@ pte_status k_scalar_arg(pte_kernel_ctx *ctx, pte_value **args, int32_t i, k_scal
   const pte_value *v = args[i];
   memset(out, 0, sizeof *out);
   switch (v->tag) {
-    case PTE_TAG_INT: out->dtype = PTE_INT64; out->i = v->u.i; out->d = (double)v->u.i; return PTE_OK;
-    case PTE_TAG_DOUBLE: out->dtype = PTE_FLOAT64; out->d = v->u.d; out->i = 0; return PTE_OK;
-    case PTE_TAG_BOOL: out->dtype = PTE_BOOL; out->i = v->u.b; out->d = v->u.b; return PTE_OK;
-    default: return k_wrong_tag(ctx, i, v, "a Scalar");
+    case PTE_TAG_INT:
+      out->dtype = PTE_INT64;
+      out->i = v->u.i;
+      out->d = (double)v->u.i;
+      return PTE_OK;
+    case PTE_TAG_DOUBLE:
+      out->dtype = PTE_FLOAT64;
+      out->d = v->u.d;
+      out->i = 0;
+      return PTE_OK;
+    case PTE_TAG_BOOL:
+      out->dtype = PTE_BOOL;
+      out->i = v->u.b;
+      out->d = v->u.b;
+      return PTE_OK;
+    default:
+      return k_wrong_tag(ctx, i, v, "a Scalar");
   }
 }
 
@@ -122,10 +136,17 @@ bool k_arg_num(pte_value *const *args, int32_t nargs, int32_t i, double *out) {
   if (i >= nargs || !args[i]) return false;
   const pte_value *v = args[i];
   switch (v->tag) {
-    case PTE_TAG_INT: *out = (double)v->u.i; return true;
-    case PTE_TAG_DOUBLE: *out = v->u.d; return true;
-    case PTE_TAG_BOOL: *out = v->u.b ? 1.0 : 0.0; return true;
-    default: return false;
+    case PTE_TAG_INT:
+      *out = (double)v->u.i;
+      return true;
+    case PTE_TAG_DOUBLE:
+      *out = v->u.d;
+      return true;
+    case PTE_TAG_BOOL:
+      *out = v->u.b ? 1.0 : 0.0;
+      return true;
+    default:
+      return false;
   }
 }
 

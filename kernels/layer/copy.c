@@ -14,16 +14,16 @@ typedef struct copy_plan {
   const uint8_t *src;
 } copy_plan;
 
-#define STRIDED_ROW(T)                                                 \
-  do {                                                                 \
-    T *d_ = (T *)d;                                                    \
-    const T *s_ = (const T *)s;                                        \
-    if (ss == 0 && ds == 1) {                                          \
-      T v_ = s_[0];                                                    \
-      for (int64_t i = 0; i < n; i++) d_[i] = v_;                      \
-    } else {                                                           \
-      for (int64_t i = 0; i < n; i++) d_[i * ds] = s_[i * ss];         \
-    }                                                                  \
+#define STRIDED_ROW(T)                                         \
+  do {                                                         \
+    T *d_ = (T *)d;                                            \
+    const T *s_ = (const T *)s;                                \
+    if (ss == 0 && ds == 1) {                                  \
+      T v_ = s_[0];                                            \
+      for (int64_t i = 0; i < n; i++) d_[i] = v_;              \
+    } else {                                                   \
+      for (int64_t i = 0; i < n; i++) d_[i * ds] = s_[i * ss]; \
+    }                                                          \
   } while (0)
 
 static void copy_row(size_t es, uint8_t *d, int64_t ds, const uint8_t *s, int64_t ss, int64_t n) {
@@ -33,26 +33,34 @@ static void copy_row(size_t es, uint8_t *d, int64_t ds, const uint8_t *s, int64_
     return;
   }
   switch (es) {
-    case 1: STRIDED_ROW(uint8_t); break;
-    case 2: STRIDED_ROW(uint16_t); break;
-    case 4: STRIDED_ROW(uint32_t); break;
-    case 8: STRIDED_ROW(uint64_t); break;
+    case 1:
+      STRIDED_ROW(uint8_t);
+      break;
+    case 2:
+      STRIDED_ROW(uint16_t);
+      break;
+    case 4:
+      STRIDED_ROW(uint32_t);
+      break;
+    case 8:
+      STRIDED_ROW(uint64_t);
+      break;
     default:
       for (int64_t i = 0; i < n; i++) memcpy(d + i * ds * (int64_t)es, s + i * ss * (int64_t)es, es);
       break;
   }
 }
 
-#define TRANSPOSE(T)                                                                       \
-  do {                                                                                     \
-    T *d_ = (T *)d;                                                                        \
-    const T *s_ = (const T *)s;                                                            \
-    for (int64_t i0 = 0; i0 < R; i0 += TILE)                                               \
-      for (int64_t j0 = 0; j0 < C; j0 += TILE) {                                           \
-        int64_t i1 = i0 + TILE < R ? i0 + TILE : R, j1 = j0 + TILE < C ? j0 + TILE : C;    \
-        for (int64_t i = i0; i < i1; i++)                                                  \
-          for (int64_t j = j0; j < j1; j++) d_[i * dd + j] = s_[i + j * sc];               \
-      }                                                                                    \
+#define TRANSPOSE(T)                                                                    \
+  do {                                                                                  \
+    T *d_ = (T *)d;                                                                     \
+    const T *s_ = (const T *)s;                                                         \
+    for (int64_t i0 = 0; i0 < R; i0 += TILE)                                            \
+      for (int64_t j0 = 0; j0 < C; j0 += TILE) {                                        \
+        int64_t i1 = i0 + TILE < R ? i0 + TILE : R, j1 = j0 + TILE < C ? j0 + TILE : C; \
+        for (int64_t i = i0; i < i1; i++)                                               \
+          for (int64_t j = j0; j < j1; j++) d_[i * dd + j] = s_[i + j * sc];            \
+      }                                                                                 \
   } while (0)
 
 /* dst[i*dd + j] = src[i + j*sc], an R x C block, in tiles so both sides
@@ -63,10 +71,18 @@ static void transpose(size_t es, uint8_t *d, int64_t dd, const uint8_t *s, int64
     return;
   }
   switch (es) {
-    case 1: TRANSPOSE(uint8_t); break;
-    case 2: TRANSPOSE(uint16_t); break;
-    case 4: TRANSPOSE(uint32_t); break;
-    default: TRANSPOSE(uint64_t); break;
+    case 1:
+      TRANSPOSE(uint8_t);
+      break;
+    case 2:
+      TRANSPOSE(uint16_t);
+      break;
+    case 4:
+      TRANSPOSE(uint32_t);
+      break;
+    default:
+      TRANSPOSE(uint64_t);
+      break;
   }
 }
 
@@ -86,10 +102,8 @@ static void copy_items(void *ctx, size_t r0, size_t r1) {
   for (size_t it = r0; it < r1; it++) {
     uint8_t *d = p->dst + od * es;
     const uint8_t *s = p->src + os * es;
-    if (p->a >= 0)
-      transpose(p->es, d, p->ds[p->b], s, p->ss[p->a], p->sizes[p->b], p->sizes[p->a]);
-    else
-      copy_row(p->es, d, p->ds[p->dim - 1], s, p->ss[p->dim - 1], p->sizes[p->dim - 1]);
+    if (p->a >= 0) transpose(p->es, d, p->ds[p->b], s, p->ss[p->a], p->sizes[p->b], p->sizes[p->a]);
+    else copy_row(p->es, d, p->ds[p->dim - 1], s, p->ss[p->dim - 1], p->sizes[p->dim - 1]);
     for (int32_t q = p->nouter - 1; q >= 0; q--) {
       int32_t k = p->outer[q];
       od += p->ds[k];
@@ -104,8 +118,8 @@ static void copy_items(void *ctx, size_t r0, size_t r1) {
 
 static int64_t abs64(int64_t v) { return v < 0 ? -v : v; }
 
-void k_memory_order(int32_t dim, const int64_t *sizes, const int64_t *const *strides, int32_t nops, int64_t *osizes,
-                    int64_t (*ostrides)[PTE_MAX_DIM]) {
+void k_memory_order(int32_t dim, const int64_t *sizes, const int64_t *const *strides, int32_t nops,
+                    int64_t *osizes, int64_t (*ostrides)[PTE_MAX_DIM]) {
   int32_t perm[PTE_MAX_DIM];
   for (int32_t i = 0; i < dim; i++) { /* stable insertion sort on |stride| of operand 0 */
     int32_t j = i;
@@ -121,8 +135,8 @@ void k_memory_order(int32_t dim, const int64_t *sizes, const int64_t *const *str
   }
 }
 
-void k_copy(void *dst, const int64_t *ds, const void *src, const int64_t *ss, int32_t dim, const int64_t *sizes,
-            size_t es, bool parallel) {
+void k_copy(void *dst, const int64_t *ds, const void *src, const int64_t *ss, int32_t dim,
+            const int64_t *sizes, size_t es, bool parallel) {
   copy_plan p;
   p.es = es;
   p.dst = dst;
@@ -166,14 +180,12 @@ void k_copy(void *dst, const int64_t *ds, const void *src, const int64_t *ss, in
     p.outer[p.nouter++] = k;
     items *= p.sizes[k];
   }
-  if (parallel)
-    k_parallel_for((size_t)items, (double)total * (double)es / 4.0, copy_items, &p);
-  else
-    copy_items(&p, 0, (size_t)items);
+  if (parallel) k_parallel_for((size_t)items, (double)total * (double)es / 4.0, copy_items, &p);
+  else copy_items(&p, 0, (size_t)items);
 }
 
-void k_copy_to_contiguous(void *dst, const void *src, const int64_t *ss, int32_t dim, const int64_t *sizes, size_t es,
-                          bool parallel) {
+void k_copy_to_contiguous(void *dst, const void *src, const int64_t *ss, int32_t dim, const int64_t *sizes,
+                          size_t es, bool parallel) {
   int64_t ds[PTE_MAX_DIM], s = 1;
   for (int32_t k = dim - 1; k >= 0; k--) {
     ds[k] = s;

@@ -13,9 +13,12 @@ typedef struct gemm_arch {
 
 static gemm_arch arch(void) {
   switch (k_isa_get()) {
-    case K_ISA_AVX512: return (gemm_arch){8, 32, k_ukr_avx512_8x32, k_axpy_avx512};
-    case K_ISA_AVX2: return (gemm_arch){4, 24, k_ukr_avx2_4x24, k_axpy_avx2};
-    default: return (gemm_arch){4, 16, k_ukr_generic_4x16, k_axpy_generic};
+    case K_ISA_AVX512:
+      return (gemm_arch){8, 32, k_ukr_avx512_8x32, k_axpy_avx512};
+    case K_ISA_AVX2:
+      return (gemm_arch){4, 24, k_ukr_avx2_4x24, k_axpy_avx2};
+    default:
+      return (gemm_arch){4, 16, k_ukr_generic_4x16, k_axpy_generic};
   }
 }
 
@@ -37,7 +40,9 @@ static size_t align64(size_t n) { return (n + 63) & ~(size_t)63; }
 static size_t a_bytes(int64_t M, int64_t K, int64_t kcb, int64_t mcb) {
   return align64((size_t)(round_up(min64(M, mcb), MR_MAX) * min64(K, kcb)) * sizeof(float));
 }
-static size_t b_bytes(int64_t K, int64_t kcb) { return align64((size_t)(min64(K, kcb) * NR_MAX) * sizeof(float)); }
+static size_t b_bytes(int64_t K, int64_t kcb) {
+  return align64((size_t)(min64(K, kcb) * NR_MAX) * sizeof(float));
+}
 
 static size_t scratch_for(int64_t M, int64_t N, int64_t K, size_t slots) {
   if (M <= 0 || N <= 0 || K <= 0) return 0;
@@ -48,7 +53,8 @@ static size_t scratch_for(int64_t M, int64_t N, int64_t K, size_t slots) {
 size_t k_sgemm_scratch(int64_t M, int64_t N, int64_t K) { return scratch_for(M, N, K, k_slots()); }
 size_t k_sgemm_scratch_min(int64_t M, int64_t N, int64_t K) { return scratch_for(M, N, K, 1); }
 
-static void pack_a(const k_sgemm_desc *g, int64_t m0, int64_t mc, int64_t k0, int64_t kc, int64_t MR, float *dst) {
+static void pack_a(const k_sgemm_desc *g, int64_t m0, int64_t mc, int64_t k0, int64_t kc, int64_t MR,
+                   float *dst) {
   for (int64_t p = 0; p < mc; p += MR) {
     int64_t mr = min64(MR, mc - p);
     const float *src = g->a + (m0 + p) * g->sa0 + k0 * g->sa1;
@@ -114,7 +120,8 @@ typedef struct gemm_job {
   bool direct;      /* full tiles go straight to C (unit column stride, no bias matrix) */
 } gemm_job;
 
-static void tile(const gemm_job *jb, const float *ap, const float *bp, int64_t i0, int64_t mr, int64_t j0, int64_t nr) {
+static void tile(const gemm_job *jb, const float *ap, const float *bp, int64_t i0, int64_t mr, int64_t j0,
+                 int64_t nr) {
   const k_sgemm_desc *g = jb->g;
   const int64_t MR = jb->ar.MR, NR = jb->ar.NR;
   bool acc = g->accumulate || !jb->first;
@@ -161,10 +168,8 @@ static void gemm_chunk(void *ctx, size_t c0, size_t c1) {
       int64_t jp = it / jb->mgroups, mg = it % jb->mgroups;
       int64_t j0 = jp * NR, nr = min64(NR, g->N - j0);
       if (packed != jp) {
-        if (g->pack_b)
-          g->pack_b(g->pack_user, jb->k0, jb->kc, j0, nr, NR, bp);
-        else
-          pack_b_dense(g, jb->k0, jb->kc, j0, nr, NR, bp);
+        if (g->pack_b) g->pack_b(g->pack_user, jb->k0, jb->kc, j0, nr, NR, bp);
+        else pack_b_dense(g, jb->k0, jb->kc, j0, nr, NR, bp);
         packed = jp;
       }
       int64_t p0 = mg * jb->mpanels / jb->mgroups, p1 = (mg + 1) * jb->mpanels / jb->mgroups;
@@ -177,7 +182,8 @@ static void gemm_chunk(void *ctx, size_t c0, size_t c1) {
 }
 
 /* The blocked product on `slots` B panels after one A block in `buf`. */
-static void blocked(const k_sgemm_desc *g, const gemm_arch *ar, float *buf, size_t slots, int64_t kcb, int64_t mcb) {
+static void blocked(const k_sgemm_desc *g, const gemm_arch *ar, float *buf, size_t slots, int64_t kcb,
+                    int64_t mcb) {
   gemm_job jb;
   jb.g = g;
   jb.ar = *ar;
@@ -205,10 +211,8 @@ static void blocked(const k_sgemm_desc *g, const gemm_arch *ar, float *buf, size
       jb.mgroups = jb.npanels >= want ? 1 : min64(jb.mpanels, (want + jb.npanels - 1) / jb.npanels);
       jb.items = jb.npanels * jb.mgroups;
       jb.chunks = min64((int64_t)slots, jb.items);
-      if (jb.chunks > 1)
-        pte_threadpool_parallel_for((size_t)jb.chunks, 1, gemm_chunk, &jb);
-      else
-        gemm_chunk(&jb, 0, 1);
+      if (jb.chunks > 1) pte_threadpool_parallel_for((size_t)jb.chunks, 1, gemm_chunk, &jb);
+      else gemm_chunk(&jb, 0, 1);
     }
   }
 }
@@ -286,10 +290,8 @@ void k_sgemm(const k_sgemm_desc *g) {
   if (g->M <= 2 && g->K > 0 && g->sb1 == 1 && sc1 == 1 && !g->pack_b && !g->accumulate) {
     rows_job rj = {g, ar.axpy, 256};
     size_t blocks = (size_t)((g->N + rj.block - 1) / rj.block);
-    if (g->parallel)
-      k_parallel_for(blocks, flops, small_m_cols, &rj);
-    else
-      small_m_cols(&rj, 0, blocks);
+    if (g->parallel) k_parallel_for(blocks, flops, small_m_cols, &rj);
+    else small_m_cols(&rj, 0, blocks);
     return;
   }
   if (g->K <= 0) {
@@ -308,10 +310,8 @@ void k_sgemm(const k_sgemm_desc *g) {
   size_t slots = g->parallel && flops >= K_PAR_MIN_FLOPS ? k_slots() : 1;
   if (!g->scratch || g->scratch_bytes < k_sgemm_scratch_min(g->M, g->N, g->K)) {
     stack_job sj = {g, ar, (int64_t)slots, g->M < 2 * ar.MR * (int64_t)slots && !g->pack_b};
-    if (slots > 1)
-      pte_threadpool_parallel_for(slots, 1, stack_parts, &sj);
-    else
-      stack_serial(g, &ar);
+    if (slots > 1) pte_threadpool_parallel_for(slots, 1, stack_parts, &sj);
+    else stack_serial(g, &ar);
     return;
   }
   size_t abytes = a_bytes(g->M, g->K, KC, MC), bbytes = b_bytes(g->K, KC);
@@ -361,7 +361,8 @@ void k_sgemm_batched(const k_sgemm_desc *g, int32_t dims, const int64_t *sizes, 
 
 /* The portable microkernel: plain loops the compiler vectorizes with
  * whatever the baseline instruction set offers (SSE2 on x86-64). */
-void k_ukr_generic_4x16(int64_t kc, const float *a, const float *b, float *c, int64_t ldc, const k_tile_epi *e) {
+void k_ukr_generic_4x16(int64_t kc, const float *a, const float *b, float *c, int64_t ldc,
+                        const k_tile_epi *e) {
   float acc[4][16];
   for (int i = 0; i < 4; i++)
     for (int j = 0; j < 16; j++) acc[i][j] = 0.0f;

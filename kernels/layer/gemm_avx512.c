@@ -8,7 +8,8 @@
 #if defined(__AVX512F__)
 #include <immintrin.h>
 
-void k_ukr_avx512_8x32(int64_t kc, const float *a, const float *b, float *c, int64_t ldc, const k_tile_epi *e) {
+void k_ukr_avx512_8x32(int64_t kc, const float *a, const float *b, float *c, int64_t ldc,
+                       const k_tile_epi *e) {
   __m512 c00 = _mm512_setzero_ps(), c01 = _mm512_setzero_ps();
   __m512 c10 = _mm512_setzero_ps(), c11 = _mm512_setzero_ps();
   __m512 c20 = _mm512_setzero_ps(), c21 = _mm512_setzero_ps();
@@ -20,14 +21,30 @@ void k_ukr_avx512_8x32(int64_t kc, const float *a, const float *b, float *c, int
   for (int64_t k = 0; k < kc; k++) {
     __m512 b0 = _mm512_load_ps(b), b1 = _mm512_load_ps(b + 16);
     __m512 av;
-    av = _mm512_set1_ps(a[0]); c00 = _mm512_fmadd_ps(av, b0, c00); c01 = _mm512_fmadd_ps(av, b1, c01);
-    av = _mm512_set1_ps(a[1]); c10 = _mm512_fmadd_ps(av, b0, c10); c11 = _mm512_fmadd_ps(av, b1, c11);
-    av = _mm512_set1_ps(a[2]); c20 = _mm512_fmadd_ps(av, b0, c20); c21 = _mm512_fmadd_ps(av, b1, c21);
-    av = _mm512_set1_ps(a[3]); c30 = _mm512_fmadd_ps(av, b0, c30); c31 = _mm512_fmadd_ps(av, b1, c31);
-    av = _mm512_set1_ps(a[4]); c40 = _mm512_fmadd_ps(av, b0, c40); c41 = _mm512_fmadd_ps(av, b1, c41);
-    av = _mm512_set1_ps(a[5]); c50 = _mm512_fmadd_ps(av, b0, c50); c51 = _mm512_fmadd_ps(av, b1, c51);
-    av = _mm512_set1_ps(a[6]); c60 = _mm512_fmadd_ps(av, b0, c60); c61 = _mm512_fmadd_ps(av, b1, c61);
-    av = _mm512_set1_ps(a[7]); c70 = _mm512_fmadd_ps(av, b0, c70); c71 = _mm512_fmadd_ps(av, b1, c71);
+    av = _mm512_set1_ps(a[0]);
+    c00 = _mm512_fmadd_ps(av, b0, c00);
+    c01 = _mm512_fmadd_ps(av, b1, c01);
+    av = _mm512_set1_ps(a[1]);
+    c10 = _mm512_fmadd_ps(av, b0, c10);
+    c11 = _mm512_fmadd_ps(av, b1, c11);
+    av = _mm512_set1_ps(a[2]);
+    c20 = _mm512_fmadd_ps(av, b0, c20);
+    c21 = _mm512_fmadd_ps(av, b1, c21);
+    av = _mm512_set1_ps(a[3]);
+    c30 = _mm512_fmadd_ps(av, b0, c30);
+    c31 = _mm512_fmadd_ps(av, b1, c31);
+    av = _mm512_set1_ps(a[4]);
+    c40 = _mm512_fmadd_ps(av, b0, c40);
+    c41 = _mm512_fmadd_ps(av, b1, c41);
+    av = _mm512_set1_ps(a[5]);
+    c50 = _mm512_fmadd_ps(av, b0, c50);
+    c51 = _mm512_fmadd_ps(av, b1, c51);
+    av = _mm512_set1_ps(a[6]);
+    c60 = _mm512_fmadd_ps(av, b0, c60);
+    c61 = _mm512_fmadd_ps(av, b1, c61);
+    av = _mm512_set1_ps(a[7]);
+    c70 = _mm512_fmadd_ps(av, b0, c70);
+    c71 = _mm512_fmadd_ps(av, b1, c71);
     a += 8;
     b += 32;
   }
@@ -64,7 +81,8 @@ void k_axpy_avx512(float *y, const float *x, float a, int64_t n) {
 }
 #else
 /* Built without AVX-512 support in the compiler: never selected. */
-void k_ukr_avx512_8x32(int64_t kc, const float *a, const float *b, float *c, int64_t ldc, const k_tile_epi *e) {
+void k_ukr_avx512_8x32(int64_t kc, const float *a, const float *b, float *c, int64_t ldc,
+                       const k_tile_epi *e) {
   (void)kc, (void)a, (void)b, (void)c, (void)ldc, (void)e;
 }
 void k_axpy_avx512(float *y, const float *x, float a, int64_t n) { (void)y, (void)x, (void)a, (void)n; }

@@ -49,8 +49,8 @@ pte_status k_bool(pte_kernel_ctx *ctx, pte_value **args, int32_t i, bool *out);
 pte_status k_int_list(pte_kernel_ctx *ctx, pte_value **args, int32_t i, int64_t *out, int32_t max,
                       int32_t *n);
 /* IntList or None (→ *n = -1). */
-pte_status k_opt_int_list(pte_kernel_ctx *ctx, pte_value **args, int32_t i, int64_t *out,
-                          int32_t max, int32_t *n);
+pte_status k_opt_int_list(pte_kernel_ctx *ctx, pte_value **args, int32_t i, int64_t *out, int32_t max,
+                          int32_t *n);
 pte_status k_string(pte_kernel_ctx *ctx, pte_value **args, int32_t i, const char **out);
 /* Tensor[]: a TensorList (items are Tensor values). */
 pte_status k_tensor_list(pte_kernel_ctx *ctx, pte_value **args, int32_t i, pte_value *const **items,
@@ -99,7 +99,9 @@ int32_t k_arg_ints(pte_value *const *args, int32_t nargs, int32_t i, int64_t *ou
 /* Row-major dim order. */
 bool k_default_order(const pte_tensor *t);
 /* A float32 tensor in default dim order (what the optimized kernels run). */
-static inline bool k_is_f32(const pte_tensor *t) { return t && t->dtype == PTE_FLOAT32 && k_default_order(t); }
+static inline bool k_is_f32(const pte_tensor *t) {
+  return t && t->dtype == PTE_FLOAT32 && k_default_order(t);
+}
 static inline bool k_arg_f32(pte_value *const *args, int32_t nargs, int32_t i) {
   return k_is_f32(k_arg_tensor(args, nargs, i));
 }
@@ -241,8 +243,8 @@ void k_sgemm_batched(const k_sgemm_desc *g, int32_t dims, const int64_t *sizes, 
  * a copy or conversion does not matter, and in memory order the dims of
  * tensors in any dim order merge (channels-last into channels-last is one
  * run). */
-void k_memory_order(int32_t dim, const int64_t *sizes, const int64_t *const *strides, int32_t nops, int64_t *osizes,
-                    int64_t (*ostrides)[PTE_MAX_DIM]);
+void k_memory_order(int32_t dim, const int64_t *sizes, const int64_t *const *strides, int32_t nops,
+                    int64_t *osizes, int64_t (*ostrides)[PTE_MAX_DIM]);
 /* Copy a block of `sizes` elements of `es` bytes from src (element strides
  * ss, 0 to broadcast) to dst (strides ds). Dims are put in dst's memory
  * order and coalesced; rows contiguous on both sides are memmove'd (a
@@ -250,10 +252,10 @@ void k_memory_order(int32_t dim, const int64_t *sizes, const int64_t *const *str
  * dst, another in src) goes through cache-sized tiles (AVX2 for 4-byte
  * elements), the rest is a strided loop. `parallel` splits large copies
  * over the pool. */
-void k_copy(void *dst, const int64_t *ds, const void *src, const int64_t *ss, int32_t dim, const int64_t *sizes,
-            size_t es, bool parallel);
+void k_copy(void *dst, const int64_t *ds, const void *src, const int64_t *ss, int32_t dim,
+            const int64_t *sizes, size_t es, bool parallel);
 /* The same into a contiguous (row-major) dst. */
-void k_copy_to_contiguous(void *dst, const void *src, const int64_t *ss, int32_t dim, const int64_t *sizes, size_t es,
-                          bool parallel);
+void k_copy_to_contiguous(void *dst, const void *src, const int64_t *ss, int32_t dim, const int64_t *sizes,
+                          size_t es, bool parallel);
 
 #endif

@@ -23,7 +23,6 @@ pte_status k_has_data(pte_kernel_ctx *ctx, const pte_tensor *t, const char *name
   return PTE_OK;
 }
 
-
 static bool lacks_data(const pte_tensor *t) { return t && !t->data && pte_tensor_numel(t) > 0; }
 
 pte_status k_args_have_data(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {

@@ -15,13 +15,16 @@ typedef struct k_tile_epi {
 } k_tile_epi;
 
 /* A full MR x NR tile: c[i*ldc + j] = epilogue(sum_k a[k*MR+i] * b[k*NR+j]). */
-typedef void (*k_ukr_fn)(int64_t kc, const float *a, const float *b, float *c, int64_t ldc, const k_tile_epi *e);
+typedef void (*k_ukr_fn)(int64_t kc, const float *a, const float *b, float *c, int64_t ldc,
+                         const k_tile_epi *e);
 /* y[0..n) += a * x[0..n) (the one- and two-row products). */
 typedef void (*k_axpy_fn)(float *y, const float *x, float a, int64_t n);
 
-void k_ukr_generic_4x16(int64_t kc, const float *a, const float *b, float *c, int64_t ldc, const k_tile_epi *e);
+void k_ukr_generic_4x16(int64_t kc, const float *a, const float *b, float *c, int64_t ldc,
+                        const k_tile_epi *e);
 void k_ukr_avx2_4x24(int64_t kc, const float *a, const float *b, float *c, int64_t ldc, const k_tile_epi *e);
-void k_ukr_avx512_8x32(int64_t kc, const float *a, const float *b, float *c, int64_t ldc, const k_tile_epi *e);
+void k_ukr_avx512_8x32(int64_t kc, const float *a, const float *b, float *c, int64_t ldc,
+                       const k_tile_epi *e);
 void k_axpy_generic(float *y, const float *x, float a, int64_t n);
 void k_axpy_avx2(float *y, const float *x, float a, int64_t n);
 void k_axpy_avx512(float *y, const float *x, float a, int64_t n);

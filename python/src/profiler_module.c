@@ -10,8 +10,7 @@
 #include <stdlib.h>
 
 typedef struct {
-  PyObject_HEAD
-  pte_etdump *etdump;
+  PyObject_HEAD pte_etdump *etdump;
 } ProfilerObject;
 
 static PyObject *raise_status(pte_status st) {
@@ -83,10 +82,11 @@ static PyObject *profiler_summary(ProfilerObject *self, PyObject *unused) {
   n = pte_etdump_summary(self->etdump, rows, n);
   PyObject *list = PyList_New(0);
   for (int32_t i = 0; list && i < n; i++) {
-    PyObject *d = Py_BuildValue("{s:s,s:i,s:L,s:K,s:K,s:K,s:d,s:d}", "name", rows[i].name, "kind", (int)rows[i].kind,
-                                "count", (long long)rows[i].count, "total_ns", (unsigned long long)rows[i].total_ns,
-                                "min_ns", (unsigned long long)rows[i].min_ns, "max_ns",
-                                (unsigned long long)rows[i].max_ns, "mean_ns", rows[i].mean_ns, "share", rows[i].share);
+    PyObject *d =
+        Py_BuildValue("{s:s,s:i,s:L,s:K,s:K,s:K,s:d,s:d}", "name", rows[i].name, "kind", (int)rows[i].kind,
+                      "count", (long long)rows[i].count, "total_ns", (unsigned long long)rows[i].total_ns,
+                      "min_ns", (unsigned long long)rows[i].min_ns, "max_ns",
+                      (unsigned long long)rows[i].max_ns, "mean_ns", rows[i].mean_ns, "share", rows[i].share);
     if (!d || PyList_Append(list, d)) Py_CLEAR(list);
     Py_XDECREF(d);
   }
@@ -96,8 +96,10 @@ static PyObject *profiler_summary(ProfilerObject *self, PyObject *unused) {
 
 static PyObject *profiler_save_etdump(ProfilerObject *self, PyObject *args) {
   PyObject *path, *debug = NULL;
-  if (!PyArg_ParseTuple(args, "O&|O&", PyUnicode_FSConverter, &path, PyUnicode_FSConverter, &debug)) return NULL;
-  pte_status st = pte_etdump_write(self->etdump, PyBytes_AS_STRING(path), debug ? PyBytes_AS_STRING(debug) : NULL);
+  if (!PyArg_ParseTuple(args, "O&|O&", PyUnicode_FSConverter, &path, PyUnicode_FSConverter, &debug))
+    return NULL;
+  pte_status st =
+      pte_etdump_write(self->etdump, PyBytes_AS_STRING(path), debug ? PyBytes_AS_STRING(debug) : NULL);
   Py_DECREF(path);
   Py_XDECREF(debug);
   if (st) return raise_status(st);
@@ -131,7 +133,8 @@ static PyMethodDef profiler_methods[] = {
     {"detach", (PyCFunction)profiler_detach, METH_O, "Stop tracing a method."},
     {"table", (PyCFunction)profiler_table, METH_NOARGS, "Per-operator table as text."},
     {"summary", (PyCFunction)profiler_summary, METH_NOARGS, "Per-operator rows."},
-    {"save_etdump", (PyCFunction)profiler_save_etdump, METH_VARARGS, "Write an ETDump file (and a debug buffer)."},
+    {"save_etdump", (PyCFunction)profiler_save_etdump, METH_VARARGS,
+     "Write an ETDump file (and a debug buffer)."},
     {"save_trace", (PyCFunction)profiler_save_trace, METH_VARARGS, "Write a Chrome trace-event JSON file."},
     {"stats", (PyCFunction)profiler_stats, METH_NOARGS, "Counts of kept and dropped records."},
     {"reset", (PyCFunction)profiler_reset, METH_NOARGS, "Forget everything recorded."},
@@ -148,14 +151,23 @@ static PyTypeObject ProfilerType = {
     .tp_new = PyType_GenericNew,
 };
 
-static PyObject *mod_registry_identity(PyObject *m, PyObject *u) { return PyLong_FromVoidPtr((void *)pte_registry_identity()); }
+static PyObject *mod_registry_identity(PyObject *m, PyObject *u) {
+  return PyLong_FromVoidPtr((void *)pte_registry_identity());
+}
 
-static PyMethodDef module_methods[] = {
-    {"registry_identity", mod_registry_identity, METH_NOARGS, "Address of the runtime's registry, as this extension sees it."},
-    {NULL, NULL, 0, NULL}};
+static PyMethodDef module_methods[] = {{"registry_identity", mod_registry_identity, METH_NOARGS,
+                                        "Address of the runtime's registry, as this extension sees it."},
+                                       {NULL, NULL, 0, NULL}};
 
-static struct PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "_profiler", "pterun profiler bindings (glue only).", -1,
-                                        module_methods, NULL, NULL, NULL, NULL};
+static struct PyModuleDef module_def = {PyModuleDef_HEAD_INIT,
+                                        "_profiler",
+                                        "pterun profiler bindings (glue only).",
+                                        -1,
+                                        module_methods,
+                                        NULL,
+                                        NULL,
+                                        NULL,
+                                        NULL};
 
 PyMODINIT_FUNC PyInit__profiler(void);
 

@@ -15,7 +15,8 @@ static PyObject *g_error; /* pterun.Error */
 
 /* Raise pterun.Error with the runtime's message; .status names the code. */
 static PyObject *raise_status(pte_status st) {
-  PyObject *exc = PyObject_CallFunction(g_error, "s", pte_last_error()[0] ? pte_last_error() : pte_status_name(st));
+  PyObject *exc =
+      PyObject_CallFunction(g_error, "s", pte_last_error()[0] ? pte_last_error() : pte_status_name(st));
   if (!exc) return NULL;
   PyObject *name = PyUnicode_FromString(pte_status_name(st));
   if (name) {
@@ -34,8 +35,7 @@ static PyObject *raise_status(pte_status st) {
 #define MAX_MAPS 16
 
 typedef struct {
-  PyObject_HEAD
-  pte_program *program;
+  PyObject_HEAD pte_program *program;
   pte_data_map *maps[MAX_MAPS];
   int nmaps;
 } ProgramObject;
@@ -51,10 +51,10 @@ static PyObject *io_dict(const pte_io_info *io) {
   PyObject *shape = PyTuple_New(io->dim);
   if (!shape) return NULL;
   for (int32_t i = 0; i < io->dim; i++) PyTuple_SET_ITEM(shape, i, PyLong_FromLongLong(io->sizes[i]));
-  PyObject *d = Py_BuildValue("{s:s,s:s,s:i,s:N,s:O,s:O,s:n}", "kind", "Tensor", "dtype", pte_dtype_name(io->dtype),
-                              "dtype_code", (int)io->dtype, "shape", shape, "dynamic",
-                              io->dynamism ? Py_True : Py_False, "planned", io->planned ? Py_True : Py_False,
-                              "nbytes", (Py_ssize_t)io->nbytes);
+  PyObject *d = Py_BuildValue("{s:s,s:s,s:i,s:N,s:O,s:O,s:n}", "kind", "Tensor", "dtype",
+                              pte_dtype_name(io->dtype), "dtype_code", (int)io->dtype, "shape", shape,
+                              "dynamic", io->dynamism ? Py_True : Py_False, "planned",
+                              io->planned ? Py_True : Py_False, "nbytes", (Py_ssize_t)io->nbytes);
   return d;
 }
 
@@ -62,7 +62,8 @@ static PyObject *program_method_names(ProgramObject *self, PyObject *unused) {
   int32_t n = pte_program_method_count(self->program);
   PyObject *list = PyList_New(n);
   if (!list) return NULL;
-  for (int32_t i = 0; i < n; i++) PyList_SET_ITEM(list, i, PyUnicode_FromString(pte_program_method_name(self->program, i)));
+  for (int32_t i = 0; i < n; i++)
+    PyList_SET_ITEM(list, i, PyUnicode_FromString(pte_program_method_name(self->program, i)));
   return list;
 }
 
@@ -151,7 +152,8 @@ static PyObject *program_load_method(ProgramObject *self, PyObject *args) {
 
 static PyMethodDef program_methods[] = {
     {"method_names", (PyCFunction)program_method_names, METH_NOARGS, "Names of the program's methods."},
-    {"method_info", (PyCFunction)program_method_info, METH_VARARGS, "Metadata of a method, without loading it."},
+    {"method_info", (PyCFunction)program_method_info, METH_VARARGS,
+     "Metadata of a method, without loading it."},
     {"load_method", (PyCFunction)program_load_method, METH_VARARGS, "Load a method."},
     {NULL, NULL, 0, NULL}};
 
@@ -192,8 +194,10 @@ static PyObject *mod_load(PyObject *mod, PyObject *args) {
         goto error;
       }
       const char *cp = PyBytes_AS_STRING(p);
-      Py_BEGIN_ALLOW_THREADS st = pte_data_map_load_file(cp, NULL, &self->maps[self->nmaps]);
-      Py_END_ALLOW_THREADS Py_DECREF(p);
+      Py_BEGIN_ALLOW_THREADS
+        st = pte_data_map_load_file(cp, NULL, &self->maps[self->nmaps]);
+      Py_END_ALLOW_THREADS
+      Py_DECREF(p);
       if (st) {
         Py_DECREF(seq);
         raise_status(st);
@@ -207,8 +211,10 @@ static PyObject *mod_load(PyObject *mod, PyObject *args) {
   po.data_maps = self->maps;
   po.num_data_maps = self->nmaps;
   const char *cpath = PyBytes_AS_STRING(path_obj);
-  Py_BEGIN_ALLOW_THREADS st = pte_program_load_file(cpath, &po, &self->program);
-  Py_END_ALLOW_THREADS if (st) {
+  Py_BEGIN_ALLOW_THREADS
+    st = pte_program_load_file(cpath, &po, &self->program);
+  Py_END_ALLOW_THREADS
+  if (st) {
     raise_status(st);
     goto error;
   }
@@ -225,8 +231,7 @@ error:
 /* ---------------------------------------------------------------------- */
 
 typedef struct {
-  PyObject_HEAD
-  ProgramObject *program; /* keeps the program alive */
+  PyObject_HEAD ProgramObject *program; /* keeps the program alive */
   pte_method *method;
 } MethodObject;
 
@@ -241,16 +246,32 @@ static int format_dtype(const Py_buffer *b) {
   while (*f == '<' || *f == '=' || *f == '@' || *f == '!') f++;
   if (f[0] == 0 || f[1] != 0) return -1;
   switch (f[0]) {
-    case 'f': return b->itemsize == 4 ? PTE_FLOAT32 : -1;
-    case 'd': return b->itemsize == 8 ? PTE_FLOAT64 : -1;
-    case 'e': return b->itemsize == 2 ? PTE_FLOAT16 : -1;
-    case 'q': case 'l': case 'i': case 'h': case 'b':
-      return b->itemsize == 8 ? PTE_INT64 : b->itemsize == 4 ? PTE_INT32 : b->itemsize == 2 ? PTE_INT16 : PTE_INT8;
-    case 'Q': case 'L': case 'I': case 'H':
+    case 'f':
+      return b->itemsize == 4 ? PTE_FLOAT32 : -1;
+    case 'd':
+      return b->itemsize == 8 ? PTE_FLOAT64 : -1;
+    case 'e':
+      return b->itemsize == 2 ? PTE_FLOAT16 : -1;
+    case 'q':
+    case 'l':
+    case 'i':
+    case 'h':
+    case 'b':
+      return b->itemsize == 8   ? PTE_INT64
+             : b->itemsize == 4 ? PTE_INT32
+             : b->itemsize == 2 ? PTE_INT16
+                                : PTE_INT8;
+    case 'Q':
+    case 'L':
+    case 'I':
+    case 'H':
       return b->itemsize == 8 ? PTE_UINT64 : b->itemsize == 4 ? PTE_UINT32 : PTE_UINT16;
-    case 'B': return PTE_UINT8;
-    case '?': return PTE_BOOL;
-    default: return -1;
+    case 'B':
+      return PTE_UINT8;
+    case '?':
+      return PTE_BOOL;
+    default:
+      return -1;
   }
 }
 
@@ -263,8 +284,10 @@ static PyObject *method_new(ProgramObject *program, const char *name) {
   Py_INCREF(program);
   self->program = program;
   pte_status st;
-  Py_BEGIN_ALLOW_THREADS st = pte_method_load(program->program, name, NULL, &self->method);
-  Py_END_ALLOW_THREADS if (st) {
+  Py_BEGIN_ALLOW_THREADS
+    st = pte_method_load(program->program, name, NULL, &self->method);
+  Py_END_ALLOW_THREADS
+  if (st) {
     Py_DECREF(self);
     return raise_status(st);
   }
@@ -273,11 +296,16 @@ static PyObject *method_new(ProgramObject *program, const char *name) {
 
 static PyObject *value_to_py(const pte_value *v) {
   switch (v->tag) {
-    case PTE_TAG_INT: return PyLong_FromLongLong(v->u.i);
-    case PTE_TAG_DOUBLE: return PyFloat_FromDouble(v->u.d);
-    case PTE_TAG_BOOL: return PyBool_FromLong(v->u.b);
-    case PTE_TAG_NONE: Py_RETURN_NONE;
-    case PTE_TAG_STRING: return PyUnicode_FromString(v->u.str);
+    case PTE_TAG_INT:
+      return PyLong_FromLongLong(v->u.i);
+    case PTE_TAG_DOUBLE:
+      return PyFloat_FromDouble(v->u.d);
+    case PTE_TAG_BOOL:
+      return PyBool_FromLong(v->u.b);
+    case PTE_TAG_NONE:
+      Py_RETURN_NONE;
+    case PTE_TAG_STRING:
+      return PyUnicode_FromString(v->u.str);
     case PTE_TAG_TENSOR: {
       const pte_tensor *t = v->u.tensor;
       size_t n = pte_tensor_nbytes(t);
@@ -317,7 +345,8 @@ static PyObject *method_execute(MethodObject *self, PyObject *arg) {
   int32_t want = pte_method_num_inputs(self->method);
   if (n != want) {
     Py_DECREF(seq);
-    return PyErr_Format(g_error, "method '%s' takes %d inputs, %zd given", pte_method_name(self->method), (int)want, n);
+    return PyErr_Format(g_error, "method '%s' takes %d inputs, %zd given", pte_method_name(self->method),
+                        (int)want, n);
   }
   pte_status st = PTE_OK;
   PyObject *result = NULL;
@@ -366,7 +395,8 @@ static PyObject *method_execute(MethodObject *self, PyObject *arg) {
     } else if (o == Py_None) {
       v.tag = PTE_TAG_NONE;
     } else {
-      PyErr_Format(g_error, "input %zd: cannot convert %s (expected an array, a number or None)", i, Py_TYPE(o)->tp_name);
+      PyErr_Format(g_error, "input %zd: cannot convert %s (expected an array, a number or None)", i,
+                   Py_TYPE(o)->tp_name);
       goto done;
     }
     if ((st = pte_method_set_input(self->method, (int32_t)i, &v))) {
@@ -374,8 +404,10 @@ static PyObject *method_execute(MethodObject *self, PyObject *arg) {
       goto done;
     }
   }
-  Py_BEGIN_ALLOW_THREADS st = pte_method_execute(self->method);
-  Py_END_ALLOW_THREADS if (st) {
+  Py_BEGIN_ALLOW_THREADS
+    st = pte_method_execute(self->method);
+  Py_END_ALLOW_THREADS
+  if (st) {
     raise_status(st);
     goto done;
   }
@@ -398,7 +430,9 @@ done:
   return result;
 }
 
-static PyObject *method_get_name(MethodObject *self, void *c) { return PyUnicode_FromString(pte_method_name(self->method)); }
+static PyObject *method_get_name(MethodObject *self, void *c) {
+  return PyUnicode_FromString(pte_method_name(self->method));
+}
 
 static PyObject *method_memory(MethodObject *self, PyObject *unused) {
   return PyLong_FromSize_t(pte_method_memory_used(self->method));
@@ -406,7 +440,9 @@ static PyObject *method_memory(MethodObject *self, PyObject *unused) {
 
 /* The pte_method* as an integer, so other extensions (the profiler) can
  * attach to it through the C API. */
-static PyObject *method_handle(MethodObject *self, PyObject *unused) { return PyLong_FromVoidPtr(self->method); }
+static PyObject *method_handle(MethodObject *self, PyObject *unused) {
+  return PyLong_FromVoidPtr(self->method);
+}
 
 static PyMethodDef method_methods[] = {
     {"execute", (PyCFunction)method_execute, METH_O, "Run with a sequence of inputs."},
@@ -447,7 +483,9 @@ static PyObject *mod_registered_operators(PyObject *m, PyObject *u) {
   return l;
 }
 
-static PyObject *mod_registry_identity(PyObject *m, PyObject *u) { return PyLong_FromVoidPtr((void *)pte_registry_identity()); }
+static PyObject *mod_registry_identity(PyObject *m, PyObject *u) {
+  return PyLong_FromVoidPtr((void *)pte_registry_identity());
+}
 
 static PyObject *mod_library_load(PyObject *m, PyObject *args) {
   PyObject *p;
@@ -468,7 +506,9 @@ static PyObject *mod_library_load_all(PyObject *m, PyObject *u) {
 static PyObject *mod_library_dir(PyObject *m, PyObject *u) { return PyUnicode_FromString(pte_library_dir()); }
 
 #ifdef PTERUN_HAVE_THREADPOOL
-static PyObject *mod_num_threads(PyObject *m, PyObject *u) { return PyLong_FromSize_t(pte_threadpool_threads()); }
+static PyObject *mod_num_threads(PyObject *m, PyObject *u) {
+  return PyLong_FromSize_t(pte_threadpool_threads());
+}
 
 static PyObject *mod_set_num_threads(PyObject *m, PyObject *arg) {
   Py_ssize_t n = PyLong_AsSsize_t(arg);
@@ -477,8 +517,10 @@ static PyObject *mod_set_num_threads(PyObject *m, PyObject *arg) {
     return NULL;
   }
   pte_status st;
-  Py_BEGIN_ALLOW_THREADS st = pte_threadpool_set_threads((size_t)n);
-  Py_END_ALLOW_THREADS if (st) return raise_status(st);
+  Py_BEGIN_ALLOW_THREADS
+    st = pte_threadpool_set_threads((size_t)n);
+  Py_END_ALLOW_THREADS
+  if (st) return raise_status(st);
   Py_RETURN_NONE;
 }
 
@@ -494,7 +536,8 @@ static PyMethodDef module_methods[] = {
     {"registered_operators", mod_registered_operators, METH_NOARGS, "Names of the registered operators."},
     {"registry_identity", mod_registry_identity, METH_NOARGS, "Address of the runtime's registry."},
     {"library_load", mod_library_load, METH_VARARGS, "Load a component or operator library."},
-    {"library_load_all", mod_library_load_all, METH_NOARGS, "Load every component installed next to the runtime."},
+    {"library_load_all", mod_library_load_all, METH_NOARGS,
+     "Load every component installed next to the runtime."},
     {"library_dir", mod_library_dir, METH_NOARGS, "Directory libpterun was loaded from."},
     {"runtime_version", mod_version, METH_NOARGS, "Version of the loaded libpterun."},
 #ifdef PTERUN_HAVE_THREADPOOL
@@ -504,8 +547,15 @@ static PyMethodDef module_methods[] = {
 #endif
     {NULL, NULL, 0, NULL}};
 
-static struct PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "_pterun", "pterun runtime bindings (glue only).", -1,
-                                        module_methods, NULL, NULL, NULL, NULL};
+static struct PyModuleDef module_def = {PyModuleDef_HEAD_INIT,
+                                        "_pterun",
+                                        "pterun runtime bindings (glue only).",
+                                        -1,
+                                        module_methods,
+                                        NULL,
+                                        NULL,
+                                        NULL,
+                                        NULL};
 
 PyMODINIT_FUNC PyInit__pterun(void);
 
@@ -520,7 +570,8 @@ PyMODINIT_FUNC PyInit__pterun(void) {
   }
   PyObject *m = PyModule_Create(&module_def);
   if (!m) return NULL;
-  g_error = PyErr_NewExceptionWithDoc("pterun.Error", "An error reported by the pterun runtime.", PyExc_RuntimeError, NULL);
+  g_error = PyErr_NewExceptionWithDoc("pterun.Error", "An error reported by the pterun runtime.",
+                                      PyExc_RuntimeError, NULL);
   if (!g_error || PyModule_AddObject(m, "Error", g_error) < 0) {
     Py_XDECREF(g_error);
     Py_DECREF(m);

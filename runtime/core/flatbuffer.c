@@ -56,7 +56,8 @@ static pte_status fb_verify_table(fb_verifier *v, uint64_t pos, const pte_fb_tab
 static pte_status fb_follow(fb_verifier *v, uint64_t at, uint64_t *target) {
   if (!fb_range(v, at, 4)) return fb_fail(v, "offset field at %llu is out of bounds", (unsigned long long)at);
   uint64_t t = at + pte_fb_u32(v->buf + at);
-  if (t >= v->size) return fb_fail(v, "offset points to %llu, past the end (%zu)", (unsigned long long)t, v->size);
+  if (t >= v->size)
+    return fb_fail(v, "offset points to %llu, past the end (%zu)", (unsigned long long)t, v->size);
   *target = t;
   return PTE_OK;
 }
@@ -64,7 +65,8 @@ static pte_status fb_follow(fb_verifier *v, uint64_t at, uint64_t *target) {
 static pte_status fb_verify_string(fb_verifier *v, uint64_t pos) {
   if (!fb_range(v, pos, 4)) return fb_fail(v, "string header out of bounds");
   uint64_t len = pte_fb_u32(v->buf + pos);
-  if (!fb_range(v, pos + 4, len + 1)) return fb_fail(v, "string of length %llu runs past the end", (unsigned long long)len);
+  if (!fb_range(v, pos + 4, len + 1))
+    return fb_fail(v, "string of length %llu runs past the end", (unsigned long long)len);
   if (v->buf[pos + 4 + len] != 0) return fb_fail(v, "string is not NUL-terminated");
   return PTE_OK;
 }
@@ -79,9 +81,8 @@ static pte_status fb_verify_vector(fb_verifier *v, uint64_t pos, uint64_t elem, 
   return PTE_OK;
 }
 
-static pte_status fb_verify_field(fb_verifier *v, uint64_t table, uint32_t vt, uint16_t vsize,
-                                  uint16_t tsize, int slot, const pte_fb_slot *f,
-                                  uint8_t union_tag) {
+static pte_status fb_verify_field(fb_verifier *v, uint64_t table, uint32_t vt, uint16_t vsize, uint16_t tsize,
+                                  int slot, const pte_fb_slot *f, uint8_t union_tag) {
   uint32_t at = 4u + 2u * (uint32_t)slot;
   uint16_t off = (at + 2 <= vsize) ? pte_fb_u16(v->buf + vt + at) : 0;
   if (!off) return PTE_OK;
@@ -89,8 +90,8 @@ static pte_status fb_verify_field(fb_verifier *v, uint64_t table, uint32_t vt, u
   if (f->kind == PTE_FB_SCALAR || f->kind == PTE_FB_STRUCT) inline_size = f->size;
   if (f->kind == PTE_FB_UNION_TYPE) inline_size = 1;
   if ((uint32_t)off + inline_size > tsize)
-    return fb_fail(v, "field at offset %u (+%u bytes) lies outside its table of %u bytes",
-                   (unsigned)off, (unsigned)inline_size, (unsigned)tsize);
+    return fb_fail(v, "field at offset %u (+%u bytes) lies outside its table of %u bytes", (unsigned)off,
+                   (unsigned)inline_size, (unsigned)tsize);
   uint64_t p = table + off;
   uint64_t target = 0;
   uint32_t n = 0;
@@ -137,7 +138,8 @@ static pte_status fb_verify_table(fb_verifier *v, uint64_t pos, const pte_fb_tab
   if (v->depth >= FB_MAX_DEPTH) return fb_fail(v, "tables nest deeper than %d", FB_MAX_DEPTH);
   if (++v->visits > FB_MAX_VISITS) return fb_fail(v, "too many tables (shared subtables?)");
   if (!fb_range(v, pos, 4) || pos % 4)
-    return fb_fail(v, "%s table at %llu is out of bounds or misaligned", schema->name, (unsigned long long)pos);
+    return fb_fail(v, "%s table at %llu is out of bounds or misaligned", schema->name,
+                   (unsigned long long)pos);
   int64_t vt = (int64_t)pos - (int32_t)pte_fb_u32(v->buf + pos);
   if (vt < 0 || !fb_range(v, (uint64_t)vt, 4) || vt % 2)
     return fb_fail(v, "%s vtable offset is out of bounds", schema->name);
@@ -168,8 +170,7 @@ static pte_status fb_verify_table(fb_verifier *v, uint64_t pos, const pte_fb_tab
   return PTE_OK;
 }
 
-pte_status pte_fb_verify(const void *buf, size_t size, const pte_fb_table *root,
-                         const char *identifier) {
+pte_status pte_fb_verify(const void *buf, size_t size, const pte_fb_table *root, const char *identifier) {
   if (!buf || size < 8 || size > 0xFFFFFFFFu)
     return pte_error(PTE_ERR_INVALID_PROGRAM, "%s: flatbuffer of %zu bytes is too small or too large",
                      root ? root->name : "flatbuffer", size);
@@ -177,8 +178,8 @@ pte_status pte_fb_verify(const void *buf, size_t size, const pte_fb_table *root,
   if (identifier && memcmp(b + 4, identifier, 4) != 0) {
     char got[5] = {0};
     for (int i = 0; i < 4; i++) got[i] = (b[4 + i] >= 32 && b[4 + i] < 127) ? (char)b[4 + i] : '?';
-    return pte_error(PTE_ERR_INVALID_PROGRAM, "%s: file identifier is '%s', expected '%.4s'",
-                     root->name, got, identifier);
+    return pte_error(PTE_ERR_INVALID_PROGRAM, "%s: file identifier is '%s', expected '%.4s'", root->name, got,
+                     identifier);
   }
   fb_verifier v;
   memset(&v, 0, sizeof v);

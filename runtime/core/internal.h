@@ -24,12 +24,8 @@ void *pte_alloc(const pte_allocator *a, size_t size, size_t alignment);
 void pte_free(const pte_allocator *a, void *p);
 
 /* Overflow-checked size arithmetic: false on overflow. */
-static inline bool pte_add_ok(size_t a, size_t b, size_t *out) {
-  return !__builtin_add_overflow(a, b, out);
-}
-static inline bool pte_mul_ok(size_t a, size_t b, size_t *out) {
-  return !__builtin_mul_overflow(a, b, out);
-}
+static inline bool pte_add_ok(size_t a, size_t b, size_t *out) { return !__builtin_add_overflow(a, b, out); }
+static inline bool pte_mul_ok(size_t a, size_t b, size_t *out) { return !__builtin_mul_overflow(a, b, out); }
 static inline size_t pte_align_up(size_t n, size_t a) { return (n + a - 1) & ~(a - 1); }
 
 /* tensor.c: recompute strides from sizes and dim order. */
@@ -46,8 +42,7 @@ typedef struct pte_file_map {
   size_t size;
   int mapped; /* 1: munmap, 0: free with allocator */
 } pte_file_map;
-pte_status pte_file_map_open(const char *path, uint32_t flags, const pte_allocator *a,
-                             pte_file_map *out);
+pte_status pte_file_map_open(const char *path, uint32_t flags, const pte_allocator *a, pte_file_map *out);
 void pte_file_map_close(pte_file_map *m, const pte_allocator *a);
 
 /* platform/mutex.c: the registries' lock */

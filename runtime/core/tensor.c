@@ -6,15 +6,32 @@
 
 size_t pte_dtype_size(int32_t dtype) {
   switch (dtype) {
-    case PTE_UINT8: case PTE_INT8: case PTE_BOOL: case PTE_QINT8: case PTE_QUINT8:
-    case PTE_QUINT4X2: case PTE_QUINT2X4: case PTE_FLOAT8_E5M2: case PTE_FLOAT8_E4M3FN:
-    case PTE_FLOAT8_E5M2FNUZ: case PTE_FLOAT8_E4M3FNUZ:
+    case PTE_UINT8:
+    case PTE_INT8:
+    case PTE_BOOL:
+    case PTE_QINT8:
+    case PTE_QUINT8:
+    case PTE_QUINT4X2:
+    case PTE_QUINT2X4:
+    case PTE_FLOAT8_E5M2:
+    case PTE_FLOAT8_E4M3FN:
+    case PTE_FLOAT8_E5M2FNUZ:
+    case PTE_FLOAT8_E4M3FNUZ:
       return 1;
-    case PTE_INT16: case PTE_FLOAT16: case PTE_BFLOAT16: case PTE_BITS16: case PTE_UINT16:
+    case PTE_INT16:
+    case PTE_FLOAT16:
+    case PTE_BFLOAT16:
+    case PTE_BITS16:
+    case PTE_UINT16:
       return 2;
-    case PTE_INT32: case PTE_FLOAT32: case PTE_QINT32: case PTE_UINT32:
+    case PTE_INT32:
+    case PTE_FLOAT32:
+    case PTE_QINT32:
+    case PTE_UINT32:
       return 4;
-    case PTE_INT64: case PTE_FLOAT64: case PTE_UINT64:
+    case PTE_INT64:
+    case PTE_FLOAT64:
+    case PTE_UINT64:
       return 8;
     default:
       return 0;
@@ -23,37 +40,61 @@ size_t pte_dtype_size(int32_t dtype) {
 
 const char *pte_dtype_name(int32_t dtype) {
   switch (dtype) {
-    case PTE_UINT8: return "uint8";
-    case PTE_INT8: return "int8";
-    case PTE_INT16: return "int16";
-    case PTE_INT32: return "int32";
-    case PTE_INT64: return "int64";
-    case PTE_FLOAT16: return "float16";
-    case PTE_FLOAT32: return "float32";
-    case PTE_FLOAT64: return "float64";
-    case PTE_BOOL: return "bool";
-    case PTE_QINT8: return "qint8";
-    case PTE_QUINT8: return "quint8";
-    case PTE_QINT32: return "qint32";
-    case PTE_BFLOAT16: return "bfloat16";
-    case PTE_QUINT4X2: return "quint4x2";
-    case PTE_QUINT2X4: return "quint2x4";
-    case PTE_BITS16: return "bits16";
-    case PTE_FLOAT8_E5M2: return "float8_e5m2";
-    case PTE_FLOAT8_E4M3FN: return "float8_e4m3fn";
-    case PTE_FLOAT8_E5M2FNUZ: return "float8_e5m2fnuz";
-    case PTE_FLOAT8_E4M3FNUZ: return "float8_e4m3fnuz";
-    case PTE_UINT16: return "uint16";
-    case PTE_UINT32: return "uint32";
-    case PTE_UINT64: return "uint64";
-    default: return "invalid";
+    case PTE_UINT8:
+      return "uint8";
+    case PTE_INT8:
+      return "int8";
+    case PTE_INT16:
+      return "int16";
+    case PTE_INT32:
+      return "int32";
+    case PTE_INT64:
+      return "int64";
+    case PTE_FLOAT16:
+      return "float16";
+    case PTE_FLOAT32:
+      return "float32";
+    case PTE_FLOAT64:
+      return "float64";
+    case PTE_BOOL:
+      return "bool";
+    case PTE_QINT8:
+      return "qint8";
+    case PTE_QUINT8:
+      return "quint8";
+    case PTE_QINT32:
+      return "qint32";
+    case PTE_BFLOAT16:
+      return "bfloat16";
+    case PTE_QUINT4X2:
+      return "quint4x2";
+    case PTE_QUINT2X4:
+      return "quint2x4";
+    case PTE_BITS16:
+      return "bits16";
+    case PTE_FLOAT8_E5M2:
+      return "float8_e5m2";
+    case PTE_FLOAT8_E4M3FN:
+      return "float8_e4m3fn";
+    case PTE_FLOAT8_E5M2FNUZ:
+      return "float8_e5m2fnuz";
+    case PTE_FLOAT8_E4M3FNUZ:
+      return "float8_e4m3fnuz";
+    case PTE_UINT16:
+      return "uint16";
+    case PTE_UINT32:
+      return "uint32";
+    case PTE_UINT64:
+      return "uint64";
+    default:
+      return "invalid";
   }
 }
 
 const char *pte_tag_name(int32_t tag) {
-  static const char *const names[] = {"unset", "None", "Int", "Bool", "Double", "Tensor",
-                                      "String", "IntList", "DoubleList", "BoolList",
-                                      "TensorList", "OptionalTensorList"};
+  static const char *const names[] = {"unset",      "None",     "Int",        "Bool",
+                                      "Double",     "Tensor",   "String",     "IntList",
+                                      "DoubleList", "BoolList", "TensorList", "OptionalTensorList"};
   return (tag >= 0 && tag <= PTE_TAG_OPTIONAL_TENSOR_LIST) ? names[tag] : "invalid";
 }
 
@@ -67,8 +108,7 @@ void pte_tensor_compute_strides(pte_tensor *t) {
   }
 }
 
-pte_status pte_tensor_init(pte_tensor *t, int32_t dtype, int32_t dim, const int64_t *sizes,
-                           void *data) {
+pte_status pte_tensor_init(pte_tensor *t, int32_t dtype, int32_t dim, const int64_t *sizes, void *data) {
   if (!t) return pte_error(PTE_ERR_INVALID_ARGUMENT, "tensor is NULL");
   if (pte_dtype_size(dtype) == 0)
     return pte_error(PTE_ERR_INVALID_ARGUMENT, "unknown dtype code %d", (int)dtype);
@@ -82,8 +122,8 @@ pte_status pte_tensor_init(pte_tensor *t, int32_t dtype, int32_t dim, const int6
   size_t n = pte_dtype_size(dtype);
   for (int32_t i = 0; i < dim; i++) {
     if (sizes[i] < 0)
-      return pte_error(PTE_ERR_INVALID_ARGUMENT, "size %lld of dim %d is negative",
-                       (long long)sizes[i], (int)i);
+      return pte_error(PTE_ERR_INVALID_ARGUMENT, "size %lld of dim %d is negative", (long long)sizes[i],
+                       (int)i);
     if (!pte_mul_ok(n, (size_t)sizes[i], &n))
       return pte_error(PTE_ERR_INVALID_ARGUMENT, "tensor size overflows");
     t->sizes[i] = sizes[i];
@@ -114,22 +154,19 @@ pte_status pte_tensor_resize(pte_tensor *t, int32_t dim, const int64_t *sizes) {
   if (same) return PTE_OK;
   if (t->dynamism == PTE_SHAPE_STATIC)
     return pte_error(PTE_ERR_INVALID_ARGUMENT, "cannot resize a static tensor from %s to %s",
-                     pte_shape_str(t->dim, t->sizes, a, sizeof a),
-                     pte_shape_str(dim, sizes, b, sizeof b));
+                     pte_shape_str(t->dim, t->sizes, a, sizeof a), pte_shape_str(dim, sizes, b, sizeof b));
   if (dim != t->dim && t->dynamism != PTE_SHAPE_DYNAMIC_UNBOUND)
-    return pte_error(PTE_ERR_INVALID_ARGUMENT, "cannot change rank from %d to %d (shape %s)",
-                     (int)t->dim, (int)dim, pte_shape_str(dim, sizes, b, sizeof b));
+    return pte_error(PTE_ERR_INVALID_ARGUMENT, "cannot change rank from %d to %d (shape %s)", (int)t->dim,
+                     (int)dim, pte_shape_str(dim, sizes, b, sizeof b));
   size_t n = pte_dtype_size(t->dtype);
   for (int32_t i = 0; i < dim; i++) {
     if (sizes[i] < 0 || !pte_mul_ok(n, (size_t)sizes[i], &n))
-      return pte_error(PTE_ERR_INVALID_ARGUMENT, "invalid shape %s",
-                       pte_shape_str(dim, sizes, b, sizeof b));
+      return pte_error(PTE_ERR_INVALID_ARGUMENT, "invalid shape %s", pte_shape_str(dim, sizes, b, sizeof b));
   }
   if (n > t->capacity)
-    return pte_error(PTE_ERR_INVALID_ARGUMENT,
-                     "shape %s needs %zu bytes but the tensor has room for %zu (bound %s)",
-                     pte_shape_str(dim, sizes, b, sizeof b), n, t->capacity,
-                     pte_shape_str(t->dim, t->sizes, a, sizeof a));
+    return pte_error(
+        PTE_ERR_INVALID_ARGUMENT, "shape %s needs %zu bytes but the tensor has room for %zu (bound %s)",
+        pte_shape_str(dim, sizes, b, sizeof b), n, t->capacity, pte_shape_str(t->dim, t->sizes, a, sizeof a));
   if (dim != t->dim)
     for (int32_t i = 0; i < dim; i++) t->dim_order[i] = (uint8_t)i;
   t->dim = dim;
@@ -154,16 +191,31 @@ bool pte_tensor_is_contiguous(const pte_tensor *t) {
 
 bool pte_value_to_int(const pte_value *v, int64_t *out) {
   if (!v) return false;
-  if (v->tag == PTE_TAG_INT) { *out = v->u.i; return true; }
-  if (v->tag == PTE_TAG_BOOL) { *out = v->u.b; return true; }
+  if (v->tag == PTE_TAG_INT) {
+    *out = v->u.i;
+    return true;
+  }
+  if (v->tag == PTE_TAG_BOOL) {
+    *out = v->u.b;
+    return true;
+  }
   return false;
 }
 
 bool pte_value_to_double(const pte_value *v, double *out) {
   if (!v) return false;
-  if (v->tag == PTE_TAG_DOUBLE) { *out = v->u.d; return true; }
-  if (v->tag == PTE_TAG_INT) { *out = (double)v->u.i; return true; }
-  if (v->tag == PTE_TAG_BOOL) { *out = v->u.b; return true; }
+  if (v->tag == PTE_TAG_DOUBLE) {
+    *out = v->u.d;
+    return true;
+  }
+  if (v->tag == PTE_TAG_INT) {
+    *out = (double)v->u.i;
+    return true;
+  }
+  if (v->tag == PTE_TAG_BOOL) {
+    *out = v->u.b;
+    return true;
+  }
   return false;
 }
 
@@ -186,7 +238,8 @@ pte_status pte_tensor_copy(pte_tensor *dst, const pte_tensor *src) {
   for (int32_t i = 0; i < src->dim; i++)
     if (dst->sizes[i] != src->sizes[i])
       return pte_error(PTE_ERR_INVALID_ARGUMENT, "copy from %s to %s: shapes differ",
-                       pte_shape_str(src->dim, src->sizes, a, sizeof a), pte_shape_str(dst->dim, dst->sizes, b, sizeof b));
+                       pte_shape_str(src->dim, src->sizes, a, sizeof a),
+                       pte_shape_str(dst->dim, dst->sizes, b, sizeof b));
   int64_t n = pte_tensor_numel(src);
   size_t es = pte_dtype_size(src->dtype);
   if (n == 0) return PTE_OK;

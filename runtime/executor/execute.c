@@ -6,35 +6,33 @@
 #include <string.h>
 
 static const char *dyn_name(int32_t d) {
-  return d == PTE_SHAPE_STATIC ? "static" : d == PTE_SHAPE_DYNAMIC_BOUND ? "dynamic, upper bounds" : "unbounded";
+  return d == PTE_SHAPE_STATIC          ? "static"
+         : d == PTE_SHAPE_DYNAMIC_BOUND ? "dynamic, upper bounds"
+                                        : "unbounded";
 }
 
 /* Shapes are formatted only on the error path: set_input runs before every
  * execute, so its common case must stay cheap. */
-static pte_status input_mismatch(pte_method *m, int32_t index, const pte_tensor *slot,
-                                 const int64_t *bound, const pte_tensor *t) {
+static pte_status input_mismatch(pte_method *m, int32_t index, const pte_tensor *slot, const int64_t *bound,
+                                 const pte_tensor *t) {
   char want[192], got[192];
   pte_shape_str(slot->dim, bound, want, sizeof want);
   pte_shape_str(t->dim, t->sizes, got, sizeof got);
   if (t->dtype != slot->dtype)
-    return pte_error(PTE_ERR_INVALID_ARGUMENT,
-                     "method '%s' input %d: expected dtype %s, got %s (shape %s)", m->name,
-                     (int)index, pte_dtype_name(slot->dtype), pte_dtype_name(t->dtype), got);
-  return pte_error(PTE_ERR_INVALID_ARGUMENT, "method '%s' input %d: expected %s %s (%s), got %s %s",
-                   m->name, (int)index, pte_dtype_name(slot->dtype), want, dyn_name(slot->dynamism),
+    return pte_error(PTE_ERR_INVALID_ARGUMENT, "method '%s' input %d: expected dtype %s, got %s (shape %s)",
+                     m->name, (int)index, pte_dtype_name(slot->dtype), pte_dtype_name(t->dtype), got);
+  return pte_error(PTE_ERR_INVALID_ARGUMENT, "method '%s' input %d: expected %s %s (%s), got %s %s", m->name,
+                   (int)index, pte_dtype_name(slot->dtype), want, dyn_name(slot->dynamism),
                    pte_dtype_name(t->dtype), got);
 }
 
-static pte_status set_tensor_input(pte_method *m, int32_t index, pte_tensor *slot,
-                                   const pte_tensor *t) {
+static pte_status set_tensor_input(pte_method *m, int32_t index, pte_tensor *slot, const pte_tensor *t) {
   const int64_t *bound = &m->input_bounds[(size_t)index * PTE_MAX_DIM];
   if (t->dtype != slot->dtype) return input_mismatch(m, index, slot, bound, t);
   bool ok = t->dim == slot->dim;
   for (int32_t i = 0; ok && i < t->dim; i++) {
-    if (slot->dynamism == PTE_SHAPE_STATIC)
-      ok = t->sizes[i] == bound[i];
-    else
-      ok = t->sizes[i] >= 0 && t->sizes[i] <= bound[i];
+    if (slot->dynamism == PTE_SHAPE_STATIC) ok = t->sizes[i] == bound[i];
+    else ok = t->sizes[i] >= 0 && t->sizes[i] <= bound[i];
   }
   size_t nbytes = pte_tensor_nbytes(t);
   bool planned = slot->flags & PTE_TENSOR_PLANNED;
@@ -54,8 +52,8 @@ static pte_status set_tensor_input(pte_method *m, int32_t index, pte_tensor *slo
   } else {
     /* Unplanned: share the caller's memory, which must then be row-major. */
     if (!pte_tensor_is_contiguous(t))
-      return pte_error(PTE_ERR_INVALID_ARGUMENT, "method '%s' input %d: an unplanned input must be contiguous",
-                       m->name, (int)index);
+      return pte_error(PTE_ERR_INVALID_ARGUMENT,
+                       "method '%s' input %d: an unplanned input must be contiguous", m->name, (int)index);
     slot->data = t->data;
     slot->capacity = nbytes;
     for (int32_t i = 0; i < t->dim; i++) slot->sizes[i] = t->sizes[i];
@@ -68,8 +66,8 @@ static pte_status set_tensor_input(pte_method *m, int32_t index, pte_tensor *slo
 pte_status pte_method_set_input(pte_method *m, int32_t index, const pte_value *v) {
   if (!m || !v) return pte_error(PTE_ERR_INVALID_ARGUMENT, "method and value must not be NULL");
   if (index < 0 || index >= m->num_inputs)
-    return pte_error(PTE_ERR_INVALID_ARGUMENT, "method '%s' has %d inputs; index %d is out of range",
-                     m->name, (int)m->num_inputs, (int)index);
+    return pte_error(PTE_ERR_INVALID_ARGUMENT, "method '%s' has %d inputs; index %d is out of range", m->name,
+                     (int)m->num_inputs, (int)index);
   pte_value *slot = &m->values[m->inputs[index]];
   if (slot->tag != v->tag)
     return pte_error(PTE_ERR_INVALID_ARGUMENT, "method '%s' input %d: expected a %s, got a %s", m->name,
@@ -82,8 +80,9 @@ pte_status pte_method_set_input(pte_method *m, int32_t index, const pte_value *v
       break;
     case PTE_TAG_INT:
       if (v->u.i != slot->u.i)
-        st = pte_error(PTE_ERR_INVALID_ARGUMENT, "method '%s' input %d: the program was exported for Int %lld, got %lld",
-                       m->name, (int)index, (long long)slot->u.i, (long long)v->u.i);
+        st = pte_error(PTE_ERR_INVALID_ARGUMENT,
+                       "method '%s' input %d: the program was exported for Int %lld, got %lld", m->name,
+                       (int)index, (long long)slot->u.i, (long long)v->u.i);
       break;
     case PTE_TAG_BOOL:
       if (v->u.b != slot->u.b)
@@ -92,13 +91,15 @@ pte_status pte_method_set_input(pte_method *m, int32_t index, const pte_value *v
       break;
     case PTE_TAG_DOUBLE:
       if (!(fabs(v->u.d - slot->u.d) <= 1e-4 + 1e-5 * fabs(slot->u.d)))
-        st = pte_error(PTE_ERR_INVALID_ARGUMENT, "method '%s' input %d: the program was exported for Double %g, got %g",
-                       m->name, (int)index, slot->u.d, v->u.d);
+        st = pte_error(PTE_ERR_INVALID_ARGUMENT,
+                       "method '%s' input %d: the program was exported for Double %g, got %g", m->name,
+                       (int)index, slot->u.d, v->u.d);
       break;
     case PTE_TAG_STRING:
       if (!v->u.str || strcmp(v->u.str, slot->u.str) != 0)
-        st = pte_error(PTE_ERR_INVALID_ARGUMENT, "method '%s' input %d: the program was exported for String '%s'",
-                       m->name, (int)index, slot->u.str);
+        st = pte_error(PTE_ERR_INVALID_ARGUMENT,
+                       "method '%s' input %d: the program was exported for String '%s'", m->name, (int)index,
+                       slot->u.str);
       break;
     case PTE_TAG_NONE:
       break;
@@ -229,8 +230,8 @@ static PTE_ALWAYS_INLINE pte_status run(pte_method *m, const pte_tracer *tr, con
     pte_event ev;
     uint64_t tok = 0;
     if (traced) {
-      static const int32_t kinds[] = {0, PTE_EVENT_OPERATOR, PTE_EVENT_DELEGATE, PTE_EVENT_MOVE,
-                                      PTE_EVENT_JUMP, PTE_EVENT_FREE};
+      static const int32_t kinds[] = {
+          0, PTE_EVENT_OPERATOR, PTE_EVENT_DELEGATE, PTE_EVENT_MOVE, PTE_EVENT_JUMP, PTE_EVENT_FREE};
       ev.kind = kinds[in->kind];
       ev.chain = 0;
       ev.instruction = pc;

@@ -94,16 +94,16 @@ static pte_status bind_tensor_data(pte_method *m, const pte_tensor_desc *d, pte_
       layout.dtype = -1;
     }
     if (n < d->nbytes)
-      return pte_error(PTE_ERR_INVALID_PROGRAM, "external data '%s' has %zu bytes, tensor needs %zu",
-                       d->fqn, n, d->nbytes);
+      return pte_error(PTE_ERR_INVALID_PROGRAM, "external data '%s' has %zu bytes, tensor needs %zu", d->fqn,
+                       n, d->nbytes);
     if (layout.dtype >= 0) {
       bool same = layout.dtype == d->dtype && layout.dim == d->dim;
       for (int32_t i = 0; same && i < d->dim; i++) same = layout.sizes[i] == d->sizes[i];
       if (!same)
         return pte_error(PTE_ERR_INVALID_PROGRAM,
-                         "external data '%s' has layout %s rank %d, the program expects %s rank %d",
-                         d->fqn, pte_dtype_name(layout.dtype), (int)layout.dim,
-                         pte_dtype_name(d->dtype), (int)d->dim);
+                         "external data '%s' has layout %s rank %d, the program expects %s rank %d", d->fqn,
+                         pte_dtype_name(layout.dtype), (int)layout.dim, pte_dtype_name(d->dtype),
+                         (int)d->dim);
     }
   } else if (d->data_buffer_idx > 0) {
     if ((st = pte_program_constant(p, d->data_buffer_idx, d->nbytes, &src))) return st;
@@ -113,8 +113,7 @@ static pte_status bind_tensor_data(pte_method *m, const pte_tensor_desc *d, pte_
     return PTE_OK;
   }
   if ((uintptr_t)src % esize)
-    return pte_error(PTE_ERR_INVALID_PROGRAM, "constant data is misaligned for %s",
-                     pte_dtype_name(d->dtype));
+    return pte_error(PTE_ERR_INVALID_PROGRAM, "constant data is misaligned for %s", pte_dtype_name(d->dtype));
   t->data = (void *)src; /* read-only: kernels refuse it as an output */
   t->flags |= PTE_TENSOR_READONLY;
   return PTE_OK;
@@ -202,8 +201,9 @@ static pte_status build_values(pte_method *m, const pte_plan *plan) {
             continue;
           }
           if (idx < 0 || idx >= n)
-            return pte_error(PTE_ERR_INVALID_PROGRAM, "value %d (%s): item %u refers to value %lld, out of range (%d values)",
-                             (int)i, pte_tag_name(type), k, (long long)idx, (int)n);
+            return pte_error(PTE_ERR_INVALID_PROGRAM,
+                             "value %d (%s): item %u refers to value %lld, out of range (%d values)", (int)i,
+                             pte_tag_name(type), k, (long long)idx, (int)n);
           dst[k] = &m->values[idx];
         }
         v->u.items = dst;
@@ -217,8 +217,7 @@ static pte_status build_values(pte_method *m, const pte_plan *plan) {
   /* List items must have the right types once every value exists. */
   for (int32_t i = 0; i < n; i++) {
     pte_value *v = &m->values[i];
-    if (v->tag != PTE_TAG_INT_LIST && v->tag != PTE_TAG_TENSOR_LIST &&
-        v->tag != PTE_TAG_OPTIONAL_TENSOR_LIST)
+    if (v->tag != PTE_TAG_INT_LIST && v->tag != PTE_TAG_TENSOR_LIST && v->tag != PTE_TAG_OPTIONAL_TENSOR_LIST)
       continue;
     for (int32_t k = 0; k < v->len; k++) {
       pte_value **items = (pte_value **)v->u.items;
@@ -229,9 +228,8 @@ static pte_status build_values(pte_method *m, const pte_plan *plan) {
         continue;
       }
       if (items[k]->tag != want)
-        return pte_error(PTE_ERR_INVALID_PROGRAM, "value %d (%s): item %d is a %s, expected %s",
-                         (int)i, pte_tag_name(v->tag), (int)k, pte_tag_name(items[k]->tag),
-                         pte_tag_name(want));
+        return pte_error(PTE_ERR_INVALID_PROGRAM, "value %d (%s): item %d is a %s, expected %s", (int)i,
+                         pte_tag_name(v->tag), (int)k, pte_tag_name(items[k]->tag), pte_tag_name(want));
     }
   }
   return PTE_OK;
@@ -251,8 +249,8 @@ static pte_status setup_planned(pte_method *m, const pte_plan *plan, const pte_m
   if (!m->planned || !m->planned_sizes) return OOM("planned buffer table");
   bool caller = o && o->planned_buffers;
   if (caller && o->num_planned_buffers != m->num_planned)
-    return pte_error(PTE_ERR_INVALID_ARGUMENT, "method '%s' needs %d planned buffers, %d were given",
-                     m->name, (int)m->num_planned, (int)o->num_planned_buffers);
+    return pte_error(PTE_ERR_INVALID_ARGUMENT, "method '%s' needs %d planned buffers, %d were given", m->name,
+                     (int)m->num_planned, (int)o->num_planned_buffers);
   for (int32_t i = 0; i < m->num_planned; i++) {
     int64_t s = pte_plan_buffer_size(p, plan, i + 1);
     if (s < 0 || (uint64_t)s > (uint64_t)SIZE_MAX / 2)
@@ -261,9 +259,8 @@ static pte_status setup_planned(pte_method *m, const pte_plan *plan, const pte_m
     m->planned_sizes[i] = (size_t)s;
     if (caller) {
       if (!o->planned_buffers[i] || !o->planned_sizes || o->planned_sizes[i] < (size_t)s)
-        return pte_error(PTE_ERR_INVALID_ARGUMENT,
-                         "planned buffer %d needs %lld bytes, the caller gave %zu", (int)i,
-                         (long long)s, o->planned_sizes ? o->planned_sizes[i] : (size_t)0);
+        return pte_error(PTE_ERR_INVALID_ARGUMENT, "planned buffer %d needs %lld bytes, the caller gave %zu",
+                         (int)i, (long long)s, o->planned_sizes ? o->planned_sizes[i] : (size_t)0);
       if ((uintptr_t)o->planned_buffers[i] % 16)
         return pte_error(PTE_ERR_INVALID_ARGUMENT, "planned buffer %d must be 16-byte aligned", (int)i);
       m->planned[i] = (uint8_t *)o->planned_buffers[i];
@@ -272,8 +269,8 @@ static pte_status setup_planned(pte_method *m, const pte_plan *plan, const pte_m
        * touching it all would commit pages a program may never use. */
       m->planned[i] = (uint8_t *)m_alloc_raw(m, (size_t)s, false);
       if (!m->planned[i])
-        return pte_error(PTE_ERR_OUT_OF_MEMORY, "out of memory for planned buffer %d (%lld bytes)",
-                         (int)i, (long long)s);
+        return pte_error(PTE_ERR_OUT_OF_MEMORY, "out of memory for planned buffer %d (%lld bytes)", (int)i,
+                         (long long)s);
     }
   }
   return PTE_OK;
@@ -297,10 +294,11 @@ static pte_status init_delegates(pte_method *m, const pte_plan *plan) {
       size_t used = 0;
       names[0] = 0;
       for (int32_t k = 0; k < pte_backend_count() && used < sizeof names; k++)
-        used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", k ? ", " : "", pte_backend_name(k));
+        used +=
+            (size_t)snprintf(names + used, sizeof names - used, "%s%s", k ? ", " : "", pte_backend_name(k));
       return pte_error(PTE_ERR_NOT_FOUND,
-                       "delegate %d: backend '%s' is not registered (registered backends: %s)",
-                       (int)i, id, used ? names : "none");
+                       "delegate %d: backend '%s' is not registered (registered backends: %s)", (int)i, id,
+                       used ? names : "none");
     }
     if (b->is_available && !b->is_available(b->user))
       return pte_error(PTE_ERR_NOT_SUPPORTED, "delegate %d: backend '%s' is not available on this machine",
@@ -331,8 +329,8 @@ static pte_status init_delegates(pte_method *m, const pte_plan *plan) {
 
 static pte_status check_index(const pte_method *m, int64_t idx, const char *what) {
   if (idx < 0 || idx >= m->num_values)
-    return pte_error(PTE_ERR_INVALID_PROGRAM, "%s refers to value %lld, out of range (%d values)",
-                     what, (long long)idx, (int)m->num_values);
+    return pte_error(PTE_ERR_INVALID_PROGRAM, "%s refers to value %lld, out of range (%d values)", what,
+                     (long long)idx, (int)m->num_values);
   return PTE_OK;
 }
 
@@ -436,8 +434,9 @@ static pte_status build_instructions(pte_method *m, const pte_plan *plan, size_t
       case INSTR_KERNEL: {
         int32_t op = iv.a;
         if (op < 0 || op >= nops)
-          return pte_error(PTE_ERR_INVALID_PROGRAM, "instruction %d: operator index %d is out of range (%d operators)",
-                           (int)i, (int)op, (int)nops);
+          return pte_error(PTE_ERR_INVALID_PROGRAM,
+                           "instruction %d: operator index %d is out of range (%d operators)", (int)i,
+                           (int)op, (int)nops);
         in->name = names[op];
         if ((st = build_args(m, &iv.args, in))) break;
         const pte_kernel *k = pte_operator_resolve(in->name, in->args, in->nargs, NULL);
@@ -450,12 +449,14 @@ static pte_status build_instructions(pte_method *m, const pte_plan *plan, size_t
               if (in->args[j]->tag == PTE_TAG_TENSOR)
                 used += (size_t)snprintf(dt + used, sizeof dt - used, "%s%s", used ? ", " : "",
                                          pte_dtype_name(in->args[j]->u.tensor->dtype));
-            return pte_error(PTE_ERR_NOT_SUPPORTED,
-                             "instruction %d: no registered kernel for '%s' accepts these arguments (tensor dtypes: %s)",
-                             (int)i, in->name, dt);
+            return pte_error(
+                PTE_ERR_NOT_SUPPORTED,
+                "instruction %d: no registered kernel for '%s' accepts these arguments (tensor dtypes: %s)",
+                (int)i, in->name, dt);
           }
           if (!strstr(missing, in->name) && mlen < sizeof missing) {
-            mlen += (size_t)snprintf(missing + mlen, sizeof missing - mlen, "%s%s", nmissing ? ", " : "", in->name);
+            mlen += (size_t)snprintf(missing + mlen, sizeof missing - mlen, "%s%s", nmissing ? ", " : "",
+                                     in->name);
             nmissing++;
           }
           break;
@@ -470,8 +471,9 @@ static pte_status build_instructions(pte_method *m, const pte_plan *plan, size_t
       case INSTR_DELEGATE: {
         int32_t d = iv.a;
         if (d < 0 || d >= m->num_delegates)
-          return pte_error(PTE_ERR_INVALID_PROGRAM, "instruction %d: delegate index %d is out of range (%d delegates)",
-                           (int)i, (int)d, (int)m->num_delegates);
+          return pte_error(PTE_ERR_INVALID_PROGRAM,
+                           "instruction %d: delegate index %d is out of range (%d delegates)", (int)i, (int)d,
+                           (int)m->num_delegates);
         in->a = d;
         pte_delegate_view dv;
         pte_plan_delegate(p, plan, d, &dv);
@@ -508,8 +510,8 @@ static pte_status build_instructions(pte_method *m, const pte_plan *plan, size_t
     if (kind == INSTR_KERNEL || kind == INSTR_DELEGATE) in->nouts = count_outputs(m, seen, in);
   }
   if (nmissing)
-    return pte_error(PTE_ERR_NOT_FOUND, "%s not registered: %s", nmissing > 1 ? "operators are" : "operator is",
-                     missing);
+    return pte_error(PTE_ERR_NOT_FOUND, "%s not registered: %s",
+                     nmissing > 1 ? "operators are" : "operator is", missing);
   return PTE_OK;
 }
 

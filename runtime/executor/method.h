@@ -5,12 +5,12 @@
 #include "../format/program.h"
 
 typedef struct pte_instr {
-  uint8_t kind;      /* INSTR_* */
-  uint8_t nouts;     /* trailing args that are outputs (what a debugging tracer is shown) */
-  int32_t a;         /* move from / jump cond / free value / delegate index */
-  int32_t b;         /* move to / jump destination */
+  uint8_t kind;  /* INSTR_* */
+  uint8_t nouts; /* trailing args that are outputs (what a debugging tracer is shown) */
+  int32_t a;     /* move from / jump cond / free value / delegate index */
+  int32_t b;     /* move to / jump destination */
   pte_kernel_fn fn;
-  const char *name;  /* "aten::add.out" or the backend id */
+  const char *name; /* "aten::add.out" or the backend id */
   pte_value **args;
   int32_t nargs;
 } pte_instr;

@@ -6,8 +6,7 @@
 
 static pte_status parse(pte_data_map *m) {
   const uint8_t *d = m->data;
-  if (m->size < 48)
-    return pte_error(PTE_ERR_INVALID_PROGRAM, "data file of %zu bytes is too small", m->size);
+  if (m->size < 48) return pte_error(PTE_ERR_INVALID_PROGRAM, "data file of %zu bytes is too small", m->size);
   if (memcmp(d + 4, "FT01", 4) != 0 || memcmp(d + 8, "FH01", 4) != 0)
     return pte_error(PTE_ERR_INVALID_PROGRAM,
                      "not a .ptd data file (expected identifier 'FT01' and header 'FH01')");
@@ -17,10 +16,12 @@ static pte_status parse(pte_data_map *m) {
   uint64_t base = pte_fb_u64(d + 32);
   uint64_t data_size = pte_fb_u64(d + 40);
   if (length < 40 || fb_off > m->size || fb_size > m->size - fb_off)
-    return pte_error(PTE_ERR_INVALID_PROGRAM, "data file header is invalid (length %u, flatbuffer %llu+%llu, file %zu)",
-                     length, (unsigned long long)fb_off, (unsigned long long)fb_size, m->size);
+    return pte_error(PTE_ERR_INVALID_PROGRAM,
+                     "data file header is invalid (length %u, flatbuffer %llu+%llu, file %zu)", length,
+                     (unsigned long long)fb_off, (unsigned long long)fb_size, m->size);
   if (base > m->size || data_size > m->size - base)
-    return pte_error(PTE_ERR_INVALID_PROGRAM, "data file is truncated: segment data needs %llu bytes at offset %llu, file has %zu",
+    return pte_error(PTE_ERR_INVALID_PROGRAM,
+                     "data file is truncated: segment data needs %llu bytes at offset %llu, file has %zu",
                      (unsigned long long)data_size, (unsigned long long)base, m->size);
   size_t total = (size_t)(fb_off + fb_size);
   pte_status st = pte_fb_verify(d, total, &pte_schema_flat_tensor, "FT01");
@@ -45,7 +46,8 @@ static pte_status parse(pte_data_map *m) {
       return pte_error(PTE_ERR_INVALID_PROGRAM, "data file: named_data[%d] has no key", (int)i);
     const uint8_t *sd;
     size_t ss;
-    if ((st = pte_segment_get(&m->segments, pte_fb_scalar(m->fb, nd, FTND_SEGMENT_INDEX, 4, 0), &sd, &ss))) return st;
+    if ((st = pte_segment_get(&m->segments, pte_fb_scalar(m->fb, nd, FTND_SEGMENT_INDEX, 4, 0), &sd, &ss)))
+      return st;
   }
   return PTE_OK;
 }
@@ -119,8 +121,8 @@ const char *pte_data_map_key(const pte_data_map *m, int32_t i) {
   return pte_fb_str(m->fb, pte_fb_ref(m->fb, nd, FTND_KEY));
 }
 
-pte_status pte_data_map_get(const pte_data_map *m, const char *key, const void **data,
-                            size_t *size, pte_tensor *layout) {
+pte_status pte_data_map_get(const pte_data_map *m, const char *key, const void **data, size_t *size,
+                            pte_tensor *layout) {
   if (!m || !key) return pte_error(PTE_ERR_INVALID_ARGUMENT, "map and key must not be NULL");
   for (int32_t i = 0; i < m->num_named; i++) {
     uint32_t nd = pte_fb_vec_table(m->fb, m->named, (uint32_t)i);
@@ -145,7 +147,8 @@ pte_status pte_data_map_get(const pte_data_map *m, const char *key, const void *
           layout->sizes[j] = (int32_t)pte_fb_u32(pte_fb_vec_data(m->fb, sizes) + 4 * j);
         uint32_t order = pte_fb_ref(m->fb, l, FTLAYOUT_DIM_ORDER);
         for (uint32_t j = 0; j < dim; j++)
-          layout->dim_order[j] = j < pte_fb_vec_len(m->fb, order) ? pte_fb_vec_data(m->fb, order)[j] : (uint8_t)j;
+          layout->dim_order[j] =
+              j < pte_fb_vec_len(m->fb, order) ? pte_fb_vec_data(m->fb, order)[j] : (uint8_t)j;
       }
     }
     *data = d;

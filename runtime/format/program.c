@@ -12,18 +12,15 @@
 static pte_status parse_header(pte_program *p, size_t *program_size) {
   const uint8_t *d = p->data;
   if (p->size < 8)
-    return pte_error(PTE_ERR_INVALID_PROGRAM, "file of %zu bytes is too small to be a program",
-                     p->size);
+    return pte_error(PTE_ERR_INVALID_PROGRAM, "file of %zu bytes is too small to be a program", p->size);
   if (memcmp(d + 4, "ET12", 4) != 0) {
     char got[5] = {0};
     for (int i = 0; i < 4; i++) got[i] = (d[4 + i] >= 32 && d[4 + i] < 127) ? (char)d[4 + i] : '?';
     if (d[4] == 'E' && d[5] == 'T')
       return pte_error(PTE_ERR_INVALID_PROGRAM,
-                       "program identifier '%s' is an incompatible version (this runtime reads 'ET12')",
-                       got);
+                       "program identifier '%s' is an incompatible version (this runtime reads 'ET12')", got);
     return pte_error(PTE_ERR_INVALID_PROGRAM,
-                     "not an ExecuTorch program: identifier at bytes 4..7 is '%s', expected 'ET12'",
-                     got);
+                     "not an ExecuTorch program: identifier at bytes 4..7 is '%s', expected 'ET12'", got);
   }
   *program_size = p->size;
   p->segment_base = 0;
@@ -44,9 +41,10 @@ static pte_status parse_header(pte_program *p, size_t *program_size) {
                        "extended header: segment base offset %llu is outside [%llu, %zu]",
                        (unsigned long long)base, (unsigned long long)psize, p->size);
     if (data_size > p->size - base)
-      return pte_error(PTE_ERR_INVALID_PROGRAM,
-                       "file is truncated: segments need %llu bytes after offset %llu but the file has %zu bytes",
-                       (unsigned long long)data_size, (unsigned long long)base, p->size);
+      return pte_error(
+          PTE_ERR_INVALID_PROGRAM,
+          "file is truncated: segments need %llu bytes after offset %llu but the file has %zu bytes",
+          (unsigned long long)data_size, (unsigned long long)base, p->size);
   }
   *program_size = (size_t)psize;
   p->segment_base = base;
@@ -61,17 +59,17 @@ pte_status pte_segment_get(const pte_segments *s, uint64_t index, const uint8_t 
   uint64_t off = pte_fb_scalar(s->fb, seg, SEGMENT_OFFSET, 8, 0);
   uint64_t len = pte_fb_scalar(s->fb, seg, SEGMENT_SIZE, 8, 0);
   if (len != 0 && (off > s->avail || len > s->avail - off))
-    return pte_error(PTE_ERR_INVALID_PROGRAM,
-                     "%ssegment %llu (offset %llu, %llu bytes) lies outside the file's segment data (%llu bytes)",
-                     s->owner, (unsigned long long)index, (unsigned long long)off, (unsigned long long)len,
-                     (unsigned long long)s->avail);
+    return pte_error(
+        PTE_ERR_INVALID_PROGRAM,
+        "%ssegment %llu (offset %llu, %llu bytes) lies outside the file's segment data (%llu bytes)",
+        s->owner, (unsigned long long)index, (unsigned long long)off, (unsigned long long)len,
+        (unsigned long long)s->avail);
   *data = len ? s->base + off : s->base;
   *size = (size_t)len;
   return PTE_OK;
 }
 
-pte_status pte_program_segment(const pte_program *p, uint64_t index, const uint8_t **data,
-                               size_t *size) {
+pte_status pte_program_segment(const pte_program *p, uint64_t index, const uint8_t **data, size_t *size) {
   return pte_segment_get(&p->segments, index, data, size);
 }
 
@@ -92,12 +90,10 @@ static pte_status load_constants(pte_program *p) {
   return st;
 }
 
-pte_status pte_program_constant(const pte_program *p, uint32_t index, size_t nbytes,
-                                const uint8_t **data) {
+pte_status pte_program_constant(const pte_program *p, uint32_t index, size_t nbytes, const uint8_t **data) {
   if (p->num_const_offsets > 1) {
     if (index >= (uint32_t)p->num_const_offsets)
-      return pte_error(PTE_ERR_INVALID_PROGRAM,
-                       "constant index %u is out of range (%d constants)", index,
+      return pte_error(PTE_ERR_INVALID_PROGRAM, "constant index %u is out of range (%d constants)", index,
                        (int)p->num_const_offsets - 1);
     uint64_t off = pte_fb_u64(pte_fb_vec_data(p->fb, p->const_offsets) + 8ull * index);
     if (off > p->const_size || nbytes > p->const_size - off)
@@ -112,18 +108,16 @@ pte_status pte_program_constant(const pte_program *p, uint32_t index, size_t nby
     uint32_t storage = pte_fb_ref(p->fb, buf, BUFFER_STORAGE);
     uint32_t len = pte_fb_vec_len(p->fb, storage);
     if (nbytes > len)
-      return pte_error(PTE_ERR_INVALID_PROGRAM,
-                       "constant buffer %u holds %u bytes but the tensor needs %zu", index, len,
-                       nbytes);
+      return pte_error(PTE_ERR_INVALID_PROGRAM, "constant buffer %u holds %u bytes but the tensor needs %zu",
+                       index, len, nbytes);
     *data = storage ? pte_fb_vec_data(p->fb, storage) : p->data;
     return PTE_OK;
   }
-  return pte_error(PTE_ERR_INVALID_PROGRAM, "constant index %u is out of range (program has no such constant)",
-                   index);
+  return pte_error(PTE_ERR_INVALID_PROGRAM,
+                   "constant index %u is out of range (program has no such constant)", index);
 }
 
-pte_status pte_program_named(const pte_program *p, const char *key, const void **data,
-                             size_t *size) {
+pte_status pte_program_named(const pte_program *p, const char *key, const void **data, size_t *size) {
   uint32_t n = pte_fb_vec_len(p->fb, p->named_data);
   for (uint32_t i = 0; i < n; i++) {
     uint32_t nd = pte_fb_vec_table(p->fb, p->named_data, i);
@@ -143,8 +137,9 @@ pte_status pte_program_named(const pte_program *p, const char *key, const void *
   }
   for (int32_t m = 0; m < p->num_maps; m++)
     if (pte_data_map_get(p->maps[m], key, data, size, NULL) == PTE_OK) return PTE_OK;
-  return pte_error(PTE_ERR_NOT_FOUND, "named data key '%s' is in neither the program nor %d attached data file(s)",
-                   key, (int)p->num_maps);
+  return pte_error(PTE_ERR_NOT_FOUND,
+                   "named data key '%s' is in neither the program nor %d attached data file(s)", key,
+                   (int)p->num_maps);
 }
 
 static pte_status finish_load(pte_program *p, const pte_program_options *o) {
@@ -209,8 +204,7 @@ static pte_status finish_load(pte_program *p, const pte_program_options *o) {
     p->maps = (pte_data_map **)pte_alloc(p->allocator, sizeof(*p->maps) * (size_t)o->num_data_maps, 16);
     if (!p->maps) return pte_error(PTE_ERR_OUT_OF_MEMORY, "out of memory for data maps");
     for (int32_t i = 0; i < o->num_data_maps; i++) {
-      if (!o->data_maps[i])
-        return pte_error(PTE_ERR_INVALID_ARGUMENT, "data_maps[%d] is NULL", (int)i);
+      if (!o->data_maps[i]) return pte_error(PTE_ERR_INVALID_ARGUMENT, "data_maps[%d] is NULL", (int)i);
       p->maps[i] = o->data_maps[i];
     }
     p->num_maps = o->num_data_maps;
@@ -248,8 +242,7 @@ static pte_status load_traced(pte_program *p, const pte_program_options *o, cons
   return st;
 }
 
-pte_status pte_program_load_file(const char *path, const pte_program_options *o,
-                                 pte_program **out) {
+pte_status pte_program_load_file(const char *path, const pte_program_options *o, pte_program **out) {
   if (!path || !out) return pte_error(PTE_ERR_INVALID_ARGUMENT, "path and out must not be NULL");
   *out = NULL;
   pte_status st = check_options(o);
@@ -390,8 +383,12 @@ pte_status pte_plan_value(const pte_program *p, const pte_plan *plan, int64_t in
     return pte_error(PTE_ERR_INVALID_PROGRAM, "value %lld (%s) has no payload", (long long)index,
                      pte_tag_name(type));
   switch (type) {
-    case PTE_TAG_INT: v->i = (int64_t)pte_fb_scalar(fb, val, SCALAR_VAL, 8, 0); break;
-    case PTE_TAG_BOOL: v->b = pte_fb_scalar(fb, val, SCALAR_VAL, 1, 0) != 0; break;
+    case PTE_TAG_INT:
+      v->i = (int64_t)pte_fb_scalar(fb, val, SCALAR_VAL, 8, 0);
+      break;
+    case PTE_TAG_BOOL:
+      v->b = pte_fb_scalar(fb, val, SCALAR_VAL, 1, 0) != 0;
+      break;
     case PTE_TAG_DOUBLE: {
       uint64_t bits = pte_fb_scalar(fb, val, SCALAR_VAL, 8, 0);
       memcpy(&v->d, &bits, sizeof bits);
@@ -403,13 +400,18 @@ pte_status pte_plan_value(const pte_program *p, const pte_plan *plan, int64_t in
       v->items.len = pte_fb_vec_len(fb, str);
       break;
     }
-    case PTE_TAG_TENSOR: v->tensor = val; break;
-    case PTE_TAG_NONE: break;
+    case PTE_TAG_TENSOR:
+      v->tensor = val;
+      break;
+    case PTE_TAG_NONE:
+      break;
     default: { /* the lists */
       uint32_t items = pte_fb_ref(fb, val, LIST_ITEMS);
       v->items.len = pte_fb_vec_len(fb, items);
       v->items.raw = items ? pte_fb_vec_data(fb, items) : NULL;
-      v->items.width = type == PTE_TAG_BOOL_LIST ? 1 : (type == PTE_TAG_INT_LIST || type == PTE_TAG_DOUBLE_LIST) ? 8 : 4;
+      v->items.width = type == PTE_TAG_BOOL_LIST                                   ? 1
+                       : (type == PTE_TAG_INT_LIST || type == PTE_TAG_DOUBLE_LIST) ? 8
+                                                                                   : 4;
     }
   }
   return PTE_OK;
@@ -421,7 +423,8 @@ static pte_items int_vec(pte_fb fb, uint32_t vec, uint32_t width) {
 }
 
 int32_t pte_plan_io(const pte_program *p, const pte_plan *plan, bool output, int32_t k) {
-  return (int32_t)pte_fb_u32(pte_fb_vec_data(p->fb, output ? plan->outputs : plan->inputs) + 4ull * (uint32_t)k);
+  return (int32_t)pte_fb_u32(pte_fb_vec_data(p->fb, output ? plan->outputs : plan->inputs) +
+                             4ull * (uint32_t)k);
 }
 
 int64_t pte_plan_buffer_size(const pte_program *p, const pte_plan *plan, int32_t k) {
@@ -464,7 +467,8 @@ pte_status pte_delegate_processed(const pte_program *p, const pte_delegate_view 
   if (loc == 0) {
     uint32_t inl = pte_fb_ref(fb, p->root, PROGRAM_BACKEND_DELEGATE_DATA);
     if (index >= pte_fb_vec_len(fb, inl))
-      return pte_error(PTE_ERR_INVALID_PROGRAM, "delegate %d: inline data index %u is out of range", i, index);
+      return pte_error(PTE_ERR_INVALID_PROGRAM, "delegate %d: inline data index %u is out of range", i,
+                       index);
     uint32_t bd = pte_fb_ref(fb, pte_fb_vec_table(fb, inl, index), INLINEDATA_DATA);
     *size = pte_fb_vec_len(fb, bd);
     *data = bd ? pte_fb_vec_data(fb, bd) : p->data;
@@ -505,21 +509,24 @@ pte_status pte_plan_instruction(const pte_program *p, const pte_plan *plan, int3
   v->a = (int32_t)pte_fb_scalar(fb, a, KERNELCALL_OP_INDEX, 4, 0);
   if (kind == INSTR_KERNEL || kind == INSTR_DELEGATE)
     v->args = int_vec(fb, pte_fb_ref(fb, a, KERNELCALL_ARGS), 4);
-  else if (kind != INSTR_FREE)
-    v->b = (int32_t)pte_fb_scalar(fb, a, MOVECALL_TO, 4, 0);
+  else if (kind != INSTR_FREE) v->b = (int32_t)pte_fb_scalar(fb, a, MOVECALL_TO, 4, 0);
   return PTE_OK;
 }
 
-pte_status pte_program_mutable_data(const pte_program *p, uint32_t index, size_t nbytes, const uint8_t **data) {
-  uint32_t ms = pte_fb_vec_len(p->fb, p->mutable_segments) ? pte_fb_vec_table(p->fb, p->mutable_segments, 0) : 0;
+pte_status pte_program_mutable_data(const pte_program *p, uint32_t index, size_t nbytes,
+                                    const uint8_t **data) {
+  uint32_t ms =
+      pte_fb_vec_len(p->fb, p->mutable_segments) ? pte_fb_vec_table(p->fb, p->mutable_segments, 0) : 0;
   if (!ms)
-    return pte_error(PTE_ERR_INVALID_PROGRAM, "tensor has initial data but the program has no mutable data segment");
+    return pte_error(PTE_ERR_INVALID_PROGRAM,
+                     "tensor has initial data but the program has no mutable data segment");
   uint32_t offs = pte_fb_ref(p->fb, ms, SUBSEG_OFFSETS);
   if (index >= pte_fb_vec_len(p->fb, offs))
     return pte_error(PTE_ERR_INVALID_PROGRAM, "mutable data index %u is out of range", index);
   const uint8_t *seg;
   size_t seg_size;
-  pte_status st = pte_program_segment(p, pte_fb_scalar(p->fb, ms, SUBSEG_SEGMENT_INDEX, 4, 0), &seg, &seg_size);
+  pte_status st =
+      pte_program_segment(p, pte_fb_scalar(p->fb, ms, SUBSEG_SEGMENT_INDEX, 4, 0), &seg, &seg_size);
   if (st) return st;
   uint64_t off = pte_fb_u64(pte_fb_vec_data(p->fb, offs) + 8ull * index);
   if (off > seg_size || nbytes > seg_size - off)
@@ -532,7 +539,8 @@ pte_status pte_plan_tensor_desc(const pte_program *p, uint32_t t, pte_tensor_des
   memset(d, 0, sizeof *d);
   d->dtype = (int8_t)pte_fb_scalar(p->fb, t, TENSOR_SCALAR_TYPE, 1, 0);
   size_t esize = pte_dtype_size(d->dtype);
-  if (esize == 0) return pte_error(PTE_ERR_INVALID_PROGRAM, "tensor has unknown scalar type %d", (int)d->dtype);
+  if (esize == 0)
+    return pte_error(PTE_ERR_INVALID_PROGRAM, "tensor has unknown scalar type %d", (int)d->dtype);
   if ((int32_t)pte_fb_scalar(p->fb, t, TENSOR_STORAGE_OFFSET, 4, 0) != 0)
     return pte_error(PTE_ERR_NOT_SUPPORTED, "tensor has a nonzero storage offset");
   d->dynamism = (int8_t)pte_fb_scalar(p->fb, t, TENSOR_SHAPE_DYNAMISM, 1, 0);
@@ -601,8 +609,8 @@ static pte_status plan_io(const pte_program *p, const char *method, int32_t inde
   int32_t n = output ? plan.num_outputs : plan.num_inputs;
   const char *what = output ? "output" : "input";
   if (index < 0 || index >= n)
-    return pte_error(PTE_ERR_INVALID_ARGUMENT, "method '%s' has %u %ss; index %d is out of range",
-                     method, (unsigned)n, what, (int)index);
+    return pte_error(PTE_ERR_INVALID_ARGUMENT, "method '%s' has %u %ss; index %d is out of range", method,
+                     (unsigned)n, what, (int)index);
   pte_value_view v;
   memset(out, 0, sizeof *out);
   if ((st = pte_plan_value(p, &plan, pte_plan_io(p, &plan, output, index), &v))) {

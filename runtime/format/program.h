@@ -11,7 +11,7 @@
 /* A file's segment table (program or data map): one lookup serves both. */
 typedef struct pte_segments {
   pte_fb fb;
-  uint32_t vec;        /* vector of DataSegment */
+  uint32_t vec; /* vector of DataSegment */
   int32_t count;
   const uint8_t *base; /* first byte of the segment data */
   uint64_t avail;      /* bytes from base to the end of the file */
@@ -25,36 +25,35 @@ struct pte_program {
   void *owned;                    /* PTE_LOAD_COPY */
   const uint8_t *data;            /* the whole file */
   size_t size;
-  pte_fb fb;                      /* the flatbuffer part: [0, program_size) */
+  pte_fb fb; /* the flatbuffer part: [0, program_size) */
   uint64_t segment_base;
   uint32_t root;
-  uint32_t plans;                 /* vector of ExecutionPlan */
+  uint32_t plans; /* vector of ExecutionPlan */
   int32_t num_plans;
   pte_segments segments;
   /* constants: either a segment with offsets, or the legacy inline buffers */
-  uint32_t const_offsets;         /* vector of u64 */
+  uint32_t const_offsets; /* vector of u64 */
   int32_t num_const_offsets;
   const uint8_t *const_data;
   size_t const_size;
   uint32_t legacy_buffers;
   int32_t num_legacy_buffers;
-  uint32_t mutable_segments;      /* vector of SubsegmentOffsets */
-  uint32_t named_data;            /* vector of NamedData */
+  uint32_t mutable_segments; /* vector of SubsegmentOffsets */
+  uint32_t named_data;       /* vector of NamedData */
   pte_data_map **maps;
   int32_t num_maps;
 };
 
 /* Bytes of segment `index`, checked against the file (empty ones need none). */
 pte_status pte_segment_get(const pte_segments *s, uint64_t index, const uint8_t **data, size_t *size);
-pte_status pte_program_segment(const pte_program *p, uint64_t index, const uint8_t **data,
-                               size_t *size);
+pte_status pte_program_segment(const pte_program *p, uint64_t index, const uint8_t **data, size_t *size);
 
 /* An execution plan (a method): counts, and offsets only the format room reads. */
 typedef struct pte_plan {
   uint32_t table;
   uint32_t values, inputs, outputs, operators, delegates, sizes, devices, instrs;
   int32_t num_values, num_inputs, num_outputs, num_operators, num_delegates;
-  int32_t num_sizes;  /* entries of non_const_buffer_sizes, the unused entry 0 included */
+  int32_t num_sizes; /* entries of non_const_buffer_sizes, the unused entry 0 included */
   int32_t num_chains;
   int32_t num_instrs; /* of chain 0 */
 } pte_plan;
@@ -70,19 +69,20 @@ typedef struct pte_items {
 } pte_items;
 
 static inline int64_t pte_items_get(const pte_items *l, uint32_t k) {
-  return l->width == 8 ? (int64_t)pte_fb_u64(l->raw + 8ull * k) : (int64_t)(int32_t)pte_fb_u32(l->raw + 4ull * k);
+  return l->width == 8 ? (int64_t)pte_fb_u64(l->raw + 8ull * k)
+                       : (int64_t)(int32_t)pte_fb_u32(l->raw + 4ull * k);
 }
 
 /* An EValue, decoded. */
 typedef struct pte_value_view {
-  uint8_t tag;        /* PTE_TAG_* */
-  int64_t i;          /* INT */
-  bool b;             /* BOOL */
-  double d;           /* DOUBLE */
-  const char *str;    /* STRING ("" when absent), length in items.len */
-  uint32_t tensor;    /* TENSOR: for pte_plan_tensor_desc */
-  pte_items items;    /* lists: INT_LIST (8 bytes), TENSOR lists (4), DOUBLE_LIST (8, raw
-                         doubles, maybe unaligned), BOOL_LIST (1 byte each) */
+  uint8_t tag;     /* PTE_TAG_* */
+  int64_t i;       /* INT */
+  bool b;          /* BOOL */
+  double d;        /* DOUBLE */
+  const char *str; /* STRING ("" when absent), length in items.len */
+  uint32_t tensor; /* TENSOR: for pte_plan_tensor_desc */
+  pte_items items; /* lists: INT_LIST (8 bytes), TENSOR lists (4), DOUBLE_LIST (8, raw
+                      doubles, maybe unaligned), BOOL_LIST (1 byte each) */
 } pte_value_view;
 
 /* Value `index` of a plan, validated (type, payload); errors name the index. */
@@ -127,13 +127,12 @@ typedef struct pte_instr_view {
 pte_status pte_plan_instruction(const pte_program *p, const pte_plan *plan, int32_t k, pte_instr_view *v);
 
 /* Initial bytes of mutable tensor data `index` (nbytes must be available). */
-pte_status pte_program_mutable_data(const pte_program *p, uint32_t index, size_t nbytes, const uint8_t **data);
+pte_status pte_program_mutable_data(const pte_program *p, uint32_t index, size_t nbytes,
+                                    const uint8_t **data);
 /* Constant tensor data for data_buffer_idx; `nbytes` bytes must be available. */
-pte_status pte_program_constant(const pte_program *p, uint32_t index, size_t nbytes,
-                                const uint8_t **data);
+pte_status pte_program_constant(const pte_program *p, uint32_t index, size_t nbytes, const uint8_t **data);
 /* Named data: the program's own first, then each attached data map. */
-pte_status pte_program_named(const pte_program *p, const char *key, const void **data,
-                             size_t *size);
+pte_status pte_program_named(const pte_program *p, const char *key, const void **data, size_t *size);
 
 /* Tensor metadata of value `index` of a plan, validated (dtype, rank, sizes, dim order). */
 typedef struct pte_tensor_desc {
@@ -147,8 +146,8 @@ typedef struct pte_tensor_desc {
   bool has_alloc;
   uint32_t memory_id;
   uint64_t memory_offset;
-  bool external;       /* data in a .ptd */
-  const char *fqn;     /* fully qualified name (external data key) */
+  bool external;   /* data in a .ptd */
+  const char *fqn; /* fully qualified name (external data key) */
 } pte_tensor_desc;
 
 pte_status pte_plan_tensor_desc(const pte_program *p, uint32_t tensor_table, pte_tensor_desc *d);

@@ -47,10 +47,8 @@ static int32_t lower_bound(const char *name, int32_t prio) {
   int32_t lo = 0, hi = g_num_entries;
   while (lo < hi) {
     int32_t mid = (lo + hi) / 2;
-    if (entry_cmp(name, prio, &g_entries[mid]) > 0)
-      lo = mid + 1;
-    else
-      hi = mid;
+    if (entry_cmp(name, prio, &g_entries[mid]) > 0) lo = mid + 1;
+    else hi = mid;
   }
   return lo;
 }
@@ -92,8 +90,7 @@ static pte_status do_register(const pte_kernel_library *lib) {
   for (int32_t i = 0; i < g_num_libs; i++) {
     if (g_libs[i] == lib) goto done; /* the same library again: harmless */
     if (strcmp(g_libs[i]->name, lib->name) == 0) {
-      st = pte_error(PTE_ERR_ALREADY_EXISTS, "a kernel library named '%s' is already registered",
-                     lib->name);
+      st = pte_error(PTE_ERR_ALREADY_EXISTS, "a kernel library named '%s' is already registered", lib->name);
       goto done;
     }
   }
@@ -106,8 +103,8 @@ static pte_status do_register(const pte_kernel_library *lib) {
   for (int32_t k = 0; k < lib->count; k++) {
     const pte_kernel *kn = &lib->kernels[k];
     if (!kn->name || !kn->fn) {
-      st = pte_error(PTE_ERR_INVALID_ARGUMENT, "kernel %d of library '%s' has no name or function",
-                     (int)k, lib->name);
+      st = pte_error(PTE_ERR_INVALID_ARGUMENT, "kernel %d of library '%s' has no name or function", (int)k,
+                     lib->name);
       goto done;
     }
     int32_t at = lower_bound(kn->name, lib->priority);
@@ -120,8 +117,7 @@ static pte_status do_register(const pte_kernel_library *lib) {
     }
     for (int32_t j = 0; j < k; j++) {
       if (strcmp(lib->kernels[j].name, kn->name) == 0) {
-        st = pte_error(PTE_ERR_ALREADY_EXISTS, "library '%s' lists operator '%s' twice", lib->name,
-                       kn->name);
+        st = pte_error(PTE_ERR_ALREADY_EXISTS, "library '%s' lists operator '%s' twice", lib->name, kn->name);
         goto done;
       }
     }

@@ -10,9 +10,18 @@
  * layer's base group; the runtime links nothing else of it). */
 #include "klayer.h"
 
-static void set_int(pte_value *v, int64_t x) { v->tag = PTE_TAG_INT; v->u.i = x; }
-static void set_double(pte_value *v, double x) { v->tag = PTE_TAG_DOUBLE; v->u.d = x; }
-static void set_bool(pte_value *v, bool x) { v->tag = PTE_TAG_BOOL; v->u.b = x; }
+static void set_int(pte_value *v, int64_t x) {
+  v->tag = PTE_TAG_INT;
+  v->u.i = x;
+}
+static void set_double(pte_value *v, double x) {
+  v->tag = PTE_TAG_DOUBLE;
+  v->u.d = x;
+}
+static void set_bool(pte_value *v, bool x) {
+  v->tag = PTE_TAG_BOOL;
+  v->u.b = x;
+}
 
 static bool is_intlike(const pte_value *v) { return v->tag == PTE_TAG_INT || v->tag == PTE_TAG_BOOL; }
 
@@ -50,28 +59,59 @@ static pte_status binary(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs, b
     if ((op == OP_FLOORDIV || op == OP_MOD) && b == 0) return K_FAIL("integer division by zero");
     int64_t r = 0;
     switch (op) {
-      case OP_ADD: r = (int64_t)((uint64_t)a + (uint64_t)b); break;
-      case OP_SUB: r = (int64_t)((uint64_t)a - (uint64_t)b); break;
-      case OP_MUL: r = (int64_t)((uint64_t)a * (uint64_t)b); break;
-      case OP_FLOORDIV: r = (a == INT64_MIN && b == -1) ? INT64_MIN : floordiv_i(a, b); break;
-      case OP_MOD: r = (b == -1) ? 0 : mod_i(a, b); break;
-      case OP_MAX: r = a > b ? a : b; break;
-      case OP_MIN: r = a < b ? a : b; break;
-      default: break;
+      case OP_ADD:
+        r = (int64_t)((uint64_t)a + (uint64_t)b);
+        break;
+      case OP_SUB:
+        r = (int64_t)((uint64_t)a - (uint64_t)b);
+        break;
+      case OP_MUL:
+        r = (int64_t)((uint64_t)a * (uint64_t)b);
+        break;
+      case OP_FLOORDIV:
+        r = (a == INT64_MIN && b == -1) ? INT64_MIN : floordiv_i(a, b);
+        break;
+      case OP_MOD:
+        r = (b == -1) ? 0 : mod_i(a, b);
+        break;
+      case OP_MAX:
+        r = a > b ? a : b;
+        break;
+      case OP_MIN:
+        r = a < b ? a : b;
+        break;
+      default:
+        break;
     }
     set_int(out, r);
     return PTE_OK;
   }
   double r = 0;
   switch (op) {
-    case OP_ADD: r = d[0] + d[1]; break;
-    case OP_SUB: r = d[0] - d[1]; break;
-    case OP_MUL: r = d[0] * d[1]; break;
-    case OP_FLOORDIV: r = floor(d[0] / d[1]); break;
-    case OP_TRUEDIV: r = d[0] / d[1]; break;
-    case OP_MOD: r = d[0] - floor(d[0] / d[1]) * d[1]; break;
-    case OP_MAX: r = d[0] > d[1] ? d[0] : d[1]; break;
-    case OP_MIN: r = d[0] < d[1] ? d[0] : d[1]; break;
+    case OP_ADD:
+      r = d[0] + d[1];
+      break;
+    case OP_SUB:
+      r = d[0] - d[1];
+      break;
+    case OP_MUL:
+      r = d[0] * d[1];
+      break;
+    case OP_FLOORDIV:
+      r = floor(d[0] / d[1]);
+      break;
+    case OP_TRUEDIV:
+      r = d[0] / d[1];
+      break;
+    case OP_MOD:
+      r = d[0] - floor(d[0] / d[1]) * d[1];
+      break;
+    case OP_MAX:
+      r = d[0] > d[1] ? d[0] : d[1];
+      break;
+    case OP_MIN:
+      r = d[0] < d[1] ? d[0] : d[1];
+      break;
   }
   set_double(out, r);
   return PTE_OK;
@@ -94,11 +134,21 @@ static pte_status int_only(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs,
   if (args[0]->tag != PTE_TAG_INT || args[1]->tag != PTE_TAG_INT) return K_FAIL("expected two Int arguments");
   return binary(ctx, args, nargs, op);
 }
-static pte_status prim_floordiv_int(pte_kernel_ctx *c, pte_value **a, int32_t n) { return int_only(c, a, n, OP_FLOORDIV); }
-static pte_status prim_mod_int(pte_kernel_ctx *c, pte_value **a, int32_t n) { return int_only(c, a, n, OP_MOD); }
-static pte_status prim_add_int(pte_kernel_ctx *c, pte_value **a, int32_t n) { return int_only(c, a, n, OP_ADD); }
-static pte_status prim_sub_int(pte_kernel_ctx *c, pte_value **a, int32_t n) { return int_only(c, a, n, OP_SUB); }
-static pte_status prim_mul_int(pte_kernel_ctx *c, pte_value **a, int32_t n) { return int_only(c, a, n, OP_MUL); }
+static pte_status prim_floordiv_int(pte_kernel_ctx *c, pte_value **a, int32_t n) {
+  return int_only(c, a, n, OP_FLOORDIV);
+}
+static pte_status prim_mod_int(pte_kernel_ctx *c, pte_value **a, int32_t n) {
+  return int_only(c, a, n, OP_MOD);
+}
+static pte_status prim_add_int(pte_kernel_ctx *c, pte_value **a, int32_t n) {
+  return int_only(c, a, n, OP_ADD);
+}
+static pte_status prim_sub_int(pte_kernel_ctx *c, pte_value **a, int32_t n) {
+  return int_only(c, a, n, OP_SUB);
+}
+static pte_status prim_mul_int(pte_kernel_ctx *c, pte_value **a, int32_t n) {
+  return int_only(c, a, n, OP_MUL);
+}
 
 typedef enum { CMP_EQ, CMP_GT, CMP_LT, CMP_GE, CMP_LE } cmpop;
 
@@ -114,8 +164,11 @@ static pte_status compare(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs, 
   } else {
     double d[2];
     if ((st = scalar_args(ctx, args, 2, d))) return st;
-    r = op == CMP_EQ ? d[0] == d[1] : op == CMP_GT ? d[0] > d[1] : op == CMP_LT ? d[0] < d[1]
-        : op == CMP_GE ? d[0] >= d[1] : d[0] <= d[1];
+    r = op == CMP_EQ   ? d[0] == d[1]
+        : op == CMP_GT ? d[0] > d[1]
+        : op == CMP_LT ? d[0] < d[1]
+        : op == CMP_GE ? d[0] >= d[1]
+                       : d[0] <= d[1];
   }
   set_bool(args[2], r);
   return PTE_OK;
@@ -141,9 +194,13 @@ static pte_status unary(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs, un
   bool intlike = pte_value_to_int(args[0], &i);
   switch (op) {
     case U_NEG:
-      if (intlike) set_int(out, (int64_t)(0 - (uint64_t)i)); else set_double(out, -d);
+      if (intlike) set_int(out, (int64_t)(0 - (uint64_t)i));
+      else set_double(out, -d);
       return PTE_OK;
-    case U_CEIL: case U_ROUND: case U_TRUNC: case U_INT:
+    case U_CEIL:
+    case U_ROUND:
+    case U_TRUNC:
+    case U_INT:
       if (intlike) {
         set_int(out, i);
         return PTE_OK;
@@ -188,7 +245,8 @@ static pte_status sym_size(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs)
   int64_t dim;
   if (!pte_value_to_int(args[1], &dim)) return K_FAIL("dim must be an Int");
   if (dim < 0) dim += t->dim;
-  if (dim < 0 || dim >= t->dim) return K_FAIL("dim %lld is out of range for a rank-%d tensor", (long long)dim, (int)t->dim);
+  if (dim < 0 || dim >= t->dim)
+    return K_FAIL("dim %lld is out of range for a rank-%d tensor", (long long)dim, (int)t->dim);
   set_int(args[2], t->sizes[dim]);
   return PTE_OK;
 }
@@ -208,15 +266,32 @@ static pte_status local_scalar_dense(pte_kernel_ctx *ctx, pte_value **args, int3
   if (pte_tensor_numel(t) != 1 || !t->data) return K_FAIL("expected a one-element tensor with data");
   const void *p = t->data;
   switch (t->dtype) {
-    case PTE_FLOAT32: set_double(args[1], *(const float *)p); break;
-    case PTE_FLOAT64: set_double(args[1], *(const double *)p); break;
-    case PTE_INT64: set_int(args[1], *(const int64_t *)p); break;
-    case PTE_INT32: set_int(args[1], *(const int32_t *)p); break;
-    case PTE_INT16: set_int(args[1], *(const int16_t *)p); break;
-    case PTE_INT8: set_int(args[1], *(const int8_t *)p); break;
-    case PTE_UINT8: set_int(args[1], *(const uint8_t *)p); break;
-    case PTE_BOOL: set_bool(args[1], *(const uint8_t *)p != 0); break;
-    default: return K_FAIL("unsupported dtype %s", pte_dtype_name(t->dtype));
+    case PTE_FLOAT32:
+      set_double(args[1], *(const float *)p);
+      break;
+    case PTE_FLOAT64:
+      set_double(args[1], *(const double *)p);
+      break;
+    case PTE_INT64:
+      set_int(args[1], *(const int64_t *)p);
+      break;
+    case PTE_INT32:
+      set_int(args[1], *(const int32_t *)p);
+      break;
+    case PTE_INT16:
+      set_int(args[1], *(const int16_t *)p);
+      break;
+    case PTE_INT8:
+      set_int(args[1], *(const int8_t *)p);
+      break;
+    case PTE_UINT8:
+      set_int(args[1], *(const uint8_t *)p);
+      break;
+    case PTE_BOOL:
+      set_bool(args[1], *(const uint8_t *)p != 0);
+      break;
+    default:
+      return K_FAIL("unsupported dtype %s", pte_dtype_name(t->dtype));
   }
   return PTE_OK;
 }
@@ -229,11 +304,16 @@ static pte_status et_view(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) 
   int64_t sizes[PTE_MAX_DIM];
   int32_t dim = pte_value_int_list(args[1], sizes, PTE_MAX_DIM);
   if (dim < 0) return K_FAIL("size must be an int list of at most %d entries", PTE_MAX_DIM);
-  if (out->dtype != self->dtype) return K_FAIL("view changes dtype from %s to %s", pte_dtype_name(self->dtype), pte_dtype_name(out->dtype));
+  if (out->dtype != self->dtype)
+    return K_FAIL("view changes dtype from %s to %s", pte_dtype_name(self->dtype),
+                  pte_dtype_name(out->dtype));
   int64_t numel = pte_tensor_numel(self), known = 1;
   int32_t infer = -1;
   for (int32_t i = 0; i < dim; i++) {
-    if (sizes[i] == -1 && infer < 0) { infer = i; continue; }
+    if (sizes[i] == -1 && infer < 0) {
+      infer = i;
+      continue;
+    }
     if (sizes[i] < 0) return K_FAIL("invalid view size %lld", (long long)sizes[i]);
     if (__builtin_mul_overflow(known, sizes[i], &known))
       return K_FAIL("view sizes overflow at dimension %d (size %lld)", (int)i, (long long)sizes[i]);
@@ -243,7 +323,8 @@ static pte_status et_view(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) 
     sizes[infer] = numel / known;
     known = numel;
   }
-  if (known != numel) return K_FAIL("view of %lld elements as %lld elements", (long long)numel, (long long)known);
+  if (known != numel)
+    return K_FAIL("view of %lld elements as %lld elements", (long long)numel, (long long)known);
   if (!pte_tensor_is_contiguous(self)) return K_FAIL("view of a non-contiguous tensor");
   out->dim = dim;
   for (int32_t i = 0; i < dim; i++) {
@@ -265,7 +346,8 @@ static pte_status et_copy_index(pte_kernel_ctx *ctx, pte_value **args, int32_t n
   if ((st = k_tensor(ctx, args, 0, &to)) || (st = k_tensor(ctx, args, 1, &from))) return st;
   int64_t index;
   if (!pte_value_to_int(args[2], &index) || index < 0) return K_FAIL("index must be a non-negative Int");
-  if (to->dtype != from->dtype || to->dim != from->dim + 1) return K_FAIL("copy_to must be copy_from with a leading dimension");
+  if (to->dtype != from->dtype || to->dim != from->dim + 1)
+    return K_FAIL("copy_to must be copy_from with a leading dimension");
   if (to->flags & PTE_TENSOR_READONLY) return K_FAIL("copy_to is read-only");
   int64_t sizes[PTE_MAX_DIM];
   sizes[0] = to->sizes[0] > index ? to->sizes[0] : index + 1;
@@ -314,7 +396,8 @@ static const pte_kernel prim_kernels[] = {
     {"executorch_prim::mul.int", prim_mul_int, 0, 0},
 };
 
-static const pte_kernel_library prim_library = PTE_KERNEL_LIBRARY_INIT(
-    "runtime_prim_ops", PTE_PRIORITY_PORTABLE, prim_kernels, (int32_t)(sizeof prim_kernels / sizeof prim_kernels[0]));
+static const pte_kernel_library prim_library =
+    PTE_KERNEL_LIBRARY_INIT("runtime_prim_ops", PTE_PRIORITY_PORTABLE, prim_kernels,
+                            (int32_t)(sizeof prim_kernels / sizeof prim_kernels[0]));
 
 const pte_kernel_library *pte_prim_ops_library(void) { return &prim_library; }

@@ -9,8 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-pte_status pte_file_map_open(const char *path, uint32_t flags, const pte_allocator *a,
-                             pte_file_map *out) {
+pte_status pte_file_map_open(const char *path, uint32_t flags, const pte_allocator *a, pte_file_map *out) {
   memset(out, 0, sizeof *out);
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0)
@@ -62,9 +61,7 @@ pte_status pte_file_map_open(const char *path, uint32_t flags, const pte_allocat
 
 void pte_file_map_close(pte_file_map *m, const pte_allocator *a) {
   if (!m->data) return;
-  if (m->mapped)
-    munmap(m->data, m->size);
-  else
-    pte_free(a, m->data);
+  if (m->mapped) munmap(m->data, m->size);
+  else pte_free(a, m->data);
   m->data = NULL;
 }

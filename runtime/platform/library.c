@@ -6,8 +6,8 @@
 #include <dlfcn.h>
 #include <limits.h>
 #include <pthread.h>
-#include <stdlib.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -106,10 +106,8 @@ static void find_library_dir(void) {
   const char *src = realpath(info.dli_fname, resolved) ? resolved : info.dli_fname;
   snprintf(g_library_dir, sizeof g_library_dir, "%s", src);
   char *slash = strrchr(g_library_dir, '/');
-  if (slash)
-    *slash = 0;
-  else
-    snprintf(g_library_dir, sizeof g_library_dir, ".");
+  if (slash) *slash = 0;
+  else snprintf(g_library_dir, sizeof g_library_dir, ".");
 }
 
 const char *pte_library_dir(void) {

@@ -12,9 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "xnn_test_util.h"
 #include "../common/alloc_count.h"
-
+#include "xnn_test_util.h"
 
 int main(int argc, char **argv) {
   XT_CHECK(pte_kernels_portable_register() == PTE_OK && pte_backend_xnnpack_register() == PTE_OK, "%s",

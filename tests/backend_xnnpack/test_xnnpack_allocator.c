@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "xnn_test_util.h"
 #include "../common/alloc_count.h"
+#include "xnn_test_util.h"
 
 /* glibc's own entry points: the counting allocator must not count itself
  * as a heap allocation. */
@@ -112,8 +112,8 @@ static void run_case(const char *dir, bool measure) {
   pte_data_map_free(map);
   pte_backend_xnnpack_get_stats(&s2);
   if (measure) {
-    XT_CHECK(cnt.allocs == cnt.frees && cnt.live == 0, "%s: %ld of %ld allocations (%lld bytes) not freed", dir,
-             cnt.allocs - cnt.frees, cnt.allocs, cnt.live);
+    XT_CHECK(cnt.allocs == cnt.frees && cnt.live == 0, "%s: %ld of %ld allocations (%lld bytes) not freed",
+             dir, cnt.allocs - cnt.frees, cnt.allocs, cnt.live);
     XT_CHECK(s2.delegates_live == s0.delegates_live && s2.xnn_live_bytes == s0.xnn_live_bytes,
              "%s: %lld XNNPACK bytes still live", dir, (long long)(s2.xnn_live_bytes - s0.xnn_live_bytes));
   }

@@ -36,7 +36,8 @@ static int run_mode(const xt_case *c, pte_program *prog, int ndelegates, bool na
     XT_CHECK(st != PTE_OK, "%s: loading should fail with '%s'", c->dir, c->expect_error);
     if (st) {
       const char *msg = pte_last_error();
-      XT_CHECK(strstr(msg, c->expect_error) != NULL, "%s: error '%s' lacks '%s'", c->dir, msg, c->expect_error);
+      XT_CHECK(strstr(msg, c->expect_error) != NULL, "%s: error '%s' lacks '%s'", c->dir, msg,
+               c->expect_error);
       XT_CHECK(strstr(msg, "XNNPACK node") != NULL, "%s: error '%s' names no node", c->dir, msg);
       XT_CHECK(strstr(msg, "datatype") != NULL, "%s: error '%s' names no datatype", c->dir, msg);
       printf("  refused as expected: %s\n", msg);
@@ -53,7 +54,8 @@ static int run_mode(const xt_case *c, pte_program *prog, int ndelegates, bool na
   xt_tensors in, want;
   bool ok = xt_load_npys(c->dir, "inputs", &in) && xt_load_npys(c->dir, "expected", &want);
   XT_CHECK(ok, "%s: reading inputs/expected", c->dir);
-  XT_CHECK(in.n == pte_method_num_inputs(m), "%s: %d inputs, method has %d", c->dir, in.n, pte_method_num_inputs(m));
+  XT_CHECK(in.n == pte_method_num_inputs(m), "%s: %d inputs, method has %d", c->dir, in.n,
+           pte_method_num_inputs(m));
   pte_backend_xnnpack_stats s0, s1, s2;
   pte_backend_xnnpack_get_stats(&s0);
   for (int r = 0; ok && r < RUNS; r++) {
@@ -72,8 +74,8 @@ static int run_mode(const xt_case *c, pte_program *prog, int ndelegates, bool na
         const char *msg = pte_last_error();
         XT_CHECK(strstr(msg, c->expect_run_error) != NULL, "%s: error '%s' lacks '%s'", c->dir, msg,
                  c->expect_run_error);
-        XT_CHECK(strstr(msg, "got shape") && strstr(msg, "built for"), "%s: error '%s' does not give both shapes",
-                 c->dir, msg);
+        XT_CHECK(strstr(msg, "got shape") && strstr(msg, "built for"),
+                 "%s: error '%s' does not give both shapes", c->dir, msg);
         printf("  rejected as expected: %s\n", msg);
       }
       ok = false;
@@ -99,7 +101,8 @@ static int run_mode(const xt_case *c, pte_program *prog, int ndelegates, bool na
       char what[1200];
       snprintf(what, sizeof what, "%s%s output %d", c->dir, native ? " (native)" : "", i);
       double err = 0;
-      bool same = v && v->tag == PTE_TAG_TENSOR && xt_compare(v->u.tensor, &want.t[i], c->rtol, c->atol, &err, what);
+      bool same =
+          v && v->tag == PTE_TAG_TENSOR && xt_compare(v->u.tensor, &want.t[i], c->rtol, c->atol, &err, what);
       XT_CHECK(same, "%s differs from eager PyTorch", what);
       if (err > *max_err) *max_err = err;
     }
@@ -141,7 +144,8 @@ static void run_case(const char *dir) {
   int xnn = 0;
   for (int32_t i = 0; !st && i < info.num_delegates; i++) {
     const char *id = NULL;
-    if (pte_program_method_delegate(prog, c.method, i, &id) == PTE_OK && id && !strcmp(id, "XnnpackBackend")) xnn++;
+    if (pte_program_method_delegate(prog, c.method, i, &id) == PTE_OK && id && !strcmp(id, "XnnpackBackend"))
+      xnn++;
   }
   XT_CHECK(xnn > 0, "%s: the program holds no XnnpackBackend delegate", dir);
   double err_x = 0, err_n = 0;
@@ -152,11 +156,10 @@ static void run_case(const char *dir) {
     skipped++;
   } else if (xt_failures == before) {
     passed++;
-    if (c.expect_error[0] || c.expect_run_error[0])
-      printf("PASS %s (refused)\n", dir);
+    if (c.expect_error[0] || c.expect_run_error[0]) printf("PASS %s (refused)\n", dir);
     else
-      printf("PASS %s: %d delegate(s), max abs error %.3g (XNNPACK plan), %.3g (native kernels)\n", dir, xnn, err_x,
-             err_n);
+      printf("PASS %s: %d delegate(s), max abs error %.3g (XNNPACK plan), %.3g (native kernels)\n", dir, xnn,
+             err_x, err_n);
   } else {
     printf("FAIL %s\n", dir);
   }
@@ -178,7 +181,7 @@ int main(int argc, char **argv) {
     total += n;
     xt_free_list(list, n);
   }
-  printf("%d case(s): %d passed, %d skipped (operators missing in this build), %d check(s) failed\n", total, passed,
-         skipped, xt_failures);
+  printf("%d case(s): %d passed, %d skipped (operators missing in this build), %d check(s) failed\n", total,
+         passed, skipped, xt_failures);
   return xt_failures ? 1 : 0;
 }

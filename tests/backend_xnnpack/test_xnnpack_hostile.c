@@ -139,7 +139,8 @@ static void put32(uint8_t *p, uint32_t v) {
 }
 
 /* Copy with the u32 at absolute payload offset `at` replaced. */
-static void patch_and_refuse(target *t, const uint8_t *p, size_t size, size_t at, uint32_t v, const char *what) {
+static void patch_and_refuse(target *t, const uint8_t *p, size_t size, size_t at, uint32_t v,
+                             const char *what) {
   uint8_t *c = (uint8_t *)malloc(size);
   memcpy(c, p, size);
   put32(c + at, v);
@@ -151,7 +152,8 @@ static void attack(target *t, const uint8_t *p, size_t size) {
   payloads++;
   /* The payload itself is fine (or refused as unsupported: fp16, int8). */
   pte_status st0 = attempt(t, p, size, true);
-  XT_CHECK(st0 == PTE_OK || st0 == PTE_ERR_NOT_SUPPORTED, "payload %d is refused: %s", payloads, pte_last_error());
+  XT_CHECK(st0 == PTE_OK || st0 == PTE_ERR_NOT_SUPPORTED, "payload %d is refused: %s", payloads,
+           pte_last_error());
 
   /* Truncated at many offsets: every one for small payloads. */
   size_t step = size <= 4096 ? 1 : size / 1500;
@@ -162,7 +164,11 @@ static void attack(target *t, const uint8_t *p, size_t size) {
   if (!find_layout(p, size, &L)) return;
 
   /* Header offsets and sizes. */
-  struct { size_t at; uint32_t v; const char *what; } hdr[] = {
+  struct {
+    size_t at;
+    uint32_t v;
+    const char *what;
+  } hdr[] = {
       {4, 0x30304858u ^ 1u, "a bad magic with a flatbuffer of no identifier"},
       {10, 0, "flatbuffer offset 0"},
       {10, 29, "flatbuffer offset inside the header"},
@@ -177,7 +183,8 @@ static void attack(target *t, const uint8_t *p, size_t size) {
       {22, 0xFFFFFFFFu, "a huge constant size"},
       {26, 1, "a constant size beyond 4 GiB"},
   };
-  for (size_t i = 0; i < sizeof hdr / sizeof hdr[0]; i++) patch_and_refuse(t, p, size, hdr[i].at, hdr[i].v, hdr[i].what);
+  for (size_t i = 0; i < sizeof hdr / sizeof hdr[0]; i++)
+    patch_and_refuse(t, p, size, hdr[i].at, hdr[i].v, hdr[i].what);
   {
     uint8_t *c = (uint8_t *)malloc(size);
     memcpy(c, p, size);
@@ -214,7 +221,8 @@ static void attack(target *t, const uint8_t *p, size_t size) {
     uint32_t u = pte_fb_ref(fb, node, XNODE_UNION);
     int type = (int)pte_fb_scalar(fb, node, XNODE_UNION_TYPE, 1, 0);
     /* Every present u32 field of the node table whose name ends in _id. */
-    const pte_fb_table *nt = xg_schema_graph.fields[XGRAPH_XNODES].table->fields[XNODE_UNION].members[type - 1];
+    const pte_fb_table *nt =
+        xg_schema_graph.fields[XGRAPH_XNODES].table->fields[XNODE_UNION].members[type - 1];
     for (int s = 0; s < nt->num_fields; s++) {
       const char *name = nt->fields[s].name;
       size_t len = strlen(name);
@@ -242,7 +250,8 @@ static void attack(target *t, const uint8_t *p, size_t size) {
       patch_and_refuse(t, p, size, at, 0x40000000u, "a dimension that breaks the shapes");
     }
     uint32_t nd = pte_fb_field(fb, v, TV_NUM_DIMS);
-    if (nd) patch_and_refuse(t, p, size, base + nd, pte_fb_u32(fb.buf + nd) + 1, "num_dims not matching dims");
+    if (nd)
+      patch_and_refuse(t, p, size, base + nd, pte_fb_u32(fb.buf + nd) + 1, "num_dims not matching dims");
     uint32_t fl = pte_fb_field(fb, v, TV_FLAGS);
     if (fl) {
       patch_and_refuse(t, p, size, base + fl, 0x4, "unknown value flags");
@@ -295,7 +304,8 @@ static pte_status spy_init(void *user, pte_backend_init_ctx *ctx, const void *pr
   return PTE_OK;
 }
 
-static pte_status spy_execute(void *user, pte_backend_exec_ctx *ctx, void *h, pte_value **args, int32_t nargs) {
+static pte_status spy_execute(void *user, pte_backend_exec_ctx *ctx, void *h, pte_value **args,
+                              int32_t nargs) {
   (void)user, (void)ctx, (void)h, (void)args, (void)nargs;
   return PTE_ERR_NOT_SUPPORTED;
 }
@@ -342,8 +352,8 @@ int main(int argc, char **argv) {
     }
     xt_free_list(list, n);
   }
-  printf("%d payload(s), %d attempt(s): %d refused, %d accepted (%d run); %d check(s) failed\n", payloads, attempts,
-         refused, accepted, ran, xt_failures);
+  printf("%d payload(s), %d attempt(s): %d refused, %d accepted (%d run); %d check(s) failed\n", payloads,
+         attempts, refused, accepted, ran, xt_failures);
   XT_CHECK(payloads > 0, "no payload found");
   return xt_failures ? 1 : 0;
 }

@@ -64,8 +64,9 @@ static void run_payload(const char *dir) {
     if (!st) {
       xg_delegate_info info;
       xg_delegate_get_info(d, &info);
-      printf("%s%s: %u nodes: %u in %u XNNPACK runtime(s), %u native, %u dead\n", dir, native ? " (native)" : "",
-             info.nodes, info.xnn_nodes, info.segments, info.native_nodes, info.dead_nodes);
+      printf("%s%s: %u nodes: %u in %u XNNPACK runtime(s), %u native, %u dead\n", dir,
+             native ? " (native)" : "", info.nodes, info.xnn_nodes, info.segments, info.native_nodes,
+             info.dead_nodes);
       for (int rep = 0; rep < 2; rep++) {
         pte_value vals[MAXARGS], *ptrs[MAXARGS];
         for (int k = 0; k < n; k++) {
@@ -97,7 +98,8 @@ static void run_payload(const char *dir) {
  * that fits the node's ids, a check, and someone to run it (XNNPACK or
  * pterun), except the one refused type. */
 static void check_node_table(void) {
-  XT_CHECK(xg_node_desc_of(0) == NULL && xg_node_desc_of(XG_NODE_TYPE_END) == NULL, "codes outside XNodeUnion");
+  XT_CHECK(xg_node_desc_of(0) == NULL && xg_node_desc_of(XG_NODE_TYPE_END) == NULL,
+           "codes outside XNodeUnion");
   for (int t = 1; t < XG_NODE_TYPE_END; t++) {
     const xg_node_desc *d = xg_node_desc_of(t);
     const char *name = xg_node_type_name(t);

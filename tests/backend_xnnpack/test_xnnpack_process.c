@@ -105,7 +105,8 @@ int main(int argc, char **argv) {
   pte_backend_xnnpack_get_stats(&s1);
   XT_CHECK(pool != NULL, "no pthreadpool (%s)", pte_threadpool_provider());
   XT_CHECK(s1.threadpool == pool, "XNNPACK was given pool %p, the process pool is %p", s1.threadpool, pool);
-  XT_CHECK(pte_threadpool_pools_created() == 1, "%llu pools created", (unsigned long long)pte_threadpool_pools_created());
+  XT_CHECK(pte_threadpool_pools_created() == 1, "%llu pools created",
+           (unsigned long long)pte_threadpool_pools_created());
   size_t nthreads = pte_threadpool_threads();
   for (int r = 0; r < 5; r++) {
     XT_CHECK(set_inputs(m, &in) == PTE_OK, "set input: %s", pte_last_error());
@@ -116,16 +117,17 @@ int main(int argc, char **argv) {
   int threads_now = count_threads();
   /* The calling thread plus the pool's workers, nothing else. */
   XT_CHECK(threads_now == threads_at_start + (int)nthreads - 1,
-           "%d threads with a pool of %zu (started with %d): another pool or thread appeared", threads_now, nthreads,
-           threads_at_start);
+           "%d threads with a pool of %zu (started with %d): another pool or thread appeared", threads_now,
+           nthreads, threads_at_start);
   XT_CHECK(pte_threadpool_pools_created() == 1, "a second pool was created");
   XT_CHECK(pte_threadpool_pthreadpool() == pool, "the pool changed");
-  printf("one pool: %zu thread(s), %d thread(s) in the process, XNNPACK and kernels on %p\n", nthreads, threads_now,
-         pool);
+  printf("one pool: %zu thread(s), %d thread(s) in the process, XNNPACK and kernels on %p\n", nthreads,
+         threads_now, pool);
 
   /* The delegate holds the pool. */
   size_t other = nthreads == 2 ? 3 : 2;
-  XT_CHECK(pte_threadpool_set_threads(other) == PTE_ERR_INVALID_STATE, "resize while a delegate holds the pool");
+  XT_CHECK(pte_threadpool_set_threads(other) == PTE_ERR_INVALID_STATE,
+           "resize while a delegate holds the pool");
 
   /* Tracer events. */
   trace t;
@@ -144,8 +146,8 @@ int main(int argc, char **argv) {
   XT_CHECK(t.backend_outside == 0, "%d backend events outside a delegate event", t.backend_outside);
   XT_CHECK(t.backend_instruction_mismatch == 0, "backend events name another instruction");
   XT_CHECK(t.begins == t.ends, "%d begins, %d ends", t.begins, t.ends);
-  printf("tracer: %d delegate event(s), %d backend event(s) (%d XNNPACK runtime, %d native)\n", t.delegate_events,
-         t.backend_events, t.xnn_runtime_events, t.native_events);
+  printf("tracer: %d delegate event(s), %d backend event(s) (%d XNNPACK runtime, %d native)\n",
+         t.delegate_events, t.backend_events, t.xnn_runtime_events, t.native_events);
   int seen = t.backend_events;
   pte_method_set_tracer(m, NULL);
   XT_CHECK(set_inputs(m, &in) == PTE_OK, "set input");
@@ -158,9 +160,11 @@ int main(int argc, char **argv) {
   pte_backend_xnnpack_get_stats(&s2);
   XT_CHECK(s2.delegates_live == s0.delegates_live, "%lld delegates still live", (long long)s2.delegates_live);
   XT_CHECK(s2.runtimes_live == s0.runtimes_live, "%lld runtimes still live", (long long)s2.runtimes_live);
-  XT_CHECK(s2.xnn_live_bytes == s0.xnn_live_bytes, "XNNPACK still holds %lld bytes (had %lld before the method)",
-           (long long)s2.xnn_live_bytes, (long long)s0.xnn_live_bytes);
-  XT_CHECK(pte_threadpool_set_threads(other) == PTE_OK, "resize after the delegate is gone: %s", pte_last_error());
+  XT_CHECK(s2.xnn_live_bytes == s0.xnn_live_bytes,
+           "XNNPACK still holds %lld bytes (had %lld before the method)", (long long)s2.xnn_live_bytes,
+           (long long)s0.xnn_live_bytes);
+  XT_CHECK(pte_threadpool_set_threads(other) == PTE_OK, "resize after the delegate is gone: %s",
+           pte_last_error());
   pte_program_free(prog);
   xt_free_tensors(&in);
   printf("%s (%d failure(s))\n", xt_failures ? "FAIL" : "PASS", xt_failures);

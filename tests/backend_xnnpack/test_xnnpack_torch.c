@@ -27,8 +27,9 @@ static void load_torch(const char *dir) {
   }
   void *torch_create = dlsym(RTLD_DEFAULT, "pthreadpool_create");
   Dl_info info;
-  XT_CHECK(torch_create && dladdr(torch_create, &info) && strstr(info.dli_fname, "torch"),
-           "after loading torch globally, pthreadpool_create should be torch's (the hazard this test is about)");
+  XT_CHECK(
+      torch_create && dladdr(torch_create, &info) && strstr(info.dli_fname, "torch"),
+      "after loading torch globally, pthreadpool_create should be torch's (the hazard this test is about)");
   if (torch_create && dladdr(torch_create, &info)) printf("global pthreadpool_create: %s\n", info.dli_fname);
 }
 
@@ -74,7 +75,8 @@ int main(int argc, char **argv) {
   /* Where the pool's and XNNPACK's functions come from. */
   void *h = dlopen(argv[4], RTLD_NOW | RTLD_NOLOAD);
   const char *(*tp_provider)(void) = h ? (const char *(*)(void))dlsym(h, "pte_threadpool_provider") : NULL;
-  const char *(*xnn_provider)(void) = h ? (const char *(*)(void))dlsym(h, "pte_backend_xnnpack_provider") : NULL;
+  const char *(*xnn_provider)(void) =
+      h ? (const char *(*)(void))dlsym(h, "pte_backend_xnnpack_provider") : NULL;
   XT_CHECK(tp_provider && xnn_provider, "provider functions not found");
   if (tp_provider && xnn_provider) {
     printf("pterun's pthreadpool: %s; XNNPACK: %s\n", tp_provider(), xnn_provider());

@@ -13,7 +13,8 @@
 int main(int argc, char **argv) {
   if (argc < 3) return 2;
   XT_CHECK(pte_kernels_portable_register() == PTE_OK, "%s", pte_last_error());
-  XT_CHECK(pte_backend_find("XnnpackBackend") == NULL, "XnnpackBackend is registered in a process without it");
+  XT_CHECK(pte_backend_find("XnnpackBackend") == NULL,
+           "XnnpackBackend is registered in a process without it");
   char path[1400];
   snprintf(path, sizeof path, "%s/model.pte", argv[1]);
   pte_program *prog = NULL;
@@ -22,7 +23,8 @@ int main(int argc, char **argv) {
   pte_method *m = NULL;
   pte_status st = pte_method_load(prog, "forward", NULL, &m);
   XT_CHECK(st == PTE_ERR_NOT_FOUND, "load without the backend returned %s", pte_status_name(st));
-  XT_CHECK(strstr(pte_last_error(), "'XnnpackBackend' is not registered") != NULL, "message: %s", pte_last_error());
+  XT_CHECK(strstr(pte_last_error(), "'XnnpackBackend' is not registered") != NULL, "message: %s",
+           pte_last_error());
   printf("without the library: %s\n", pte_last_error());
   st = pte_library_load(argv[2]);
   XT_CHECK(st == PTE_OK, "pte_library_load(%s): %s", argv[2], pte_last_error());

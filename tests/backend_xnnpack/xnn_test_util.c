@@ -157,11 +157,16 @@ void xt_free_tensors(xt_tensors *ts) {
 
 static double element(const pte_tensor *t, size_t offset) {
   switch (t->dtype) {
-    case PTE_FLOAT32: return ((const float *)t->data)[offset];
-    case PTE_FLOAT64: return ((const double *)t->data)[offset];
-    case PTE_INT64: return (double)((const int64_t *)t->data)[offset];
-    case PTE_INT32: return ((const int32_t *)t->data)[offset];
-    default: return NAN;
+    case PTE_FLOAT32:
+      return ((const float *)t->data)[offset];
+    case PTE_FLOAT64:
+      return ((const double *)t->data)[offset];
+    case PTE_INT64:
+      return (double)((const int64_t *)t->data)[offset];
+    case PTE_INT32:
+      return ((const int32_t *)t->data)[offset];
+    default:
+      return NAN;
   }
 }
 
@@ -180,7 +185,8 @@ bool xt_compare(const pte_tensor *got, const pte_tensor *want, double rtol, doub
       return false;
     }
   if (got->dtype != want->dtype) {
-    fprintf(stderr, "%s: dtype %s, expected %s\n", what, pte_dtype_name(got->dtype), pte_dtype_name(want->dtype));
+    fprintf(stderr, "%s: dtype %s, expected %s\n", what, pte_dtype_name(got->dtype),
+            pte_dtype_name(want->dtype));
     return false;
   }
   int64_t n = pte_tensor_numel(want);

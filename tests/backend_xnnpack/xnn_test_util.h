@@ -9,14 +9,14 @@
 
 extern int xt_failures;
 
-#define XT_CHECK(cond, ...)                                          \
-  do {                                                               \
-    if (!(cond)) {                                                   \
-      xt_failures++;                                                 \
+#define XT_CHECK(cond, ...)                                                    \
+  do {                                                                         \
+    if (!(cond)) {                                                             \
+      xt_failures++;                                                           \
       fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
-      fprintf(stderr, __VA_ARGS__);                                  \
-      fprintf(stderr, "\n");                                         \
-    }                                                                \
+      fprintf(stderr, __VA_ARGS__);                                            \
+      fprintf(stderr, "\n");                                                   \
+    }                                                                          \
   } while (0)
 
 /* Whole file into malloc'd memory (NULL on failure). */

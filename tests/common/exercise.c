@@ -49,13 +49,15 @@ void pte_exercise(const uint8_t *buf, size_t size, pte_exercise_stats *s) {
     int ok = pte_method_num_inputs(m) <= 8;
     for (int32_t i = 0; i < pte_method_num_inputs(m) && ok; i++) {
       pte_io_info io;
-      if (pte_program_method_input(p, name, i, &io) || io.tag != PTE_TAG_TENSOR || io.nbytes > PTE_EXERCISE_CAP) {
+      if (pte_program_method_input(p, name, i, &io) || io.tag != PTE_TAG_TENSOR ||
+          io.nbytes > PTE_EXERCISE_CAP) {
         ok = 0;
         break;
       }
       bufs[i] = calloc(1, io.nbytes + 16);
       pte_tensor t;
-      if (!bufs[i] || pte_tensor_init(&t, io.dtype, io.dim, io.sizes, bufs[i]) || pte_method_set_input_tensor(m, i, &t))
+      if (!bufs[i] || pte_tensor_init(&t, io.dtype, io.dim, io.sizes, bufs[i]) ||
+          pte_method_set_input_tensor(m, i, &t))
         ok = 0;
     }
     if (ok) {

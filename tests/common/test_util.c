@@ -40,8 +40,8 @@ const char *compare_npy(const pte_tensor *t, const char *npy_path, double rtol, 
   }
   const char *result = NULL;
   if (a.dtype != t->dtype || a.dim != t->dim) {
-    snprintf(msg, sizeof msg, "dtype/rank mismatch: got %s rank %d, expected %s rank %d", pte_dtype_name(t->dtype),
-             (int)t->dim, pte_dtype_name(a.dtype), (int)a.dim);
+    snprintf(msg, sizeof msg, "dtype/rank mismatch: got %s rank %d, expected %s rank %d",
+             pte_dtype_name(t->dtype), (int)t->dim, pte_dtype_name(a.dtype), (int)a.dim);
     result = msg;
   }
   for (int32_t i = 0; !result && i < t->dim; i++)
@@ -54,12 +54,30 @@ const char *compare_npy(const pte_tensor *t, const char *npy_path, double rtol, 
   for (int64_t i = 0; !result && i < n; i++) {
     double got, want;
     switch (t->dtype) {
-      case PTE_FLOAT32: got = ((const float *)t->data)[i]; want = ((const float *)a.data)[i]; break;
-      case PTE_FLOAT64: got = ((const double *)t->data)[i]; want = ((const double *)a.data)[i]; break;
-      case PTE_INT64: got = (double)((const int64_t *)t->data)[i]; want = (double)((const int64_t *)a.data)[i]; break;
-      case PTE_INT32: got = ((const int32_t *)t->data)[i]; want = ((const int32_t *)a.data)[i]; break;
-      case PTE_BOOL: got = ((const uint8_t *)t->data)[i]; want = ((const uint8_t *)a.data)[i]; break;
-      default: snprintf(msg, sizeof msg, "unsupported dtype"); result = msg; continue;
+      case PTE_FLOAT32:
+        got = ((const float *)t->data)[i];
+        want = ((const float *)a.data)[i];
+        break;
+      case PTE_FLOAT64:
+        got = ((const double *)t->data)[i];
+        want = ((const double *)a.data)[i];
+        break;
+      case PTE_INT64:
+        got = (double)((const int64_t *)t->data)[i];
+        want = (double)((const int64_t *)a.data)[i];
+        break;
+      case PTE_INT32:
+        got = ((const int32_t *)t->data)[i];
+        want = ((const int32_t *)a.data)[i];
+        break;
+      case PTE_BOOL:
+        got = ((const uint8_t *)t->data)[i];
+        want = ((const uint8_t *)a.data)[i];
+        break;
+      default:
+        snprintf(msg, sizeof msg, "unsupported dtype");
+        result = msg;
+        continue;
     }
     if (!(fabs(got - want) <= atol + rtol * fabs(want)) && !(isnan(got) && isnan(want))) {
       snprintf(msg, sizeof msg, "element %lld: got %.9g, expected %.9g", (long long)i, got, want);
@@ -70,8 +88,8 @@ const char *compare_npy(const pte_tensor *t, const char *npy_path, double rtol, 
   return result;
 }
 
-pte_status run_case(const char *case_dir, const char *method, const char *data_file, double rtol,
-                    double atol, char *err, size_t errn) {
+pte_status run_case(const char *case_dir, const char *method, const char *data_file, double rtol, double atol,
+                    char *err, size_t errn) {
   char path[1024];
   pte_data_map *map = NULL;
   pte_program *prog = NULL;

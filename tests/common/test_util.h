@@ -13,31 +13,31 @@
 
 extern int g_test_failures;
 
-#define CHECK(cond, ...)                                                      \
-  do {                                                                        \
-    if (!(cond)) {                                                            \
+#define CHECK(cond, ...)                                                       \
+  do {                                                                         \
+    if (!(cond)) {                                                             \
       fprintf(stderr, "%s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #cond); \
-      fprintf(stderr, __VA_ARGS__);                                           \
-      fprintf(stderr, "\n");                                                  \
-      g_test_failures++;                                                      \
-      return;                                                                 \
-    }                                                                         \
+      fprintf(stderr, __VA_ARGS__);                                            \
+      fprintf(stderr, "\n");                                                   \
+      g_test_failures++;                                                       \
+      return;                                                                  \
+    }                                                                          \
   } while (0)
 
-#define CHECK_OK(expr)                                                              \
-  do {                                                                              \
-    pte_status st_ = (expr);                                                        \
-    CHECK(st_ == PTE_OK, "%s: %s", pte_status_name(st_), pte_last_error());         \
+#define CHECK_OK(expr)                                                      \
+  do {                                                                      \
+    pte_status st_ = (expr);                                                \
+    CHECK(st_ == PTE_OK, "%s: %s", pte_status_name(st_), pte_last_error()); \
   } while (0)
 
 /* Expect a failure with `status` whose message contains `needle`. */
-#define CHECK_FAILS(expr, status, needle)                                                   \
-  do {                                                                                      \
-    pte_status st_ = (expr);                                                                \
-    CHECK(st_ == (status), "expected %s, got %s (%s)", pte_status_name(status),            \
-          pte_status_name(st_), pte_last_error());                                          \
-    CHECK(strstr(pte_last_error(), (needle)) != NULL, "message '%s' lacks '%s'",           \
-          pte_last_error(), (needle));                                                      \
+#define CHECK_FAILS(expr, status, needle)                                                             \
+  do {                                                                                                \
+    pte_status st_ = (expr);                                                                          \
+    CHECK(st_ == (status), "expected %s, got %s (%s)", pte_status_name(status), pte_status_name(st_), \
+          pte_last_error());                                                                          \
+    CHECK(strstr(pte_last_error(), (needle)) != NULL, "message '%s' lacks '%s'", pte_last_error(),    \
+          (needle));                                                                                  \
   } while (0)
 
 typedef void (*test_fn)(void);
@@ -48,20 +48,21 @@ typedef struct test_case {
 
 #define TEST(name) static void name(void)
 
-#define TEST_MAIN(...)                                                         \
-  int g_test_failures = 0;                                                     \
-  int main(int argc, char **argv) {                                            \
-    static const test_case tests[] = {__VA_ARGS__};                            \
-    int n = (int)(sizeof tests / sizeof tests[0]);                             \
-    for (int i = 0; i < n; i++) {                                              \
-      if (argc > 1 && !strstr(tests[i].name, argv[1])) continue;               \
-      int before = g_test_failures;                                            \
-      tests[i].fn();                                                           \
+#define TEST_MAIN(...)                                                               \
+  int g_test_failures = 0;                                                           \
+  int main(int argc, char **argv) {                                                  \
+    static const test_case tests[] = {__VA_ARGS__};                                  \
+    int n = (int)(sizeof tests / sizeof tests[0]);                                   \
+    for (int i = 0; i < n; i++) {                                                    \
+      if (argc > 1 && !strstr(tests[i].name, argv[1])) continue;                     \
+      int before = g_test_failures;                                                  \
+      tests[i].fn();                                                                 \
       printf("%s %s\n", g_test_failures == before ? "ok  " : "FAIL", tests[i].name); \
-    }                                                                          \
-    return g_test_failures ? 1 : 0;                                            \
+    }                                                                                \
+    return g_test_failures ? 1 : 0;                                                  \
   }
-#define T(fn) {#fn, fn}
+#define T(fn) \
+  { #fn, fn }
 
 /* Path of a file in the source tree's zoo, e.g. zoo_path("models/mlp/model.pte"). */
 const char *zoo_path(const char *rel);
@@ -71,7 +72,7 @@ void *read_file(const char *path, size_t *size);
 const char *compare_npy(const pte_tensor *t, const char *npy_path, double rtol, double atol);
 
 /* Run a zoo case folder with its inputs; compare with expected outputs. */
-pte_status run_case(const char *case_dir, const char *method, const char *data_file, double rtol,
-                    double atol, char *err, size_t errn);
+pte_status run_case(const char *case_dir, const char *method, const char *data_file, double rtol, double atol,
+                    char *err, size_t errn);
 
 #endif

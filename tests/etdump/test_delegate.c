@@ -50,14 +50,16 @@ static pte_status init(void *user, pte_backend_init_ctx *ctx, const void *proces
   return PTE_OK;
 }
 
-static pte_status execute(void *user, pte_backend_exec_ctx *ctx, void *handle, pte_value **args, int32_t nargs) {
+static pte_status execute(void *user, pte_backend_exec_ctx *ctx, void *handle, pte_value **args,
+                          int32_t nargs) {
   (void)user;
   demo *d = (demo *)handle;
   if (nargs < 3) return pte_error(PTE_ERR_BACKEND, "demo backend: expected 2 inputs and 1 output");
   const pte_tracer *tr = pte_backend_tracer(ctx);
   for (int i = 0; i < d->n; i++) {
-    pte_event ev = {PTE_EVENT_BACKEND, 0, pte_backend_instruction(ctx), 0, d->ops[i].handle, d->ops[i].name,
-                    pte_backend_exec_method(ctx)};
+    pte_event ev = {
+        PTE_EVENT_BACKEND,           0, pte_backend_instruction(ctx), 0, d->ops[i].handle, d->ops[i].name,
+        pte_backend_exec_method(ctx)};
     uint64_t tok = (tr && tr->begin) ? tr->begin(tr->user, &ev) : 0;
     const pte_tensor *a = args[0]->u.tensor, *b = args[1]->u.tensor;
     pte_tensor *o = args[nargs - 1]->u.tensor;
@@ -77,7 +79,8 @@ static pte_status max_dim(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) 
     return pte_kernel_fail(ctx, PTE_ERR_INVALID_ARGUMENT, "expected (self, dim, keepdim, max, max_values)");
   const pte_tensor *x = args[0]->u.tensor;
   pte_tensor *mx = args[3]->u.tensor, *ix = args[4]->u.tensor;
-  if (x->dim != 2 || x->dtype != PTE_FLOAT32 || ix->dtype != PTE_INT64 || (args[1]->u.i != 1 && args[1]->u.i != -1))
+  if (x->dim != 2 || x->dtype != PTE_FLOAT32 || ix->dtype != PTE_INT64 ||
+      (args[1]->u.i != 1 && args[1]->u.i != -1))
     return pte_kernel_fail(ctx, PTE_ERR_NOT_SUPPORTED, "test kernel: 2-D float32, dim 1 only");
   pte_status st = pte_tensor_resize(mx, 1, x->sizes);
   if (!st) st = pte_tensor_resize(ix, 1, x->sizes);
@@ -96,7 +99,8 @@ static pte_status max_dim(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) 
 static const pte_kernel k_kernels[] = {{"aten::max.dim_max", max_dim, NULL, NULL}};
 static const pte_kernel_library k_lib = PTE_KERNEL_LIBRARY_INIT("test_delegate_kernels", 50, k_kernels, 1);
 
-static const pte_backend k_demo = PTE_BACKEND_INIT("BackendWithCompilerDemo", NULL, available, init, execute, NULL);
+static const pte_backend k_demo =
+    PTE_BACKEND_INIT("BackendWithCompilerDemo", NULL, available, init, execute, NULL);
 
 __attribute__((visibility("default"))) pte_status pte_test_delegate_register(void);
 pte_status pte_test_delegate_register(void) {

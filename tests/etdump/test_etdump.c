@@ -22,18 +22,18 @@ static int g_failures;
 static const char *g_programs = ".";
 static const char *g_work = ".";
 
-#define CHECK(cond)                                                                          \
-  do {                                                                                       \
-    if (!(cond)) {                                                                           \
+#define CHECK(cond)                                                                            \
+  do {                                                                                         \
+    if (!(cond)) {                                                                             \
       fprintf(stderr, "%s:%d: CHECK failed: %s (last error: %s)\n", __FILE__, __LINE__, #cond, \
-              pte_last_error());                                                             \
-      g_failures++;                                                                          \
-    }                                                                                        \
+              pte_last_error());                                                               \
+      g_failures++;                                                                            \
+    }                                                                                          \
   } while (0)
-#define REQUIRE(cond)    \
-  do {                   \
-    int before_ = g_failures; \
-    CHECK(cond);         \
+#define REQUIRE(cond)                  \
+  do {                                 \
+    int before_ = g_failures;          \
+    CHECK(cond);                       \
     if (g_failures != before_) return; \
   } while (0)
 
@@ -249,7 +249,8 @@ static int count_substr(const char *s, const char *sub) {
   return n;
 }
 
-static void fake(const pte_tracer *tr, int kind, int instr, const char *name, int64_t debug_id, uint64_t *tok) {
+static void fake(const pte_tracer *tr, int kind, int instr, const char *name, int64_t debug_id,
+                 uint64_t *tok) {
   pte_event ev = {kind, instr >= 0 ? 0 : -1, instr, 0, debug_id, name, "forward"};
   *tok = tr->begin(tr->user, &ev);
 }
@@ -558,7 +559,8 @@ static void test_mlp_profile(void) {
   free(json);
   CHECK(pte_etdump_write(e, path_in(g_work, "mlp.etdp"), NULL) == PTE_OK);
   CHECK(file_exists(path_in(g_work, "mlp.etdp")));
-  CHECK(pte_etdump_write_debug_tensors(e, path_in(g_work, "none"), 0) == PTE_OK); /* nothing captured: index only */
+  CHECK(pte_etdump_write_debug_tensors(e, path_in(g_work, "none"), 0) ==
+        PTE_OK); /* nothing captured: index only */
   unload_run(&c);
   /* The method is gone; its names are not. */
   CHECK(pte_etdump_write(e, path_in(g_work, "mlp2.etdp"), NULL) == PTE_OK);
@@ -775,9 +777,10 @@ int main(int argc, char **argv) {
   static const struct {
     const char *name;
     void (*fn)(void);
-  } cases[] = {{"synthetic", test_synthetic}, {"caller_memory", test_caller_memory}, {"fbb", test_fbb},
-               {"mlp_profile", test_mlp_profile}, {"mlp_debug", test_mlp_debug}, {"no_alloc", test_no_alloc},
-               {"delegate", test_delegate}, {"multi_output", test_multi_output}};
+  } cases[] = {
+      {"synthetic", test_synthetic},     {"caller_memory", test_caller_memory}, {"fbb", test_fbb},
+      {"mlp_profile", test_mlp_profile}, {"mlp_debug", test_mlp_debug},         {"no_alloc", test_no_alloc},
+      {"delegate", test_delegate},       {"multi_output", test_multi_output}};
   int ran = 0;
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
     if (!strcmp(argv[1], cases[i].name) || !strcmp(argv[1], "all")) {

@@ -27,14 +27,14 @@ enum { BIAS_NONE, BIAS_ROW, BIAS_COL, BIAS_MATRIX, BIAS_SCALAR, BIAS_KINDS };
 
 typedef struct gcase {
   int64_t M, N, K;
-  bool ta, tb;   /* A / B stored transposed */
-  int64_t csc;   /* C column stride (1 or 2) */
+  bool ta, tb; /* A / B stored transposed */
+  int64_t csc; /* C column stride (1 or 2) */
   int bias;
   float alpha, beta;
   bool accumulate, clamp;
-  int scratch;   /* 0: none (stack), 1: the minimum, 2: a parallel run's */
+  int scratch; /* 0: none (stack), 1: the minimum, 2: a parallel run's */
   bool parallel;
-  bool packed;   /* B through a pack callback */
+  bool packed; /* B through a pack callback */
 } gcase;
 
 typedef struct packer {
@@ -42,10 +42,12 @@ typedef struct packer {
   int64_t sb0, sb1;
 } packer;
 
-static void pack_cb(const void *user, int64_t k0, int64_t kc, int64_t j0, int64_t nr, int64_t NR, float *dst) {
+static void pack_cb(const void *user, int64_t k0, int64_t kc, int64_t j0, int64_t nr, int64_t NR,
+                    float *dst) {
   const packer *p = user;
   for (int64_t k = 0; k < kc; k++)
-    for (int64_t j = 0; j < NR; j++) dst[k * NR + j] = j < nr ? p->b[(k0 + k) * p->sb0 + (j0 + j) * p->sb1] : 0.0f;
+    for (int64_t j = 0; j < NR; j++)
+      dst[k * NR + j] = j < nr ? p->b[(k0 + k) * p->sb0 + (j0 + j) * p->sb1] : 0.0f;
 }
 
 static float *g_scratch_buf;
@@ -54,24 +56,44 @@ static float *g_scratch_buf;
 static double gemm_check(const gcase *t) {
   const int64_t M = t->M, N = t->N, K = t->K;
   float *a = malloc(sizeof(float) * (size_t)(M * K + 1)), *b = malloc(sizeof(float) * (size_t)(K * N + 1));
-  float *c = malloc(sizeof(float) * (size_t)(M * N * t->csc + 1)), *c0 = malloc(sizeof(float) * (size_t)(M * N * t->csc + 1));
+  float *c = malloc(sizeof(float) * (size_t)(M * N * t->csc + 1)),
+        *c0 = malloc(sizeof(float) * (size_t)(M * N * t->csc + 1));
   float *bias = malloc(sizeof(float) * (size_t)(M * N + M + N + 1));
   for (int64_t i = 0; i < M * K; i++) a[i] = frand();
   for (int64_t i = 0; i < K * N; i++) b[i] = frand();
   for (int64_t i = 0; i < M * N * t->csc; i++) c[i] = c0[i] = frand();
   for (int64_t i = 0; i < M * N + M + N; i++) bias[i] = frand();
-  k_sgemm_desc g = {.M = M, .N = N, .K = K, .a = a, .b = b, .c = c, .alpha = t->alpha, .beta = t->beta,
-                    .accumulate = t->accumulate, .parallel = t->parallel};
-  if (t->ta) g.sa0 = 1, g.sa1 = M; else g.sa0 = K, g.sa1 = 1;
-  if (t->tb) g.sb0 = 1, g.sb1 = K; else g.sb0 = N, g.sb1 = 1;
+  k_sgemm_desc g = {.M = M,
+                    .N = N,
+                    .K = K,
+                    .a = a,
+                    .b = b,
+                    .c = c,
+                    .alpha = t->alpha,
+                    .beta = t->beta,
+                    .accumulate = t->accumulate,
+                    .parallel = t->parallel};
+  if (t->ta) g.sa0 = 1, g.sa1 = M;
+  else g.sa0 = K, g.sa1 = 1;
+  if (t->tb) g.sb0 = 1, g.sb1 = K;
+  else g.sb0 = N, g.sb1 = 1;
   g.sc0 = N * t->csc, g.sc1 = t->csc;
   int64_t bs0 = 0, bs1 = 0;
   switch (t->bias) {
-    case BIAS_ROW: g.row_bias = bias, bs0 = 1; break;
-    case BIAS_COL: g.col_bias = bias, bs1 = 1; break;
-    case BIAS_MATRIX: g.bias = bias, g.sbias0 = N, g.sbias1 = 1, bs0 = N, bs1 = 1; break;
-    case BIAS_SCALAR: g.bias = bias, g.sbias0 = 0, g.sbias1 = 0; break;
-    default: break;
+    case BIAS_ROW:
+      g.row_bias = bias, bs0 = 1;
+      break;
+    case BIAS_COL:
+      g.col_bias = bias, bs1 = 1;
+      break;
+    case BIAS_MATRIX:
+      g.bias = bias, g.sbias0 = N, g.sbias1 = 1, bs0 = N, bs1 = 1;
+      break;
+    case BIAS_SCALAR:
+      g.bias = bias, g.sbias0 = 0, g.sbias1 = 0;
+      break;
+    default:
+      break;
   }
   if (t->clamp) g.clamp = true, g.lo = -0.5f, g.hi = 0.75f;
   packer pk = {b, g.sb0, g.sb1};
@@ -122,21 +144,33 @@ static void gemm_cases(size_t threads) {
     for (size_t ni = 0; ni < sizeof Ns / sizeof *Ns; ni++)
       for (size_t ki = 0; ki < sizeof Ks / sizeof *Ks; ki++)
         for (int rep = 0; rep < 3; rep++) {
-          gcase t = {Ms[mi], Ns[ni], Ks[ki], irand(2), irand(2), 1 + irand(2), (int)irand(BIAS_KINDS),
-                     irand(3) ? 1.0f : 0.5f, irand(3) ? 1.0f : (irand(2) ? 0.0f : -2.0f), irand(4) == 0,
-                     irand(4) == 0, (int)irand(3), irand(2) != 0, irand(4) == 0};
+          gcase t = {Ms[mi],
+                     Ns[ni],
+                     Ks[ki],
+                     irand(2),
+                     irand(2),
+                     1 + irand(2),
+                     (int)irand(BIAS_KINDS),
+                     irand(3) ? 1.0f : 0.5f,
+                     irand(3) ? 1.0f : (irand(2) ? 0.0f : -2.0f),
+                     irand(4) == 0,
+                     irand(4) == 0,
+                     (int)irand(3),
+                     irand(2) != 0,
+                     irand(4) == 0};
           double e = gemm_check(&t);
           runs++;
           if (e > 1.0) {
             if (fails++ < 5)
-              fprintf(stderr, "  M=%lld N=%lld K=%lld ta=%d tb=%d csc=%lld bias=%d alpha=%g beta=%g acc=%d clamp=%d "
-                      "scratch=%d par=%d packed=%d: error %.3g of its bound\n", (long long)t.M, (long long)t.N,
-                      (long long)t.K, t.ta, t.tb, (long long)t.csc, t.bias, t.alpha, t.beta, t.accumulate, t.clamp,
-                      t.scratch, t.parallel, t.packed, e);
+              fprintf(stderr,
+                      "  M=%lld N=%lld K=%lld ta=%d tb=%d csc=%lld bias=%d alpha=%g beta=%g acc=%d clamp=%d "
+                      "scratch=%d par=%d packed=%d: error %.3g of its bound\n",
+                      (long long)t.M, (long long)t.N, (long long)t.K, t.ta, t.tb, (long long)t.csc, t.bias,
+                      t.alpha, t.beta, t.accumulate, t.clamp, t.scratch, t.parallel, t.packed, e);
           }
         }
-  CHECK(fails == 0, "%d of %d products (isa %s, %zu threads) off the reference", fails, runs, k_isa_name(k_isa_get()),
-        threads);
+  CHECK(fails == 0, "%d of %d products (isa %s, %zu threads) off the reference", fails, runs,
+        k_isa_name(k_isa_get()), threads);
 }
 
 TEST(gemm_serial_pool) { gemm_cases(1); }
@@ -161,13 +195,25 @@ TEST(gemm_beta_zero_ignores_bias) {
   float a[6] = {1, 2, 3, 4, 5, 6}, b[6] = {1, 0, 0, 1, 1, 1}, c[4], nanb[4];
   for (int i = 0; i < 4; i++) nanb[i] = NAN;
   for (int kind = 0; kind < 3; kind++) {
-    k_sgemm_desc g = {.M = 2, .N = 2, .K = 3, .a = a, .sa0 = 3, .sa1 = 1, .b = b, .sb0 = 2, .sb1 = 1, .c = c, .sc0 = 2,
-                      .alpha = 1.0f, .beta = 0.0f};
+    k_sgemm_desc g = {.M = 2,
+                      .N = 2,
+                      .K = 3,
+                      .a = a,
+                      .sa0 = 3,
+                      .sa1 = 1,
+                      .b = b,
+                      .sb0 = 2,
+                      .sb1 = 1,
+                      .c = c,
+                      .sc0 = 2,
+                      .alpha = 1.0f,
+                      .beta = 0.0f};
     if (kind == 0) g.row_bias = nanb;
     if (kind == 1) g.col_bias = nanb;
     if (kind == 2) g.bias = nanb, g.sbias0 = 2, g.sbias1 = 1;
     k_sgemm(&g);
-    CHECK(c[0] == 4 && c[1] == 5 && c[2] == 10 && c[3] == 11, "bias kind %d: %g %g %g %g", kind, c[0], c[1], c[2], c[3]);
+    CHECK(c[0] == 4 && c[1] == 5 && c[2] == 10 && c[3] == 11, "bias kind %d: %g %g %g %g", kind, c[0], c[1],
+          c[2], c[3]);
   }
 }
 
@@ -181,14 +227,34 @@ TEST(gemm_batched_broadcast) {
   for (int par = 0; par < 2; par++) {
     for (int i = 0; i < B0; i++)
       for (int j = 0; j < B1; j++) {
-        k_sgemm_desc one = {.M = M, .N = N, .K = K, .a = a + (i * B1 + j) * M * K, .sa0 = K, .sa1 = 1,
-                            .b = b + j * K * N, .sb0 = N, .sb1 = 1, .c = want + (i * B1 + j) * M * N, .sc0 = N,
+        k_sgemm_desc one = {.M = M,
+                            .N = N,
+                            .K = K,
+                            .a = a + (i * B1 + j) * M * K,
+                            .sa0 = K,
+                            .sa1 = 1,
+                            .b = b + j * K * N,
+                            .sb0 = N,
+                            .sb1 = 1,
+                            .c = want + (i * B1 + j) * M * N,
+                            .sc0 = N,
                             .alpha = 1.0f};
         k_sgemm(&one);
       }
     int64_t sizes[2] = {B0, B1}, sa[2] = {B1 * M * K, M * K}, sb[2] = {0, K * N}, sc[2] = {B1 * M * N, M * N};
-    k_sgemm_desc g = {.M = M, .N = N, .K = K, .a = a, .sa0 = K, .sa1 = 1, .b = b, .sb0 = N, .sb1 = 1, .c = c,
-                      .sc0 = N, .alpha = 1.0f, .parallel = par != 0};
+    k_sgemm_desc g = {.M = M,
+                      .N = N,
+                      .K = K,
+                      .a = a,
+                      .sa0 = K,
+                      .sa1 = 1,
+                      .b = b,
+                      .sb0 = N,
+                      .sb1 = 1,
+                      .c = c,
+                      .sc0 = N,
+                      .alpha = 1.0f,
+                      .parallel = par != 0};
     memset(c, 0, sizeof c);
     k_sgemm_batched(&g, 2, sizes, sa, sb, sc);
     CHECK(memcmp(c, want, sizeof c) == 0, "batched (parallel %d) differs from one by one", par);
@@ -213,8 +279,8 @@ TEST(parallel_for_covers_once) {
         for (size_t k = 0; k < ns[i]; k++) atomic_store(&g_hits[k], 0);
         k_parallel_for(ns[i], costs[c], count_range, NULL);
         for (size_t k = 0; k < ns[i]; k++)
-          CHECK(atomic_load(&g_hits[k]) == 1, "n=%zu cost=%g threads=%zu: index %zu ran %d times", ns[i], costs[c],
-                threads, k, atomic_load(&g_hits[k]));
+          CHECK(atomic_load(&g_hits[k]) == 1, "n=%zu cost=%g threads=%zu: index %zu ran %d times", ns[i],
+                costs[c], threads, k, atomic_load(&g_hits[k]));
       }
   }
   CHECK(k_threads() == 3 && k_slots() == 3, "threads %zu slots %zu", k_threads(), k_slots());
@@ -238,7 +304,9 @@ TEST(copies_against_element_loop) {
     if (n * (int64_t)es * 2 > (int64_t)sizeof src) continue;
     for (int32_t k = dim - 1; k > 0; k--) { /* the source: a permutation of a contiguous block */
       int32_t j = (int32_t)irand(k + 1);
-      int64_t t = perm[k]; perm[k] = perm[j]; perm[j] = t;
+      int64_t t = perm[k];
+      perm[k] = perm[j];
+      perm[j] = t;
     }
     int64_t st = 1;
     for (int32_t q = dim - 1; q >= 0; q--) ss[perm[q]] = st, st *= sz[perm[q]] + (irand(4) == 0);
@@ -250,14 +318,16 @@ TEST(copies_against_element_loop) {
     memset(dst, 0xee, (size_t)st * es), memset(want, 0xee, (size_t)st * es);
     for (int64_t i = 0; i < n; i++) {
       int64_t r = i, so = 0, dof = 0;
-      for (int32_t k = dim - 1; k >= 0; k--) so += (r % sz[k]) * ss[k], dof += (r % sz[k]) * ds[k], r /= sz[k];
+      for (int32_t k = dim - 1; k >= 0; k--)
+        so += (r % sz[k]) * ss[k], dof += (r % sz[k]) * ds[k], r /= sz[k];
       memcpy(want + dof * (int64_t)es, src + so * (int64_t)es, es);
     }
     k_copy(dst, ds, src, ss, dim, sz, es, rep % 2 == 0);
     runs++;
     if (memcmp(dst, want, (size_t)st * es) && bad++ < 3)
-      fprintf(stderr, "  copy dim %d es %zu sizes %lld %lld %lld %lld differs\n", (int)dim, es, (long long)sz[0],
-              (long long)(dim > 1 ? sz[1] : 0), (long long)(dim > 2 ? sz[2] : 0), (long long)(dim > 3 ? sz[3] : 0));
+      fprintf(stderr, "  copy dim %d es %zu sizes %lld %lld %lld %lld differs\n", (int)dim, es,
+              (long long)sz[0], (long long)(dim > 1 ? sz[1] : 0), (long long)(dim > 2 ? sz[2] : 0),
+              (long long)(dim > 3 ? sz[3] : 0));
   }
   CHECK(bad == 0 && runs > 200, "%d of %d copies differ", bad, runs);
   /* a tensor copied onto itself stays itself */
@@ -307,5 +377,5 @@ TEST(setup_scratch) {
 }
 
 TEST_MAIN(T(setup_scratch), T(isa_named), T(gemm_serial_pool), T(gemm_three_threads), T(gemm_large_parallel),
-          T(gemm_beta_zero_ignores_bias), T(gemm_batched_broadcast), T(copies_against_element_loop), T(parallel_for_covers_once),
-          T(arguments_and_outputs))
+          T(gemm_beta_zero_ignores_bias), T(gemm_batched_broadcast), T(copies_against_element_loop),
+          T(parallel_for_covers_once), T(arguments_and_outputs))

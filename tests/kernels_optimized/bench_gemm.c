@@ -26,13 +26,16 @@ static double bench(int64_t n, size_t threads) {
   pte_threadpool_set_threads(threads);
   int64_t sz[2] = {n, n};
   pte_tensor a, b, c;
-  float *da = malloc((size_t)(n * n) * 4), *db = malloc((size_t)(n * n) * 4), *dc = malloc((size_t)(n * n) * 4);
+  float *da = malloc((size_t)(n * n) * 4), *db = malloc((size_t)(n * n) * 4),
+        *dc = malloc((size_t)(n * n) * 4);
   for (int64_t i = 0; i < n * n; i++) da[i] = (float)(i % 7) * 0.1f, db[i] = (float)(i % 5) * 0.2f;
   pte_tensor_init(&a, PTE_FLOAT32, 2, sz, da);
   pte_tensor_init(&b, PTE_FLOAT32, 2, sz, db);
   pte_tensor_init(&c, PTE_FLOAT32, 2, sz, dc);
-  pte_value v[4] = {{PTE_TAG_TENSOR, 0, {.tensor = &a}}, {PTE_TAG_TENSOR, 0, {.tensor = &b}},
-                    {PTE_TAG_TENSOR, 0, {.tensor = &c}}, {PTE_TAG_TENSOR, 0, {.tensor = &c}}};
+  pte_value v[4] = {{PTE_TAG_TENSOR, 0, {.tensor = &a}},
+                    {PTE_TAG_TENSOR, 0, {.tensor = &b}},
+                    {PTE_TAG_TENSOR, 0, {.tensor = &c}},
+                    {PTE_TAG_TENSOR, 0, {.tensor = &c}}};
   pte_value *args[4] = {&v[0], &v[1], &v[2], &v[3]};
   const pte_kernel *k = pte_operator_find("aten::mm.out", NULL);
   size_t bytes = k->scratch_size(args, 4);
@@ -61,7 +64,8 @@ static double bench_conv(int64_t C, int64_t OC, int64_t H, int64_t s, size_t thr
   pte_threadpool_set_threads(threads);
   int64_t xs[4] = {1, C, H, H}, ws[4] = {OC, C, 3, 3}, OH = (H - 1) / s + 1, ys[4] = {1, OC, OH, OH};
   pte_tensor x, w, y;
-  float *dx = calloc((size_t)(C * H * H), 4), *dw = calloc((size_t)(OC * C * 9), 4), *dy = calloc((size_t)(OC * OH * OH), 4);
+  float *dx = calloc((size_t)(C * H * H), 4), *dw = calloc((size_t)(OC * C * 9), 4),
+        *dy = calloc((size_t)(OC * OH * OH), 4);
   pte_tensor_init(&x, PTE_FLOAT32, 4, xs, dx);
   pte_tensor_init(&w, PTE_FLOAT32, 4, ws, dw);
   pte_tensor_init(&y, PTE_FLOAT32, 4, ys, dy);
@@ -70,11 +74,17 @@ static double bench_conv(int64_t C, int64_t OC, int64_t H, int64_t s, size_t thr
   pte_value *ip[6] = {&items[0], &items[1], &items[2], &items[3], &items[4], &items[5]};
   pte_value zero = {PTE_TAG_INT, 0, {.i = 0}};
   pte_value *zp[2] = {&zero, &zero};
-  pte_value v[11] = {{PTE_TAG_TENSOR, 0, {.tensor = &x}}, {PTE_TAG_TENSOR, 0, {.tensor = &w}}, {PTE_TAG_NONE, 0, {.i = 0}},
-                     {PTE_TAG_INT_LIST, 2, {.items = ip}},   {PTE_TAG_INT_LIST, 2, {.items = ip + 2}},
-                     {PTE_TAG_INT_LIST, 2, {.items = ip + 4}}, {PTE_TAG_BOOL, 0, {.b = false}},
-                     {PTE_TAG_INT_LIST, 2, {.items = zp}},   {PTE_TAG_INT, 0, {.i = 1}},
-                     {PTE_TAG_TENSOR, 0, {.tensor = &y}},    {PTE_TAG_TENSOR, 0, {.tensor = &y}}};
+  pte_value v[11] = {{PTE_TAG_TENSOR, 0, {.tensor = &x}},
+                     {PTE_TAG_TENSOR, 0, {.tensor = &w}},
+                     {PTE_TAG_NONE, 0, {.i = 0}},
+                     {PTE_TAG_INT_LIST, 2, {.items = ip}},
+                     {PTE_TAG_INT_LIST, 2, {.items = ip + 2}},
+                     {PTE_TAG_INT_LIST, 2, {.items = ip + 4}},
+                     {PTE_TAG_BOOL, 0, {.b = false}},
+                     {PTE_TAG_INT_LIST, 2, {.items = zp}},
+                     {PTE_TAG_INT, 0, {.i = 1}},
+                     {PTE_TAG_TENSOR, 0, {.tensor = &y}},
+                     {PTE_TAG_TENSOR, 0, {.tensor = &y}}};
   pte_value *args[11];
   for (int i = 0; i < 11; i++) args[i] = &v[i];
   const pte_kernel *k = pte_operator_find("aten::convolution.out", NULL);
@@ -107,12 +117,13 @@ int main(int argc, char **argv) {
   }
   if (argc > 1 && !strcmp(argv[1], "conv")) {
     pte_kernels_optimized_register();
-    static const int64_t cfg[][4] = {{16, 16, 32, 1}, {16, 32, 32, 2}, {32, 32, 16, 1}, {32, 64, 16, 2}, {64, 64, 8, 1}};
+    static const int64_t cfg[][4] = {
+        {16, 16, 32, 1}, {16, 32, 32, 2}, {32, 32, 16, 1}, {32, 64, 16, 2}, {64, 64, 8, 1}};
     for (int i = 0; i < 5; i++)
-      printf("conv C%lld OC%lld %lldx%lld s%lld: 1 thread %.1f us, %zu threads %.1f us\n", (long long)cfg[i][0],
-             (long long)cfg[i][1], (long long)cfg[i][2], (long long)cfg[i][2], (long long)cfg[i][3],
-             bench_conv(cfg[i][0], cfg[i][1], cfg[i][2], cfg[i][3], 1), pte_threadpool_threads(),
-             bench_conv(cfg[i][0], cfg[i][1], cfg[i][2], cfg[i][3], 0));
+      printf("conv C%lld OC%lld %lldx%lld s%lld: 1 thread %.1f us, %zu threads %.1f us\n",
+             (long long)cfg[i][0], (long long)cfg[i][1], (long long)cfg[i][2], (long long)cfg[i][2],
+             (long long)cfg[i][3], bench_conv(cfg[i][0], cfg[i][1], cfg[i][2], cfg[i][3], 1),
+             pte_threadpool_threads(), bench_conv(cfg[i][0], cfg[i][1], cfg[i][2], cfg[i][3], 0));
     return 0;
   }
   pte_kernels_optimized_register();

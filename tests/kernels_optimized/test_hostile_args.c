@@ -15,8 +15,14 @@
 #include "../common/exercise.h"
 #include "../common/test_util.h"
 
-static const int64_t kExtremes[] = {INT64_MAX,          INT64_MIN + 1,      -1, -((int64_t)1 << 31), (int64_t)1 << 20,
-                                    (int64_t)1 << 31, ((int64_t)1 << 32) + 1, (int64_t)1 << 62};
+static const int64_t kExtremes[] = {INT64_MAX,
+                                    INT64_MIN + 1,
+                                    -1,
+                                    -((int64_t)1 << 31),
+                                    (int64_t)1 << 20,
+                                    (int64_t)1 << 31,
+                                    ((int64_t)1 << 32) + 1,
+                                    (int64_t)1 << 62};
 
 /* Bytes holding the flatbuffer (not the segments behind it). */
 static size_t flatbuffer_size(const uint8_t *buf, size_t n) {
@@ -95,8 +101,8 @@ static void run_all(const char *label) {
   totals t = {0};
   mutate_dir("ops", &t);
   mutate_dir("models", &t);
-  printf("  %s: %ld programs, %ld mutations: %ld ran, %ld failed at run, %ld rejected at load\n", label, t.programs,
-         t.mutations, t.ran, t.failed_at_run, t.rejected);
+  printf("  %s: %ld programs, %ld mutations: %ld ran, %ld failed at run, %ld rejected at load\n", label,
+         t.programs, t.mutations, t.ran, t.failed_at_run, t.rejected);
   CHECK(t.programs > 500, "the zoo was not found (%ld programs)", t.programs);
   /* the mutations must reach the kernels, not only the loader */
   CHECK(t.failed_at_run > 1000, "only %ld mutated programs failed at run", t.failed_at_run);

@@ -42,12 +42,12 @@ static const pte_kernel *portable(const char *name) {
 static int g_failures, g_checked;
 static char g_case[256];
 
-#define FAIL(...)                                    \
-  do {                                               \
-    fprintf(stderr, "FAIL [%s]: ", g_case);          \
-    fprintf(stderr, __VA_ARGS__);                    \
-    fputc('\n', stderr);                             \
-    g_failures++;                                    \
+#define FAIL(...)                           \
+  do {                                      \
+    fprintf(stderr, "FAIL [%s]: ", g_case); \
+    fprintf(stderr, __VA_ARGS__);           \
+    fputc('\n', stderr);                    \
+    g_failures++;                           \
   } while (0)
 
 /* ---- random numbers ---- */
@@ -62,7 +62,8 @@ static uint32_t rnd(void) {
 static int64_t ri(int64_t lo, int64_t hi) { return lo + (int64_t)(rnd() % (uint32_t)(hi - lo + 1)); }
 static float rf(void) { return (float)(rnd() % 2000001) / 1000000.0f - 1.0f; }
 static int64_t pick(const int64_t *v, int n) { return v[rnd() % (uint32_t)n]; }
-#define PICK(...) pick((const int64_t[]){__VA_ARGS__}, (int)(sizeof((const int64_t[]){__VA_ARGS__}) / sizeof(int64_t)))
+#define PICK(...) \
+  pick((const int64_t[]){__VA_ARGS__}, (int)(sizeof((const int64_t[]){__VA_ARGS__}) / sizeof(int64_t)))
 
 /* ---- tensors (freed at the end of each case) ---- */
 
@@ -93,17 +94,31 @@ static pte_tensor *mk(int32_t dtype, int32_t dim, const int64_t *sizes, bool spe
         ((float *)t->data)[i] = v;
         break;
       }
-      case PTE_FLOAT64: ((double *)t->data)[i] = rf(); break;
-      case PTE_INT64: ((int64_t *)t->data)[i] = ri(-50, 50); break;
-      case PTE_INT32: ((int32_t *)t->data)[i] = (int32_t)ri(-50, 50); break;
-      case PTE_UINT8: case PTE_BOOL: ((uint8_t *)t->data)[i] = (uint8_t)ri(0, dtype == PTE_BOOL ? 1 : 255); break;
-      case PTE_FLOAT16: ((uint16_t *)t->data)[i] = (uint16_t)(0x3000 + ri(0, 0x1000)); break;
-      default: break;
+      case PTE_FLOAT64:
+        ((double *)t->data)[i] = rf();
+        break;
+      case PTE_INT64:
+        ((int64_t *)t->data)[i] = ri(-50, 50);
+        break;
+      case PTE_INT32:
+        ((int32_t *)t->data)[i] = (int32_t)ri(-50, 50);
+        break;
+      case PTE_UINT8:
+      case PTE_BOOL:
+        ((uint8_t *)t->data)[i] = (uint8_t)ri(0, dtype == PTE_BOOL ? 1 : 255);
+        break;
+      case PTE_FLOAT16:
+        ((uint16_t *)t->data)[i] = (uint16_t)(0x3000 + ri(0, 0x1000));
+        break;
+      default:
+        break;
     }
   }
   return t;
 }
-#define MK(dtype, ...) mk(dtype, (int32_t)(sizeof((const int64_t[]){__VA_ARGS__}) / sizeof(int64_t)), (const int64_t[]){__VA_ARGS__}, false)
+#define MK(dtype, ...)                                                           \
+  mk(dtype, (int32_t)(sizeof((const int64_t[]){__VA_ARGS__}) / sizeof(int64_t)), \
+     (const int64_t[]){__VA_ARGS__}, false)
 
 /* An output both kernels may reshape freely. */
 static pte_tensor *mk_out(int32_t dtype, size_t elems) {
@@ -173,7 +188,9 @@ static void a_ints(call *c, int32_t n, const int64_t *xs) {
     c->itemp[c->nitems++] = it;
   }
 }
-#define A_INTS(c, ...) a_ints(c, (int32_t)(sizeof((const int64_t[]){__VA_ARGS__}) / sizeof(int64_t)), (const int64_t[]){__VA_ARGS__})
+#define A_INTS(c, ...)                                                           \
+  a_ints(c, (int32_t)(sizeof((const int64_t[]){__VA_ARGS__}) / sizeof(int64_t)), \
+         (const int64_t[]){__VA_ARGS__})
 static void a_tensors(call *c, int32_t n, pte_tensor *const *ts) {
   pte_value *v = push(c);
   v->tag = PTE_TAG_TENSOR_LIST;
@@ -209,7 +226,8 @@ static pte_status call_kernel(const char *name, const pte_kernel *k, call *c) {
   return st;
 }
 
-static bool close_enough(const pte_tensor *a, const pte_tensor *b, double rtol, double atol, const char *what) {
+static bool close_enough(const pte_tensor *a, const pte_tensor *b, double rtol, double atol,
+                         const char *what) {
   if (a->dtype != b->dtype || a->dim != b->dim) {
     FAIL("%s: dtype/rank %d/%d vs %d/%d", what, a->dtype, a->dim, b->dtype, b->dim);
     return false;
@@ -235,10 +253,9 @@ static bool close_enough(const pte_tensor *a, const pte_tensor *b, double rtol, 
     }
     if (memcmp((const uint8_t *)a->data + i * (int64_t)es, (const uint8_t *)b->data + i * (int64_t)es, es)) {
       if (a->dtype == PTE_INT64)
-        FAIL("%s: element %lld: optimized %lld, portable %lld", what, (long long)i, (long long)((const int64_t *)a->data)[i],
-             (long long)((const int64_t *)b->data)[i]);
-      else
-        FAIL("%s: element %lld differs", what, (long long)i);
+        FAIL("%s: element %lld: optimized %lld, portable %lld", what, (long long)i,
+             (long long)((const int64_t *)a->data)[i], (long long)((const int64_t *)b->data)[i]);
+      else FAIL("%s: element %lld differs", what, (long long)i);
       return false;
     }
   }
@@ -250,8 +267,8 @@ static bool close_enough(const pte_tensor *a, const pte_tensor *b, double rtol, 
  * must take these arguments. */
 static bool g_reshape_ref; /* compare by elements when the reference op shapes differently */
 
-static void run_pair_ref(const char *name, const char *ref_name, call *co, call *cp, const outs *o, bool expect_opt,
-                         double rtol, double atol) {
+static void run_pair_ref(const char *name, const char *ref_name, call *co, call *cp, const outs *o,
+                         bool expect_opt, double rtol, double atol) {
   const char *lib = NULL;
   const pte_kernel *ko = pte_operator_find(name, &lib);
   const pte_kernel *kp = portable(ref_name);
@@ -271,7 +288,8 @@ static void run_pair_ref(const char *name, const char *ref_name, call *co, call 
   snprintf(msg, sizeof msg, "%s", pte_last_error());
   pte_status sp = call_kernel(ref_name, kp, cp);
   if (so != sp) {
-    FAIL("%s: optimized %s (%s), portable %s (%s)", name, pte_status_name(so), msg, pte_status_name(sp), pte_last_error());
+    FAIL("%s: optimized %s (%s), portable %s (%s)", name, pte_status_name(so), msg, pte_status_name(sp),
+         pte_last_error());
     return;
   }
   if (so) {
@@ -287,7 +305,8 @@ static void run_pair_ref(const char *name, const char *ref_name, call *co, call 
   }
 }
 
-static void run_pair(const char *name, call *co, call *cp, const outs *o, bool expect_opt, double rtol, double atol) {
+static void run_pair(const char *name, call *co, call *cp, const outs *o, bool expect_opt, double rtol,
+                     double atol) {
   run_pair_ref(name, name, co, cp, o, expect_opt, rtol, atol);
 }
 
@@ -304,7 +323,9 @@ static void both_b(pair *q, bool b) { a_b(&q->o, b), a_b(&q->p, b); }
 static void both_none(pair *q) { a_none(&q->o), a_none(&q->p); }
 static void both_str(pair *q, const char *s) { a_str(&q->o, s), a_str(&q->p, s); }
 static void both_ints(pair *q, int32_t n, const int64_t *xs) { a_ints(&q->o, n, xs), a_ints(&q->p, n, xs); }
-static void both_tensors(pair *q, int32_t n, pte_tensor *const *ts) { a_tensors(&q->o, n, ts), a_tensors(&q->p, n, ts); }
+static void both_tensors(pair *q, int32_t n, pte_tensor *const *ts) {
+  a_tensors(&q->o, n, ts), a_tensors(&q->p, n, ts);
+}
 static void both_out(pair *q, int32_t dtype, size_t elems) {
   pte_tensor *a = mk_out(dtype, elems), *b = mk_out(dtype, elems);
   a_t(&q->o, a), a_t(&q->p, b);
@@ -354,16 +375,28 @@ static void test_addmm(void) {
     int64_t M = PICK(1, 3, 4, 8, 13, 40, 260), K = PICK(1, 5, 32, 64, 257), N = PICK(1, 3, 10, 32, 47);
     int form = (int)ri(0, 5);
     double beta = (double)PICK(1, 1, 0, 2) / (form == 5 ? 2 : 1), alpha = (double)PICK(1, 1, 3);
-    snprintf(g_case, sizeof g_case, "addmm %lldx%lldx%lld bias form %d beta %g alpha %g", (long long)M, (long long)K,
-             (long long)N, form, beta, alpha);
+    snprintf(g_case, sizeof g_case, "addmm %lldx%lldx%lld bias form %d beta %g alpha %g", (long long)M,
+             (long long)K, (long long)N, form, beta, alpha);
     pte_tensor *self;
     switch (form) {
-      case 0: self = MK(PTE_FLOAT32, N); break;
-      case 1: self = MK(PTE_FLOAT32, 1, N); break;
-      case 2: self = MK(PTE_FLOAT32, M, 1); break;
-      case 3: self = MK(PTE_FLOAT32, M, N); break;
-      case 4: self = MK(PTE_FLOAT32, 1); break;
-      default: self = mk(PTE_FLOAT32, 0, NULL, false); break;
+      case 0:
+        self = MK(PTE_FLOAT32, N);
+        break;
+      case 1:
+        self = MK(PTE_FLOAT32, 1, N);
+        break;
+      case 2:
+        self = MK(PTE_FLOAT32, M, 1);
+        break;
+      case 3:
+        self = MK(PTE_FLOAT32, M, N);
+        break;
+      case 4:
+        self = MK(PTE_FLOAT32, 1);
+        break;
+      default:
+        self = mk(PTE_FLOAT32, 0, NULL, false);
+        break;
     }
     pair q;
     pair_init(&q);
@@ -371,10 +404,8 @@ static void test_addmm(void) {
     both_t(&q, MK(PTE_FLOAT32, M, K));
     both_t(&q, MK(PTE_FLOAT32, K, N));
     both_d(&q, beta);
-    if (alpha == 1.0)
-      both_i(&q, 1);
-    else
-      both_d(&q, alpha);
+    if (alpha == 1.0) both_i(&q, 1);
+    else both_d(&q, alpha);
     both_out(&q, PTE_FLOAT32, (size_t)(M * N));
     both_ret(&q);
     run_pair("aten::addmm.out", &q.o, &q.p, &q.outs, true, 1e-4, 1e-5);
@@ -385,7 +416,8 @@ static void test_addmm(void) {
 static void test_bmm_linear(void) {
   for (int it = 0; it < 30; it++) {
     int64_t B = PICK(1, 2, 5, 8), M = PICK(1, 3, 8, 17, 64), K = PICK(1, 8, 33, 100), N = PICK(2, 8, 31, 70);
-    snprintf(g_case, sizeof g_case, "bmm %lldx%lldx%lldx%lld", (long long)B, (long long)M, (long long)K, (long long)N);
+    snprintf(g_case, sizeof g_case, "bmm %lldx%lldx%lldx%lld", (long long)B, (long long)M, (long long)K,
+             (long long)N);
     pair q;
     pair_init(&q);
     both_t(&q, MK(PTE_FLOAT32, B, M, K));
@@ -400,7 +432,8 @@ static void test_bmm_linear(void) {
   for (int it = 0; it < 30; it++) {
     int64_t B = PICK(1, 2, 3), T = PICK(1, 5, 16), K = PICK(1, 7, 32, 300), N = PICK(1, 10, 33, 64);
     bool three = rnd() % 2, bias = rnd() % 3 != 0;
-    snprintf(g_case, sizeof g_case, "linear %s K %lld N %lld bias %d", three ? "3d" : "2d", (long long)K, (long long)N, bias);
+    snprintf(g_case, sizeof g_case, "linear %s K %lld N %lld bias %d", three ? "3d" : "2d", (long long)K,
+             (long long)N, bias);
     int64_t M = three ? B * T : T;
     pte_tensor *x = three ? MK(PTE_FLOAT32, B, T, K) : MK(PTE_FLOAT32, T, K), *w = MK(PTE_FLOAT32, N, K);
     pte_tensor *b = bias ? MK(PTE_FLOAT32, N) : NULL;
@@ -411,7 +444,8 @@ static void test_bmm_linear(void) {
     pair q;
     pair_init(&q);
     a_t(&q.o, x), a_t(&q.o, w);
-    if (b) a_t(&q.o, b); else a_none(&q.o);
+    if (b) a_t(&q.o, b);
+    else a_none(&q.o);
     if (b) {
       a_t(&q.p, b), a_t(&q.p, x2), a_t(&q.p, wt), a_i(&q.p, 1), a_i(&q.p, 1);
     } else {
@@ -420,7 +454,8 @@ static void test_bmm_linear(void) {
     both_out(&q, PTE_FLOAT32, (size_t)(M * N));
     both_ret(&q);
     g_reshape_ref = true;
-    run_pair_ref("aten::linear.out", b ? "aten::addmm.out" : "aten::mm.out", &q.o, &q.p, &q.outs, true, 1e-4, 1e-5);
+    run_pair_ref("aten::linear.out", b ? "aten::addmm.out" : "aten::mm.out", &q.o, &q.p, &q.outs, true, 1e-4,
+                 1e-5);
     g_reshape_ref = false;
     free_owned();
   }
@@ -428,12 +463,14 @@ static void test_bmm_linear(void) {
 
 /* ---- convolution ---- */
 
-static void conv_case(int32_t S, int64_t N, int64_t C, int64_t OC, int64_t G, int64_t H, int64_t W, int64_t KH, int64_t KW,
-                      int64_t s, int64_t p, int64_t d, bool bias, bool transposed, bool expect) {
+static void conv_case(int32_t S, int64_t N, int64_t C, int64_t OC, int64_t G, int64_t H, int64_t W,
+                      int64_t KH, int64_t KW, int64_t s, int64_t p, int64_t d, bool bias, bool transposed,
+                      bool expect) {
   int64_t eh = S == 2 ? H + 2 * p - d * (KH - 1) - 1 : 0, ew = W + 2 * p - d * (KW - 1) - 1;
   if (eh < 0 || ew < 0) return; /* both kernels refuse; the declines are not what this checks */
   int64_t OH = eh / s + 1, OW = ew / s + 1;
-  snprintf(g_case, sizeof g_case, "conv%dd N%lld C%lld OC%lld G%lld %lldx%lld k%lldx%lld s%lld p%lld d%lld bias %d", (int)S,
+  snprintf(g_case, sizeof g_case,
+           "conv%dd N%lld C%lld OC%lld G%lld %lldx%lld k%lldx%lld s%lld p%lld d%lld bias %d", (int)S,
            (long long)N, (long long)C, (long long)OC, (long long)G, (long long)H, (long long)W, (long long)KH,
            (long long)KW, (long long)s, (long long)p, (long long)d, bias);
   pair q;
@@ -445,10 +482,8 @@ static void conv_case(int32_t S, int64_t N, int64_t C, int64_t OC, int64_t G, in
     both_t(&q, MK(PTE_FLOAT32, N, C, W));
     both_t(&q, MK(PTE_FLOAT32, OC, C / G, KW));
   }
-  if (bias)
-    both_t(&q, MK(PTE_FLOAT32, OC));
-  else
-    both_none(&q);
+  if (bias) both_t(&q, MK(PTE_FLOAT32, OC));
+  else both_none(&q);
   int64_t sv[2] = {s, s}, pv[2] = {p, p}, dv[2] = {d, d}, zero[2] = {0, 0};
   both_ints(&q, S, sv);
   both_ints(&q, rnd() % 2 ? S : 1, pv);
@@ -477,7 +512,8 @@ static void test_convolution(void) {
     int64_t K = kind == 3 ? 1 : PICK(1, 2, 3, 3, 5), s = kind == 3 ? PICK(1, 1, 2) : PICK(1, 1, 2, 3);
     int64_t p = kind == 3 ? 0 : ri(0, K / 2 + 1), d = PICK(1, 1, 2);
     int32_t S = rnd() % 5 == 0 ? 1 : 2;
-    conv_case(S, PICK(1, 1, 2), C, OC, G, ri(3, 21), ri(3, 37), K, PICK(K, K, 1), s, p, d, rnd() % 2, false, true);
+    conv_case(S, PICK(1, 1, 2), C, OC, G, ri(3, 21), ri(3, 37), K, PICK(K, K, 1), s, p, d, rnd() % 2, false,
+              true);
   }
   /* the shapes of the zoo's CNNs */
   conv_case(2, 1, 3, 16, 1, 32, 32, 3, 3, 1, 1, 1, true, false, true);
@@ -504,8 +540,10 @@ static pte_tensor *operand(int pattern, int side, int64_t *shape, int32_t *dim) 
   /* patterns: 0 same, 1 row vector, 2 channel [1,C,1,1], 3 both broadcast,
    * 4 0-dim f32, 5 rank difference, 6 long (parallel split) */
   switch (pattern) {
-    case 0: return mk(PTE_FLOAT32, *dim, shape, true);
-    case 1: return side ? mk(PTE_FLOAT32, 1, shape + *dim - 1, true) : mk(PTE_FLOAT32, *dim, shape, true);
+    case 0:
+      return mk(PTE_FLOAT32, *dim, shape, true);
+    case 1:
+      return side ? mk(PTE_FLOAT32, 1, shape + *dim - 1, true) : mk(PTE_FLOAT32, *dim, shape, true);
     case 2: {
       int64_t c[4] = {1, shape[1], 1, 1};
       return side ? mk(PTE_FLOAT32, 4, c, true) : mk(PTE_FLOAT32, 4, shape, true);
@@ -514,9 +552,12 @@ static pte_tensor *operand(int pattern, int side, int64_t *shape, int32_t *dim) 
       int64_t a[3] = {shape[0], 1, shape[2]}, b[3] = {1, shape[1], 1};
       return mk(PTE_FLOAT32, 3, side ? b : a, true);
     }
-    case 4: return side ? mk(PTE_FLOAT32, 0, NULL, false) : mk(PTE_FLOAT32, *dim, shape, true);
-    case 5: return side ? mk(PTE_FLOAT32, 2, shape + 1, true) : mk(PTE_FLOAT32, 3, shape, true);
-    default: return mk(PTE_FLOAT32, *dim, shape, true);
+    case 4:
+      return side ? mk(PTE_FLOAT32, 0, NULL, false) : mk(PTE_FLOAT32, *dim, shape, true);
+    case 5:
+      return side ? mk(PTE_FLOAT32, 2, shape + 1, true) : mk(PTE_FLOAT32, 3, shape, true);
+    default:
+      return mk(PTE_FLOAT32, *dim, shape, true);
   }
 }
 
@@ -565,10 +606,8 @@ static void test_binary(void) {
       pair q;
       pair_init(&q);
       both_t(&q, MK(PTE_FLOAT32, 3, 7));
-      if (form == 0)
-        both_d(&q, 0.3);
-      else
-        both_t(&q, mk(form == 1 ? PTE_FLOAT64 : PTE_INT64, 0, NULL, false));
+      if (form == 0) both_d(&q, 0.3);
+      else both_t(&q, mk(form == 1 ? PTE_FLOAT64 : PTE_INT64, 0, NULL, false));
       if (op < 2) both_i(&q, 2);
       both_out(&q, PTE_FLOAT32, 21);
       both_ret(&q);
@@ -589,9 +628,10 @@ static void test_binary(void) {
 }
 
 static void test_unary(void) {
-  static const char *const names[] = {"aten::relu.out", "aten::hardtanh.out", "aten::clamp.out", "aten::hardswish.out",
-                                      "aten::hardsigmoid.out", "aten::sigmoid.out", "aten::tanh.out", "aten::silu.out",
-                                      "aten::gelu.out", "aten::gelu.out"};
+  static const char *const names[] = {"aten::relu.out",      "aten::hardtanh.out",    "aten::clamp.out",
+                                      "aten::hardswish.out", "aten::hardsigmoid.out", "aten::sigmoid.out",
+                                      "aten::tanh.out",      "aten::silu.out",        "aten::gelu.out",
+                                      "aten::gelu.out"};
   for (int it = 0; it < 100; it++) {
     int k = it % 10;
     int64_t n = PICK(1, 7, 16, 100, 1000, 40000, 300007);
@@ -604,8 +644,10 @@ static void test_unary(void) {
       both_d(&q, -0.5), both_d(&q, 0.75);
     } else if (k == 2) {
       int form = (int)ri(0, 2);
-      if (form == 1) both_none(&q); else both_d(&q, -0.25);
-      if (form == 2) both_none(&q); else both_i(&q, 1);
+      if (form == 1) both_none(&q);
+      else both_d(&q, -0.25);
+      if (form == 2) both_none(&q);
+      else both_i(&q, 1);
     } else if (k >= 8) {
       both_str(&q, k == 8 ? "none" : "tanh");
     }
@@ -622,12 +664,15 @@ static void test_norms(void) {
   for (int it = 0; it < 30; it++) {
     int64_t N = PICK(1, 2, 3), C = PICK(1, 3, 16, 33), HW = PICK(1, 7, 64, 1025, 4099);
     bool four = rnd() % 2, w = rnd() % 3 != 0, b = rnd() % 3 != 0;
-    snprintf(g_case, sizeof g_case, "batch_norm N%lld C%lld HW%lld w%d b%d", (long long)N, (long long)C, (long long)HW, w, b);
+    snprintf(g_case, sizeof g_case, "batch_norm N%lld C%lld HW%lld w%d b%d", (long long)N, (long long)C,
+             (long long)HW, w, b);
     pair q;
     pair_init(&q);
     both_t(&q, four ? MK(PTE_FLOAT32, N, C, HW, 1) : MK(PTE_FLOAT32, N, C));
-    if (w) both_t(&q, MK(PTE_FLOAT32, C)); else both_none(&q);
-    if (b) both_t(&q, MK(PTE_FLOAT32, C)); else both_none(&q);
+    if (w) both_t(&q, MK(PTE_FLOAT32, C));
+    else both_none(&q);
+    if (b) both_t(&q, MK(PTE_FLOAT32, C));
+    else both_none(&q);
     both_t(&q, MK(PTE_FLOAT32, C));
     pte_tensor *var = MK(PTE_FLOAT32, C);
     for (int64_t i = 0; i < C; i++) ((float *)var->data)[i] = 0.5f + fabsf(((float *)var->data)[i]);
@@ -644,14 +689,17 @@ static void test_norms(void) {
   for (int it = 0; it < 30; it++) {
     int64_t B = PICK(1, 2, 4, 64), T = PICK(1, 8, 9, 64), D = PICK(1, 5, 32, 64, 100);
     bool two = rnd() % 3 == 0, w = rnd() % 2, b = rnd() % 2;
-    snprintf(g_case, sizeof g_case, "layer_norm %lldx%lldx%lld over %d dims", (long long)B, (long long)T, (long long)D, two ? 2 : 1);
+    snprintf(g_case, sizeof g_case, "layer_norm %lldx%lldx%lld over %d dims", (long long)B, (long long)T,
+             (long long)D, two ? 2 : 1);
     pair q;
     pair_init(&q);
     both_t(&q, MK(PTE_FLOAT32, B, T, D));
     int64_t ns[2] = {T, D};
     both_ints(&q, two ? 2 : 1, two ? ns : ns + 1);
-    if (w) both_t(&q, two ? MK(PTE_FLOAT32, T, D) : MK(PTE_FLOAT32, D)); else both_none(&q);
-    if (b) both_t(&q, two ? MK(PTE_FLOAT32, T, D) : MK(PTE_FLOAT32, D)); else both_none(&q);
+    if (w) both_t(&q, two ? MK(PTE_FLOAT32, T, D) : MK(PTE_FLOAT32, D));
+    else both_none(&q);
+    if (b) both_t(&q, two ? MK(PTE_FLOAT32, T, D) : MK(PTE_FLOAT32, D));
+    else both_none(&q);
     both_d(&q, 1e-5);
     both_out(&q, PTE_FLOAT32, (size_t)(B * T * D));
     both_out(&q, PTE_FLOAT32, (size_t)(B * T));
@@ -695,8 +743,8 @@ static void test_pooling(void) {
     int64_t k = ri(1, 3), s = ri(1, 3), p = ri(0, k / 2), d = ri(1, 2), H = ri(4, 17), W = ri(4, 19);
     if (it % 4 == 0) k = 2, s = 2, p = 0, d = 1;
     if ((H + 2 * p - d * (k - 1) - 1) < 0 || (W + 2 * p - d * (k - 1) - 1) < 0) continue;
-    snprintf(g_case, sizeof g_case, "max_pool2d %lldx%lld k%lld s%lld p%lld d%lld", (long long)H, (long long)W, (long long)k,
-             (long long)s, (long long)p, (long long)d);
+    snprintf(g_case, sizeof g_case, "max_pool2d %lldx%lld k%lld s%lld p%lld d%lld", (long long)H,
+             (long long)W, (long long)k, (long long)s, (long long)p, (long long)d);
     pair q;
     pair_init(&q);
     int64_t sh[4] = {ri(1, 2), it % 5 == 0 ? 300 : ri(1, 9), H, W}; /* some large enough to split */
@@ -726,21 +774,23 @@ static void test_pooling(void) {
     call c;
     memset(&c, 0, sizeof c);
     pte_tensor *out = mk_out(PTE_FLOAT32, 8), *idx = mk_out(PTE_INT64, 8);
-    a_t(&c, x), A_INTS(&c, 2, 2), A_INTS(&c, 2, 2), A_INTS(&c, 0), A_INTS(&c, 1), a_b(&c, false), a_t(&c, out);
+    a_t(&c, x), A_INTS(&c, 2, 2), A_INTS(&c, 2, 2), A_INTS(&c, 0), A_INTS(&c, 1), a_b(&c, false),
+        a_t(&c, out);
     a_t(&c, idx), a_none(&c);
     const pte_kernel *k = pte_operator_find("aten::max_pool2d_with_indices.out", NULL);
     g_checked++;
     if (call_kernel("aten::max_pool2d_with_indices.out", k, &c) || !isnan(((float *)out->data)[0]) ||
         !isnan(((float *)out->data)[1]) || ((int64_t *)idx->data)[0] != 1 || ((int64_t *)idx->data)[1] != 3)
-      FAIL("NaN indices %lld %lld, expected 1 3", (long long)((int64_t *)idx->data)[0], (long long)((int64_t *)idx->data)[1]);
+      FAIL("NaN indices %lld %lld, expected 1 3", (long long)((int64_t *)idx->data)[0],
+           (long long)((int64_t *)idx->data)[1]);
     free_owned();
   }
   for (int it = 0; it < 60; it++) {
     int64_t k = ri(1, 3), s = ri(1, 3), p = ri(0, k / 2), H = ri(4, 17), W = ri(4, 19);
     if (it % 4 == 0) k = 2, s = 2, p = 0;
     bool incl = rnd() % 2, div = rnd() % 4 == 0;
-    snprintf(g_case, sizeof g_case, "avg_pool2d %lldx%lld k%lld s%lld p%lld incl %d div %d", (long long)H, (long long)W,
-             (long long)k, (long long)s, (long long)p, incl, div);
+    snprintf(g_case, sizeof g_case, "avg_pool2d %lldx%lld k%lld s%lld p%lld incl %d div %d", (long long)H,
+             (long long)W, (long long)k, (long long)s, (long long)p, incl, div);
     pair q;
     pair_init(&q);
     pte_tensor *x = MK(PTE_FLOAT32, ri(1, 2), it % 5 == 0 ? 300 : ri(1, 9), H, W);
@@ -751,7 +801,8 @@ static void test_pooling(void) {
     both_ints(&q, 2, pv);
     both_b(&q, false);
     both_b(&q, incl);
-    if (div) both_i(&q, 3); else both_none(&q);
+    if (div) both_i(&q, 3);
+    else both_none(&q);
     both_out(&q, PTE_FLOAT32, (size_t)(x->sizes[0] * x->sizes[1] * (H + 2 * p) * (W + 2 * p)));
     both_ret(&q);
     run_pair("aten::avg_pool2d.out", &q.o, &q.p, &q.outs, true, 1e-5, 1e-6);
@@ -759,7 +810,8 @@ static void test_pooling(void) {
   }
   for (int it = 0; it < 20; it++) {
     int64_t H = ri(1, 17), W = ri(1, 17), OH = PICK(1, 1, 2, 3, 5), OW = PICK(1, 1, 2, 4);
-    snprintf(g_case, sizeof g_case, "adaptive_avg_pool2d %lldx%lld -> %lldx%lld", (long long)H, (long long)W, (long long)OH, (long long)OW);
+    snprintf(g_case, sizeof g_case, "adaptive_avg_pool2d %lldx%lld -> %lldx%lld", (long long)H, (long long)W,
+             (long long)OH, (long long)OW);
     pair q;
     pair_init(&q);
     int64_t C = it % 4 == 0 ? 1000 : ri(1, 70);
@@ -837,14 +889,16 @@ static void test_copies(void) {
     pte_tensor *x = mk(dt, dim, sh, false);
     int32_t d = (int32_t)ri(0, dim - 1);
     int64_t start = ri(-12, 12), end = ri(-12, 12), step = ri(1, 3);
-    snprintf(g_case, sizeof g_case, "slice_copy %s dim %d %lld:%lld:%lld", pte_dtype_name(dt), (int)d, (long long)start,
-             (long long)end, (long long)step);
+    snprintf(g_case, sizeof g_case, "slice_copy %s dim %d %lld:%lld:%lld", pte_dtype_name(dt), (int)d,
+             (long long)start, (long long)end, (long long)step);
     pair q;
     pair_init(&q);
     both_t(&q, x);
     both_i(&q, d - (rnd() % 2 ? dim : 0));
-    if (rnd() % 4) both_i(&q, start); else both_none(&q);
-    if (rnd() % 4) both_i(&q, end); else both_none(&q);
+    if (rnd() % 4) both_i(&q, start);
+    else both_none(&q);
+    if (rnd() % 4) both_i(&q, end);
+    else both_none(&q);
     both_i(&q, step);
     both_out(&q, dt, (size_t)pte_tensor_numel(x));
     both_ret(&q);
@@ -852,7 +906,8 @@ static void test_copies(void) {
     free_owned();
   }
   for (int it = 0; it < 30; it++) {
-    int32_t dt = dtypes[rnd() % 5], dim = (int32_t)ri(1, 3), d = (int32_t)ri(0, dim - 1), n = (int32_t)ri(1, 3);
+    int32_t dt = dtypes[rnd() % 5], dim = (int32_t)ri(1, 3), d = (int32_t)ri(0, dim - 1),
+            n = (int32_t)ri(1, 3);
     int64_t sh[3] = {ri(1, 5), ri(1, 5), ri(1, 5)};
     pte_tensor *ts[4];
     size_t total = 0;
@@ -893,7 +948,8 @@ static void test_copies(void) {
     pair_init(&c);
     both_t(&c, x);
     both_b(&c, false);
-    if (rnd() % 2) both_none(&c); else both_ints(&c, 3, (const int64_t[]){0, 1, 2});
+    if (rnd() % 2) both_none(&c);
+    else both_ints(&c, 3, (const int64_t[]){0, 1, 2});
     both_out(&c, dt, (size_t)n);
     both_ret(&c);
     run_pair("dim_order_ops::_clone_dim_order.out", &c.o, &c.p, &c.outs, true, 0, 0);

@@ -8,7 +8,9 @@ enum { OTHER_ABI = PTE_ABI_VERSION + 1 };
 #define PTE_ABI_VERSION OTHER_ABI
 
 static pte_status k_mismatch(pte_kernel_ctx *c, pte_value **a, int32_t n) {
-  (void)c; (void)a; (void)n;
+  (void)c;
+  (void)a;
+  (void)n;
   return PTE_OK;
 }
 const pte_kernel pte_abi_mismatch_kernel = {"abi_mismatch::op.out", k_mismatch, 0, 0};

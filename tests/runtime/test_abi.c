@@ -1,7 +1,7 @@
 /* The component ABI: structs of another ABI are refused, naming both
  * versions, and nothing of them is used. */
-#include "../common/test_util.h"
 #include <pterun/kernels_portable.h>
+#include "../common/test_util.h"
 
 #define TEST_OTHER_ABI (PTE_ABI_VERSION + 1) /* what abi_mismatch.c is built with */
 
@@ -19,7 +19,12 @@ TEST(mismatched_library_is_refused) {
   CHECK_FAILS(pte_kernel_library_set_enabled("abi_mismatch", true), PTE_ERR_NOT_FOUND, "abi_mismatch");
 }
 
-static pte_status k_one(pte_kernel_ctx *c, pte_value **a, int32_t n) { (void)c; (void)a; (void)n; return PTE_OK; }
+static pte_status k_one(pte_kernel_ctx *c, pte_value **a, int32_t n) {
+  (void)c;
+  (void)a;
+  (void)n;
+  return PTE_OK;
+}
 
 TEST(kernel_library_abi) {
   static const pte_kernel ks[] = {{"abi_test::op.out", k_one, 0, 0}};
@@ -33,10 +38,22 @@ TEST(kernel_library_abi) {
 
 static pte_status b_init(void *u, pte_backend_init_ctx *c, const void *p, size_t n, const pte_compile_spec *s,
                          int32_t ns, void **h) {
-  (void)u; (void)c; (void)p; (void)n; (void)s; (void)ns; *h = NULL; return PTE_OK;
+  (void)u;
+  (void)c;
+  (void)p;
+  (void)n;
+  (void)s;
+  (void)ns;
+  *h = NULL;
+  return PTE_OK;
 }
 static pte_status b_exec(void *u, pte_backend_exec_ctx *c, void *h, pte_value **a, int32_t n) {
-  (void)u; (void)c; (void)h; (void)a; (void)n; return PTE_OK;
+  (void)u;
+  (void)c;
+  (void)h;
+  (void)a;
+  (void)n;
+  return PTE_OK;
 }
 
 TEST(backend_abi) {
@@ -49,7 +66,12 @@ TEST(backend_abi) {
 }
 
 static int g_begins;
-static uint64_t on_begin(void *u, const pte_event *e) { (void)u; (void)e; g_begins++; return 0; }
+static uint64_t on_begin(void *u, const pte_event *e) {
+  (void)u;
+  (void)e;
+  g_begins++;
+  return 0;
+}
 
 TEST(options_and_tracer_abi) {
   const char *path = zoo_path("ops/abs_f32/model.pte");

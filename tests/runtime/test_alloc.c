@@ -7,7 +7,6 @@
 #include "../common/alloc_count.h"
 #include "../common/test_util.h"
 
-
 static void count_case(const char *dir, int iterations, long *allocs_during_execute, long *allocs_at_load) {
   char path[1024];
   pte_program *p = NULL;
@@ -55,8 +54,9 @@ TEST(the_counter_works) {
 
 TEST(execute_does_not_allocate) {
   CHECK_OK(pte_kernels_portable_register());
-  static const char *const cases[] = {"models/mlp", "models/small_cnn", "models/transformer_tiny",
-                                      "models/mobilenet_v2_tiny", "models/resnet_tiny", "models/dynamic_batch_b3"};
+  static const char *const cases[] = {
+      "models/mlp",         "models/small_cnn",       "models/transformer_tiny", "models/mobilenet_v2_tiny",
+      "models/resnet_tiny", "models/dynamic_batch_b3"};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     long during = -1, at_load = 0;
     count_case(zoo_path(cases[i]), 50, &during, &at_load);

@@ -19,10 +19,15 @@ static uint64_t rnd(void) {
   return g_rng;
 }
 
-static const char *const kPrograms[] = {"models/mlp", "models/small_cnn", "models/transformer_tiny",
-                                        "models/dynamic_batch_b3", "models/two_methods_forward",
-                                        "models/external_weights", "models/control_flow_true",
-                                        "models/dynamic_symbolic_b2", "xnnpack/mlp"};
+static const char *const kPrograms[] = {"models/mlp",
+                                        "models/small_cnn",
+                                        "models/transformer_tiny",
+                                        "models/dynamic_batch_b3",
+                                        "models/two_methods_forward",
+                                        "models/external_weights",
+                                        "models/control_flow_true",
+                                        "models/dynamic_symbolic_b2",
+                                        "xnnpack/mlp"};
 
 static uint8_t *load_zoo(const char *dir, size_t *n) {
   char rel[256];
@@ -91,8 +96,8 @@ TEST(bit_flips) {
       pte_exercise(buf, n, &s);
       for (int f = flips - 1; f >= 0; f--) buf[pos[f]] = saved[f];
     }
-    printf("  %s: bit flips: %ld rejected, %ld loaded, %ld ran, %ld failed at run\n", kPrograms[k], s.rejected,
-           s.loaded, s.ran, s.failed_at_run);
+    printf("  %s: bit flips: %ld rejected, %ld loaded, %ld ran, %ld failed at run\n", kPrograms[k],
+           s.rejected, s.loaded, s.ran, s.failed_at_run);
     free(buf);
   }
 }
@@ -116,8 +121,8 @@ TEST(extreme_words) {
       }
       memcpy(buf + at, &saved, 4);
     }
-    printf("  %s: extreme words: %ld rejected, %ld loaded, %ld ran, %ld failed at run\n", kPrograms[k], s.rejected,
-           s.loaded, s.ran, s.failed_at_run);
+    printf("  %s: extreme words: %ld rejected, %ld loaded, %ld ran, %ld failed at run\n", kPrograms[k],
+           s.rejected, s.loaded, s.ran, s.failed_at_run);
     CHECK(s.rejected > 0, "nothing rejected");
     free(buf);
   }
@@ -134,7 +139,8 @@ TEST(headers) {
   memcpy(copy + 4, "ET13", 4);
   CHECK_FAILS(pte_program_load_buffer(copy, n, NULL, &p), PTE_ERR_INVALID_PROGRAM, "incompatible version");
   memcpy(copy + 4, "JUNK", 4);
-  CHECK_FAILS(pte_program_load_buffer(copy, n, NULL, &p), PTE_ERR_INVALID_PROGRAM, "not an ExecuTorch program");
+  CHECK_FAILS(pte_program_load_buffer(copy, n, NULL, &p), PTE_ERR_INVALID_PROGRAM,
+              "not an ExecuTorch program");
   memcpy(copy, buf, n);
   if (!memcmp(copy + 8, "eh00", 4)) {
     uint64_t huge = UINT64_MAX / 2;

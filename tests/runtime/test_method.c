@@ -85,7 +85,8 @@ TEST(wrong_inputs_are_named) {
   CHECK_FAILS(pte_method_set_input_tensor(m, 0, &t), PTE_ERR_INVALID_ARGUMENT, "input 0");
   char want[64];
   pte_shape_str(io.dim, io.sizes, want, sizeof want);
-  CHECK(strstr(pte_last_error(), want), "message should name the expected shape %s: %s", want, pte_last_error());
+  CHECK(strstr(pte_last_error(), want), "message should name the expected shape %s: %s", want,
+        pte_last_error());
   double dbuf[4096] = {0};
   CHECK_OK(pte_tensor_init(&t, PTE_FLOAT64, io.dim, io.sizes, dbuf));
   CHECK_FAILS(pte_method_set_input_tensor(m, 0, &t), PTE_ERR_INVALID_ARGUMENT, "float64");
@@ -97,9 +98,11 @@ TEST(wrong_inputs_are_named) {
 
 TEST(dynamic_batch_within_bounds) {
   char err[512];
-  static const char *const cases[] = {"models/dynamic_batch_b1", "models/dynamic_batch_b3", "models/dynamic_batch_b8"};
+  static const char *const cases[] = {"models/dynamic_batch_b1", "models/dynamic_batch_b3",
+                                      "models/dynamic_batch_b8"};
   for (size_t i = 0; i < 3; i++)
-    CHECK(run_case(zoo_path(cases[i]), "forward", NULL, 1e-4, 1e-5, err, sizeof err) == PTE_OK, "%s: %s", cases[i], err);
+    CHECK(run_case(zoo_path(cases[i]), "forward", NULL, 1e-4, 1e-5, err, sizeof err) == PTE_OK, "%s: %s",
+          cases[i], err);
   /* one method instance serves several batch sizes in turn */
   pte_program *p = load("models/dynamic_batch_b3/model.pte");
   CHECK(p, "load");
@@ -118,8 +121,8 @@ TEST(dynamic_batch_within_bounds) {
     CHECK_OK(pte_method_set_input_tensor(m, 0, &t));
     CHECK_OK(pte_method_execute(m));
     const pte_value *out = pte_method_output(m, 0);
-    CHECK(out->tag == PTE_TAG_TENSOR && out->u.tensor->sizes[0] == b, "output batch %lld for input batch %lld",
-          (long long)out->u.tensor->sizes[0], (long long)b);
+    CHECK(out->tag == PTE_TAG_TENSOR && out->u.tensor->sizes[0] == b,
+          "output batch %lld for input batch %lld", (long long)out->u.tensor->sizes[0], (long long)b);
   }
   sizes[0] = io.sizes[0] + 1;
   pte_tensor t;
@@ -136,16 +139,19 @@ TEST(control_flow_and_symbolic_sizes) {
                                       "models/dynamic_symbolic_b2", "models/dynamic_symbolic_b5"};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     char err[512];
-    CHECK(run_case(zoo_path(cases[i]), "forward", NULL, 1e-4, 1e-5, err, sizeof err) == PTE_OK, "%s: %s", cases[i], err);
+    CHECK(run_case(zoo_path(cases[i]), "forward", NULL, 1e-4, 1e-5, err, sizeof err) == PTE_OK, "%s: %s",
+          cases[i], err);
   }
 }
 
 TEST(two_methods) {
   char err[512];
-  CHECK(run_case(zoo_path("models/two_methods_forward"), "forward", NULL, 1e-4, 1e-5, err, sizeof err) == PTE_OK,
+  CHECK(run_case(zoo_path("models/two_methods_forward"), "forward", NULL, 1e-4, 1e-5, err, sizeof err) ==
+            PTE_OK,
         "forward: %s", err);
-  CHECK(run_case(zoo_path("models/two_methods_encode"), "encode", NULL, 1e-4, 1e-5, err, sizeof err) == PTE_OK,
-        "encode: %s", err);
+  CHECK(
+      run_case(zoo_path("models/two_methods_encode"), "encode", NULL, 1e-4, 1e-5, err, sizeof err) == PTE_OK,
+      "encode: %s", err);
   pte_program *p = load("models/two_methods_forward/model.pte");
   CHECK(p, "load");
   CHECK(pte_program_method_count(p) == 2, "two methods expected, got %d", (int)pte_program_method_count(p));
@@ -154,7 +160,8 @@ TEST(two_methods) {
 
 TEST(external_weights_need_the_ptd) {
   char err[512];
-  CHECK(run_case(zoo_path("models/external_weights"), "forward", "model.ptd", 1e-4, 1e-5, err, sizeof err) == PTE_OK,
+  CHECK(run_case(zoo_path("models/external_weights"), "forward", "model.ptd", 1e-4, 1e-5, err, sizeof err) ==
+            PTE_OK,
         "%s", err);
   pte_program *p = load("models/external_weights/model.pte");
   CHECK(p, "load");
@@ -191,7 +198,8 @@ TEST(buffer_loads) {
 
 TEST(missing_file_and_method) {
   pte_program *p = NULL;
-  CHECK_FAILS(pte_program_load_file("/nonexistent/model.pte", NULL, &p), PTE_ERR_NOT_FOUND, "/nonexistent/model.pte");
+  CHECK_FAILS(pte_program_load_file("/nonexistent/model.pte", NULL, &p), PTE_ERR_NOT_FOUND,
+              "/nonexistent/model.pte");
   p = load("models/mlp/model.pte");
   CHECK(p, "load");
   pte_method *m = NULL;
@@ -251,11 +259,17 @@ TEST(caller_provided_memory) {
  * that accepts replaces it. */
 static int g_fake_calls;
 static pte_status fake_addmm(pte_kernel_ctx *c, pte_value **a, int32_t n) {
-  (void)c; (void)a; (void)n;
+  (void)c;
+  (void)a;
+  (void)n;
   g_fake_calls++;
   return PTE_OK;
 }
-static bool decline(pte_value *const *a, int32_t n) { (void)a; (void)n; return false; }
+static bool decline(pte_value *const *a, int32_t n) {
+  (void)a;
+  (void)n;
+  return false;
+}
 
 TEST(kernel_selection_by_priority) {
   static const pte_kernel declining[] = {{"aten::addmm.out", fake_addmm, decline, 0}};
@@ -271,7 +285,6 @@ TEST(kernel_selection_by_priority) {
   CHECK(g_fake_calls > 0, "higher-priority kernel did not run");
 }
 
-
 /* A disabled library is skipped by method loading and can come back. */
 TEST(disable_kernel_library) {
   char err[512];
@@ -283,7 +296,8 @@ TEST(disable_kernel_library) {
   CHECK(run_case(zoo_path("models/mlp"), "forward", NULL, 1e-4, 1e-5, err, sizeof err) == PTE_OK, "%s", err);
 }
 
-TEST_MAIN(T(register_portable_kernels), T(disable_kernel_library), T(zoo_mlp_matches_eager), T(zoo_models_match_eager), T(metadata_without_loading),
-          T(wrong_inputs_are_named), T(dynamic_batch_within_bounds), T(control_flow_and_symbolic_sizes), T(two_methods),
+TEST_MAIN(T(register_portable_kernels), T(disable_kernel_library), T(zoo_mlp_matches_eager),
+          T(zoo_models_match_eager), T(metadata_without_loading), T(wrong_inputs_are_named),
+          T(dynamic_batch_within_bounds), T(control_flow_and_symbolic_sizes), T(two_methods),
           T(external_weights_need_the_ptd), T(buffer_loads), T(missing_file_and_method),
           T(caller_provided_memory), T(kernel_selection_by_priority))

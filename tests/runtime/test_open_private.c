@@ -23,7 +23,8 @@ static bool copy_file(const char *from, const char *to) {
 TEST(environment_override_first) {
   char path[512];
   setenv("PTERUN_TEST_PRIVATE_LIBRARY", TEST_LIB, 1);
-  void *h = pte_library_open_private("libm.so.6", "PTERUN_TEST_PRIVATE_LIBRARY", NULL, NULL, path, sizeof path);
+  void *h =
+      pte_library_open_private("libm.so.6", "PTERUN_TEST_PRIVATE_LIBRARY", NULL, NULL, path, sizeof path);
   unsetenv("PTERUN_TEST_PRIVATE_LIBRARY");
   CHECK(h != NULL, "%s", pte_last_error());
   CHECK(!strcmp(path, TEST_LIB), "opened %s", path);
@@ -31,8 +32,8 @@ TEST(environment_override_first) {
 
 TEST(system_soname_last) {
   char path[512];
-  void *h = pte_library_open_private("libm.so.6", "PTERUN_TEST_UNSET_VARIABLE", "libnot_vendored.so", NULL, path,
-                                     sizeof path);
+  void *h = pte_library_open_private("libm.so.6", "PTERUN_TEST_UNSET_VARIABLE", "libnot_vendored.so", NULL,
+                                     path, sizeof path);
   CHECK(h != NULL, "%s", pte_last_error());
   CHECK(!strcmp(path, "libm.so.6"), "opened %s", path);
   CHECK(dlsym(h, "cos") != NULL, "not libm");
@@ -40,7 +41,8 @@ TEST(system_soname_last) {
 
 TEST(failure_names_the_library) {
   char path[64] = "untouched";
-  CHECK(pte_library_open_private("libpterun_no_such_lib.so.0", NULL, NULL, NULL, path, sizeof path) == NULL, "opened");
+  CHECK(pte_library_open_private("libpterun_no_such_lib.so.0", NULL, NULL, NULL, path, sizeof path) == NULL,
+        "opened");
   CHECK(strstr(pte_last_error(), "cannot load libpterun_no_such_lib.so.0 (") != NULL, "%s", pte_last_error());
   CHECK(!strcmp(path, "untouched"), "path written on failure");
 }
@@ -62,7 +64,9 @@ TEST(copies_next_to_libpterun) {
   void *hv = copied ? pte_library_open_private(oname, NULL, vname, deps, path, sizeof path) : NULL;
   bool vendored_first = hv && !strcmp(path, vend);
   bool dep_before = dlopen(dep, RTLD_NOW | RTLD_NOLOAD) != NULL; /* only the soname path loads deps */
-  void *ho = copied ? pte_library_open_private(oname, NULL, "libpterun_test_absent.so", deps, path, sizeof path) : NULL;
+  void *ho = copied
+                 ? pte_library_open_private(oname, NULL, "libpterun_test_absent.so", deps, path, sizeof path)
+                 : NULL;
   bool own_next = ho && !strcmp(path, own);
   bool dep_after = dlopen(dep, RTLD_NOW | RTLD_NOLOAD) != NULL;
   unlink(vend);

@@ -4,10 +4,15 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include "../common/test_util.h"
 #include <pterun/kernels_portable.h>
+#include "../common/test_util.h"
 
-static pte_status k_noop(pte_kernel_ctx *c, pte_value **a, int32_t n) { (void)c; (void)a; (void)n; return PTE_OK; }
+static pte_status k_noop(pte_kernel_ctx *c, pte_value **a, int32_t n) {
+  (void)c;
+  (void)a;
+  (void)n;
+  return PTE_OK;
+}
 
 /* Registers one more library from inside a callback (a fresh one each time). */
 static int g_inner;
@@ -25,13 +30,13 @@ static bool register_inner(const char *who) {
   g_inner_libs[i].kernels = &g_inner_kernels[i];
   g_inner_libs[i].abi = PTE_ABI_VERSION;
   g_inner_libs[i].count = 1;
-  return pte_register_kernels(&g_inner_libs[i]) == PTE_OK &&
-         pte_operator_registered(g_inner_names[i][0]);
+  return pte_register_kernels(&g_inner_libs[i]) == PTE_OK && pte_operator_registered(g_inner_names[i][0]);
 }
 
 static int g_accepts_calls, g_accepts_ok;
 static bool reentering_accepts(pte_value *const *a, int32_t n) {
-  (void)a; (void)n;
+  (void)a;
+  (void)n;
   g_accepts_calls++;
   const char *lib = NULL;
   bool ok = pte_operator_find("aten::addmm.out", &lib) != NULL && pte_operator_count() > 0 &&
@@ -48,21 +53,27 @@ TEST(accepts_may_reenter_the_registry) {
   CHECK_OK(pte_register_kernels(&lib));
   char err[512];
   CHECK(run_case(zoo_path("models/mlp"), "forward", NULL, 1e-4, 1e-5, err, sizeof err) == PTE_OK, "%s", err);
-  CHECK(g_accepts_calls > 0 && g_accepts_ok == g_accepts_calls, "accepts: %d calls, %d ok",
-        g_accepts_calls, g_accepts_ok);
+  CHECK(g_accepts_calls > 0 && g_accepts_ok == g_accepts_calls, "accepts: %d calls, %d ok", g_accepts_calls,
+        g_accepts_ok);
 }
 
 static const pte_backend g_other = PTE_BACKEND_INIT(NULL, NULL, NULL, NULL, NULL, NULL);
 static int g_avail_ok, g_init_ok;
 static bool reentering_available(void *u) {
   (void)u;
-  if (pte_backend_find("XnnpackBackend") && pte_backend_count() > 0 && pte_operator_find("aten::add.out", NULL))
+  if (pte_backend_find("XnnpackBackend") && pte_backend_count() > 0 &&
+      pte_operator_find("aten::add.out", NULL))
     g_avail_ok++;
   return true;
 }
 static pte_status reentering_init(void *u, pte_backend_init_ctx *c, const void *p, size_t n,
                                   const pte_compile_spec *s, int32_t ns, void **h) {
-  (void)u; (void)c; (void)p; (void)n; (void)s; (void)ns;
+  (void)u;
+  (void)c;
+  (void)p;
+  (void)n;
+  (void)s;
+  (void)ns;
   *h = NULL;
   /* An invalid backend is refused, but only after the registry was entered. */
   if (pte_backend_find("XnnpackBackend") && pte_register_backend(&g_other) == PTE_ERR_INVALID_ARGUMENT &&
@@ -71,12 +82,17 @@ static pte_status reentering_init(void *u, pte_backend_init_ctx *c, const void *
   return PTE_OK;
 }
 static pte_status noop_exec(void *u, pte_backend_exec_ctx *c, void *h, pte_value **a, int32_t n) {
-  (void)u; (void)c; (void)h; (void)a; (void)n;
+  (void)u;
+  (void)c;
+  (void)h;
+  (void)a;
+  (void)n;
   return PTE_OK;
 }
 
 TEST(backend_callbacks_may_reenter_the_registry) {
-  static const pte_backend b = PTE_BACKEND_INIT("XnnpackBackend", NULL, reentering_available, reentering_init, noop_exec, NULL);
+  static const pte_backend b =
+      PTE_BACKEND_INIT("XnnpackBackend", NULL, reentering_available, reentering_init, noop_exec, NULL);
   CHECK_OK(pte_kernels_portable_register());
   CHECK_OK(pte_register_backend(&b));
   pte_program *p = NULL;

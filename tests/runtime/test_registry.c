@@ -4,9 +4,23 @@
 
 #include "../common/test_util.h"
 
-static pte_status k_one(pte_kernel_ctx *c, pte_value **a, int32_t n) { (void)c; (void)a; (void)n; return PTE_OK; }
-static pte_status k_two(pte_kernel_ctx *c, pte_value **a, int32_t n) { (void)c; (void)a; (void)n; return PTE_OK; }
-static bool never(pte_value *const *a, int32_t n) { (void)a; (void)n; return false; }
+static pte_status k_one(pte_kernel_ctx *c, pte_value **a, int32_t n) {
+  (void)c;
+  (void)a;
+  (void)n;
+  return PTE_OK;
+}
+static pte_status k_two(pte_kernel_ctx *c, pte_value **a, int32_t n) {
+  (void)c;
+  (void)a;
+  (void)n;
+  return PTE_OK;
+}
+static bool never(pte_value *const *a, int32_t n) {
+  (void)a;
+  (void)n;
+  return false;
+}
 
 TEST(prim_ops_are_builtin) {
   CHECK(pte_operator_registered("aten::sym_size.int"), "sym_size missing");
@@ -54,17 +68,30 @@ TEST(backend_registry) {
   static pte_backend b1;
   b1.abi = PTE_ABI_VERSION;
   b1.name = "TestBackend";
-  b1.init = (pte_status(*)(void *, pte_backend_init_ctx *, const void *, size_t, const pte_compile_spec *, int32_t, void **))0;
+  b1.init = (pte_status(*)(void *, pte_backend_init_ctx *, const void *, size_t, const pte_compile_spec *,
+                           int32_t, void **))0;
   CHECK_FAILS(pte_register_backend(&b1), PTE_ERR_INVALID_ARGUMENT, "init");
   CHECK(pte_backend_find("TestBackend") == NULL, "registered without init");
 }
 
 static pte_status b_init(void *u, pte_backend_init_ctx *c, const void *p, size_t n, const pte_compile_spec *s,
                          int32_t ns, void **h) {
-  (void)u; (void)c; (void)p; (void)n; (void)s; (void)ns; *h = NULL; return PTE_OK;
+  (void)u;
+  (void)c;
+  (void)p;
+  (void)n;
+  (void)s;
+  (void)ns;
+  *h = NULL;
+  return PTE_OK;
 }
 static pte_status b_exec(void *u, pte_backend_exec_ctx *c, void *h, pte_value **a, int32_t n) {
-  (void)u; (void)c; (void)h; (void)a; (void)n; return PTE_OK;
+  (void)u;
+  (void)c;
+  (void)h;
+  (void)a;
+  (void)n;
+  return PTE_OK;
 }
 
 TEST(backend_duplicates) {
@@ -126,8 +153,8 @@ TEST(concurrent_registration) {
 TEST(status_names) {
   char v[64];
   snprintf(v, sizeof v, "%d.%d.%d", PTE_VERSION_MAJOR, PTE_VERSION_MINOR, PTE_VERSION_PATCH);
-  CHECK(!strcmp(pte_version(), PTE_VERSION_STRING) && !strcmp(v, PTE_VERSION_STRING), "version %s, header %s (%s)",
-        pte_version(), PTE_VERSION_STRING, v);
+  CHECK(!strcmp(pte_version(), PTE_VERSION_STRING) && !strcmp(v, PTE_VERSION_STRING),
+        "version %s, header %s (%s)", pte_version(), PTE_VERSION_STRING, v);
   CHECK(!strcmp(pte_status_name(PTE_ERR_NOT_FOUND), "PTE_ERR_NOT_FOUND"), "name");
   CHECK(!strcmp(pte_status_name((pte_status)999), "PTE_ERR_UNKNOWN"), "unknown");
   CHECK(pte_dtype_size(PTE_FLOAT32) == 4 && pte_dtype_size(99) == 0, "dtype sizes");

@@ -72,7 +72,8 @@ int main(int argc, char **argv) {
     snprintf(path, sizeof path, "%s/inputs/%d.npy", argv[1], (int)i);
     in[i] = read_npy_f32(path, sizes, &dim);
     pte_tensor t;
-    if (!in[i] || pte_tensor_init(&t, PTE_FLOAT32, dim, sizes, in[i]) || pte_method_set_input_tensor(m, i, &t)) {
+    if (!in[i] || pte_tensor_init(&t, PTE_FLOAT32, dim, sizes, in[i]) ||
+        pte_method_set_input_tensor(m, i, &t)) {
       fprintf(stderr, "input %d: %s\n", (int)i, pte_last_error());
       return 1;
     }

@@ -12,14 +12,14 @@
 #include <string.h>
 
 static int failures;
-#define CHECK(c, ...)                                                   \
-  do {                                                                  \
-    if (!(c)) {                                                         \
-      failures++;                                                       \
+#define CHECK(c, ...)                                                       \
+  do {                                                                      \
+    if (!(c)) {                                                             \
+      failures++;                                                           \
       fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #c); \
-      fprintf(stderr, __VA_ARGS__);                                     \
-      fprintf(stderr, "\n");                                            \
-    }                                                                   \
+      fprintf(stderr, __VA_ARGS__);                                         \
+      fprintf(stderr, "\n");                                                \
+    }                                                                       \
   } while (0)
 
 #define N 100003
@@ -133,7 +133,8 @@ int main(void) {
   st = pte_threadpool_set_threads(other);
   CHECK(st == PTE_OK, "resize when free: %s", pte_last_error());
   if (pool) {
-    CHECK(pte_threadpool_threads() == other, "threads() is %zu after resizing to %zu", pte_threadpool_threads(), other);
+    CHECK(pte_threadpool_threads() == other, "threads() is %zu after resizing to %zu",
+          pte_threadpool_threads(), other);
     memset(c, 0, sizeof *c);
     pte_threadpool_parallel_for(N, 0, mark, c);
     check_once(c, N, "after resize");

@@ -66,8 +66,15 @@ static pte_status bn_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
   for (int32_t i = 2; i < x->dim; i++) inner *= x->sizes[i];
   int64_t planes = x->sizes[0] * C;
   if (planes * inner == 0) return PTE_OK;
-  bn_job j = {x->data, out->data, ps[0] ? ps[0]->data : NULL, ps[1] ? ps[1]->data : NULL, ps[2]->data, ps[3]->data,
-              eps, C, inner};
+  bn_job j = {x->data,
+              out->data,
+              ps[0] ? ps[0]->data : NULL,
+              ps[1] ? ps[1]->data : NULL,
+              ps[2]->data,
+              ps[3]->data,
+              eps,
+              C,
+              inner};
   k_parallel_for((size_t)planes, (double)(planes * inner), bn_planes, &j);
   return PTE_OK;
 }

@@ -10,7 +10,8 @@
 
 static bool softmax_accepts(pte_value *const *args, int32_t nargs) {
   if (nargs != 5 || !k_arg_f32(args, nargs, 0) || !k_arg_f32(args, nargs, 3)) return false;
-  if (!k_arg_tag(args, nargs, 1, PTE_TAG_INT) || !k_arg_tag(args, nargs, 2, PTE_TAG_BOOL) || args[2]->u.b) return false;
+  if (!k_arg_tag(args, nargs, 1, PTE_TAG_INT) || !k_arg_tag(args, nargs, 2, PTE_TAG_BOOL) || args[2]->u.b)
+    return false;
   const pte_tensor *x = args[0]->u.tensor;
   int32_t d = k_wrap_dim(args[1]->u.i, x->dim);
   return x->dim >= 1 && d == x->dim - 1;

@@ -40,15 +40,28 @@ static pte_status addmm_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs
     ss[d] = self->sizes[i];
     st[d] = self->sizes[i] == 1 ? 0 : self->strides[i];
   }
-  if ((ss[0] != 1 && ss[0] != M) || (ss[1] != 1 && ss[1] != N)) return K_FAIL("self does not broadcast to the result");
+  if ((ss[0] != 1 && ss[0] != M) || (ss[1] != 1 && ss[1] != N))
+    return K_FAIL("self does not broadcast to the result");
   int64_t sizes[2] = {M, N};
   K_CHECK(k_out(ctx, out, 2, sizes));
   size_t bytes;
   float *scratch = k_scratch(ctx, &bytes);
   if (bytes < k_sgemm_scratch_min(M, N, K)) return K_FAIL("scratch memory too small");
-  k_sgemm_desc g = {.M = M, .N = N, .K = K, .a = a->data, .sa0 = a->strides[0], .sa1 = a->strides[1],
-                    .b = b->data, .sb0 = b->strides[0], .sb1 = b->strides[1], .c = out->data, .sc0 = out->strides[0],
-                    .alpha = (float)alpha, .beta = (float)beta, .scratch = scratch, .scratch_bytes = bytes,
+  k_sgemm_desc g = {.M = M,
+                    .N = N,
+                    .K = K,
+                    .a = a->data,
+                    .sa0 = a->strides[0],
+                    .sa1 = a->strides[1],
+                    .b = b->data,
+                    .sb0 = b->strides[0],
+                    .sb1 = b->strides[1],
+                    .c = out->data,
+                    .sc0 = out->strides[0],
+                    .alpha = (float)alpha,
+                    .beta = (float)beta,
+                    .scratch = scratch,
+                    .scratch_bytes = bytes,
                     .parallel = true};
   const float *s = self->data;
   if (beta != 0.0) {

@@ -10,8 +10,10 @@
 static bool avgpool_accepts(pte_value *const *args, int32_t nargs) {
   o_win2d w;
   if (nargs != 9 || !k_arg_f32(args, nargs, 0) || !k_arg_f32(args, nargs, 7)) return false;
-  if (!k_arg_tag(args, nargs, 4, PTE_TAG_BOOL) || args[4]->u.b || !k_arg_tag(args, nargs, 5, PTE_TAG_BOOL)) return false;
-  if (!k_arg_none(args, nargs, 6) && !(k_arg_tag(args, nargs, 6, PTE_TAG_INT) && args[6]->u.i != 0)) return false;
+  if (!k_arg_tag(args, nargs, 4, PTE_TAG_BOOL) || args[4]->u.b || !k_arg_tag(args, nargs, 5, PTE_TAG_BOOL))
+    return false;
+  if (!k_arg_none(args, nargs, 6) && !(k_arg_tag(args, nargs, 6, PTE_TAG_INT) && args[6]->u.i != 0))
+    return false;
   return o_pool_window(args, nargs, args[0]->u.tensor, 1, 2, 3, -1, &w);
 }
 
@@ -60,7 +62,8 @@ static pte_status avgpool_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nar
   K_CHECK(k_args_have_data(ctx, args, nargs));
   const pte_tensor *x = args[0]->u.tensor;
   ap_job j;
-  if (!o_pool_window(args, nargs, x, 1, 2, 3, -1, &j.w)) return K_FAIL("pooling window does not fit the input");
+  if (!o_pool_window(args, nargs, x, 1, 2, 3, -1, &j.w))
+    return K_FAIL("pooling window does not fit the input");
   j.include_pad = args[5]->u.b;
   j.divisor = args[6]->tag == PTE_TAG_INT ? args[6]->u.i : 0;
   int64_t sizes[4];

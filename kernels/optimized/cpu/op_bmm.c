@@ -27,11 +27,21 @@ typedef struct bmm_job {
 
 static void bmm_batch(const bmm_job *j, int64_t i, float *scratch, size_t bytes, bool parallel) {
   const pte_tensor *a = j->a, *b = j->b, *out = j->out;
-  k_sgemm_desc g = {.M = a->sizes[1], .N = b->sizes[2], .K = a->sizes[2],
-                    .a = (const float *)a->data + i * a->strides[0], .sa0 = a->strides[1], .sa1 = a->strides[2],
-                    .b = (const float *)b->data + i * b->strides[0], .sb0 = b->strides[1], .sb1 = b->strides[2],
-                    .c = (float *)out->data + i * out->strides[0], .sc0 = out->strides[1], .alpha = 1.0f,
-                    .scratch = scratch, .scratch_bytes = bytes, .parallel = parallel};
+  k_sgemm_desc g = {.M = a->sizes[1],
+                    .N = b->sizes[2],
+                    .K = a->sizes[2],
+                    .a = (const float *)a->data + i * a->strides[0],
+                    .sa0 = a->strides[1],
+                    .sa1 = a->strides[2],
+                    .b = (const float *)b->data + i * b->strides[0],
+                    .sb0 = b->strides[1],
+                    .sb1 = b->strides[2],
+                    .c = (float *)out->data + i * out->strides[0],
+                    .sc0 = out->strides[1],
+                    .alpha = 1.0f,
+                    .scratch = scratch,
+                    .scratch_bytes = bytes,
+                    .parallel = parallel};
   k_sgemm(&g);
 }
 
@@ -39,7 +49,8 @@ static void bmm_chunk(void *ctx, size_t c0, size_t c1) {
   const bmm_job *j = ctx;
   for (size_t c = c0; c < c1; c++) {
     int64_t i0 = (int64_t)c * j->B / j->chunks, i1 = ((int64_t)c + 1) * j->B / j->chunks;
-    for (int64_t i = i0; i < i1; i++) bmm_batch(j, i, j->scratch + c * (j->one / sizeof(float)), j->one, false);
+    for (int64_t i = i0; i < i1; i++)
+      bmm_batch(j, i, j->scratch + c * (j->one / sizeof(float)), j->one, false);
   }
 }
 

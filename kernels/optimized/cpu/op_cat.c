@@ -5,12 +5,15 @@
 #include "util/copy.h"
 
 static bool cat_accepts(pte_value *const *args, int32_t nargs) {
-  if (nargs != 4 || !k_arg_tag(args, nargs, 0, PTE_TAG_TENSOR_LIST) || !k_arg_tag(args, nargs, 1, PTE_TAG_INT)) return false;
+  if (nargs != 4 || !k_arg_tag(args, nargs, 0, PTE_TAG_TENSOR_LIST) ||
+      !k_arg_tag(args, nargs, 1, PTE_TAG_INT))
+    return false;
   const pte_tensor *out = k_arg_tensor(args, nargs, 2);
   if (!o_copyable(out) || args[0]->len < 1) return false;
   for (int32_t i = 0; i < args[0]->len; i++) {
     const pte_value *v = args[0]->u.items[i];
-    if (!v || v->tag != PTE_TAG_TENSOR || !o_copyable(v->u.tensor) || v->u.tensor->dtype != out->dtype) return false;
+    if (!v || v->tag != PTE_TAG_TENSOR || !o_copyable(v->u.tensor) || v->u.tensor->dtype != out->dtype)
+      return false;
   }
   return true;
 }
@@ -39,7 +42,8 @@ static pte_status cat_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) 
     if (skipped(t)) continue;
     if (t->dim != ref->dim) return K_FAIL("tensors must have the same rank");
     for (int32_t k = 0; k < ref->dim; k++)
-      if (k != d && t->sizes[k] != ref->sizes[k]) return K_FAIL("tensors must match except in dim %d", (int)d);
+      if (k != d && t->sizes[k] != ref->sizes[k])
+        return K_FAIL("tensors must match except in dim %d", (int)d);
     if (t->data == out->data && o_numel(t) > 0) return K_FAIL("out must not share memory with an input");
     sizes[d] += t->sizes[d];
   }

@@ -48,7 +48,8 @@ static bool geom(pte_value *const *args, int32_t nargs, conv_geom *g) {
   int32_t S = x->dim - 2;
   int64_t st[2], pd[2], dl[2], groups;
   if (S < 1 || S > 2 || w->dim != x->dim) return false;
-  if (!spatial(args, nargs, 3, S, 1, st) || !spatial(args, nargs, 4, S, 0, pd) || !spatial(args, nargs, 5, S, 1, dl))
+  if (!spatial(args, nargs, 3, S, 1, st) || !spatial(args, nargs, 4, S, 0, pd) ||
+      !spatial(args, nargs, 5, S, 1, dl))
     return false;
   if (!k_arg_tag(args, nargs, 8, PTE_TAG_INT)) return false;
   groups = args[8]->u.i;
@@ -89,7 +90,8 @@ static bool conv_accepts(pte_value *const *args, int32_t nargs) {
   conv_geom g;
   if (nargs != 11) return false; /* the out tensor comes back as a last argument */
   if (!k_arg_f32(args, nargs, 0) || !k_arg_f32(args, nargs, 1) || !k_arg_f32(args, nargs, 9)) return false;
-  if (!k_arg_none(args, nargs, 2) && !(k_arg_f32(args, nargs, 2) && args[2]->u.tensor->dim == 1)) return false;
+  if (!k_arg_none(args, nargs, 2) && !(k_arg_f32(args, nargs, 2) && args[2]->u.tensor->dim == 1))
+    return false;
   if (!k_arg_tag(args, nargs, 6, PTE_TAG_BOOL) || args[6]->u.b) return false; /* transposed */
   return geom(args, nargs, &g);
 }
@@ -239,7 +241,8 @@ typedef struct phase_src {
   int64_t Wph, OW;
 } phase_src;
 
-static void pack_phases(const void *user, int64_t k0, int64_t kc, int64_t j0, int64_t nr, int64_t NR, float *dst) {
+static void pack_phases(const void *user, int64_t k0, int64_t kc, int64_t j0, int64_t nr, int64_t NR,
+                        float *dst) {
   const phase_src *ps = user;
   int64_t so[K_SGEMM_NR_MAX + 2], dof[K_SGEMM_NR_MAX + 2], len[K_SGEMM_NR_MAX + 2];
   int nseg = 0;
@@ -258,9 +261,15 @@ static void pack_phases(const void *user, int64_t k0, int64_t kc, int64_t j0, in
       float *o = d + dof[s];
       /* runs are output rows: fixed sizes become inline vector moves */
       switch (len[s]) {
-        case 4: memcpy(o, src, 4 * sizeof(float)); break;
-        case 8: memcpy(o, src, 8 * sizeof(float)); break;
-        case 16: memcpy(o, src, 16 * sizeof(float)); break;
+        case 4:
+          memcpy(o, src, 4 * sizeof(float));
+          break;
+        case 8:
+          memcpy(o, src, 8 * sizeof(float));
+          break;
+        case 16:
+          memcpy(o, src, 16 * sizeof(float));
+          break;
         default:
           for (int64_t v = 0; v < len[s]; v++) o[v] = src[v];
       }
@@ -277,7 +286,8 @@ static void conv_direct(const conv_geom *g, const float *x, const float *w, cons
   float *xp = (float *)(scratch + l.off_bytes);
   uint64_t used = 0;
   for (int64_t kh = 0; kh < g->KH; kh++)
-    for (int64_t kw = 0; kw < g->KW; kw++) used |= 1ull << ((kh * g->dh % g->sh) * g->sw + kw * g->dw % g->sw);
+    for (int64_t kw = 0; kw < g->KW; kw++)
+      used |= 1ull << ((kh * g->dh % g->sh) * g->sw + kw * g->dw % g->sw);
   fill_job fj = {g, &l, x, xp, used};
   k_parallel_for((size_t)g->icg, (double)(g->icg * l.Hp * l.Wp) * 2.0, fill_channels, &fj);
   memset(xp + g->sh * g->sw * l.phase, 0, K_SGEMM_NR_MAX * sizeof(float));
@@ -290,8 +300,8 @@ static void conv_direct(const conv_geom *g, const float *x, const float *w, cons
         off[r++] = phase * l.phase + ic * l.Hph * l.Wph + (th / g->sh) * l.Wph + tw / g->sw;
       }
   if (direct_in_place(g, &l)) {
-    o_igemm ig = {g->ocg, r, w, xp, off, (g->OH - 1) * l.Wph + g->OW, l.Wph, g->OW, y, g->OH * g->OW, bias,
-                  NULL, NULL, NULL, NULL};
+    o_igemm ig = {g->ocg, r,    w,    xp,   off, (g->OH - 1) * l.Wph + g->OW, l.Wph, g->OW, y, g->OH * g->OW,
+                  bias,   NULL, NULL, NULL, NULL};
     o_igemm_run(&ig, 1);
     return;
   }
@@ -302,7 +312,9 @@ static void conv_direct(const conv_geom *g, const float *x, const float *w, cons
   head += l.off_bytes;
   size_t slots = bytes > head ? (bytes - head) / o_igemm_panel_bytes(r) : 0;
   phase_src ps = {xp, off, l.Wph, g->OW};
-  o_igemm ig = {g->ocg, r, w, NULL, NULL, P, g->OW, g->OW, y, P, bias, pack_phases, &ps, (float *)(scratch + head), lin};
+  o_igemm ig = {g->ocg, r, w, NULL, NULL,        P,   g->OW,
+                g->OW,  y, P, bias, pack_phases, &ps, (float *)(scratch + head),
+                lin};
   o_igemm_run(&ig, slots);
 }
 
@@ -313,7 +325,8 @@ typedef struct im2col_src {
   const float *x; /* first input channel of this sample and group */
 } im2col_src;
 
-static void pack_im2col(const void *user, int64_t k0, int64_t kc, int64_t j0, int64_t nr, int64_t NR, float *dst) {
+static void pack_im2col(const void *user, int64_t k0, int64_t kc, int64_t j0, int64_t nr, int64_t NR,
+                        float *dst) {
   const im2col_src *s = user;
   const conv_geom *g = s->g;
   const int64_t khw = g->KH * g->KW, plane = g->H * g->W;
@@ -403,7 +416,8 @@ static pte_status conv_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs)
   const pte_tensor *x = args[0]->u.tensor, *w = args[1]->u.tensor;
   const pte_tensor *b = args[2]->tag == PTE_TAG_TENSOR ? args[2]->u.tensor : NULL;
   pte_tensor *out = args[9]->u.tensor;
-  if (b && b->sizes[0] != g.OC) return K_FAIL("bias has %lld entries, expected %lld", (long long)b->sizes[0], (long long)g.OC);
+  if (b && b->sizes[0] != g.OC)
+    return K_FAIL("bias has %lld entries, expected %lld", (long long)b->sizes[0], (long long)g.OC);
   int64_t sizes[4] = {g.N, g.OC, g.OH, g.OW};
   if (x->dim == 3) sizes[2] = g.OW;
   K_CHECK(k_out(ctx, out, x->dim, sizes));
@@ -417,7 +431,8 @@ static pte_status conv_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs)
     double cost = (double)(j.planes * P * R);
     int64_t slots = dw_fast(&g) ? (int64_t)(bytes / j.plane_bytes) : INT64_MAX;
     const bool split = cost >= K_PAR_MIN_OPS * 2.0; /* 9-tap loops: between a product and a plain loop */
-    if (split && slots > (int64_t)k_slots()) slots = (int64_t)k_slots(); /* k_slots locks: ask only if worth it */
+    if (split && slots > (int64_t)k_slots())
+      slots = (int64_t)k_slots(); /* k_slots locks: ask only if worth it */
     if (dw_fast(&g) && slots >= 1) j.scratch = (uint8_t *)scratch;
     if (split && slots > 1) j.chunks = slots < j.planes ? slots : j.planes;
     k_parallel_chunks((size_t)j.chunks, dw_chunk, &j);
@@ -427,8 +442,8 @@ static pte_status conv_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs)
     if (bytes < direct_bytes(&g)) return K_FAIL("scratch memory too small");
     for (int64_t n = 0; n < g.N; n++)
       for (int64_t gr = 0; gr < g.G; gr++)
-        conv_direct(&g, xd + (n * g.C + gr * g.icg) * g.H * g.W, wd + gr * g.ocg * R, bd ? bd + gr * g.ocg : NULL,
-                    yd + (n * g.OC + gr * g.ocg) * P, (uint8_t *)scratch, bytes);
+        conv_direct(&g, xd + (n * g.C + gr * g.icg) * g.H * g.W, wd + gr * g.ocg * R,
+                    bd ? bd + gr * g.ocg : NULL, yd + (n * g.OC + gr * g.ocg) * P, (uint8_t *)scratch, bytes);
     return PTE_OK;
   }
   if (bytes < k_sgemm_scratch_min(g.ocg, P, R)) return K_FAIL("scratch memory too small");
@@ -437,10 +452,24 @@ static pte_status conv_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs)
     for (int64_t gr = 0; gr < g.G; gr++) {
       const float *xg = xd + (n * g.C + gr * g.icg) * g.H * g.W;
       im2col_src src = {&g, xg};
-      k_sgemm_desc gm = {.M = g.ocg, .N = P, .K = R, .a = wd + gr * g.ocg * R, .sa0 = R, .sa1 = 1, .b = xg,
-                         .sb0 = P, .sb1 = 1, .pack_b = pw ? NULL : pack_im2col, .pack_user = &src,
-                         .c = yd + (n * g.OC + gr * g.ocg) * P, .sc0 = P, .alpha = 1.0f, .beta = 1.0f,
-                         .row_bias = bd ? bd + gr * g.ocg : NULL, .scratch = scratch, .scratch_bytes = bytes,
+      k_sgemm_desc gm = {.M = g.ocg,
+                         .N = P,
+                         .K = R,
+                         .a = wd + gr * g.ocg * R,
+                         .sa0 = R,
+                         .sa1 = 1,
+                         .b = xg,
+                         .sb0 = P,
+                         .sb1 = 1,
+                         .pack_b = pw ? NULL : pack_im2col,
+                         .pack_user = &src,
+                         .c = yd + (n * g.OC + gr * g.ocg) * P,
+                         .sc0 = P,
+                         .alpha = 1.0f,
+                         .beta = 1.0f,
+                         .row_bias = bd ? bd + gr * g.ocg : NULL,
+                         .scratch = scratch,
+                         .scratch_bytes = bytes,
                          .parallel = true};
       k_sgemm(&gm);
     }

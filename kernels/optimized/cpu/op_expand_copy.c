@@ -43,7 +43,8 @@ static pte_status expand_out(pte_kernel_ctx *ctx, pte_value **args, int32_t narg
   pte_tensor *out = args[3]->u.tensor;
   int64_t sizes[PTE_MAX_DIM], strides[PTE_MAX_DIM];
   int32_t dim;
-  if (!plan(args, nargs, x, &dim, sizes, strides)) return K_FAIL("self does not expand to the requested size");
+  if (!plan(args, nargs, x, &dim, sizes, strides))
+    return K_FAIL("self does not expand to the requested size");
   K_CHECK(k_out(ctx, out, dim, sizes));
   if (out->data == x->data && o_numel(out) > 1) return K_FAIL("out must not share memory with self");
   k_copy_to_contiguous(out->data, x->data, strides, dim, sizes, pte_dtype_size(x->dtype), true);

@@ -2,7 +2,9 @@
  * aten::hardsigmoid.out(Tensor self, *, Tensor(a!) out): float32. */
 #include "util/ew.h"
 
-static bool unary_accepts(pte_value *const *args, int32_t nargs) { return o_unary_accepts(args, nargs, 3, 1); }
+static bool unary_accepts(pte_value *const *args, int32_t nargs) {
+  return o_unary_accepts(args, nargs, 3, 1);
+}
 
 static void hardswish_span(const float *x, float *y, int64_t n, const void *user) {
   (void)user;

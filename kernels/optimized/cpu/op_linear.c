@@ -7,7 +7,8 @@
 static bool linear_accepts(pte_value *const *args, int32_t nargs) {
   if (nargs != 5) return false; /* the out tensor comes back as a last argument */
   if (!k_arg_f32(args, nargs, 0) || !k_arg_f32(args, nargs, 1) || !k_arg_f32(args, nargs, 3)) return false;
-  if (!k_arg_none(args, nargs, 2) && !(k_arg_f32(args, nargs, 2) && args[2]->u.tensor->dim == 1)) return false;
+  if (!k_arg_none(args, nargs, 2) && !(k_arg_f32(args, nargs, 2) && args[2]->u.tensor->dim == 1))
+    return false;
   return args[0]->u.tensor->dim >= 1 && args[1]->u.tensor->dim == 2;
 }
 
@@ -35,9 +36,11 @@ static pte_status linear_out(pte_kernel_ctx *ctx, pte_value **args, int32_t narg
   pte_tensor *out = args[3]->u.tensor;
   int64_t M, N, K;
   dims(x, w, &M, &N, &K);
-  if (w->sizes[1] != K) return K_FAIL("input's last dim %lld does not match weight [%lld, %lld]", (long long)K,
-                                      (long long)w->sizes[0], (long long)w->sizes[1]);
-  if (bias && bias->sizes[0] != N) return K_FAIL("bias has %lld entries, expected %lld", (long long)bias->sizes[0], (long long)N);
+  if (w->sizes[1] != K)
+    return K_FAIL("input's last dim %lld does not match weight [%lld, %lld]", (long long)K,
+                  (long long)w->sizes[0], (long long)w->sizes[1]);
+  if (bias && bias->sizes[0] != N)
+    return K_FAIL("bias has %lld entries, expected %lld", (long long)bias->sizes[0], (long long)N);
   int64_t sizes[PTE_MAX_DIM];
   for (int32_t i = 0; i < x->dim; i++) sizes[i] = x->sizes[i];
   sizes[x->dim - 1] = N;
@@ -45,9 +48,22 @@ static pte_status linear_out(pte_kernel_ctx *ctx, pte_value **args, int32_t narg
   size_t bytes;
   float *scratch = k_scratch(ctx, &bytes);
   if (bytes < k_sgemm_scratch_min(M, N, K)) return K_FAIL("scratch memory too small");
-  k_sgemm_desc g = {.M = M, .N = N, .K = K, .a = x->data, .sa0 = K, .sa1 = 1, .b = w->data, .sb0 = 1, .sb1 = K,
-                    .c = out->data, .sc0 = N, .alpha = 1.0f, .beta = 1.0f,
-                    .col_bias = bias ? (const float *)bias->data : NULL, .scratch = scratch, .scratch_bytes = bytes,
+  k_sgemm_desc g = {.M = M,
+                    .N = N,
+                    .K = K,
+                    .a = x->data,
+                    .sa0 = K,
+                    .sa1 = 1,
+                    .b = w->data,
+                    .sb0 = 1,
+                    .sb1 = K,
+                    .c = out->data,
+                    .sc0 = N,
+                    .alpha = 1.0f,
+                    .beta = 1.0f,
+                    .col_bias = bias ? (const float *)bias->data : NULL,
+                    .scratch = scratch,
+                    .scratch_bytes = bytes,
                     .parallel = true};
   k_sgemm(&g);
   return PTE_OK;

@@ -26,14 +26,16 @@ static void mp_planes(void *ctx, size_t p0, size_t p1) {
   const mp_job *j = ctx;
   const o_kern_table *kt = o_kern();
   const int64_t in = j->w.IH * j->w.IW, on = j->w.OH * j->w.OW;
-  for (size_t p = p0; p < p1; p++) kt->maxpool_plane(&j->w, j->x + (int64_t)p * in, j->y + (int64_t)p * on, j->idx + (int64_t)p * on);
+  for (size_t p = p0; p < p1; p++)
+    kt->maxpool_plane(&j->w, j->x + (int64_t)p * in, j->y + (int64_t)p * on, j->idx + (int64_t)p * on);
 }
 
 static pte_status maxpool_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
   K_CHECK(k_args_have_data(ctx, args, nargs));
   const pte_tensor *x = args[0]->u.tensor;
   mp_job j;
-  if (!o_pool_window(args, nargs, x, 1, 2, 3, 4, &j.w)) return K_FAIL("pooling window does not fit the input");
+  if (!o_pool_window(args, nargs, x, 1, 2, 3, 4, &j.w))
+    return K_FAIL("pooling window does not fit the input");
   int64_t sizes[4];
   o_pool_out_sizes(x, &j.w, sizes);
   K_CHECK(k_out(ctx, args[6]->u.tensor, x->dim, sizes));

@@ -27,9 +27,20 @@ static pte_status mm_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
   size_t bytes;
   float *scratch = k_scratch(ctx, &bytes);
   if (bytes < k_sgemm_scratch_min(sizes[0], sizes[1], a->sizes[1])) return K_FAIL("scratch memory too small");
-  k_sgemm_desc g = {.M = sizes[0], .N = sizes[1], .K = a->sizes[1], .a = a->data, .sa0 = a->strides[0],
-                    .sa1 = a->strides[1], .b = b->data, .sb0 = b->strides[0], .sb1 = b->strides[1], .c = out->data,
-                    .sc0 = out->strides[0], .alpha = 1.0f, .scratch = scratch, .scratch_bytes = bytes,
+  k_sgemm_desc g = {.M = sizes[0],
+                    .N = sizes[1],
+                    .K = a->sizes[1],
+                    .a = a->data,
+                    .sa0 = a->strides[0],
+                    .sa1 = a->strides[1],
+                    .b = b->data,
+                    .sb0 = b->strides[0],
+                    .sb1 = b->strides[1],
+                    .c = out->data,
+                    .sc0 = out->strides[0],
+                    .alpha = 1.0f,
+                    .scratch = scratch,
+                    .scratch_bytes = bytes,
                     .parallel = true};
   k_sgemm(&g);
   return PTE_OK;

@@ -70,21 +70,29 @@ static pte_status ln_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
   k_arg_num(args, nargs, 4, &eps);
   if (n < 1 || n > x->dim) return K_FAIL("normalized_shape does not fit the input");
   for (int32_t i = 0; i < n; i++)
-    if (x->sizes[x->dim - n + i] != shape[i]) return K_FAIL("normalized_shape does not match the input's trailing dims");
+    if (x->sizes[x->dim - n + i] != shape[i])
+      return K_FAIL("normalized_shape does not match the input's trailing dims");
   int64_t N = 1, M = 1;
   for (int32_t i = 0; i < n; i++) N *= shape[i];
   for (int32_t i = 0; i < x->dim - n; i++) M *= x->sizes[i];
   const pte_tensor *w = args[2]->tag == PTE_TAG_TENSOR ? args[2]->u.tensor : NULL;
   const pte_tensor *b = args[3]->tag == PTE_TAG_TENSOR ? args[3]->u.tensor : NULL;
-  if ((w && pte_tensor_numel(w) != N) || (b && pte_tensor_numel(b) != N)) return K_FAIL("weight/bias do not match normalized_shape");
+  if ((w && pte_tensor_numel(w) != N) || (b && pte_tensor_numel(b) != N))
+    return K_FAIL("weight/bias do not match normalized_shape");
   int64_t stat[PTE_MAX_DIM];
   for (int32_t i = 0; i < x->dim; i++) stat[i] = i < x->dim - n ? x->sizes[i] : 1;
   K_CHECK(k_out_like(ctx, args[5]->u.tensor, x));
   K_CHECK(k_out(ctx, args[6]->u.tensor, x->dim, stat));
   K_CHECK(k_out(ctx, args[7]->u.tensor, x->dim, stat));
   if (M * N == 0) return PTE_OK;
-  ln_job j = {x->data, w ? w->data : NULL, b ? b->data : NULL, args[5]->u.tensor->data, args[6]->u.tensor->data,
-              args[7]->u.tensor->data, N, (float)eps};
+  ln_job j = {x->data,
+              w ? w->data : NULL,
+              b ? b->data : NULL,
+              args[5]->u.tensor->data,
+              args[6]->u.tensor->data,
+              args[7]->u.tensor->data,
+              N,
+              (float)eps};
   k_parallel_for((size_t)M, (double)(M * N * 4), ln_rows, &j);
   return PTE_OK;
 }

@@ -6,7 +6,9 @@
 
 #include "util/ew.h"
 
-static bool unary_accepts(pte_value *const *args, int32_t nargs) { return o_unary_accepts(args, nargs, 3, 1); }
+static bool unary_accepts(pte_value *const *args, int32_t nargs) {
+  return o_unary_accepts(args, nargs, 3, 1);
+}
 
 static void sigmoid_span(const float *x, float *y, int64_t n, const void *user) {
   (void)user;

@@ -9,8 +9,8 @@ static bool opt_int(pte_value *const *args, int32_t nargs, int32_t i) {
 }
 
 static bool slice_accepts(pte_value *const *args, int32_t nargs) {
-  if (nargs != 7 || !k_arg_tag(args, nargs, 1, PTE_TAG_INT) || !opt_int(args, nargs, 2) || !opt_int(args, nargs, 3) ||
-      !k_arg_tag(args, nargs, 4, PTE_TAG_INT) || args[4]->u.i < 1)
+  if (nargs != 7 || !k_arg_tag(args, nargs, 1, PTE_TAG_INT) || !opt_int(args, nargs, 2) ||
+      !opt_int(args, nargs, 3) || !k_arg_tag(args, nargs, 4, PTE_TAG_INT) || args[4]->u.i < 1)
     return false;
   const pte_tensor *x = k_arg_tensor(args, nargs, 0), *out = k_arg_tensor(args, nargs, 5);
   if (!o_copyable(x) || !o_copyable(out) || x->dtype != out->dtype || x->dim < 1) return false;
@@ -44,7 +44,8 @@ static pte_status slice_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs
   K_CHECK(k_out(ctx, out, x->dim, sizes));
   if (out->data == x->data && o_numel(out) > 0) return K_FAIL("out must not share memory with self");
   const size_t es = pte_dtype_size(x->dtype);
-  k_copy_to_contiguous(out->data, (const uint8_t *)x->data + start * x->strides[d] * (int64_t)es, strides, x->dim, sizes, es, true);
+  k_copy_to_contiguous(out->data, (const uint8_t *)x->data + start * x->strides[d] * (int64_t)es, strides,
+                       x->dim, sizes, es, true);
   return PTE_OK;
 }
 

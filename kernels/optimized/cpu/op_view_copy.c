@@ -6,7 +6,8 @@
  * portable. */
 #include "util/copy.h"
 
-static bool view_sizes(pte_value *const *args, int32_t nargs, const pte_tensor *x, int32_t *dim, int64_t *sizes) {
+static bool view_sizes(pte_value *const *args, int32_t nargs, const pte_tensor *x, int32_t *dim,
+                       int64_t *sizes) {
   int32_t n = k_arg_ints(args, nargs, 1, sizes, PTE_MAX_DIM);
   if (n < 0) return false;
   int64_t numel = pte_tensor_numel(x), known = 1;
@@ -46,7 +47,8 @@ static pte_status view_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs)
   pte_tensor *out = args[2]->u.tensor;
   int64_t sizes[PTE_MAX_DIM];
   int32_t dim;
-  if (!view_sizes(args, nargs, x, &dim, sizes)) return K_FAIL("size is not compatible with the input's element count");
+  if (!view_sizes(args, nargs, x, &dim, sizes))
+    return K_FAIL("size is not compatible with the input's element count");
   K_CHECK(k_out(ctx, out, dim, sizes));
   if (out->data != x->data) memmove(out->data, x->data, pte_tensor_nbytes(x));
   return PTE_OK;

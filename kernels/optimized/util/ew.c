@@ -21,10 +21,17 @@ o_operand o_operand_get(pte_value *const *args, int32_t i) {
   o_operand o = {NULL, 0.0f};
   const pte_value *v = args[i];
   switch (v->tag) {
-    case PTE_TAG_INT: o.value = (float)v->u.i; return o;
-    case PTE_TAG_DOUBLE: o.value = (float)v->u.d; return o;
-    case PTE_TAG_BOOL: o.value = v->u.b ? 1.0f : 0.0f; return o;
-    default: break;
+    case PTE_TAG_INT:
+      o.value = (float)v->u.i;
+      return o;
+    case PTE_TAG_DOUBLE:
+      o.value = (float)v->u.d;
+      return o;
+    case PTE_TAG_BOOL:
+      o.value = v->u.b ? 1.0f : 0.0f;
+      return o;
+    default:
+      break;
   }
   const pte_tensor *t = v->u.tensor;
   if (t->dtype == PTE_FLOAT32) {
@@ -63,11 +70,13 @@ static void bin_rows(void *ctx, size_t r0, size_t r1) {
       oa += idx * j->sa[k];
       ob += idx * j->sb[k];
     }
-    j->kt->binary(j->op, j->a + oa, j->sa[d - 1], j->b + ob, j->sb[d - 1], j->o + (int64_t)r * row, row, j->alpha);
+    j->kt->binary(j->op, j->a + oa, j->sa[d - 1], j->b + ob, j->sb[d - 1], j->o + (int64_t)r * row, row,
+                  j->alpha);
   }
 }
 
-static pte_status binary(pte_kernel_ctx *ctx, o_operand a, o_operand b, pte_tensor *out, o_binop op, float alpha) {
+static pte_status binary(pte_kernel_ctx *ctx, o_operand a, o_operand b, pte_tensor *out, o_binop op,
+                         float alpha) {
   int64_t sizes[PTE_MAX_DIM];
   int32_t dim = 0;
   const pte_tensor *ts[2] = {a.t, b.t};
@@ -192,19 +201,20 @@ bool o_arith_accepts(pte_value *const *args, int32_t nargs, o_binop op) {
   const pte_tensor *a = k_arg_tensor(args, nargs, 0), *b = k_arg_tensor(args, nargs, 1);
   bool a_f32 = k_is_f32(a), b_f32 = k_is_f32(b);
   if (!a_f32 && !b_f32) return false;
-  return o_operand_ok(args, nargs, 0, b_f32 && b->dim > 0) && o_operand_ok(args, nargs, 1, a_f32 && a->dim > 0);
+  return o_operand_ok(args, nargs, 0, b_f32 && b->dim > 0) &&
+         o_operand_ok(args, nargs, 1, a_f32 && a->dim > 0);
 }
 
 pte_status o_arith(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs, o_binop op) {
   K_CHECK(k_args_have_data(ctx, args, nargs));
   double alpha = 1.0;
   if (has_alpha(op)) k_arg_num(args, nargs, 2, &alpha);
-  return binary(ctx, o_operand_get(args, 0), o_operand_get(args, 1), args[has_alpha(op) ? 3 : 2]->u.tensor, op,
-                (float)alpha);
+  return binary(ctx, o_operand_get(args, 0), o_operand_get(args, 1), args[has_alpha(op) ? 3 : 2]->u.tensor,
+                op, (float)alpha);
 }
 
-pte_status o_map(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs, int32_t out_index, double cost, o_span_fn fn,
-                 const void *user) {
+pte_status o_map(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs, int32_t out_index, double cost,
+                 o_span_fn fn, const void *user) {
   K_CHECK(k_args_have_data(ctx, args, nargs));
   const pte_tensor *x = args[0]->u.tensor;
   pte_tensor *out = args[out_index]->u.tensor;
@@ -222,7 +232,8 @@ static void clamp_span(const float *x, float *y, int64_t n, const void *user) {
   o_kern()->unary(O_CLAMP, x, y, n, b->lo, b->hi);
 }
 
-pte_status o_clamp(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs, int32_t out_index, float lo, float hi) {
+pte_status o_clamp(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs, int32_t out_index, float lo,
+                   float hi) {
   bounds b = {lo, hi};
   return o_map(ctx, args, nargs, out_index, 1.0, clamp_span, &b);
 }

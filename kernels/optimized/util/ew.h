@@ -34,10 +34,11 @@ void o_spans(const float *x, float *y, int64_t n, double cost_per_elem, o_span_f
 /* A float32 map self (args[0]) -> out (args[out_index]): out resized like
  * self, then fn over the contiguous data in spans (o_spans, `cost` per
  * element). */
-pte_status o_map(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs, int32_t out_index, double cost, o_span_fn fn,
-                 const void *user);
+pte_status o_map(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs, int32_t out_index, double cost,
+                 o_span_fn fn, const void *user);
 /* o_map of min(max(x, lo), hi), NaN kept: clamp and hardtanh. */
-pte_status o_clamp(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs, int32_t out_index, float lo, float hi);
+pte_status o_clamp(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs, int32_t out_index, float lo,
+                   float hi);
 
 /* Shared accept for ops of the form op(Tensor self, <scalars>, *, Tensor out):
  * self and out float32, nargs as given. */

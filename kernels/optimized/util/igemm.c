@@ -78,7 +78,8 @@ static void igemm_chunk(void *ctx, size_t c0, size_t c1) {
         for (int64_t p = p0; p < p1; p++) {
           int64_t mr = min64(MR, g->M - p * MR);
           jb->ukr(g->K, g->a + p * MR * g->K, g->K, mr, g->b + oh * g->Wp + ow0, g->boff,
-                  g->c + p * MR * g->ldc + oh * g->OW + ow0, g->ldc, g->row_bias ? g->row_bias + p * MR : NULL);
+                  g->c + p * MR * g->ldc + oh * g->OW + ow0, g->ldc,
+                  g->row_bias ? g->row_bias + p * MR : NULL);
         }
         continue;
       }
@@ -96,9 +97,15 @@ void o_igemm_run(const o_igemm *g, size_t slots_avail) {
   igemm_job jb;
   jb.g = g;
   switch (k_isa_get()) {
-    case K_ISA_AVX512: jb.MR = 8, jb.NR = 32, jb.ukr = o_ukr_ind_avx512_8x32; break;
-    case K_ISA_AVX2: jb.MR = 4, jb.NR = 24, jb.ukr = o_ukr_ind_avx2_4x24; break;
-    default: jb.MR = 4, jb.NR = 16, jb.ukr = o_ukr_ind_generic_4x16; break;
+    case K_ISA_AVX512:
+      jb.MR = 8, jb.NR = 32, jb.ukr = o_ukr_ind_avx512_8x32;
+      break;
+    case K_ISA_AVX2:
+      jb.MR = 4, jb.NR = 24, jb.ukr = o_ukr_ind_avx2_4x24;
+      break;
+    default:
+      jb.MR = 4, jb.NR = 16, jb.ukr = o_ukr_ind_generic_4x16;
+      break;
   }
   /* Output rows a whole number of tiles wide (32-wide maps): tiles follow
    * the rows, so no pad column is computed and results go straight out. */
@@ -120,8 +127,8 @@ void o_igemm_run(const o_igemm *g, size_t slots_avail) {
   k_parallel_chunks((size_t)jb.chunks, igemm_chunk, &jb);
 }
 
-void o_ukr_ind_generic_4x16(int64_t kc, const float *a, int64_t lda, int64_t mr, const float *b, const int64_t *boff,
-                            float *c, int64_t ldc, const float *bias) {
+void o_ukr_ind_generic_4x16(int64_t kc, const float *a, int64_t lda, int64_t mr, const float *b,
+                            const int64_t *boff, float *c, int64_t ldc, const float *bias) {
   float acc[4][16];
   const float *ar[4];
   for (int i = 0; i < 4; i++) ar[i] = a + (i < mr ? i : mr - 1) * lda;

@@ -45,13 +45,13 @@ void o_igemm_run(const o_igemm *g, size_t slots);
  * A is read in place: a conv's weights change every call as far as the
  * kernel knows, and packing them cost as much as the products of the
  * narrow layers. */
-typedef void (*o_ukr_ind_fn)(int64_t kc, const float *a, int64_t lda, int64_t mr, const float *b, const int64_t *boff,
-                             float *c, int64_t ldc, const float *bias);
-void o_ukr_ind_generic_4x16(int64_t kc, const float *a, int64_t lda, int64_t mr, const float *b, const int64_t *boff,
-                            float *c, int64_t ldc, const float *bias);
-void o_ukr_ind_avx2_4x24(int64_t kc, const float *a, int64_t lda, int64_t mr, const float *b, const int64_t *boff,
-                         float *c, int64_t ldc, const float *bias);
-void o_ukr_ind_avx512_8x32(int64_t kc, const float *a, int64_t lda, int64_t mr, const float *b, const int64_t *boff,
-                           float *c, int64_t ldc, const float *bias);
+typedef void (*o_ukr_ind_fn)(int64_t kc, const float *a, int64_t lda, int64_t mr, const float *b,
+                             const int64_t *boff, float *c, int64_t ldc, const float *bias);
+void o_ukr_ind_generic_4x16(int64_t kc, const float *a, int64_t lda, int64_t mr, const float *b,
+                            const int64_t *boff, float *c, int64_t ldc, const float *bias);
+void o_ukr_ind_avx2_4x24(int64_t kc, const float *a, int64_t lda, int64_t mr, const float *b,
+                         const int64_t *boff, float *c, int64_t ldc, const float *bias);
+void o_ukr_ind_avx512_8x32(int64_t kc, const float *a, int64_t lda, int64_t mr, const float *b,
+                           const int64_t *boff, float *c, int64_t ldc, const float *bias);
 
 #endif

@@ -42,8 +42,8 @@ typedef struct o_kern_table {
   float (*sqdev)(const float *x, int64_t n, float m);
   /* 3x3 depthwise plane over a zero-padded input (row stride Wp): no
    * bounds checks, the nine taps of a row in one expression */
-  void (*dw3x3_padded)(const float *xp, int64_t Wp, int64_t OH, int64_t OW, int64_t s, int64_t d, const float *w,
-                       float bias, float *y);
+  void (*dw3x3_padded)(const float *xp, int64_t Wp, int64_t OH, int64_t OW, int64_t s, int64_t d,
+                       const float *w, float bias, float *y);
   /* dst[j] = src[j * stride] */
   void (*gather)(float *dst, const float *src, int64_t n, int64_t stride);
 } o_kern_table;

@@ -17,22 +17,57 @@ static void k_binary(o_binop op, const float *a, int64_t sa, const float *b, int
   }
   if (op == O_ADD && alpha != 1.0f) {
     /* a + alpha*b, product rounded first like ATen's float loop */
-    if (sa && sb) for (int64_t i = 0; i < n; i++) { float t = alpha * b[i]; o[i] = a[i] + t; }
-    else if (sa) { float t = alpha * b[0]; for (int64_t i = 0; i < n; i++) o[i] = a[i] + t; }
-    else if (sb) { float av = a[0]; for (int64_t i = 0; i < n; i++) { float t = alpha * b[i]; o[i] = av + t; } }
-    else { float t = alpha * b[0]; for (int64_t i = 0; i < n; i++) o[i] = a[0] + t; }
+    if (sa && sb)
+      for (int64_t i = 0; i < n; i++) {
+        float t = alpha * b[i];
+        o[i] = a[i] + t;
+      }
+    else if (sa) {
+      float t = alpha * b[0];
+      for (int64_t i = 0; i < n; i++) o[i] = a[i] + t;
+    } else if (sb) {
+      float av = a[0];
+      for (int64_t i = 0; i < n; i++) {
+        float t = alpha * b[i];
+        o[i] = av + t;
+      }
+    } else {
+      float t = alpha * b[0];
+      for (int64_t i = 0; i < n; i++) o[i] = a[0] + t;
+    }
     return;
   }
-#define BIN_LOOPS(EXPR)                                                   \
-  if (sa && sb) for (int64_t i = 0; i < n; i++) { float x = a[i], y = b[i]; o[i] = EXPR; } \
-  else if (sa) { const float y = b[0]; for (int64_t i = 0; i < n; i++) { float x = a[i]; o[i] = EXPR; } } \
-  else if (sb) { const float x = a[0]; for (int64_t i = 0; i < n; i++) { float y = b[i]; o[i] = EXPR; } } \
-  else { const float x = a[0], y = b[0]; for (int64_t i = 0; i < n; i++) o[i] = EXPR; }
+#define BIN_LOOPS(EXPR)                          \
+  if (sa && sb)                                  \
+    for (int64_t i = 0; i < n; i++) {            \
+      float x = a[i], y = b[i];                  \
+      o[i] = EXPR;                               \
+    }                                            \
+  else if (sa) {                                 \
+    const float y = b[0];                        \
+    for (int64_t i = 0; i < n; i++) {            \
+      float x = a[i];                            \
+      o[i] = EXPR;                               \
+    }                                            \
+  } else if (sb) {                               \
+    const float x = a[0];                        \
+    for (int64_t i = 0; i < n; i++) {            \
+      float y = b[i];                            \
+      o[i] = EXPR;                               \
+    }                                            \
+  } else {                                       \
+    const float x = a[0], y = b[0];              \
+    for (int64_t i = 0; i < n; i++) o[i] = EXPR; \
+  }
   switch (op) {
-    case O_ADD: BIN_LOOPS(x + y) break;
-    case O_MUL: BIN_LOOPS(x * y) break;
-    case O_DIV: BIN_LOOPS(x / y) break;
-    default: break;
+    case O_ADD:
+      BIN_LOOPS(x + y) break;
+    case O_MUL:
+      BIN_LOOPS(x * y) break;
+    case O_DIV:
+      BIN_LOOPS(x / y) break;
+    default:
+      break;
   }
 #undef BIN_LOOPS
 }
@@ -40,7 +75,10 @@ static void k_binary(o_binop op, const float *a, int64_t sa, const float *b, int
 static void k_unary(o_unop op, const float *x, float *y, int64_t n, float lo, float hi) {
   switch (op) {
     case O_RELU:
-      for (int64_t i = 0; i < n; i++) { float v = x[i]; y[i] = v < 0.0f ? 0.0f : v; }
+      for (int64_t i = 0; i < n; i++) {
+        float v = x[i];
+        y[i] = v < 0.0f ? 0.0f : v;
+      }
       break;
     case O_CLAMP:
       for (int64_t i = 0; i < n; i++) {
@@ -127,11 +165,20 @@ static void k_maxpool_plane(const o_win2d *g, const float *x, float *y, int64_t 
         float m = r0[2 * ow];
         int64_t mi = h0 * g->IW + 2 * ow;
         float v = r0[2 * ow + 1];
-        if (v > m || isnan(v)) { m = v; mi = h0 * g->IW + 2 * ow + 1; }
+        if (v > m || isnan(v)) {
+          m = v;
+          mi = h0 * g->IW + 2 * ow + 1;
+        }
         v = r1[2 * ow];
-        if (v > m || isnan(v)) { m = v; mi = (h0 + 1) * g->IW + 2 * ow; }
+        if (v > m || isnan(v)) {
+          m = v;
+          mi = (h0 + 1) * g->IW + 2 * ow;
+        }
         v = r1[2 * ow + 1];
-        if (v > m || isnan(v)) { m = v; mi = (h0 + 1) * g->IW + 2 * ow + 1; }
+        if (v > m || isnan(v)) {
+          m = v;
+          mi = (h0 + 1) * g->IW + 2 * ow + 1;
+        }
         yr[ow] = m;
         if (ir) ir[ow] = mi;
       }
@@ -208,17 +255,18 @@ static float k_sqdev(const float *x, int64_t n, float mean) {
   return acc[0] + s;
 }
 
-static void k_dw3x3_padded(const float *xp, int64_t Wp, int64_t OH, int64_t OW, int64_t s, int64_t d, const float *w,
-                           float bias, float *y) {
-  const float w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3], w4 = w[4], w5 = w[5], w6 = w[6], w7 = w[7], w8 = w[8];
+static void k_dw3x3_padded(const float *xp, int64_t Wp, int64_t OH, int64_t OW, int64_t s, int64_t d,
+                           const float *w, float bias, float *y) {
+  const float w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3], w4 = w[4], w5 = w[5], w6 = w[6], w7 = w[7],
+              w8 = w[8];
   for (int64_t oh = 0; oh < OH; oh++) {
     const float *r0 = xp + oh * s * Wp, *r1 = r0 + d * Wp, *r2 = r1 + d * Wp;
     float *yr = y + oh * OW;
-#define DW_ROW(S, D)                                                                                  \
-  for (int64_t ow = 0; ow < OW; ow++) {                                                             \
-    const int64_t c = ow * (S);                                                                     \
+#define DW_ROW(S, D)                                                                                       \
+  for (int64_t ow = 0; ow < OW; ow++) {                                                                    \
+    const int64_t c = ow * (S);                                                                            \
     yr[ow] = bias + w0 * r0[c] + w1 * r0[c + (D)] + w2 * r0[c + 2 * (D)] + w3 * r1[c] + w4 * r1[c + (D)] + \
-             w5 * r1[c + 2 * (D)] + w6 * r2[c] + w7 * r2[c + (D)] + w8 * r2[c + 2 * (D)];                \
+             w5 * r1[c + 2 * (D)] + w6 * r2[c] + w7 * r2[c + (D)] + w8 * r2[c + 2 * (D)];                  \
   }
     if (s == 1 && d == 1) {
       DW_ROW(1, 1)

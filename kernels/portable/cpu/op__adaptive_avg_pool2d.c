@@ -15,8 +15,9 @@ static pte_status adaptive_avg_pool2d_out(pte_kernel_ctx *ctx, pte_value **args,
   K_CHECK(k_has_data(ctx, in, "self"));
   if (n != 2) return K_FAIL("output_size must have 2 values");
   if (!k_is_float(in->dtype)) return K_FAIL("not implemented for %s", pte_dtype_name(in->dtype));
-  if (out->dtype != in->dtype) return K_FAIL("output dtype %s differs from input %s", pte_dtype_name(out->dtype),
-                                             pte_dtype_name(in->dtype));
+  if (out->dtype != in->dtype)
+    return K_FAIL("output dtype %s differs from input %s", pte_dtype_name(out->dtype),
+                  pte_dtype_name(in->dtype));
   if (in->dim != 3 && in->dim != 4) return K_FAIL("expected a 3-D or 4-D input, got rank %d", (int)in->dim);
   if (os[0] < 0 || os[1] < 0) return K_FAIL("output_size must be non-negative");
   int32_t b = in->dim - 3;
@@ -67,4 +68,5 @@ static size_t adaptive_avg_pool2d_out_scratch(pte_value *const *args, int32_t na
   return kn_pack_scratch(args, nargs, idx, 2);
 }
 
-PTE_PORTABLE_KERNEL_EX(adaptive_avg_pool2d_out, "aten::_adaptive_avg_pool2d.out", 0, adaptive_avg_pool2d_out_scratch)
+PTE_PORTABLE_KERNEL_EX(adaptive_avg_pool2d_out, "aten::_adaptive_avg_pool2d.out", 0,
+                       adaptive_avg_pool2d_out_scratch)

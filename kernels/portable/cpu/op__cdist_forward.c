@@ -62,7 +62,8 @@ static pte_status cdist_forward_out(pte_kernel_ctx *ctx, pte_value **args, int32
           else acc += pow(d, p);
         }
         double v = p == 0 || p == 1 || isinf(p) ? acc : p == 2 ? sqrt(acc) : pow(acc, 1.0 / p);
-        k_set_d(out->data, out->dtype, k_offset(out->dim, out->sizes, out->strides, bi * P * R + i * R + j), v);
+        k_set_d(out->data, out->dtype, k_offset(out->dim, out->sizes, out->strides, bi * P * R + i * R + j),
+                v);
       }
   }
   return PTE_OK;

@@ -79,7 +79,8 @@ static pte_status bn_legit_no_stats_out(pte_kernel_ctx *ctx, pte_value **args, i
       } else {
         for (int64_t i = 0; i < inner; i++) {
           double x = k_get_d(in->data, in->dtype, k_offset(in->dim, in->sizes, in->strides, base + i));
-          k_set_d(out->data, out->dtype, k_offset(out->dim, out->sizes, out->strides, base + i), x * alpha + beta);
+          k_set_d(out->data, out->dtype, k_offset(out->dim, out->sizes, out->strides, base + i),
+                  x * alpha + beta);
         }
       }
     }

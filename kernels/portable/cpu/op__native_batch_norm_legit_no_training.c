@@ -23,14 +23,16 @@ static pte_status bn_no_training_out(pte_kernel_ctx *ctx, pte_value **args, int3
   (void)momentum;
   K_CHECK(k_has_data(ctx, in, "input"));
   if (!k_is_float(in->dtype)) return K_FAIL("not implemented for %s", pte_dtype_name(in->dtype));
-  if (out->dtype != in->dtype) return K_FAIL("output dtype %s differs from input %s", pte_dtype_name(out->dtype),
-                                             pte_dtype_name(in->dtype));
+  if (out->dtype != in->dtype)
+    return K_FAIL("output dtype %s differs from input %s", pte_dtype_name(out->dtype),
+                  pte_dtype_name(in->dtype));
   if (in->dim < 2) return K_FAIL("input must have at least 2 dims, got %d", (int)in->dim);
   int64_t C = in->sizes[1];
   pte_tensor *params[4] = {w, b, rm, rv};
   for (int i = 0; i < 4; i++) {
     if (!params[i]) continue;
-    if (!k_is_float(params[i]->dtype)) return K_FAIL("parameter dtype %s is not a float type", pte_dtype_name(params[i]->dtype));
+    if (!k_is_float(params[i]->dtype))
+      return K_FAIL("parameter dtype %s is not a float type", pte_dtype_name(params[i]->dtype));
     if (params[i]->dim != 1 || params[i]->sizes[0] != C)
       return K_FAIL("weight, bias, running_mean and running_var must have shape [%lld]", (long long)C);
     K_CHECK(k_has_data(ctx, params[i], "a parameter"));
@@ -60,7 +62,8 @@ static pte_status bn_no_training_out(pte_kernel_ctx *ctx, pte_value **args, int3
       } else {
         for (int64_t i = 0; i < inner; i++) {
           double x = k_get_d(in->data, in->dtype, k_offset(in->dim, in->sizes, in->strides, base + i));
-          k_set_d(out->data, out->dtype, k_offset(out->dim, out->sizes, out->strides, base + i), x * alpha + beta);
+          k_set_d(out->data, out->dtype, k_offset(out->dim, out->sizes, out->strides, base + i),
+                  x * alpha + beta);
         }
       }
     }

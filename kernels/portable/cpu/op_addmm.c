@@ -32,7 +32,8 @@ static pte_status addmm_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs
   pte_tensor_init(&shape, out->dtype, 2, sizes, NULL);
   const pte_tensor *both[2] = {self, &shape};
   K_CHECK(k_broadcast_shape(ctx, both, 2, &bd, bs));
-  if (bd != 2 || bs[0] != sizes[0] || bs[1] != sizes[1]) return K_FAIL("self does not broadcast to the result");
+  if (bd != 2 || bs[0] != sizes[0] || bs[1] != sizes[1])
+    return K_FAIL("self does not broadcast to the result");
   K_CHECK(k_out(ctx, out, 2, sizes));
   K_CHECK(k_has_data(ctx, self, "self"));
   K_CHECK(k_has_data(ctx, m1, "mat1"));

@@ -26,7 +26,8 @@ static pte_status scalar_i(pte_kernel_ctx *ctx, const k_scalar *s, int64_t *out)
 static pte_status arange_common(pte_kernel_ctx *ctx, const k_scalar *start, const k_scalar *end,
                                 const k_scalar *step, pte_tensor *out) {
   int32_t dt = out->dtype;
-  if (!k_is_supported(dt) || dt == PTE_BOOL) return K_FAIL("arange is not implemented for dtype %s", pte_dtype_name(dt));
+  if (!k_is_supported(dt) || dt == PTE_BOOL)
+    return K_FAIL("arange is not implemented for dtype %s", pte_dtype_name(dt));
   double size_d = 0;
   int64_t is = 0, ie = 0, ist = 0;
   double ds = scalar_d(start), de = scalar_d(end), dst = scalar_d(step);

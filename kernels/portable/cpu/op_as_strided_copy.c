@@ -36,7 +36,8 @@ static pte_status as_strided_copy_out(pte_kernel_ctx *ctx, pte_value **args, int
         return K_FAIL("the strided view reaches outside the %lld elements of self", (long long)storage);
       hi += (sizes[k] - 1) * strides[k];
     }
-    if (hi >= storage) return K_FAIL("the strided view reaches outside the %lld elements of self", (long long)storage);
+    if (hi >= storage)
+      return K_FAIL("the strided view reaches outside the %lld elements of self", (long long)storage);
   }
   K_CHECK(k_out(ctx, out, n, sizes));
   if (pte_tensor_numel(out) == 0) return PTE_OK;

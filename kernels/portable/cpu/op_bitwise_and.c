@@ -4,7 +4,7 @@
  * a & b in the common dtype (integers and bool only, like ATen). */
 #include "util/elementwise_util.h"
 
-K_ROW_FN(bitwise_and_i64, int64_t, int64_t, a & b)
+K_ROW_FN(bitwise_and_i64, int64_t, int64_t, a &b)
 K_ROW_FN(bitwise_and_bool, uint8_t, uint8_t, (a & b) != 0)
 static const k_row_fns bitwise_and_fns = {{NULL, NULL, bitwise_and_i64, bitwise_and_bool}};
 

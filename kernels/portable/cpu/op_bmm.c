@@ -12,11 +12,11 @@ static pte_status bmm_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) 
   if (a->dim != 3 || b->dim != 3) return K_FAIL("self and mat2 must be 3-D");
   if (a->sizes[0] != b->sizes[0] || a->sizes[2] != b->sizes[1])
     return K_FAIL("batch matrices [%lld, %lld, %lld] and [%lld, %lld, %lld] cannot be multiplied",
-                  (long long)a->sizes[0], (long long)a->sizes[1], (long long)a->sizes[2], (long long)b->sizes[0],
-                  (long long)b->sizes[1], (long long)b->sizes[2]);
+                  (long long)a->sizes[0], (long long)a->sizes[1], (long long)a->sizes[2],
+                  (long long)b->sizes[0], (long long)b->sizes[1], (long long)b->sizes[2]);
   if (a->dtype != b->dtype || out->dtype != a->dtype)
-    return K_FAIL("dtypes must match (self %s, mat2 %s, out %s)", pte_dtype_name(a->dtype), pte_dtype_name(b->dtype),
-                  pte_dtype_name(out->dtype));
+    return K_FAIL("dtypes must match (self %s, mat2 %s, out %s)", pte_dtype_name(a->dtype),
+                  pte_dtype_name(b->dtype), pte_dtype_name(out->dtype));
   if (!k_is_supported(a->dtype) || a->dtype == PTE_BOOL)
     return K_FAIL("matrix products are not supported for %s", pte_dtype_name(a->dtype));
   int64_t sizes[3] = {a->sizes[0], a->sizes[1], b->sizes[2]};
@@ -26,7 +26,8 @@ static pte_status bmm_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) 
   size_t es = pte_dtype_size(a->dtype);
   if (pte_tensor_numel(out) == 0) return PTE_OK;
   if (!a->data || !b->data) { /* an empty inner dim: the products are zero */
-    for (int64_t i = 0; i < pte_tensor_numel(out); i++) k_set_d(out->data, out->dtype, k_offset(3, out->sizes, out->strides, i), 0);
+    for (int64_t i = 0; i < pte_tensor_numel(out); i++)
+      k_set_d(out->data, out->dtype, k_offset(3, out->sizes, out->strides, i), 0);
     return PTE_OK;
   }
   for (int64_t i = 0; i < sizes[0]; i++) {

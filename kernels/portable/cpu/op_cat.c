@@ -37,11 +37,14 @@ static pte_status cat_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) 
     const pte_tensor *t = items[i]->u.tensor;
     if (skipped(t)) continue;
     if (t->dim != ref->dim)
-      return K_FAIL("tensors must have the same number of dimensions: got %d and %d", (int)ref->dim, (int)t->dim);
+      return K_FAIL("tensors must have the same number of dimensions: got %d and %d", (int)ref->dim,
+                    (int)t->dim);
     for (int32_t k = 0; k < t->dim; k++)
       if (k != dim && t->sizes[k] != ref->sizes[k])
-        return K_FAIL("sizes of tensors must match except in dimension %d: expected size %lld but got size %lld for tensor number %d in the list",
-                      (int)dim, (long long)ref->sizes[k], (long long)t->sizes[k], (int)i);
+        return K_FAIL(
+            "sizes of tensors must match except in dimension %d: expected size %lld but got size %lld for "
+            "tensor number %d in the list",
+            (int)dim, (long long)ref->sizes[k], (long long)t->sizes[k], (int)i);
     if (t->sizes[dim] > INT64_MAX - sizes[dim]) return K_FAIL("the concatenated size overflows");
     sizes[dim] += t->sizes[dim];
   }

@@ -16,12 +16,14 @@ static pte_status constant_pad_nd_out(pte_kernel_ctx *ctx, pte_value **args, int
   K_CHECK(k_has_data(ctx, self, "self"));
   if (!k_is_supported(self->dtype)) return K_FAIL("unsupported dtype %s", pte_dtype_name(self->dtype));
   if (out->dtype != self->dtype)
-    return K_FAIL("output dtype %s differs from input dtype %s", pte_dtype_name(out->dtype), pte_dtype_name(self->dtype));
+    return K_FAIL("output dtype %s differs from input dtype %s", pte_dtype_name(out->dtype),
+                  pte_dtype_name(self->dtype));
   if (np % 2) return K_FAIL("padding length must be divisible by 2, got %d", (int)np);
   if (np / 2 > self->dim)
     return K_FAIL("padding length %d is too large for a rank-%d input", (int)np, (int)self->dim);
   for (int32_t i = 0; i < np; i++)
-    if (pad[i] > ((int64_t)1 << 48) || pad[i] < -((int64_t)1 << 48)) return K_FAIL("pad %lld is out of range", (long long)pad[i]);
+    if (pad[i] > ((int64_t)1 << 48) || pad[i] < -((int64_t)1 << 48))
+      return K_FAIL("pad %lld is out of range", (long long)pad[i]);
   int32_t dim = self->dim;
   int64_t before[PTE_MAX_DIM] = {0}, sizes[PTE_MAX_DIM];
   for (int32_t d = 0; d < dim; d++) {

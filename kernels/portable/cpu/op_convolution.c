@@ -60,12 +60,25 @@ static bool conv_is_pointwise(const conv_geom *g) {
  * on this thread (see k_gemm in matmul.h). */
 static void conv_gemm(int64_t M, int64_t N, int64_t K, const float *w, const float *x, int64_t ldx, float *y,
                       int64_t ldy, const float *bias) {
-  k_sgemm_desc d = {.M = M, .N = N, .K = K, .a = w, .sa0 = K, .sa1 = 1, .b = x, .sb0 = ldx, .sb1 = 1, .c = y,
-                    .sc0 = ldy, .alpha = 1.0f, .beta = 1.0f, .row_bias = bias};
+  k_sgemm_desc d = {.M = M,
+                    .N = N,
+                    .K = K,
+                    .a = w,
+                    .sa0 = K,
+                    .sa1 = 1,
+                    .b = x,
+                    .sb0 = ldx,
+                    .sb1 = 1,
+                    .c = y,
+                    .sc0 = ldy,
+                    .alpha = 1.0f,
+                    .beta = 1.0f,
+                    .row_bias = bias};
   k_sgemm(&d);
 }
 
-static void conv_pointwise_f32(const conv_geom *g, const float *x, const float *w, const float *bias, float *y) {
+static void conv_pointwise_f32(const conv_geom *g, const float *x, const float *w, const float *bias,
+                               float *y) {
   int64_t P = g->in[0] * g->in[1] * g->in[2];
   for (int64_t n = 0; n < g->N; n++)
     for (int64_t gr = 0; gr < g->G; gr++)
@@ -105,8 +118,9 @@ static void conv_im2col_f32(const conv_geom *g, const float *x, const float *w, 
                   int64_t id = od * g->s[0] - g->p[0] + kd * g->d[0];
                   int64_t ih = oh * g->s[1] - g->p[1] + kh * g->d[1];
                   int64_t iw = ow * g->s[2] - g->p[2] + kw * g->d[2];
-                  cr[t] = (id >= 0 && id < ID && ih >= 0 && ih < IH && iw >= 0 && iw < IW) ? xc[(id * IH + ih) * IW + iw]
-                                                                                           : 0.0f;
+                  cr[t] = (id >= 0 && id < ID && ih >= 0 && ih < IH && iw >= 0 && iw < IW)
+                              ? xc[(id * IH + ih) * IW + iw]
+                              : 0.0f;
                   if (++ow == OW) {
                     ow = 0;
                     if (++oh == OH) {
@@ -170,7 +184,8 @@ static void conv_f32(const conv_geom *g, const float *x, const float *w, const f
       }
 }
 
-static void conv_transposed_f32(const conv_geom *g, const float *x, const float *w, const float *bias, float *y) {
+static void conv_transposed_f32(const conv_geom *g, const float *x, const float *w, const float *bias,
+                                float *y) {
   const int64_t ID = g->in[0], IH = g->in[1], IW = g->in[2];
   const int64_t KD = g->k[0], KH = g->k[1], KW = g->k[2];
   const int64_t OD = g->out[0], OH = g->out[1], OW = g->out[2];
@@ -254,7 +269,10 @@ static void conv_generic(const conv_geom *g, const pte_tensor *x, view5 vx, cons
                       int64_t i;
                       if (g->transposed) {
                         int64_t t = o3[j] + g->p[j] - k3[j] * g->d[j];
-                        if (t < 0 || t % g->s[j]) { ok = false; break; }
+                        if (t < 0 || t % g->s[j]) {
+                          ok = false;
+                          break;
+                        }
                         i = t / g->s[j];
                       } else {
                         i = o3[j] * g->s[j] - g->p[j] + k3[j] * g->d[j];
@@ -263,7 +281,8 @@ static void conv_generic(const conv_geom *g, const pte_tensor *x, view5 vx, cons
                       xo += i * vx.st[2 + j];
                     }
                     if (!ok) continue;
-                    int64_t wo = g->transposed ? icc * vw.st[0] + ocl * vw.st[1] : oc * vw.st[0] + ic * vw.st[1];
+                    int64_t wo =
+                        g->transposed ? icc * vw.st[0] + ocl * vw.st[1] : oc * vw.st[0] + ic * vw.st[1];
                     for (int j = 0; j < 3; j++) wo += k3[j] * vw.st[2 + j];
                     acc += k_get_d(x->data, x->dtype, xo) * k_get_d(w->data, w->dtype, wo);
                   }
@@ -287,14 +306,16 @@ static pte_status convolution_out(pte_kernel_ctx *ctx, pte_value **args, int32_t
   K_CHECK(k_int(ctx, args, 8, &groups));
   K_CHECK(k_tensor(ctx, args, 9, &out));
   int32_t S = w->dim - 2;
-  if (S < 1 || S > 3) return K_FAIL("only 1-D, 2-D and 3-D convolutions are supported (weight rank %d)", (int)w->dim);
+  if (S < 1 || S > 3)
+    return K_FAIL("only 1-D, 2-D and 3-D convolutions are supported (weight rank %d)", (int)w->dim);
   bool batched = in->dim == w->dim;
   if (!batched && in->dim != w->dim - 1)
     return K_FAIL("input of rank %d does not fit a weight of rank %d", (int)in->dim, (int)w->dim);
   if (!k_is_float(in->dtype)) return K_FAIL("not implemented for %s", pte_dtype_name(in->dtype));
   if (w->dtype != in->dtype || out->dtype != in->dtype || (bias && bias->dtype != in->dtype))
-    return K_FAIL("input, weight, bias and out must have the same dtype (%s, %s, %s, %s)", pte_dtype_name(in->dtype),
-                  pte_dtype_name(w->dtype), bias ? pte_dtype_name(bias->dtype) : "none", pte_dtype_name(out->dtype));
+    return K_FAIL("input, weight, bias and out must have the same dtype (%s, %s, %s, %s)",
+                  pte_dtype_name(in->dtype), pte_dtype_name(w->dtype),
+                  bias ? pte_dtype_name(bias->dtype) : "none", pte_dtype_name(out->dtype));
   conv_geom g;
   memset(&g, 0, sizeof g);
   g.transposed = transposed;
@@ -324,17 +345,22 @@ static pte_status convolution_out(pte_kernel_ctx *ctx, pte_value **args, int32_t
     if (g.C % groups || w->sizes[1] * groups != g.C)
       return K_FAIL("weight of shape [%lld, %lld, ...] with %lld groups does not fit %lld input channels",
                     (long long)w->sizes[0], (long long)w->sizes[1], (long long)groups, (long long)g.C);
-    if (g.OC % groups) return K_FAIL("out channels %lld are not divisible by groups %lld", (long long)g.OC, (long long)groups);
+    if (g.OC % groups)
+      return K_FAIL("out channels %lld are not divisible by groups %lld", (long long)g.OC, (long long)groups);
     for (int32_t j = 0; j < 3; j++) {
       if (g.op[j] != 0) return K_FAIL("output_padding requires a transposed convolution");
       int64_t eff = g.d[j] * (g.k[j] - 1) + 1;
-      if (g.in[j] + 2 * g.p[j] < eff) return K_FAIL("kernel size can't be greater than the padded input size");
+      if (g.in[j] + 2 * g.p[j] < eff)
+        return K_FAIL("kernel size can't be greater than the padded input size");
       g.out[j] = (g.in[j] + 2 * g.p[j] - eff) / g.s[j] + 1;
     }
   } else {
-    if (w->sizes[0] != g.C) return K_FAIL("transposed weight has %lld input channels, input has %lld",
-                                          (long long)w->sizes[0], (long long)g.C);
-    if (g.C % groups) return K_FAIL("input channels %lld are not divisible by groups %lld", (long long)g.C, (long long)groups);
+    if (w->sizes[0] != g.C)
+      return K_FAIL("transposed weight has %lld input channels, input has %lld", (long long)w->sizes[0],
+                    (long long)g.C);
+    if (g.C % groups)
+      return K_FAIL("input channels %lld are not divisible by groups %lld", (long long)g.C,
+                    (long long)groups);
     g.OC = w->sizes[1] * groups;
     for (int32_t j = 0; j < 3; j++) {
       if (g.op[j] >= g.s[j] && g.op[j] >= g.d[j])
@@ -383,11 +409,11 @@ static pte_status convolution_out(pte_kernel_ctx *ctx, pte_value **args, int32_t
     if (conv_is_pointwise(&g))
       conv_pointwise_f32(&g, (const float *)vi.data, (const float *)vw.data, bp, (float *)vo.data);
     else if (!transposed && g.icg * g.k[0] * g.k[1] * g.k[2] >= 16 && T >= 8)
-      conv_im2col_f32(&g, (const float *)vi.data, (const float *)vw.data, bp, (float *)vo.data, (float *)col, T);
+      conv_im2col_f32(&g, (const float *)vi.data, (const float *)vw.data, bp, (float *)vo.data, (float *)col,
+                      T);
     else if (transposed)
       conv_transposed_f32(&g, (const float *)vi.data, (const float *)vw.data, bp, (float *)vo.data);
-    else
-      conv_f32(&g, (const float *)vi.data, (const float *)vw.data, bp, (float *)vo.data);
+    else conv_f32(&g, (const float *)vi.data, (const float *)vw.data, bp, (float *)vo.data);
     kn_unpack(&vo, out);
     return PTE_OK;
   }

@@ -19,7 +19,8 @@ static pte_status diagonal_copy_out(pte_kernel_ctx *ctx, pte_value **args, int32
   int32_t d1 = 0, d2 = 0;
   K_CHECK(k_dim(ctx, a, self->dim, &d1));
   K_CHECK(k_dim(ctx, b, self->dim, &d2));
-  if (d1 == d2) return K_FAIL("diagonal dimensions cannot be identical %lld, %lld", (long long)a, (long long)b);
+  if (d1 == d2)
+    return K_FAIL("diagonal dimensions cannot be identical %lld, %lld", (long long)a, (long long)b);
   int64_t s1 = self->sizes[d1], s2 = self->sizes[d2], len = 0, base = 0;
   if (offset >= 0) {
     len = offset >= s2 ? 0 : (s1 < s2 - offset ? s1 : s2 - offset);

@@ -5,8 +5,7 @@
 #include "util/elementwise_util.h"
 
 /* p->d[0] = alpha * scale, p->d[1] = scale, p->d[2] = input_scale */
-K_ROW_FN(elu_f32, float, float,
-         a <= 0.0f ? expm1f(a * (float)p->d[2]) * (float)p->d[0] : a * (float)p->d[1])
+K_ROW_FN(elu_f32, float, float, a <= 0.0f ? expm1f(a * (float)p->d[2]) * (float)p->d[0] : a * (float)p->d[1])
 K_ROW_FN(elu_f64, double, double, a <= 0.0 ? expm1(a * p->d[2]) * p->d[0] : a * p->d[1])
 static const k_row_fns elu_fns = {{elu_f32, elu_f64, NULL, NULL}};
 

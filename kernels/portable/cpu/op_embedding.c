@@ -21,7 +21,8 @@ static pte_status embedding_out(pte_kernel_ctx *ctx, pte_value **args, int32_t n
   if (idx->dtype != PTE_INT64 && idx->dtype != PTE_INT32)
     return K_FAIL("indices must be int32 or int64, got %s", pte_dtype_name(idx->dtype));
   if (out->dtype != weight->dtype)
-    return K_FAIL("output dtype %s differs from weight dtype %s", pte_dtype_name(out->dtype), pte_dtype_name(weight->dtype));
+    return K_FAIL("output dtype %s differs from weight dtype %s", pte_dtype_name(out->dtype),
+                  pte_dtype_name(weight->dtype));
   if (idx->dim + 1 > PTE_MAX_DIM) return K_FAIL("indices have too many dims");
   if (pte_dtype_size(weight->dtype) == 0) return K_FAIL("invalid weight dtype");
   K_CHECK(k_has_data(ctx, weight, "weight"));
@@ -49,7 +50,8 @@ static pte_status embedding_out(pte_kernel_ctx *ctx, pte_value **args, int32_t n
     if (weight->strides[1] == 1) {
       memcpy(orow, row, (size_t)D * es);
     } else {
-      for (int64_t j = 0; j < D; j++) memcpy(orow + (size_t)j * es, row + (size_t)(j * weight->strides[1]) * es, es);
+      for (int64_t j = 0; j < D; j++)
+        memcpy(orow + (size_t)j * es, row + (size_t)(j * weight->strides[1]) * es, es);
     }
   }
   return PTE_OK;

@@ -15,13 +15,16 @@ static pte_status expand_copy_out(pte_kernel_ctx *ctx, pte_value **args, int32_t
   K_CHECK(k_has_data(ctx, self, "self"));
   K_CHECK(kc_same_dtype(ctx, out, self));
   if (n < self->dim)
-    return K_FAIL("the number of sizes (%d) must be at least the rank of the tensor (%d)", (int)n, (int)self->dim);
+    return K_FAIL("the number of sizes (%d) must be at least the rank of the tensor (%d)", (int)n,
+                  (int)self->dim);
   int64_t strides[PTE_MAX_DIM];
   int32_t lead = n - self->dim; /* new leading dims */
   for (int32_t k = 0; k < n; k++) {
     int32_t s = k - lead;
     if (s < 0) {
-      if (sizes[k] < 0) return K_FAIL("the expanded size %lld is not allowed in a leading, non-existing dimension %d", (long long)sizes[k], (int)k);
+      if (sizes[k] < 0)
+        return K_FAIL("the expanded size %lld is not allowed in a leading, non-existing dimension %d",
+                      (long long)sizes[k], (int)k);
       strides[k] = 0;
       continue;
     }

@@ -31,7 +31,8 @@ static pte_status fill_tensor_out(pte_kernel_ctx *ctx, pte_value **args, int32_t
   K_CHECK(kc_supported(ctx, value->dtype, "value"));
   K_CHECK(kc_supported(ctx, out->dtype, "out"));
   if (value->dim != 0)
-    return K_FAIL("fill only supports a 0-dimension value tensor but got one with %d dimensions", (int)value->dim);
+    return K_FAIL("fill only supports a 0-dimension value tensor but got one with %d dimensions",
+                  (int)value->dim);
   K_CHECK(k_has_data(ctx, value, "value"));
   _Alignas(8) uint8_t elem[8] = {0};
   kc_convert_elem(elem, out->dtype, value->data, value->dtype);

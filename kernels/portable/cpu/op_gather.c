@@ -32,8 +32,8 @@ static pte_status gather_out(pte_kernel_ctx *ctx, pte_value **args, int32_t narg
     isz[k] = index->dim ? index->sizes[k] : 1;
     ist[k] = index->dim ? index->strides[k] : 0;
     if (k != dim && isz[k] > ssz[k])
-      return K_FAIL("size does not match at dimension %d: index size %lld is larger than self size %lld", (int)k,
-                    (long long)isz[k], (long long)ssz[k]);
+      return K_FAIL("size does not match at dimension %d: index size %lld is larger than self size %lld",
+                    (int)k, (long long)isz[k], (long long)ssz[k]);
   }
   K_CHECK(k_out(ctx, out, index->dim, index->sizes));
   int64_t n = pte_tensor_numel(index);
@@ -50,7 +50,8 @@ static pte_status gather_out(pte_kernel_ctx *ctx, pte_value **args, int32_t narg
   for (int64_t e = 0; e < n; e++) {
     int64_t v = k_get_i(index->data, index->dtype, ioff);
     if (v < 0 || v >= size)
-      return K_FAIL("index %lld is out of bounds for dimension %d with size %lld", (long long)v, (int)dim, (long long)size);
+      return K_FAIL("index %lld is out of bounds for dimension %d with size %lld", (long long)v, (int)dim,
+                    (long long)size);
     kc_copy_elem(dst + ooff * (int64_t)es, src + (soff + v * sst[dim]) * (int64_t)es, es);
     for (int32_t k = rank - 1; k >= 0; k--) {
       ioff += ist[k];

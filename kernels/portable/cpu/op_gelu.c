@@ -15,8 +15,7 @@ static const k_row_fns gelu_fns = {{gelu_f32, gelu_f64, NULL, NULL}};
 
 K_ROW_FN(gelu_tanh_f32, float, float,
          0.5f * a * (1.0f + tanhf((float)GELU_SQRT_2_PI * (a + (float)GELU_KAPPA * a * a * a))))
-K_ROW_FN(gelu_tanh_f64, double, double,
-         0.5 * a * (1.0 + tanh(GELU_SQRT_2_PI * (a + GELU_KAPPA * a * a * a))))
+K_ROW_FN(gelu_tanh_f64, double, double, 0.5 * a * (1.0 + tanh(GELU_SQRT_2_PI * (a + GELU_KAPPA * a * a * a))))
 static const k_row_fns gelu_tanh_fns = {{gelu_tanh_f32, gelu_tanh_f64, NULL, NULL}};
 
 static pte_status gelu_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {

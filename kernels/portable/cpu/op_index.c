@@ -49,10 +49,8 @@ static pte_status index_tensor_out(pte_kernel_ctx *ctx, pte_value **args, int32_
     for (int32_t k = 0; k < p.bdim; k++) doff += bpos[k] * out->strides[p.bstart + k];
     uint8_t *d = (uint8_t *)out->data + doff * (int64_t)es;
     const uint8_t *s = (const uint8_t *)self->data + soff * (int64_t)es;
-    if (block == 1)
-      kc_copy_elem(d, s, es);
-    else
-      kc_copy(d, dst_st, s, sst, p.nslice, ssz, es);
+    if (block == 1) kc_copy_elem(d, s, es);
+    else kc_copy(d, dst_st, s, sst, p.nslice, ssz, es);
     for (int32_t k = p.bdim - 1; k >= 0; k--) {
       if (++bpos[k] < p.bsizes[k]) break;
       bpos[k] = 0;

@@ -8,8 +8,8 @@
  * in aten::index.Tensor; values must have self's dtype. */
 #include "util/copy_util.h"
 
-static pte_status index_put_common(pte_kernel_ctx *ctx, pte_tensor *self, pte_value *const *items,
-                                   int32_t n, pte_tensor *values, bool accumulate, pte_tensor *out) {
+static pte_status index_put_common(pte_kernel_ctx *ctx, pte_tensor *self, pte_value *const *items, int32_t n,
+                                   pte_tensor *values, bool accumulate, pte_tensor *out) {
   /* out may be self (in place); it must not be one of the other inputs */
   K_CHECK(kc_no_alias(ctx, out, values, NULL, NULL));
   K_CHECK(kc_no_alias_list(ctx, out, items, n));
@@ -18,8 +18,10 @@ static pte_status index_put_common(pte_kernel_ctx *ctx, pte_tensor *self, pte_va
   K_CHECK(kc_supported(ctx, self->dtype, "self"));
   K_CHECK(kc_same_dtype(ctx, out, self));
   if (values->dtype != self->dtype)
-    return K_FAIL("index_put requires the source and destination dtypes match, got %s for the destination and %s for the source",
-                  pte_dtype_name(self->dtype), pte_dtype_name(values->dtype));
+    return K_FAIL(
+        "index_put requires the source and destination dtypes match, got %s for the destination and %s for "
+        "the source",
+        pte_dtype_name(self->dtype), pte_dtype_name(values->dtype));
   kc_index_plan p;
   K_CHECK(kc_index_plan_init(ctx, &p, self, items, n));
   /* values must broadcast to the indexing result's shape */
@@ -30,8 +32,10 @@ static pte_status index_put_common(pte_kernel_ctx *ctx, pte_tensor *self, pte_va
   }
   if (!ok) {
     char a[160], b[160];
-    return K_FAIL("shape mismatch: value tensor of shape %s cannot be broadcast to indexing result of shape %s",
-                  pte_shape_str(values->dim, values->sizes, a, sizeof a), pte_shape_str(p.out_dim, p.out_sizes, b, sizeof b));
+    return K_FAIL(
+        "shape mismatch: value tensor of shape %s cannot be broadcast to indexing result of shape %s",
+        pte_shape_str(values->dim, values->sizes, a, sizeof a),
+        pte_shape_str(p.out_dim, p.out_sizes, b, sizeof b));
   }
   int64_t bnumel = k_numel(p.bdim, p.bsizes);
   int64_t bpos[PTE_MAX_DIM] = {0};
@@ -64,12 +68,9 @@ static pte_status index_put_common(pte_kernel_ctx *ctx, pte_tensor *self, pte_va
     for (int32_t k = 0; k < p.bdim; k++) soff += bpos[k] * vst[p.bstart + k];
     uint8_t *d = (uint8_t *)out->data + doff * (int64_t)es;
     const uint8_t *s = (const uint8_t *)values->data + soff * (int64_t)es;
-    if (accumulate)
-      kc_accumulate(d, dst_st, s, src_st, p.nslice, ssz, self->dtype);
-    else if (block == 1)
-      kc_copy_elem(d, s, es);
-    else
-      kc_copy(d, dst_st, s, src_st, p.nslice, ssz, es);
+    if (accumulate) kc_accumulate(d, dst_st, s, src_st, p.nslice, ssz, self->dtype);
+    else if (block == 1) kc_copy_elem(d, s, es);
+    else kc_copy(d, dst_st, s, src_st, p.nslice, ssz, es);
     for (int32_t k = p.bdim - 1; k >= 0; k--) {
       if (++bpos[k] < p.bsizes[k]) break;
       bpos[k] = 0;

@@ -23,7 +23,8 @@ static pte_status index_select_out(pte_kernel_ctx *ctx, pte_value **args, int32_
   int64_t n = pte_tensor_numel(index);
   int64_t istride = index->dim ? index->strides[0] : 0;
   int64_t size = self->dim ? self->sizes[dim] : 1;
-  if (self->dim == 0 && n != 1) return K_FAIL("index to a scalar can have only 1 value, got %lld", (long long)n);
+  if (self->dim == 0 && n != 1)
+    return K_FAIL("index to a scalar can have only 1 value, got %lld", (long long)n);
   int64_t sizes[PTE_MAX_DIM], strides[PTE_MAX_DIM];
   int32_t nd = 0; /* the block copied for one index: self without dim */
   for (int32_t k = 0; k < self->dim; k++) {
@@ -36,7 +37,8 @@ static pte_status index_select_out(pte_kernel_ctx *ctx, pte_value **args, int32_
   for (int64_t i = 0; i < n; i++) { /* validate before writing anything */
     int64_t v = k_get_i(index->data, index->dtype, i * istride);
     if (v < 0 || v >= size)
-      return K_FAIL("index %lld is out of bounds for dimension %d with size %lld", (long long)v, (int)dim, (long long)size);
+      return K_FAIL("index %lld is out of bounds for dimension %d with size %lld", (long long)v, (int)dim,
+                    (long long)size);
   }
   K_CHECK(k_out(ctx, out, self->dim, osizes));
   if (pte_tensor_numel(out) == 0) return PTE_OK;
@@ -51,10 +53,8 @@ static pte_status index_select_out(pte_kernel_ctx *ctx, pte_value **args, int32_
     int64_t v = k_get_i(index->data, index->dtype, i * istride);
     uint8_t *d = (uint8_t *)out->data + i * ostep * (int64_t)es;
     const uint8_t *s = (const uint8_t *)self->data + v * sstep * (int64_t)es;
-    if (block == 1)
-      kc_copy_elem(d, s, es);
-    else
-      kc_copy(d, ostrides, s, strides, nd, sizes, es);
+    if (block == 1) kc_copy_elem(d, s, es);
+    else kc_copy(d, ostrides, s, strides, nd, sizes, es);
   }
   return PTE_OK;
 }

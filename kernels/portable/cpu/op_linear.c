@@ -28,16 +28,18 @@ static pte_status linear_out(pte_kernel_ctx *ctx, pte_value **args, int32_t narg
   K_CHECK(k_tensor(ctx, args, 1, &w));
   K_CHECK(k_opt_tensor(ctx, args, 2, &bias));
   K_CHECK(k_tensor(ctx, args, 3, &out));
-  if (x->dim < 1 || w->dim != 2) return K_FAIL("input must have at least 1 dim and weight 2 (got %d and %d)",
-                                               (int)x->dim, (int)w->dim);
+  if (x->dim < 1 || w->dim != 2)
+    return K_FAIL("input must have at least 1 dim and weight 2 (got %d and %d)", (int)x->dim, (int)w->dim);
   const int64_t K = x->sizes[x->dim - 1], N = w->sizes[0];
   if (w->sizes[1] != K)
-    return K_FAIL("input [..., %lld] and weight [%lld, %lld] cannot be multiplied", (long long)K, (long long)N,
-                  (long long)w->sizes[1]);
+    return K_FAIL("input [..., %lld] and weight [%lld, %lld] cannot be multiplied", (long long)K,
+                  (long long)N, (long long)w->sizes[1]);
   if (w->dtype != x->dtype || out->dtype != x->dtype || (bias && bias->dtype != x->dtype))
     return K_FAIL("dtypes must match (input %s, weight %s, bias %s, out %s)", pte_dtype_name(x->dtype),
-                  pte_dtype_name(w->dtype), bias ? pte_dtype_name(bias->dtype) : "none", pte_dtype_name(out->dtype));
-  if (bias && (bias->dim != 1 || bias->sizes[0] != N)) return K_FAIL("bias must have shape [%lld]", (long long)N);
+                  pte_dtype_name(w->dtype), bias ? pte_dtype_name(bias->dtype) : "none",
+                  pte_dtype_name(out->dtype));
+  if (bias && (bias->dim != 1 || bias->sizes[0] != N))
+    return K_FAIL("bias must have shape [%lld]", (long long)N);
   int64_t sizes[PTE_MAX_DIM], M = 1;
   for (int32_t i = 0; i + 1 < x->dim; i++) {
     sizes[i] = x->sizes[i];
@@ -50,12 +52,13 @@ static pte_status linear_out(pte_kernel_ctx *ctx, pte_value **args, int32_t narg
   K_CHECK(k_has_data(ctx, w, "weight"));
   if (bias) K_CHECK(k_has_data(ctx, bias, "bias"));
   int64_t sx0, so0;
-  if (!row_stride(x, &sx0) || !row_stride(out, &so0)) return K_FAIL("input's and out's leading dims must be contiguous");
+  if (!row_stride(x, &sx0) || !row_stride(out, &so0))
+    return K_FAIL("input's and out's leading dims must be contiguous");
   if (!k_is_supported(x->dtype) || x->dtype == PTE_BOOL)
     return K_FAIL("matrix products are not supported for %s", pte_dtype_name(x->dtype));
-  k_gemm(x->dtype, M, N, K, x->data, sx0, x->strides[x->dim - 1], w->data, w->strides[1], w->strides[0], out->data,
-         so0, out->strides[out->dim - 1], bias ? bias->data : NULL, 0, bias ? bias->strides[0] : 0, 1.0,
-         bias ? 1.0 : 0.0);
+  k_gemm(x->dtype, M, N, K, x->data, sx0, x->strides[x->dim - 1], w->data, w->strides[1], w->strides[0],
+         out->data, so0, out->strides[out->dim - 1], bias ? bias->data : NULL, 0, bias ? bias->strides[0] : 0,
+         1.0, bias ? 1.0 : 0.0);
   return PTE_OK;
 }
 

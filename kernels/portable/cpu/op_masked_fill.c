@@ -11,7 +11,8 @@ K_ROW_FN(masked_fill_f32, float, float, b != 0 ? (float)p->d[0] : a)
 K_ROW_FN(masked_fill_f64, double, double, b != 0 ? p->d[0] : a)
 K_ROW_FN(masked_fill_i64, int64_t, int64_t, b != 0 ? p->i[0] : a)
 K_ROW_FN(masked_fill_bool, uint8_t, uint8_t, b != 0 ? (uint8_t)p->i[0] : a)
-static const k_row_fns masked_fill_fns = {{masked_fill_f32, masked_fill_f64, masked_fill_i64, masked_fill_bool}};
+static const k_row_fns masked_fill_fns = {
+    {masked_fill_f32, masked_fill_f64, masked_fill_i64, masked_fill_bool}};
 
 static pte_status masked_fill_scalar_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
   ew_operand self, mask;

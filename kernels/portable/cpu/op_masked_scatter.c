@@ -16,7 +16,8 @@ static pte_status masked_scatter_out(pte_kernel_ctx *ctx, pte_value **args, int3
   K_CHECK(k_has_data(ctx, source, "source"));
   K_CHECK(kc_supported(ctx, self->dtype, "self"));
   K_CHECK(kc_same_dtype(ctx, out, self));
-  if (mask->dtype != PTE_BOOL) return K_FAIL("masked_scatter only supports boolean masks, got %s", pte_dtype_name(mask->dtype));
+  if (mask->dtype != PTE_BOOL)
+    return K_FAIL("masked_scatter only supports boolean masks, got %s", pte_dtype_name(mask->dtype));
   if (source->dtype != self->dtype)
     return K_FAIL("masked_scatter: expected self and source to have same dtypes but got %s and %s",
                   pte_dtype_name(self->dtype), pte_dtype_name(source->dtype));
@@ -28,7 +29,8 @@ static pte_status masked_scatter_out(pte_kernel_ctx *ctx, pte_value **args, int3
   }
   if (!ok) {
     char a[160], b[160];
-    return K_FAIL("mask of shape %s can't be broadcast to self's shape %s", pte_shape_str(mask->dim, mask->sizes, a, sizeof a),
+    return K_FAIL("mask of shape %s can't be broadcast to self's shape %s",
+                  pte_shape_str(mask->dim, mask->sizes, a, sizeof a),
                   pte_shape_str(self->dim, self->sizes, b, sizeof b));
   }
   int64_t mst[PTE_MAX_DIM];
@@ -36,7 +38,9 @@ static pte_status masked_scatter_out(pte_kernel_ctx *ctx, pte_value **args, int3
   int64_t numel = pte_tensor_numel(self), n = 0, avail = pte_tensor_numel(source);
   const uint8_t *m = (const uint8_t *)mask->data;
   for (int64_t i = 0; i < numel; i++) n += m[k_offset(self->dim, self->sizes, mst, i)] != 0;
-  if (n > avail) return K_FAIL("number of elements of source (%lld) < number of ones in mask (%lld)", (long long)avail, (long long)n);
+  if (n > avail)
+    return K_FAIL("number of elements of source (%lld) < number of ones in mask (%lld)", (long long)avail,
+                  (long long)n);
   K_CHECK(k_out_like(ctx, out, self));
   kc_copy_tensor(out, self);
   size_t es = pte_dtype_size(self->dtype);

@@ -14,7 +14,8 @@ static pte_status masked_select_out(pte_kernel_ctx *ctx, pte_value **args, int32
   K_CHECK(k_has_data(ctx, self, "self"));
   K_CHECK(k_has_data(ctx, mask, "mask"));
   K_CHECK(kc_same_dtype(ctx, out, self));
-  if (mask->dtype != PTE_BOOL) return K_FAIL("masked_select: expected a bool mask, got %s", pte_dtype_name(mask->dtype));
+  if (mask->dtype != PTE_BOOL)
+    return K_FAIL("masked_select: expected a bool mask, got %s", pte_dtype_name(mask->dtype));
   const pte_tensor *ts[2] = {self, mask};
   int32_t dim = 0;
   int64_t sizes[PTE_MAX_DIM], st[2][PTE_MAX_DIM];

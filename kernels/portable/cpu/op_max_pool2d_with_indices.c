@@ -10,4 +10,5 @@ static pte_status max_pool2d_with_indices_out(pte_kernel_ctx *ctx, pte_value **a
   return kn_max_pool_op(ctx, args, nargs, 2);
 }
 
-PTE_PORTABLE_KERNEL_EX(max_pool2d_with_indices_out, "aten::max_pool2d_with_indices.out", 0, kn_max_pool_scratch)
+PTE_PORTABLE_KERNEL_EX(max_pool2d_with_indices_out, "aten::max_pool2d_with_indices.out", 0,
+                       kn_max_pool_scratch)

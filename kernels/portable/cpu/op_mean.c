@@ -18,7 +18,8 @@ static pte_status mean_common(pte_kernel_ctx *ctx, pte_tensor *self, const int64
   if (has_dtype && dtype != out->dtype)
     return K_FAIL("dtype argument %s does not match the output dtype %s", pte_dtype_name(dtype),
                   pte_dtype_name(out->dtype));
-  if (!k_is_float(out->dtype)) return K_FAIL("output dtype %s is not a floating point type", pte_dtype_name(out->dtype));
+  if (!k_is_float(out->dtype))
+    return K_FAIL("output dtype %s is not a floating point type", pte_dtype_name(out->dtype));
   kr_plan p;
   K_CHECK(kr_plan_init(ctx, &p, self, dims, ndims, keepdim));
   K_CHECK(k_out(ctx, out, p.r.out_dim, p.r.out_sizes));

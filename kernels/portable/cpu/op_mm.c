@@ -14,8 +14,8 @@ static pte_status mm_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
     return K_FAIL("self [%lld, %lld] and mat2 [%lld, %lld] cannot be multiplied", (long long)a->sizes[0],
                   (long long)a->sizes[1], (long long)b->sizes[0], (long long)b->sizes[1]);
   if (a->dtype != b->dtype || out->dtype != a->dtype)
-    return K_FAIL("dtypes must match (self %s, mat2 %s, out %s)", pte_dtype_name(a->dtype), pte_dtype_name(b->dtype),
-                  pte_dtype_name(out->dtype));
+    return K_FAIL("dtypes must match (self %s, mat2 %s, out %s)", pte_dtype_name(a->dtype),
+                  pte_dtype_name(b->dtype), pte_dtype_name(out->dtype));
   int64_t sizes[2] = {a->sizes[0], b->sizes[1]};
   K_CHECK(k_has_data(ctx, a, "self"));
   K_CHECK(k_has_data(ctx, b, "mat2"));

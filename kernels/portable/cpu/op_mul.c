@@ -6,10 +6,10 @@
  * original scalar value in float). */
 #include "util/elementwise_util.h"
 
-K_ROW_FN(mul_f32, float, float, a * b)
-K_ROW_FN(mul_f64, double, double, a * b)
+K_ROW_FN(mul_f32, float, float, a *b)
+K_ROW_FN(mul_f64, double, double, a *b)
 K_ROW_FN(mul_i64, int64_t, int64_t, ew_muli(a, b))
-K_ROW_FN(mul_bool, uint8_t, uint8_t, a && b)
+K_ROW_FN(mul_bool, uint8_t, uint8_t, a &&b)
 
 static const k_row_fns mul_fns = {{mul_f32, mul_f64, mul_i64, mul_bool}};
 

@@ -20,11 +20,12 @@ static pte_status narrow_copy_out(pte_kernel_ctx *ctx, pte_value **args, int32_t
   K_CHECK(k_dim(ctx, dim_arg, self->dim, &dim));
   int64_t size = self->sizes[dim];
   if (start < -size || start > size)
-    return K_FAIL("start out of range (expected to be in range of [%lld, %lld], but got %lld)", (long long)-size,
-                  (long long)size, (long long)start);
+    return K_FAIL("start out of range (expected to be in range of [%lld, %lld], but got %lld)",
+                  (long long)-size, (long long)size, (long long)start);
   if (start < 0) start += size;
   if (length < 0 || length > size - start)
-    return K_FAIL("start (%lld) + length (%lld) exceeds dimension size (%lld)", (long long)start, (long long)length, (long long)size);
+    return K_FAIL("start (%lld) + length (%lld) exceeds dimension size (%lld)", (long long)start,
+                  (long long)length, (long long)size);
   int64_t sizes[PTE_MAX_DIM];
   for (int32_t k = 0; k < self->dim; k++) sizes[k] = k == dim ? length : self->sizes[k];
   K_CHECK(k_out(ctx, out, self->dim, sizes));

@@ -28,7 +28,8 @@ static pte_status native_group_norm_out(pte_kernel_ctx *ctx, pte_value **args, i
     return K_FAIL("output dtypes do not fit input %s", pte_dtype_name(in->dtype));
   if (in->dim < 2 || N != in->sizes[0] || C != in->sizes[1] || HxW < 0 ||
       (N * C > 0 && HxW != pte_tensor_numel(in) / (N * C)))
-    return K_FAIL("N=%lld, C=%lld, HxW=%lld do not match the input", (long long)N, (long long)C, (long long)HxW);
+    return K_FAIL("N=%lld, C=%lld, HxW=%lld do not match the input", (long long)N, (long long)C,
+                  (long long)HxW);
   if (G <= 0 || C % G) return K_FAIL("C=%lld is not divisible into %lld groups", (long long)C, (long long)G);
   pte_tensor *wb[2] = {w, b};
   for (int i = 0; i < 2; i++) {

@@ -50,7 +50,8 @@ static pte_status native_layer_norm_out(pte_kernel_ctx *ctx, pte_value **args, i
   if (out->dtype != in->dtype || !k_is_float(mean_t->dtype) || !k_is_float(rstd_t->dtype))
     return K_FAIL("output dtypes %s/%s/%s do not fit input %s", pte_dtype_name(out->dtype),
                   pte_dtype_name(mean_t->dtype), pte_dtype_name(rstd_t->dtype), pte_dtype_name(in->dtype));
-  if (k < 1 || k > in->dim) return K_FAIL("normalized_shape of %d dims for a rank-%d input", (int)k, (int)in->dim);
+  if (k < 1 || k > in->dim)
+    return K_FAIL("normalized_shape of %d dims for a rank-%d input", (int)k, (int)in->dim);
   int32_t axis = in->dim - k;
   int64_t N = 1;
   for (int32_t i = 0; i < k; i++) {
@@ -61,8 +62,9 @@ static pte_status native_layer_norm_out(pte_kernel_ctx *ctx, pte_value **args, i
   pte_tensor *wb[2] = {w, b};
   for (int i = 0; i < 2; i++) {
     if (!wb[i]) continue;
-    if (wb[i]->dtype != in->dtype) return K_FAIL("weight/bias dtype %s differs from input %s",
-                                                 pte_dtype_name(wb[i]->dtype), pte_dtype_name(in->dtype));
+    if (wb[i]->dtype != in->dtype)
+      return K_FAIL("weight/bias dtype %s differs from input %s", pte_dtype_name(wb[i]->dtype),
+                    pte_dtype_name(in->dtype));
     if (pte_tensor_numel(wb[i]) != N) return K_FAIL("weight/bias must have %lld elements", (long long)N);
     K_CHECK(k_has_data(ctx, wb[i], "weight/bias"));
   }
@@ -83,7 +85,8 @@ static pte_status native_layer_norm_out(pte_kernel_ctx *ctx, pte_value **args, i
   /* Any float dtype and strides: element offsets from the row-major index. */
   for (int64_t i = 0; i < M; i++) {
     double s = 0, ss = 0;
-    for (int64_t j = 0; j < N; j++) s += k_get_d(in->data, in->dtype, k_offset(in->dim, in->sizes, in->strides, i * N + j));
+    for (int64_t j = 0; j < N; j++)
+      s += k_get_d(in->data, in->dtype, k_offset(in->dim, in->sizes, in->strides, i * N + j));
     double mean = s / (double)N;
     for (int64_t j = 0; j < N; j++) {
       double d = k_get_d(in->data, in->dtype, k_offset(in->dim, in->sizes, in->strides, i * N + j)) - mean;
@@ -91,7 +94,8 @@ static pte_status native_layer_norm_out(pte_kernel_ctx *ctx, pte_value **args, i
     }
     double rstd = 1.0 / sqrt(ss / (double)N + eps);
     for (int64_t j = 0; j < N; j++) {
-      double v = (k_get_d(in->data, in->dtype, k_offset(in->dim, in->sizes, in->strides, i * N + j)) - mean) * rstd;
+      double v =
+          (k_get_d(in->data, in->dtype, k_offset(in->dim, in->sizes, in->strides, i * N + j)) - mean) * rstd;
       if (w) v *= k_get_d(w->data, w->dtype, k_offset(w->dim, w->sizes, w->strides, j));
       if (b) v += k_get_d(b->data, b->dtype, k_offset(b->dim, b->sizes, b->strides, j));
       k_set_d(out->data, out->dtype, k_offset(out->dim, out->sizes, out->strides, i * N + j), v);

@@ -13,7 +13,8 @@ static pte_status permute_copy_out(pte_kernel_ctx *ctx, pte_value **args, int32_
   K_CHECK(k_has_data(ctx, self, "self"));
   if (n != self->dim) return K_FAIL("%d dims given for a rank-%d tensor", (int)n, (int)self->dim);
   if (out->dtype != self->dtype)
-    return K_FAIL("output dtype %s differs from input dtype %s", pte_dtype_name(out->dtype), pte_dtype_name(self->dtype));
+    return K_FAIL("output dtype %s differs from input dtype %s", pte_dtype_name(out->dtype),
+                  pte_dtype_name(self->dtype));
   int64_t sizes[PTE_MAX_DIM];
   int64_t strides[PTE_MAX_DIM];
   bool seen[PTE_MAX_DIM] = {false};

@@ -12,12 +12,16 @@ static pte_status pixel_shuffle_out(pte_kernel_ctx *ctx, pte_value **args, int32
   K_CHECK(kc_no_alias(ctx, out, self, NULL, NULL));
   K_CHECK(k_has_data(ctx, self, "self"));
   K_CHECK(kc_same_dtype(ctx, out, self));
-  if (self->dim < 3) return K_FAIL("pixel_shuffle expects input to have at least 3 dimensions, but got %d", (int)self->dim);
-  if (self->dim > PTE_MAX_DIM - 2) return K_FAIL("pixel_shuffle supports at most %d dimensions", PTE_MAX_DIM - 2);
+  if (self->dim < 3)
+    return K_FAIL("pixel_shuffle expects input to have at least 3 dimensions, but got %d", (int)self->dim);
+  if (self->dim > PTE_MAX_DIM - 2)
+    return K_FAIL("pixel_shuffle supports at most %d dimensions", PTE_MAX_DIM - 2);
   if (r <= 0 || r > 65536) return K_FAIL("upscale_factor must be positive, got %lld", (long long)r);
   int32_t nb = self->dim - 3;
   int64_t c = self->sizes[nb], h = self->sizes[nb + 1], w = self->sizes[nb + 2];
-  if (c % (r * r)) return K_FAIL("channels (%lld) must be divisible by the square of upscale_factor (%lld)", (long long)c, (long long)r);
+  if (c % (r * r))
+    return K_FAIL("channels (%lld) must be divisible by the square of upscale_factor (%lld)", (long long)c,
+                  (long long)r);
   if (h > INT64_MAX / r || w > INT64_MAX / r) return K_FAIL("the output size overflows");
   int64_t oc = c / (r * r);
   int64_t sizes[PTE_MAX_DIM];

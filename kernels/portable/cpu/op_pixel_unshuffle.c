@@ -12,13 +12,16 @@ static pte_status pixel_unshuffle_out(pte_kernel_ctx *ctx, pte_value **args, int
   K_CHECK(kc_no_alias(ctx, out, self, NULL, NULL));
   K_CHECK(k_has_data(ctx, self, "self"));
   K_CHECK(kc_same_dtype(ctx, out, self));
-  if (self->dim < 3) return K_FAIL("pixel_unshuffle expects input to have at least 3 dimensions, but got %d", (int)self->dim);
-  if (self->dim > PTE_MAX_DIM - 2) return K_FAIL("pixel_unshuffle supports at most %d dimensions", PTE_MAX_DIM - 2);
+  if (self->dim < 3)
+    return K_FAIL("pixel_unshuffle expects input to have at least 3 dimensions, but got %d", (int)self->dim);
+  if (self->dim > PTE_MAX_DIM - 2)
+    return K_FAIL("pixel_unshuffle supports at most %d dimensions", PTE_MAX_DIM - 2);
   if (r <= 0 || r > 65536) return K_FAIL("downscale_factor must be positive, got %lld", (long long)r);
   int32_t nb = self->dim - 3;
   int64_t c = self->sizes[nb], h = self->sizes[nb + 1], w = self->sizes[nb + 2];
   if (h % r || w % r)
-    return K_FAIL("height (%lld) and width (%lld) must be divisible by downscale_factor (%lld)", (long long)h, (long long)w, (long long)r);
+    return K_FAIL("height (%lld) and width (%lld) must be divisible by downscale_factor (%lld)", (long long)h,
+                  (long long)w, (long long)r);
   int64_t oh = h / r, ow = w / r;
   if (c > INT64_MAX / (r * r)) return K_FAIL("channels overflow");
   int64_t sizes[PTE_MAX_DIM];

@@ -37,24 +37,31 @@ static const k_row_fns pow_fns = {{pow_f32, pow_f64, pow_i64, NULL}};
  * type), p->i[0] selects a shortcut. */
 enum { POW_GENERIC, POW_SQUARE, POW_CUBE, POW_SQRT, POW_RSQRT, POW_RECIP, POW_RECIP_SQUARE };
 
-#define POW_SCALAR_BODY(T, POW, SQRT)                                       \
-  switch (p->i[0]) {                                                        \
-    case POW_SQUARE: return x * x;                                          \
-    case POW_CUBE: return x * x * x;                                        \
-    case POW_SQRT: return SQRT(x);                                          \
-    case POW_RSQRT: return (T)1 / SQRT(x);                                  \
-    case POW_RECIP: return (T)1 / x;                                        \
-    case POW_RECIP_SQUARE: return (T)1 / (x * x);                           \
-    default: return POW(x, (T)p->d[0]);                                     \
+#define POW_SCALAR_BODY(T, POW, SQRT) \
+  switch (p->i[0]) {                  \
+    case POW_SQUARE:                  \
+      return x * x;                   \
+    case POW_CUBE:                    \
+      return x * x * x;               \
+    case POW_SQRT:                    \
+      return SQRT(x);                 \
+    case POW_RSQRT:                   \
+      return (T)1 / SQRT(x);          \
+    case POW_RECIP:                   \
+      return (T)1 / x;                \
+    case POW_RECIP_SQUARE:            \
+      return (T)1 / (x * x);          \
+    default:                          \
+      return POW(x, (T)p->d[0]);      \
   }
 
 static inline float pow_scalar_f(float x, const k_params *p) { POW_SCALAR_BODY(float, powf, sqrtf) }
-static inline double pow_scalar_d(double x, const k_params *p) { POW_SCALAR_BODY(double, pow, sqrt) }
+static inline double pow_scalar_d(double x, const k_params *p){POW_SCALAR_BODY(double, pow, sqrt)}
 
-K_ROW_FN(pow_scalar_f32, float, float, pow_scalar_f(a, p))
-K_ROW_FN(pow_scalar_f64, double, double, pow_scalar_d(a, p))
-K_ROW_FN(pow_scalar_i64, int64_t, int64_t, pow_i(a, p->i[1]))
-static const k_row_fns pow_scalar_fns = {{pow_scalar_f32, pow_scalar_f64, pow_scalar_i64, NULL}};
+K_ROW_FN(pow_scalar_f32, float, float, pow_scalar_f(a, p)) K_ROW_FN(pow_scalar_f64, double, double,
+                                                                    pow_scalar_d(a, p))
+    K_ROW_FN(pow_scalar_i64, int64_t, int64_t, pow_i(a, p->i[1])) static const k_row_fns pow_scalar_fns = {
+        {pow_scalar_f32, pow_scalar_f64, pow_scalar_i64, NULL}};
 
 static pte_status pow_tensor_tensor_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
   return ew_binary(ctx, args, nargs, false, false, &pow_fns, EW_NO_BOOL, NULL);

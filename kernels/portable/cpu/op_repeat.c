@@ -14,7 +14,10 @@ static pte_status repeat_out(pte_kernel_ctx *ctx, pte_value **args, int32_t narg
   K_CHECK(k_has_data(ctx, self, "self"));
   K_CHECK(kc_same_dtype(ctx, out, self));
   if (r < self->dim)
-    return K_FAIL("number of dimensions of repeat dims (%d) can not be smaller than number of dimensions of tensor (%d)", (int)r, (int)self->dim);
+    return K_FAIL(
+        "number of dimensions of repeat dims (%d) can not be smaller than number of dimensions of tensor "
+        "(%d)",
+        (int)r, (int)self->dim);
   int64_t ps[PTE_MAX_DIM], pst[PTE_MAX_DIM], sizes[PTE_MAX_DIM];
   int32_t lead = r - self->dim;
   for (int32_t k = 0; k < r; k++) {
@@ -53,8 +56,8 @@ static pte_status repeat_out(pte_kernel_ctx *ctx, pte_value **args, int32_t narg
       doff += pos[k] * vd[k];
       soff += pos[k] * vsrc[k];
     }
-    kc_copy((uint8_t *)out->data + doff * (int64_t)es, vd + outer, (const uint8_t *)self->data + soff * (int64_t)es,
-            vsrc + outer, n - outer, vs + outer, es);
+    kc_copy((uint8_t *)out->data + doff * (int64_t)es, vd + outer,
+            (const uint8_t *)self->data + soff * (int64_t)es, vsrc + outer, n - outer, vs + outer, es);
     for (int32_t k = outer - 1; k >= 0; k--) {
       if (++pos[k] < vs[k]) break;
       pos[k] = 0;

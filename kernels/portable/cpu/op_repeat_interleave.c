@@ -25,7 +25,8 @@ static pte_status repeat_interleave_tensor_out(pte_kernel_ctx *ctx, pte_value **
     total += r;
   }
   if (has_size && output_size != total)
-    return K_FAIL("output_size %lld does not match the sum of repeats %lld", (long long)output_size, (long long)total);
+    return K_FAIL("output_size %lld does not match the sum of repeats %lld", (long long)output_size,
+                  (long long)total);
   K_CHECK(k_out(ctx, out, 1, &total));
   int64_t j = 0, os = out->strides[0];
   for (int64_t i = 0; i < n; i++) {

@@ -17,7 +17,8 @@ static pte_status roll_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs)
   K_CHECK(kc_same_dtype(ctx, out, self));
   if (ns == 0) return K_FAIL("shifts must be non-empty");
   if (nd == 0 && ns != 1) return K_FAIL("shifts and dimensions must align. shifts: %d, dims: 0", (int)ns);
-  if (nd != 0 && nd != ns) return K_FAIL("shifts and dimensions must align. shifts: %d, dims: %d", (int)ns, (int)nd);
+  if (nd != 0 && nd != ns)
+    return K_FAIL("shifts and dimensions must align. shifts: %d, dims: %d", (int)ns, (int)nd);
   K_CHECK(k_out_like(ctx, out, self));
   int64_t numel = pte_tensor_numel(self);
   if (numel == 0) return PTE_OK;
@@ -62,7 +63,8 @@ static pte_status roll_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs)
         doff += s * out->strides[k];
       }
     }
-    kc_copy(dst + doff * (int64_t)es, out->strides, src + soff * (int64_t)es, self->strides, self->dim, sizes, es);
+    kc_copy(dst + doff * (int64_t)es, out->strides, src + soff * (int64_t)es, self->strides, self->dim, sizes,
+            es);
   }
   return PTE_OK;
 }

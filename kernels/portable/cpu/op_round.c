@@ -14,7 +14,8 @@ static const k_row_fns round_fns = {{round_f32, round_f64, round_i64, NULL}};
 
 /* p->d[0] = 10^|decimals|, p->i[0] = 1 when decimals < 0 */
 K_ROW_FN(round_dec_f32, float, float,
-         p->i[0] ? nearbyintf(a / (float)p->d[0]) * (float)p->d[0] : nearbyintf(a * (float)p->d[0]) / (float)p->d[0])
+         p->i[0] ? nearbyintf(a / (float)p->d[0]) * (float)p->d[0]
+                 : nearbyintf(a *(float)p->d[0]) / (float)p->d[0])
 K_ROW_FN(round_dec_f64, double, double,
          p->i[0] ? nearbyint(a / p->d[0]) * p->d[0] : nearbyint(a * p->d[0]) / p->d[0])
 static const k_row_fns round_dec_fns = {{round_dec_f32, round_dec_f64, NULL, NULL}};

@@ -17,7 +17,8 @@ static pte_status select_copy_int_out(pte_kernel_ctx *ctx, pte_value **args, int
   K_CHECK(k_dim(ctx, dim_arg, self->dim, &dim));
   int64_t size = self->sizes[dim];
   if (index < -size || index >= size)
-    return K_FAIL("index %lld out of range for tensor of size %lld at dimension %d", (long long)index, (long long)size, (int)dim);
+    return K_FAIL("index %lld out of range for tensor of size %lld at dimension %d", (long long)index,
+                  (long long)size, (int)dim);
   if (index < 0) index += size;
   int64_t sizes[PTE_MAX_DIM], strides[PTE_MAX_DIM];
   int32_t n = 0;

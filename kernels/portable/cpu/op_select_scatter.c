@@ -23,14 +23,16 @@ static pte_status select_scatter_out(pte_kernel_ctx *ctx, pte_value **args, int3
   K_CHECK(k_dim(ctx, dim_arg, self->dim, &dim));
   int64_t size = self->sizes[dim];
   if (index < -size || index >= size)
-    return K_FAIL("index %lld out of range for tensor of size %lld at dimension %d", (long long)index, (long long)size, (int)dim);
+    return K_FAIL("index %lld out of range for tensor of size %lld at dimension %d", (long long)index,
+                  (long long)size, (int)dim);
   if (index < 0) index += size;
   bool ok = src->dim == self->dim - 1;
   for (int32_t k = 0, j = 0; ok && k < self->dim; k++)
     if (k != dim) ok = src->sizes[j++] == self->sizes[k];
   if (!ok) {
     char a[160];
-    return K_FAIL("src of shape %s does not match the selected slice of self", pte_shape_str(src->dim, src->sizes, a, sizeof a));
+    return K_FAIL("src of shape %s does not match the selected slice of self",
+                  pte_shape_str(src->dim, src->sizes, a, sizeof a));
   }
   K_CHECK(k_out_like(ctx, out, self));
   if (out->data != self->data) kc_copy_tensor(out, self);

@@ -29,7 +29,8 @@ static pte_status slice_copy_out(pte_kernel_ctx *ctx, pte_value **args, int32_t 
     strides[k] = self->strides[k];
   }
   sizes[dim] = len;
-  strides[dim] = len > 1 ? self->strides[dim] * step : self->strides[dim]; /* step only matters with 2+ elements */
+  strides[dim] =
+      len > 1 ? self->strides[dim] * step : self->strides[dim]; /* step only matters with 2+ elements */
   K_CHECK(k_out(ctx, out, self->dim, sizes));
   if (pte_tensor_numel(out) == 0) return PTE_OK;
   size_t es = pte_dtype_size(self->dtype);

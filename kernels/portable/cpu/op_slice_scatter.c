@@ -31,7 +31,8 @@ static pte_status slice_scatter_out(pte_kernel_ctx *ctx, pte_value **args, int32
   for (int32_t k = 0; ok && k < self->dim; k++) ok = src->sizes[k] == (k == dim ? len : self->sizes[k]);
   if (!ok) {
     char a[160];
-    return K_FAIL("src of shape %s does not match the slice of self", pte_shape_str(src->dim, src->sizes, a, sizeof a));
+    return K_FAIL("src of shape %s does not match the slice of self",
+                  pte_shape_str(src->dim, src->sizes, a, sizeof a));
   }
   K_CHECK(k_out_like(ctx, out, self));
   if (out->data != self->data) kc_copy_tensor(out, self);

@@ -6,7 +6,7 @@
 
 /* p->d[0] = beta, p->d[1] = threshold */
 K_ROW_FN(softplus_f32, float, float,
-         a * (float)p->d[0] > (float)p->d[1] ? a : log1pf(expf(a * (float)p->d[0])) / (float)p->d[0])
+         a *(float)p->d[0] > (float)p->d[1] ? a : log1pf(expf(a * (float)p->d[0])) / (float)p->d[0])
 K_ROW_FN(softplus_f64, double, double, a * p->d[0] > p->d[1] ? a : log1p(exp(a * p->d[0])) / p->d[0])
 static const k_row_fns softplus_fns = {{softplus_f32, softplus_f64, NULL, NULL}};
 

@@ -33,7 +33,8 @@ static pte_status sort_values_stable(pte_kernel_ctx *ctx, pte_value **args, int3
   bool desc = false;
   K_CHECK(k_nargs(ctx, nargs, 7));
   K_CHECK(k_tensor(ctx, args, 0, &self));
-  if (args[1]->tag != PTE_TAG_NONE && args[1]->tag != PTE_TAG_BOOL) return K_FAIL("stable must be a bool or None");
+  if (args[1]->tag != PTE_TAG_NONE && args[1]->tag != PTE_TAG_BOOL)
+    return K_FAIL("stable must be a bool or None");
   K_CHECK(k_int(ctx, args, 2, &dim));
   K_CHECK(k_bool(ctx, args, 3, &desc));
   K_CHECK(k_tensor(ctx, args, 4, &values));
@@ -47,7 +48,9 @@ static pte_status sort_values_stable(pte_kernel_ctx *ctx, pte_value **args, int3
   return kr_sort_lines(ctx, self, dim, len, desc, values, indices);
 }
 
-static size_t sort_scratch(pte_value *const *args, int32_t nargs) { return kr_sort_scratch_for(args, nargs, 1); }
+static size_t sort_scratch(pte_value *const *args, int32_t nargs) {
+  return kr_sort_scratch_for(args, nargs, 1);
+}
 static size_t sort_stable_scratch(pte_value *const *args, int32_t nargs) {
   return kr_sort_scratch_for(args, nargs, 2);
 }

@@ -20,7 +20,8 @@ static pte_status split_copy_tensor_out(pte_kernel_ctx *ctx, pte_value **args, i
   if (split < 0) return K_FAIL("split_size must be non-negative, got %lld", (long long)split);
   if (split == 0 && size != 0) return K_FAIL("split_size can only be 0 if dimension size is 0");
   int64_t chunks = (split == 0 || size == 0) ? 1 : (size - 1) / split + 1;
-  if (chunks != nout) return K_FAIL("split gives %lld chunks but %d outputs were given", (long long)chunks, (int)nout);
+  if (chunks != nout)
+    return K_FAIL("split gives %lld chunks but %d outputs were given", (long long)chunks, (int)nout);
   size_t es = pte_dtype_size(self->dtype);
   int64_t sizes[PTE_MAX_DIM];
   for (int32_t k = 0; k < self->dim; k++) sizes[k] = self->sizes[k];

@@ -10,7 +10,8 @@ static pte_status split_with_sizes_copy_out(pte_kernel_ctx *ctx, pte_value **arg
   int32_t nout = 0;
   if (nargs != 4 && nargs != 5) return K_FAIL("expected 5 arguments, got %d", (int)nargs);
   K_CHECK(k_tensor(ctx, args, 0, &self));
-  if (args[1]->tag != PTE_TAG_INT_LIST) return K_FAIL("argument 1 is a %s, expected an IntList", pte_tag_name(args[1]->tag));
+  if (args[1]->tag != PTE_TAG_INT_LIST)
+    return K_FAIL("argument 1 is a %s, expected an IntList", pte_tag_name(args[1]->tag));
   K_CHECK(k_int(ctx, args, 2, &dim_arg));
   K_CHECK(k_tensor_list(ctx, args, 3, &outs, &nout));
   K_CHECK(k_has_data(ctx, self, "self"));
@@ -24,14 +25,16 @@ static pte_status split_with_sizes_copy_out(pte_kernel_ctx *ctx, pte_value **arg
     int64_t s = 0;
     if (!pte_value_to_int(sl->u.items[i], &s) || s < 0) return K_FAIL("split size %d is invalid", (int)i);
     if (s > self->sizes[dim] - total)
-      return K_FAIL("split sizes must sum to the size of dim %d (%lld)", (int)dim, (long long)self->sizes[dim]);
+      return K_FAIL("split sizes must sum to the size of dim %d (%lld)", (int)dim,
+                    (long long)self->sizes[dim]);
     total += s;
     if (!outs[i] || outs[i]->tag != PTE_TAG_TENSOR) return K_FAIL("output %d is not a Tensor", (int)i);
     K_CHECK(kc_same_dtype(ctx, outs[i]->u.tensor, self));
     K_CHECK(kc_no_alias(ctx, outs[i]->u.tensor, self, NULL, NULL));
   }
   if (total != self->sizes[dim])
-    return K_FAIL("split sizes sum to %lld but dim %d has size %lld", (long long)total, (int)dim, (long long)self->sizes[dim]);
+    return K_FAIL("split sizes sum to %lld but dim %d has size %lld", (long long)total, (int)dim,
+                  (long long)self->sizes[dim]);
   size_t es = pte_dtype_size(self->dtype);
   int64_t sizes[PTE_MAX_DIM];
   for (int32_t k = 0; k < self->dim; k++) sizes[k] = self->sizes[k];

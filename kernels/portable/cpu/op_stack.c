@@ -23,7 +23,8 @@ static pte_status stack_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs
     if (!same) {
       char a[160], b[160];
       return K_FAIL("stack expects each tensor to be equal size, but got %s at entry 0 and %s at entry %d",
-                    pte_shape_str(ref->dim, ref->sizes, a, sizeof a), pte_shape_str(t->dim, t->sizes, b, sizeof b), (int)i);
+                    pte_shape_str(ref->dim, ref->sizes, a, sizeof a),
+                    pte_shape_str(t->dim, t->sizes, b, sizeof b), (int)i);
     }
   }
   if (ref->dim >= PTE_MAX_DIM) return K_FAIL("the result would have more than %d dims", PTE_MAX_DIM);

@@ -10,7 +10,8 @@ static pte_status t_copy_out(pte_kernel_ctx *ctx, pte_value **args, int32_t narg
   K_CHECK(kc_no_alias(ctx, out, self, NULL, NULL));
   K_CHECK(k_has_data(ctx, self, "self"));
   K_CHECK(kc_same_dtype(ctx, out, self));
-  if (self->dim > 2) return K_FAIL("t() expects a tensor with <= 2 dimensions, but self is %dD", (int)self->dim);
+  if (self->dim > 2)
+    return K_FAIL("t() expects a tensor with <= 2 dimensions, but self is %dD", (int)self->dim);
   int64_t sizes[2] = {0, 0}, strides[2] = {0, 0};
   for (int32_t k = 0; k < self->dim; k++) {
     sizes[k] = self->sizes[self->dim - 1 - k];

@@ -23,6 +23,8 @@ static pte_status topk_values(pte_kernel_ctx *ctx, pte_value **args, int32_t nar
   return kr_sort_lines(ctx, self, dim, k, largest, values, indices);
 }
 
-static size_t topk_scratch(pte_value *const *args, int32_t nargs) { return kr_sort_scratch_for(args, nargs, 2); }
+static size_t topk_scratch(pte_value *const *args, int32_t nargs) {
+  return kr_sort_scratch_for(args, nargs, 2);
+}
 
 PTE_PORTABLE_KERNEL_EX(topk_values, "aten::topk.values", 0, topk_scratch)

@@ -11,11 +11,13 @@ static pte_status unbind_copy_int_out(pte_kernel_ctx *ctx, pte_value **args, int
   K_CHECK(k_int(ctx, args, 1, &dim_arg));
   K_CHECK(k_tensor_list(ctx, args, 2, &outs, &nout));
   K_CHECK(k_has_data(ctx, self, "self"));
-  if (self->dim == 0) return K_FAIL("dimension specified as %lld but tensor has no dimensions", (long long)dim_arg);
+  if (self->dim == 0)
+    return K_FAIL("dimension specified as %lld but tensor has no dimensions", (long long)dim_arg);
   int32_t dim = 0;
   K_CHECK(k_dim(ctx, dim_arg, self->dim, &dim));
   if (self->sizes[dim] != nout)
-    return K_FAIL("dim %d has size %lld but %d outputs were given", (int)dim, (long long)self->sizes[dim], (int)nout);
+    return K_FAIL("dim %d has size %lld but %d outputs were given", (int)dim, (long long)self->sizes[dim],
+                  (int)nout);
   int64_t sizes[PTE_MAX_DIM], strides[PTE_MAX_DIM];
   int32_t n = 0;
   for (int32_t k = 0; k < self->dim; k++) {

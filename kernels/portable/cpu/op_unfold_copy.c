@@ -20,7 +20,8 @@ static pte_status unfold_copy_out(pte_kernel_ctx *ctx, pte_value **args, int32_t
   K_CHECK(k_dim(ctx, dim_arg, self->dim, &dim));
   int64_t dsize = self->dim ? self->sizes[dim] : 1, dstride = self->dim ? self->strides[dim] : 1;
   if (size < 0 || size > dsize)
-    return K_FAIL("maximum size for tensor at dimension %d is %lld but size is %lld", (int)dim, (long long)dsize, (long long)size);
+    return K_FAIL("maximum size for tensor at dimension %d is %lld but size is %lld", (int)dim,
+                  (long long)dsize, (long long)size);
   if (step <= 0) return K_FAIL("step is %lld but must be > 0", (long long)step);
   int64_t sizes[PTE_MAX_DIM], strides[PTE_MAX_DIM];
   for (int32_t k = 0; k < self->dim; k++) {

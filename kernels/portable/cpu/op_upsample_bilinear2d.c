@@ -42,10 +42,12 @@ static pte_status bilinear_common(pte_kernel_ctx *ctx, pte_tensor *in, int64_t O
   K_CHECK(k_has_data(ctx, in, "input"));
   if (in->dim != 4) return K_FAIL("expected a 4-D input, got rank %d", (int)in->dim);
   if (!k_is_float(in->dtype)) return K_FAIL("not implemented for %s", pte_dtype_name(in->dtype));
-  if (out->dtype != in->dtype) return K_FAIL("output dtype %s differs from input %s", pte_dtype_name(out->dtype),
-                                             pte_dtype_name(in->dtype));
+  if (out->dtype != in->dtype)
+    return K_FAIL("output dtype %s differs from input %s", pte_dtype_name(out->dtype),
+                  pte_dtype_name(in->dtype));
   int64_t N = in->sizes[0], C = in->sizes[1], H = in->sizes[2], W = in->sizes[3];
-  if (OH <= 0 || OW <= 0) return K_FAIL("output size must be positive, got %lldx%lld", (long long)OH, (long long)OW);
+  if (OH <= 0 || OW <= 0)
+    return K_FAIL("output size must be positive, got %lldx%lld", (long long)OH, (long long)OW);
   if (H <= 0 || W <= 0) return K_FAIL("input spatial size must be positive");
   int64_t osz[4] = {N, C, OH, OW};
   K_CHECK(k_out(ctx, out, 4, osz));
@@ -63,7 +65,8 @@ static pte_status bilinear_common(pte_kernel_ctx *ctx, pte_tensor *in, int64_t O
           int64_t a = w.i0 * is[3], b = w.i1 * is[3], o = ob + oh * os[2] + ow * os[3];
           if (f32) {
             const float *X = (const float *)in->data;
-            float v = h.l0 * (w.l0 * X[r0 + a] + w.l1 * X[r0 + b]) + h.l1 * (w.l0 * X[r1 + a] + w.l1 * X[r1 + b]);
+            float v =
+                h.l0 * (w.l0 * X[r0 + a] + w.l1 * X[r0 + b]) + h.l1 * (w.l0 * X[r1 + a] + w.l1 * X[r1 + b]);
             ((float *)out->data)[o] = v;
           } else {
             double x00 = k_get_d(in->data, in->dtype, r0 + a), x01 = k_get_d(in->data, in->dtype, r0 + b);

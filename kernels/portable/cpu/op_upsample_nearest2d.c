@@ -19,11 +19,13 @@ static pte_status nearest_common(pte_kernel_ctx *ctx, pte_tensor *in, int64_t OH
                                  double sh, bool ws, double sw, pte_tensor *out) {
   K_CHECK(k_has_data(ctx, in, "input"));
   if (in->dim != 4) return K_FAIL("expected a 4-D input, got rank %d", (int)in->dim);
-  if (out->dtype != in->dtype) return K_FAIL("output dtype %s differs from input %s", pte_dtype_name(out->dtype),
-                                             pte_dtype_name(in->dtype));
+  if (out->dtype != in->dtype)
+    return K_FAIL("output dtype %s differs from input %s", pte_dtype_name(out->dtype),
+                  pte_dtype_name(in->dtype));
   if (pte_dtype_size(in->dtype) == 0) return K_FAIL("invalid dtype");
   int64_t N = in->sizes[0], C = in->sizes[1], H = in->sizes[2], W = in->sizes[3];
-  if (OH <= 0 || OW <= 0) return K_FAIL("output size must be positive, got %lldx%lld", (long long)OH, (long long)OW);
+  if (OH <= 0 || OW <= 0)
+    return K_FAIL("output size must be positive, got %lldx%lld", (long long)OH, (long long)OW);
   if (H <= 0 || W <= 0) return K_FAIL("input spatial size must be positive");
   int64_t osz[4] = {N, C, OH, OW};
   K_CHECK(k_out(ctx, out, 4, osz));

@@ -12,7 +12,8 @@ static pte_status view_copy_out(pte_kernel_ctx *ctx, pte_value **args, int32_t n
   K_CHECK(kc_no_alias(ctx, out, self, NULL, NULL));
   K_CHECK(k_has_data(ctx, self, "self"));
   if (out->dtype != self->dtype)
-    return K_FAIL("output dtype %s differs from input dtype %s", pte_dtype_name(out->dtype), pte_dtype_name(self->dtype));
+    return K_FAIL("output dtype %s differs from input dtype %s", pte_dtype_name(out->dtype),
+                  pte_dtype_name(self->dtype));
   int64_t numel = pte_tensor_numel(self), known = 1;
   int32_t infer = -1;
   for (int32_t i = 0; i < n; i++) {

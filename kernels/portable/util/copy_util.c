@@ -11,8 +11,8 @@ void kc_copy(void *dst, const int64_t *ds, const void *src, const int64_t *ss, i
   k_copy(dst, ds, src, ss, dim, sizes, es, false);
 }
 
-void kc_copy_batched_view(pte_tensor *out, const pte_tensor *self, int32_t nb, int32_t nt, const int64_t *sizes,
-                          const int64_t *ds, const int64_t *ss) {
+void kc_copy_batched_view(pte_tensor *out, const pte_tensor *self, int32_t nb, int32_t nt,
+                          const int64_t *sizes, const int64_t *ds, const int64_t *ss) {
   int64_t is[PTE_MAX_DIM], od[PTE_MAX_DIM], os[PTE_MAX_DIM];
   for (int32_t k = 0; k < nb; k++) {
     is[k] = self->sizes[k];
@@ -30,9 +30,18 @@ void kc_copy_batched_view(pte_tensor *out, const pte_tensor *self, int32_t nb, i
 /* The compute type that holds every value of `dt` exactly, and the dtype the
  * loaded values are "rounded through" (a no-op for these). */
 static k_ctype exact_ctype(int32_t dt, int32_t *through) {
-  if (dt == PTE_FLOAT64) { *through = PTE_FLOAT64; return K_F64; }
-  if (k_is_float(dt)) { *through = PTE_FLOAT32; return K_F32; }
-  if (dt == PTE_BOOL) { *through = PTE_BOOL; return K_BOOL; }
+  if (dt == PTE_FLOAT64) {
+    *through = PTE_FLOAT64;
+    return K_F64;
+  }
+  if (k_is_float(dt)) {
+    *through = PTE_FLOAT32;
+    return K_F32;
+  }
+  if (dt == PTE_BOOL) {
+    *through = PTE_BOOL;
+    return K_BOOL;
+  }
   *through = PTE_INT64;
   return K_I64;
 }
@@ -50,7 +59,7 @@ static inline uint16_t f32_to_f16(float f) {
   uint32_t o;
   if (x >= 0x47800000u) { /* >= 65536 (after rounding: inf), inf or NaN */
     o = x > 0x7f800000u ? 0x7e00u : 0x7c00u;
-  } else if (x < 0x38800000u) { /* subnormal half or zero: let the FPU round */
+  } else if (x < 0x38800000u) {          /* subnormal half or zero: let the FPU round */
     const uint32_t magic_u = 126u << 23; /* 0.5f: aligns the half subnormal ulp */
     float fx, magic;
     memcpy(&fx, &x, 4);
@@ -100,8 +109,8 @@ static bool convert_fast(void *dst, int32_t ddt, int64_t doff, int64_t ds, const
   return false;
 }
 
-void kc_convert(void *dst, int32_t ddt, const int64_t *ds, const void *src, int32_t sdt,
-                const int64_t *ss, int32_t dim, const int64_t *sizes) {
+void kc_convert(void *dst, int32_t ddt, const int64_t *ds, const void *src, int32_t sdt, const int64_t *ss,
+                int32_t dim, const int64_t *sizes) {
   if (ddt == sdt) {
     kc_copy(dst, ds, src, ss, dim, sizes, pte_dtype_size(ddt));
     return;
@@ -134,8 +143,7 @@ void kc_convert_elem(void *out, int32_t dtype, const void *p, int32_t src_dtype)
 }
 
 void kc_copy_tensor(pte_tensor *dst, const pte_tensor *src) {
-  kc_convert(dst->data, dst->dtype, dst->strides, src->data, src->dtype, src->strides, dst->dim,
-             dst->sizes);
+  kc_convert(dst->data, dst->dtype, dst->strides, src->data, src->dtype, src->strides, dst->dim, dst->sizes);
 }
 
 static void contiguous_strides(int32_t dim, const int64_t *sizes, int64_t *strides) {
@@ -173,26 +181,46 @@ void kc_copy_flat(pte_tensor *dst, const pte_tensor *src) {
 /* a + b per dtype, as ATen's add: half types through float, integers
  * wrapping (computed unsigned), bool as or. OP(T, EXPR) applies it; shared
  * by the strided accumulate and scatter_add's per-element add. */
-#define KC_ADD_CASES(OP)                                                                             \
-  case PTE_FLOAT32: OP(float, a + b); break;                                                         \
-  case PTE_FLOAT64: OP(double, a + b); break;                                                        \
-  case PTE_FLOAT16: OP(uint16_t, k_float_to_half(k_half_to_float(a) + k_half_to_float(b))); break;   \
-  case PTE_BFLOAT16: OP(uint16_t, k_float_to_bf16(k_bf16_to_float(a) + k_bf16_to_float(b))); break;  \
-  case PTE_BOOL: OP(uint8_t, a || b); break;                                                         \
-  case PTE_UINT8: OP(uint8_t, (uint32_t)a + b); break;                                               \
-  case PTE_INT8: OP(int8_t, (uint8_t)((uint32_t)(uint8_t)a + (uint8_t)b)); break;                    \
-  case PTE_INT16: OP(int16_t, (uint16_t)((uint32_t)(uint16_t)a + (uint16_t)b)); break;               \
-  case PTE_INT32: OP(int32_t, (uint32_t)a + (uint32_t)b); break;                                     \
-  case PTE_INT64: OP(int64_t, (uint64_t)a + (uint64_t)b); break;
+#define KC_ADD_CASES(OP)                                                    \
+  case PTE_FLOAT32:                                                         \
+    OP(float, a + b);                                                       \
+    break;                                                                  \
+  case PTE_FLOAT64:                                                         \
+    OP(double, a + b);                                                      \
+    break;                                                                  \
+  case PTE_FLOAT16:                                                         \
+    OP(uint16_t, k_float_to_half(k_half_to_float(a) + k_half_to_float(b))); \
+    break;                                                                  \
+  case PTE_BFLOAT16:                                                        \
+    OP(uint16_t, k_float_to_bf16(k_bf16_to_float(a) + k_bf16_to_float(b))); \
+    break;                                                                  \
+  case PTE_BOOL:                                                            \
+    OP(uint8_t, a || b);                                                    \
+    break;                                                                  \
+  case PTE_UINT8:                                                           \
+    OP(uint8_t, (uint32_t)a + b);                                           \
+    break;                                                                  \
+  case PTE_INT8:                                                            \
+    OP(int8_t, (uint8_t)((uint32_t)(uint8_t)a + (uint8_t)b));               \
+    break;                                                                  \
+  case PTE_INT16:                                                           \
+    OP(int16_t, (uint16_t)((uint32_t)(uint16_t)a + (uint16_t)b));           \
+    break;                                                                  \
+  case PTE_INT32:                                                           \
+    OP(int32_t, (uint32_t)a + (uint32_t)b);                                 \
+    break;                                                                  \
+  case PTE_INT64:                                                           \
+    OP(int64_t, (uint64_t)a + (uint64_t)b);                                 \
+    break;
 
-#define KC_ACC(T, EXPR)                                   \
-  do {                                                    \
-    T *d_ = (T *)dst + off[0];                            \
-    const T *s_ = (const T *)src + off[1];                \
-    for (int64_t j = 0; j < len; j++) {                   \
-      T a = d_[j * s0], b = s_[j * s1];                   \
-      d_[j * s0] = (T)(EXPR);                             \
-    }                                                     \
+#define KC_ACC(T, EXPR)                    \
+  do {                                     \
+    T *d_ = (T *)dst + off[0];             \
+    const T *s_ = (const T *)src + off[1]; \
+    for (int64_t j = 0; j < len; j++) {    \
+      T a = d_[j * s0], b = s_[j * s1];    \
+      d_[j * s0] = (T)(EXPR);              \
+    }                                      \
   } while (0)
 
 void kc_accumulate(void *dst, const int64_t *ds, const void *src, const int64_t *ss, int32_t dim,
@@ -208,21 +236,21 @@ void kc_accumulate(void *dst, const int64_t *ds, const void *src, const int64_t 
   while ((len = k_iter_row(&it, off)) > 0) {
     switch (dt) {
       KC_ADD_CASES(KC_ACC)
-      default: break;
+      default:
+        break;
     }
   }
 }
 
-#define KC_FILL(T)                                         \
-  do {                                                     \
-    T v_;                                                  \
-    memcpy(&v_, elem, sizeof v_);                          \
-    T *d_ = (T *)d;                                        \
-    for (int64_t j = 0; j < len; j++) d_[j * s0] = v_;     \
+#define KC_FILL(T)                                     \
+  do {                                                 \
+    T v_;                                              \
+    memcpy(&v_, elem, sizeof v_);                      \
+    T *d_ = (T *)d;                                    \
+    for (int64_t j = 0; j < len; j++) d_[j * s0] = v_; \
   } while (0)
 
-void kc_fill(void *dst, const int64_t *ds, int32_t dim, const int64_t *sizes, const void *elem,
-             size_t es) {
+void kc_fill(void *dst, const int64_t *ds, int32_t dim, const int64_t *sizes, const void *elem, size_t es) {
   int64_t strides[1][PTE_MAX_DIM], msizes[PTE_MAX_DIM];
   const int64_t *in[1] = {ds};
   k_memory_order(dim, sizes, in, 1, msizes, strides);
@@ -238,10 +266,18 @@ void kc_fill(void *dst, const int64_t *ds, int32_t dim, const int64_t *sizes, co
       continue;
     }
     switch (es) {
-      case 1: KC_FILL(uint8_t); break;
-      case 2: KC_FILL(uint16_t); break;
-      case 4: KC_FILL(uint32_t); break;
-      case 8: KC_FILL(uint64_t); break;
+      case 1:
+        KC_FILL(uint8_t);
+        break;
+      case 2:
+        KC_FILL(uint16_t);
+        break;
+      case 4:
+        KC_FILL(uint32_t);
+        break;
+      case 8:
+        KC_FILL(uint64_t);
+        break;
       default:
         for (int64_t j = 0; j < len; j++) memcpy(d + j * s0 * (int64_t)es, elem, es);
         break;
@@ -253,36 +289,53 @@ void kc_fill(void *dst, const int64_t *ds, int32_t dim, const int64_t *sizes, co
 
 static bool int_range(int32_t dt, int64_t *lo, int64_t *hi) {
   switch (dt) {
-    case PTE_UINT8: *lo = 0; *hi = 255; return true;
-    case PTE_INT8: *lo = -128; *hi = 127; return true;
-    case PTE_INT16: *lo = INT16_MIN; *hi = INT16_MAX; return true;
-    case PTE_INT32: *lo = INT32_MIN; *hi = INT32_MAX; return true;
-    case PTE_INT64: *lo = INT64_MIN; *hi = INT64_MAX; return true;
-    default: return false;
+    case PTE_UINT8:
+      *lo = 0;
+      *hi = 255;
+      return true;
+    case PTE_INT8:
+      *lo = -128;
+      *hi = 127;
+      return true;
+    case PTE_INT16:
+      *lo = INT16_MIN;
+      *hi = INT16_MAX;
+      return true;
+    case PTE_INT32:
+      *lo = INT32_MIN;
+      *hi = INT32_MAX;
+      return true;
+    case PTE_INT64:
+      *lo = INT64_MIN;
+      *hi = INT64_MAX;
+      return true;
+    default:
+      return false;
   }
 }
 
 static double float_max(int32_t dt) {
   switch (dt) {
-    case PTE_FLOAT16: return 65504.0;
-    case PTE_BFLOAT16: return 3.38953138925153547590470800371487866880e+38;
-    case PTE_FLOAT32: return FLT_MAX;
-    default: return DBL_MAX;
+    case PTE_FLOAT16:
+      return 65504.0;
+    case PTE_BFLOAT16:
+      return 3.38953138925153547590470800371487866880e+38;
+    case PTE_FLOAT32:
+      return FLT_MAX;
+    default:
+      return DBL_MAX;
   }
 }
 
-pte_status kc_scalar_to(pte_kernel_ctx *ctx, const k_scalar *s, int32_t dtype, bool checked,
-                        void *out) {
+pte_status kc_scalar_to(pte_kernel_ctx *ctx, const k_scalar *s, int32_t dtype, bool checked, void *out) {
   if (!k_is_supported(dtype)) return K_FAIL("dtype %s is not supported", pte_dtype_name(dtype));
   bool overflow = false;
   int64_t lo = 0, hi = 0;
   if (s->dtype == PTE_FLOAT64) {
     double d = s->d;
     if (checked && dtype != PTE_BOOL) {
-      if (int_range(dtype, &lo, &hi))
-        overflow = d != d || d < (double)lo || d > (double)hi;
-      else
-        overflow = !isinf(d) && d == d && fabs(d) > float_max(dtype);
+      if (int_range(dtype, &lo, &hi)) overflow = d != d || d < (double)lo || d > (double)hi;
+      else overflow = !isinf(d) && d == d && fabs(d) > float_max(dtype);
     }
     if (!overflow) k_store_row(out, dtype, 0, 1, &d, K_F64, 1);
   } else {
@@ -290,10 +343,8 @@ pte_status kc_scalar_to(pte_kernel_ctx *ctx, const k_scalar *s, int32_t dtype, b
     if (checked && dtype != PTE_BOOL) {
       if (dtype == PTE_UINT8) /* ATen lets negative ints wrap into unsigned types */
         overflow = v > 255 || v < -255;
-      else if (int_range(dtype, &lo, &hi))
-        overflow = v < lo || v > hi;
-      else
-        overflow = fabs((double)v) > float_max(dtype);
+      else if (int_range(dtype, &lo, &hi)) overflow = v < lo || v > hi;
+      else overflow = fabs((double)v) > float_max(dtype);
     }
     if (!overflow) k_store_row(out, dtype, 0, 1, &v, K_I64, 1);
   }
@@ -308,14 +359,13 @@ pte_status kc_supported(pte_kernel_ctx *ctx, int32_t dt, const char *what) {
   return PTE_OK;
 }
 
-pte_status kc_no_alias(pte_kernel_ctx *ctx, const pte_tensor *out, const pte_tensor *a,
-                       const pte_tensor *b, const pte_tensor *c) {
+pte_status kc_no_alias(pte_kernel_ctx *ctx, const pte_tensor *out, const pte_tensor *a, const pte_tensor *b,
+                       const pte_tensor *c) {
   if (out == a || out == b || out == c) return K_FAIL("the output tensor is also an input");
   return PTE_OK;
 }
 
-pte_status kc_no_alias_list(pte_kernel_ctx *ctx, const pte_tensor *out, pte_value *const *items,
-                            int32_t n) {
+pte_status kc_no_alias_list(pte_kernel_ctx *ctx, const pte_tensor *out, pte_value *const *items, int32_t n) {
   for (int32_t i = 0; i < n; i++)
     if (items[i] && items[i]->tag == PTE_TAG_TENSOR && items[i]->u.tensor == out)
       return K_FAIL("the output tensor is also an input");
@@ -338,25 +388,24 @@ pte_status kc_memory_format(pte_kernel_ctx *ctx, pte_value **args, int32_t i, bo
   return K_FAIL("memory_format %lld is not supported", (long long)mf);
 }
 
-pte_status kc_check_dim_order(pte_kernel_ctx *ctx, pte_value **args, int32_t i,
-                              const pte_tensor *out) {
+pte_status kc_check_dim_order(pte_kernel_ctx *ctx, pte_value **args, int32_t i, const pte_tensor *out) {
   int64_t order[PTE_MAX_DIM];
   int32_t n = 0;
   K_CHECK(k_opt_int_list(ctx, args, i, order, PTE_MAX_DIM, &n));
   if (n < 0) return PTE_OK;
-  if (n != out->dim)
-    return K_FAIL("dim_order has %d entries for a rank-%d output", (int)n, (int)out->dim);
+  if (n != out->dim) return K_FAIL("dim_order has %d entries for a rank-%d output", (int)n, (int)out->dim);
   bool seen[PTE_MAX_DIM] = {false};
   for (int32_t k = 0; k < n; k++) {
     if (order[k] < 0 || order[k] >= n || seen[order[k]]) return K_FAIL("dim_order is not a permutation");
     seen[order[k]] = true;
-    if (order[k] != out->dim_order[k]) return K_FAIL("dim_order does not match the output tensor's dim order");
+    if (order[k] != out->dim_order[k])
+      return K_FAIL("dim_order does not match the output tensor's dim order");
   }
   return PTE_OK;
 }
 
-pte_status kc_slice_range(pte_kernel_ctx *ctx, int64_t size, bool has_start, int64_t start,
-                          bool has_end, int64_t end, int64_t step, int64_t *first, int64_t *len) {
+pte_status kc_slice_range(pte_kernel_ctx *ctx, int64_t size, bool has_start, int64_t start, bool has_end,
+                          int64_t end, int64_t step, int64_t *first, int64_t *len) {
   if (step <= 0) return K_FAIL("slice step must be positive, got %lld", (long long)step);
   int64_t s = has_start ? start : 0;
   int64_t e = has_end ? end : INT64_MAX;
@@ -373,26 +422,26 @@ pte_status kc_slice_range(pte_kernel_ctx *ctx, int64_t size, bool has_start, int
 
 /* ---- scatter ---- */
 
-#define KC_ADD1(T, EXPR)            \
-  do {                              \
-    T a, b;                         \
-    memcpy(&a, dst, sizeof a);      \
-    memcpy(&b, src, sizeof b);      \
-    T r_ = (T)(EXPR);               \
-    memcpy(dst, &r_, sizeof r_);    \
+#define KC_ADD1(T, EXPR)         \
+  do {                           \
+    T a, b;                      \
+    memcpy(&a, dst, sizeof a);   \
+    memcpy(&b, src, sizeof b);   \
+    T r_ = (T)(EXPR);            \
+    memcpy(dst, &r_, sizeof r_); \
   } while (0)
 
 /* *dst += *src for one element of dtype dt (same rules as kc_accumulate). */
 static void add_elem(void *dst, const void *src, int32_t dt) {
   switch (dt) {
     KC_ADD_CASES(KC_ADD1)
-    default: break;
+    default:
+      break;
   }
 }
 
-pte_status kc_scatter(pte_kernel_ctx *ctx, const pte_tensor *self, int64_t dim_arg,
-                      const pte_tensor *index, const pte_tensor *src, const void *value, bool add,
-                      pte_tensor *out) {
+pte_status kc_scatter(pte_kernel_ctx *ctx, const pte_tensor *self, int64_t dim_arg, const pte_tensor *index,
+                      const pte_tensor *src, const void *value, bool add, pte_tensor *out) {
   K_CHECK(k_has_data(ctx, self, "self"));
   K_CHECK(k_has_data(ctx, index, "index"));
   K_CHECK(kc_supported(ctx, self->dtype, "self"));
@@ -431,7 +480,8 @@ pte_status kc_scatter(pte_kernel_ctx *ctx, const pte_tensor *self, int64_t dim_a
   for (int64_t e = 0; e < n; e++) { /* validate before writing */
     int64_t v = k_get_i(index->data, index->dtype, k_offset(rank, isz, ist, e));
     if (v < 0 || v >= size)
-      return K_FAIL("index %lld is out of bounds for dimension %d with size %lld", (long long)v, (int)dim, (long long)size);
+      return K_FAIL("index %lld is out of bounds for dimension %d with size %lld", (long long)v, (int)dim,
+                    (long long)size);
   }
   K_CHECK(k_out_like(ctx, out, self));
   if (out->data != self->data) kc_copy_tensor(out, (pte_tensor *)self);
@@ -446,10 +496,8 @@ pte_status kc_scatter(pte_kernel_ctx *ctx, const pte_tensor *self, int64_t dim_a
     int64_t v = k_get_i(index->data, index->dtype, ioff);
     uint8_t *d = dst + (ooff + v * ost[dim]) * (int64_t)es;
     const void *s = sp ? (const void *)(sp + soff * (int64_t)es) : value;
-    if (add)
-      add_elem(d, s, self->dtype);
-    else
-      kc_copy_elem(d, s, es);
+    if (add) add_elem(d, s, self->dtype);
+    else kc_copy_elem(d, s, es);
     for (int32_t k = rank - 1; k >= 0; k--) {
       ioff += ist[k];
       soff += sst[k];
@@ -471,7 +519,8 @@ pte_status kc_triangle(pte_kernel_ctx *ctx, const pte_tensor *self, int64_t diag
   K_CHECK(k_has_data(ctx, self, "self"));
   K_CHECK(kc_supported(ctx, self->dtype, "self"));
   K_CHECK(kc_same_dtype(ctx, out, self));
-  if (self->dim < 2) return K_FAIL("%s: input tensor must have at least 2 dimensions", upper ? "triu" : "tril");
+  if (self->dim < 2)
+    return K_FAIL("%s: input tensor must have at least 2 dimensions", upper ? "triu" : "tril");
   K_CHECK(k_out_like(ctx, out, self));
   int64_t numel = pte_tensor_numel(self);
   if (numel == 0) return PTE_OK;
@@ -520,7 +569,8 @@ pte_status kc_index_plan_init(pte_kernel_ctx *ctx, kc_index_plan *p, const pte_t
       if (seen_entry) gap = true;
       continue;
     }
-    if (v->tag != PTE_TAG_TENSOR) return K_FAIL("index %d is a %s, expected a Tensor", (int)i, pte_tag_name(v->tag));
+    if (v->tag != PTE_TAG_TENSOR)
+      return K_FAIL("index %d is a %s, expected a Tensor", (int)i, pte_tag_name(v->tag));
     const pte_tensor *t = v->u.tensor;
     K_CHECK(k_has_data(ctx, t, "an index tensor"));
     kc_index_entry *e = &p->e[p->nentries];
@@ -534,9 +584,10 @@ pte_status kc_index_plan_init(pte_kernel_ctx *ctx, kc_index_plan *p, const pte_t
       for (int32_t k = 0; k < t->dim; k++)
         if (t->sizes[k] != self->sizes[sd + k]) {
           char a[160], b[160];
-          return K_FAIL("the shape of the mask %s at index %d does not match the shape of the indexed tensor %s",
-                        pte_shape_str(t->dim, t->sizes, a, sizeof a), (int)k,
-                        pte_shape_str(self->dim, self->sizes, b, sizeof b));
+          return K_FAIL(
+              "the shape of the mask %s at index %d does not match the shape of the indexed tensor %s",
+              pte_shape_str(t->dim, t->sizes, a, sizeof a), (int)k,
+              pte_shape_str(self->dim, self->sizes, b, sizeof b));
         }
       e->mask = true;
       e->ndims = t->dim;
@@ -548,7 +599,8 @@ pte_status kc_index_plan_init(pte_kernel_ctx *ctx, kc_index_plan *p, const pte_t
       if (sd >= self->dim) return K_FAIL("too many indices for a tensor of rank %d", (int)self->dim);
       e->ndims = 1;
     } else {
-      return K_FAIL("tensors used as indices must be int64, int32, uint8 or bool, not %s", pte_dtype_name(t->dtype));
+      return K_FAIL("tensors used as indices must be int64, int32, uint8 or bool, not %s",
+                    pte_dtype_name(t->dtype));
     }
     if (gap) adjacent = false;
     seen_entry = true;
@@ -570,7 +622,8 @@ pte_status kc_index_plan_init(pte_kernel_ctx *ctx, kc_index_plan *p, const pte_t
       int64_t s = e->mask ? e->nnz : e->t->sizes[k];
       int32_t o = bd - d + k;
       if (s == p->bsizes[o] || s == 1) continue;
-      if (p->bsizes[o] != 1) return K_FAIL("shape mismatch: indexing tensors could not be broadcast together");
+      if (p->bsizes[o] != 1)
+        return K_FAIL("shape mismatch: indexing tensors could not be broadcast together");
       p->bsizes[o] = s;
     }
   }
@@ -650,14 +703,16 @@ pte_status kc_list_inputs(pte_kernel_ctx *ctx, pte_value *const *items, int32_t 
   K_CHECK(kc_supported(ctx, out->dtype, "out"));
   int32_t common = -1;
   for (int32_t i = 0; i < n; i++) {
-    if (!items[i] || items[i]->tag != PTE_TAG_TENSOR) return K_FAIL("item %d of tensors is not a Tensor", (int)i);
+    if (!items[i] || items[i]->tag != PTE_TAG_TENSOR)
+      return K_FAIL("item %d of tensors is not a Tensor", (int)i);
     const pte_tensor *t = items[i]->u.tensor;
     K_CHECK(kc_supported(ctx, t->dtype, "an input"));
     K_CHECK(k_has_data(ctx, t, "an input"));
     common = common < 0 ? t->dtype : k_promote(common, t->dtype);
   }
   if (n > 0 && !k_can_cast(common, out->dtype))
-    return K_FAIL("result type %s can't be cast to the output dtype %s", pte_dtype_name(common), pte_dtype_name(out->dtype));
+    return K_FAIL("result type %s can't be cast to the output dtype %s", pte_dtype_name(common),
+                  pte_dtype_name(out->dtype));
   return PTE_OK;
 }
 

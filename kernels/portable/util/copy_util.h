@@ -19,14 +19,14 @@ void kc_copy(void *dst, const int64_t *ds, const void *src, const int64_t *ss, i
  * dims and the rest is walked as a view of nt dims given by sizes and
  * element strides into out (ds) and self (ss), nb + nt <= PTE_MAX_DIM
  * (pixel_shuffle's regrouping). */
-void kc_copy_batched_view(pte_tensor *out, const pte_tensor *self, int32_t nb, int32_t nt, const int64_t *sizes,
-                          const int64_t *ds, const int64_t *ss);
+void kc_copy_batched_view(pte_tensor *out, const pte_tensor *self, int32_t nb, int32_t nt,
+                          const int64_t *sizes, const int64_t *ds, const int64_t *ss);
 
 /* Same with a dtype conversion from sdt to ddt (ATen's static_cast semantics:
  * float → int truncates toward zero, anything → bool is `!= 0`, NaN → bool is
  * true). Same dtypes go through kc_copy. Both dtypes must be k_is_supported. */
-void kc_convert(void *dst, int32_t ddt, const int64_t *ds, const void *src, int32_t sdt,
-                const int64_t *ss, int32_t dim, const int64_t *sizes);
+void kc_convert(void *dst, int32_t ddt, const int64_t *ds, const void *src, int32_t sdt, const int64_t *ss,
+                int32_t dim, const int64_t *sizes);
 
 /* Copy `src` into `dst` (same shape, each with its own strides and dtype). */
 void kc_copy_tensor(pte_tensor *dst, const pte_tensor *src);
@@ -41,8 +41,7 @@ void kc_accumulate(void *dst, const int64_t *ds, const void *src, const int64_t 
                    const int64_t *sizes, int32_t dt);
 
 /* Fill a strided block with one element (es bytes at `elem`). */
-void kc_fill(void *dst, const int64_t *ds, int32_t dim, const int64_t *sizes, const void *elem,
-             size_t es);
+void kc_fill(void *dst, const int64_t *ds, int32_t dim, const int64_t *sizes, const void *elem, size_t es);
 
 /* Fill all of tensor t with `elem` (an element of t's dtype). */
 static inline void kc_fill_tensor(pte_tensor *t, const void *elem) {
@@ -52,11 +51,21 @@ static inline void kc_fill_tensor(pte_tensor *t, const void *elem) {
 /* Copy one element of es bytes. */
 static inline void kc_copy_elem(void *dst, const void *src, size_t es) {
   switch (es) {
-    case 1: *(uint8_t *)dst = *(const uint8_t *)src; break;
-    case 2: memcpy(dst, src, 2); break;
-    case 4: memcpy(dst, src, 4); break;
-    case 8: memcpy(dst, src, 8); break;
-    default: memcpy(dst, src, es); break;
+    case 1:
+      *(uint8_t *)dst = *(const uint8_t *)src;
+      break;
+    case 2:
+      memcpy(dst, src, 2);
+      break;
+    case 4:
+      memcpy(dst, src, 4);
+      break;
+    case 8:
+      memcpy(dst, src, 8);
+      break;
+    default:
+      memcpy(dst, src, es);
+      break;
   }
 }
 
@@ -64,8 +73,7 @@ static inline void kc_copy_elem(void *dst, const void *src, size_t es) {
  * values the dtype can't hold fail like ATen's checked_convert ("value cannot
  * be converted to type ... without overflow"); bool targets never overflow.
  * Without it, the value is cast like a tensor element. */
-pte_status kc_scalar_to(pte_kernel_ctx *ctx, const k_scalar *s, int32_t dtype, bool checked,
-                        void *out);
+pte_status kc_scalar_to(pte_kernel_ctx *ctx, const k_scalar *s, int32_t dtype, bool checked, void *out);
 
 /* One element of `src_dtype` at p converted to `dtype` at out. */
 void kc_convert_elem(void *out, int32_t dtype, const void *p, int32_t src_dtype);
@@ -76,8 +84,8 @@ pte_status kc_supported(pte_kernel_ctx *ctx, int32_t dt, const char *what);
 /* Fail if out is the same tensor as one of the inputs (NULL entries are
  * skipped): the kernels resize out before reading their inputs, so a
  * hostile program passing one tensor as both must be refused. */
-pte_status kc_no_alias(pte_kernel_ctx *ctx, const pte_tensor *out, const pte_tensor *a,
-                       const pte_tensor *b, const pte_tensor *c);
+pte_status kc_no_alias(pte_kernel_ctx *ctx, const pte_tensor *out, const pte_tensor *a, const pte_tensor *b,
+                       const pte_tensor *c);
 /* Same for every tensor of a TensorList / OptionalTensorList. */
 /* out = self, same dtype and shape (alias_copy, detach_copy, lift_fresh_copy):
  * args = (self, out, ret). */
@@ -85,8 +93,7 @@ pte_status kc_copy_op(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs);
 /* The inputs of cat and stack: every item a tensor of a supported dtype
  * with memory, their promoted dtype castable to out's (supported too). */
 pte_status kc_list_inputs(pte_kernel_ctx *ctx, pte_value *const *items, int32_t n, const pte_tensor *out);
-pte_status kc_no_alias_list(pte_kernel_ctx *ctx, const pte_tensor *out, pte_value *const *items,
-                            int32_t n);
+pte_status kc_no_alias_list(pte_kernel_ctx *ctx, const pte_tensor *out, pte_value *const *items, int32_t n);
 
 /* Fail unless out has the same dtype as `like`. */
 pte_status kc_same_dtype(pte_kernel_ctx *ctx, const pte_tensor *out, const pte_tensor *like);
@@ -98,20 +105,18 @@ pte_status kc_memory_format(pte_kernel_ctx *ctx, pte_value **args, int32_t i, bo
 
 /* Check an optional dim_order argument against out: it must be a
  * permutation of out's rank and equal out's dim order. None accepts any. */
-pte_status kc_check_dim_order(pte_kernel_ctx *ctx, pte_value **args, int32_t i,
-                              const pte_tensor *out);
+pte_status kc_check_dim_order(pte_kernel_ctx *ctx, pte_value **args, int32_t i, const pte_tensor *out);
 
 /* Wrap and clamp a slice like ATen (start/end optional, step > 0): returns
  * the start and the number of elements. */
-pte_status kc_slice_range(pte_kernel_ctx *ctx, int64_t size, bool has_start, int64_t start,
-                          bool has_end, int64_t end, int64_t step, int64_t *first, int64_t *len);
+pte_status kc_slice_range(pte_kernel_ctx *ctx, int64_t size, bool has_start, int64_t start, bool has_end,
+                          int64_t end, int64_t step, int64_t *first, int64_t *len);
 
 /* scatter / scatter_add: out = self, then for every position i of index,
  * out[i with dim replaced by index[i]] = src[i] (or `value`, an element of
  * self's dtype, when src is NULL); with `add`, src is added instead. */
-pte_status kc_scatter(pte_kernel_ctx *ctx, const pte_tensor *self, int64_t dim,
-                      const pte_tensor *index, const pte_tensor *src, const void *value, bool add,
-                      pte_tensor *out);
+pte_status kc_scatter(pte_kernel_ctx *ctx, const pte_tensor *self, int64_t dim, const pte_tensor *index,
+                      const pte_tensor *src, const void *value, bool add, pte_tensor *out);
 
 /* tril (upper=false) / triu (upper=true) of the last two dims of self into
  * out: keeps j <= i + diagonal (tril) or j >= i + diagonal (triu), zeroes
@@ -126,9 +131,9 @@ pte_status kc_triangle(pte_kernel_ctx *ctx, const pte_tensor *self, int64_t diag
 typedef struct kc_index_entry {
   const pte_tensor *t; /* int64/int32 index tensor, or bool/uint8 mask */
   bool mask;
-  int32_t self_dim;    /* first dim of self it indexes */
-  int32_t ndims;       /* dims of self it covers (1, or the mask's rank) */
-  int64_t nnz;         /* mask: number of true elements */
+  int32_t self_dim;              /* first dim of self it indexes */
+  int32_t ndims;                 /* dims of self it covers (1, or the mask's rank) */
+  int64_t nnz;                   /* mask: number of true elements */
   int64_t bstrides[PTE_MAX_DIM]; /* strides over the broadcast index shape */
   /* mask cursor: the true element number cur_p sits at linear index cur_lin */
   int64_t cur_p, cur_lin;
@@ -140,7 +145,7 @@ typedef struct kc_index_plan {
   int32_t bdim; /* broadcast shape of the index tensors */
   int64_t bsizes[PTE_MAX_DIM];
   bool covered[PTE_MAX_DIM]; /* self dims consumed by an index */
-  int32_t out_dim; /* shape of self[indices] */
+  int32_t out_dim;           /* shape of self[indices] */
   int64_t out_sizes[PTE_MAX_DIM];
   int32_t bstart; /* first out dim holding the broadcast index dims */
   /* the dims of self that are not indexed (the "slice" block), in order,

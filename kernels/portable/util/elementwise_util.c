@@ -18,8 +18,7 @@ void ew_operand_scalar(const k_scalar *s, ew_operand *o) {
   o->is_scalar = true;
 }
 
-pte_status ew_operand_arg(pte_kernel_ctx *ctx, pte_value **args, int32_t i, bool scalar,
-                          ew_operand *o) {
+pte_status ew_operand_arg(pte_kernel_ctx *ctx, pte_value **args, int32_t i, bool scalar, ew_operand *o) {
   if (scalar) {
     k_scalar s;
     K_CHECK(k_scalar_arg(ctx, args, i, &s));
@@ -105,19 +104,28 @@ static void round_through(void *buf, k_ctype ct, int32_t common, int64_t n) {
   } else if (ct == K_I64) {
     int64_t *v = (int64_t *)buf;
     switch (common) {
-      case PTE_UINT8: for (int64_t j = 0; j < n; j++) v[j] = (uint8_t)v[j]; break;
-      case PTE_INT8: for (int64_t j = 0; j < n; j++) v[j] = (int8_t)v[j]; break;
-      case PTE_INT16: for (int64_t j = 0; j < n; j++) v[j] = (int16_t)v[j]; break;
-      case PTE_INT32: for (int64_t j = 0; j < n; j++) v[j] = (int32_t)v[j]; break;
-      default: break;
+      case PTE_UINT8:
+        for (int64_t j = 0; j < n; j++) v[j] = (uint8_t)v[j];
+        break;
+      case PTE_INT8:
+        for (int64_t j = 0; j < n; j++) v[j] = (int8_t)v[j];
+        break;
+      case PTE_INT16:
+        for (int64_t j = 0; j < n; j++) v[j] = (int16_t)v[j];
+        break;
+      case PTE_INT32:
+        for (int64_t j = 0; j < n; j++) v[j] = (int32_t)v[j];
+        break;
+      default:
+        break;
     }
   }
 }
 
 #define EW_CHUNK 256
 
-pte_status ew_run(pte_kernel_ctx *ctx, ew_operand *const *ops, int32_t n, pte_tensor *out,
-                  int32_t common, k_ctype out_ct, const k_row_fns *fns, k_params *p) {
+pte_status ew_run(pte_kernel_ctx *ctx, ew_operand *const *ops, int32_t n, pte_tensor *out, int32_t common,
+                  k_ctype out_ct, const k_row_fns *fns, k_params *p) {
   const pte_tensor *ins[3] = {NULL, NULL, NULL};
   int32_t through[3] = {common, common, common};
   bool reduced = common == PTE_FLOAT16 || common == PTE_BFLOAT16;
@@ -178,7 +186,8 @@ pte_status ew_run(pte_kernel_ctx *ctx, ew_operand *const *ops, int32_t n, pte_te
       int64_t m = len - s < EW_CHUNK ? len - s : EW_CHUNK;
       const void *in[3] = {NULL, NULL, NULL};
       for (int32_t i = 0; i < nin; i++) {
-        k_load_row(buf[i], ct, through[i], ins[i]->data, ins[i]->dtype, off[i] + s * istride[i], istride[i], m);
+        k_load_row(buf[i], ct, through[i], ins[i]->data, ins[i]->dtype, off[i] + s * istride[i], istride[i],
+                   m);
         in[i] = buf[i];
       }
       fn(in[0], in[1], in[2], buf[3], m, p);
@@ -187,7 +196,8 @@ pte_status ew_run(pte_kernel_ctx *ctx, ew_operand *const *ops, int32_t n, pte_te
     }
   }
   if (p->i[EW_ERR_SLOT] == EW_ERR_ZERO_DIV) return K_FAIL("ZeroDivisionError: integer division by zero");
-  if (p->i[EW_ERR_SLOT]) return K_FAIL("elementwise operation failed (code %lld)", (long long)p->i[EW_ERR_SLOT]);
+  if (p->i[EW_ERR_SLOT])
+    return K_FAIL("elementwise operation failed (code %lld)", (long long)p->i[EW_ERR_SLOT]);
   return PTE_OK;
 }
 
@@ -198,16 +208,42 @@ pte_status ew_run(pte_kernel_ctx *ctx, ew_operand *const *ops, int32_t n, pte_te
 pte_status ew_scalar_check(pte_kernel_ctx *ctx, const k_scalar *s, int32_t dtype, const char *what) {
   double lo = 0, hi = 0;
   switch (dtype) {
-    case PTE_BOOL: return PTE_OK;
-    case PTE_UINT8: lo = 0; hi = 255; break;
-    case PTE_INT8: lo = -128; hi = 127; break;
-    case PTE_INT16: lo = -32768; hi = 32767; break;
-    case PTE_INT32: lo = -2147483648.0; hi = 2147483647.0; break;
-    case PTE_INT64: lo = -9223372036854775808.0; hi = 9223372036854775807.0; break;
-    case PTE_FLOAT16: lo = -65504; hi = 65504; break;
-    case PTE_BFLOAT16: lo = -3.3895313892515355e38; hi = 3.3895313892515355e38; break;
-    case PTE_FLOAT32: lo = -3.4028234663852886e38; hi = 3.4028234663852886e38; break;
-    default: return PTE_OK;
+    case PTE_BOOL:
+      return PTE_OK;
+    case PTE_UINT8:
+      lo = 0;
+      hi = 255;
+      break;
+    case PTE_INT8:
+      lo = -128;
+      hi = 127;
+      break;
+    case PTE_INT16:
+      lo = -32768;
+      hi = 32767;
+      break;
+    case PTE_INT32:
+      lo = -2147483648.0;
+      hi = 2147483647.0;
+      break;
+    case PTE_INT64:
+      lo = -9223372036854775808.0;
+      hi = 9223372036854775807.0;
+      break;
+    case PTE_FLOAT16:
+      lo = -65504;
+      hi = 65504;
+      break;
+    case PTE_BFLOAT16:
+      lo = -3.3895313892515355e38;
+      hi = 3.3895313892515355e38;
+      break;
+    case PTE_FLOAT32:
+      lo = -3.4028234663852886e38;
+      hi = 3.4028234663852886e38;
+      break;
+    default:
+      return PTE_OK;
   }
   bool bad = false;
   if (s->dtype == PTE_FLOAT64) {

@@ -35,8 +35,7 @@ typedef struct ew_operand {
 } ew_operand;
 
 /* Read argument i as a Tensor (scalar = false) or a Scalar (scalar = true). */
-pte_status ew_operand_arg(pte_kernel_ctx *ctx, pte_value **args, int32_t i, bool scalar,
-                          ew_operand *o);
+pte_status ew_operand_arg(pte_kernel_ctx *ctx, pte_value **args, int32_t i, bool scalar, ew_operand *o);
 /* Make an operand from a Scalar already read. */
 void ew_operand_scalar(const k_scalar *s, ew_operand *o);
 /* Make an operand from a tensor. */
@@ -65,8 +64,8 @@ int64_t ew_scalar_i(const k_scalar *s, int32_t common);
  * Results are rounded through `common` before being stored to an output of
  * another dtype (as ATen computes in the common dtype, then casts), and a
  * flag raised by a row function becomes an error. `p` may be NULL. */
-pte_status ew_run(pte_kernel_ctx *ctx, ew_operand *const *ops, int32_t n, pte_tensor *out,
-                  int32_t common, k_ctype out_ct, const k_row_fns *fns, k_params *p);
+pte_status ew_run(pte_kernel_ctx *ctx, ew_operand *const *ops, int32_t n, pte_tensor *out, int32_t common,
+                  k_ctype out_ct, const k_row_fns *fns, k_params *p);
 
 /* Fail like ATen's Scalar::to<T>() when a Scalar argument (a fill value, a
  * bound) does not fit `dtype`; `what` names it in the message. */

@@ -17,8 +17,7 @@
 
 /* Each op file ends with one or more of these; CMake collects them into the
  * library's kernel table (see kernels/portable/CMakeLists.txt). */
-#define PTE_PORTABLE_KERNEL(fn, opname) \
-  const pte_kernel pte_portable_kernel_##fn = {opname, fn, 0, 0};
+#define PTE_PORTABLE_KERNEL(fn, opname) const pte_kernel pte_portable_kernel_##fn = {opname, fn, 0, 0};
 #define PTE_PORTABLE_KERNEL_EX(fn, opname, accepts, scratch) \
   const pte_kernel pte_portable_kernel_##fn = {opname, fn, accepts, scratch};
 
@@ -45,8 +44,8 @@ int32_t k_promote(int32_t a, int32_t b);
 /* An operand of torch.result_type. */
 typedef struct k_operand {
   int32_t dtype;
-  int32_t dim;       /* 0-dim tensors rank below dimensioned ones */
-  bool wrapped;      /* a Python number (Scalar argument) */
+  int32_t dim;  /* 0-dim tensors rank below dimensioned ones */
+  bool wrapped; /* a Python number (Scalar argument) */
 } k_operand;
 k_operand k_tensor_operand(const pte_tensor *t);
 k_operand k_scalar_operand(const k_scalar *s);
@@ -73,8 +72,7 @@ bool k_can_cast(int32_t from, int32_t to);
 void k_load_row(void *dst, k_ctype ct, int32_t through, const void *src, int32_t dt, int64_t off,
                 int64_t stride, int64_t n);
 /* n elements of compute type ct into `dst` (dtype dt) at off/stride. */
-void k_store_row(void *dst, int32_t dt, int64_t off, int64_t stride, const void *src, k_ctype ct,
-                 int64_t n);
+void k_store_row(void *dst, int32_t dt, int64_t off, int64_t stride, const void *src, k_ctype ct, int64_t n);
 /* One element as double / int64 (slow path helpers). */
 double k_get_d(const void *p, int32_t dt, int64_t i);
 int64_t k_get_i(const void *p, int32_t dt, int64_t i);
@@ -96,8 +94,8 @@ static inline int64_t k_numel(int32_t dim, const int64_t *sizes) {
 }
 
 /* Broadcast the shapes of n tensors (NULL entries are skipped). */
-pte_status k_broadcast_shape(pte_kernel_ctx *ctx, const pte_tensor *const *ts, int32_t n,
-                             int32_t *dim, int64_t *sizes);
+pte_status k_broadcast_shape(pte_kernel_ctx *ctx, const pte_tensor *const *ts, int32_t n, int32_t *dim,
+                             int64_t *sizes);
 /* Strides of `t` viewed as broadcast to (dim, sizes): 0 on broadcast dims. */
 void k_broadcast_strides(const pte_tensor *t, int32_t dim, const int64_t *sizes, int64_t *strides);
 
@@ -161,21 +159,24 @@ typedef struct k_row_fns {
 
 /* Define a row function family from one expression per compute type.
  * In the expression: a, b, c are the inputs (of type T), p the k_params. */
-#define K_ROW_FN(name, T, OUT_T, EXPR)                                                   \
-  static void name(const void *a_, const void *b_, const void *c_, void *o_, int64_t n, \
-                   const k_params *p) {                                                  \
-    const T *A_ = (const T *)a_;                                                         \
-    const T *B_ = (const T *)b_;                                                         \
-    const T *C_ = (const T *)c_;                                                         \
-    OUT_T *O_ = (OUT_T *)o_;                                                             \
-    (void)p; (void)B_; (void)C_;                                                         \
-    for (int64_t j_ = 0; j_ < n; j_++) {                                                 \
-      T a = A_[j_];                                                                      \
-      T b = B_ ? B_[j_] : (T)0;                                                          \
-      T c = C_ ? C_[j_] : (T)0;                                                          \
-      (void)a; (void)b; (void)c;                                                         \
-      O_[j_] = (OUT_T)(EXPR);                                                            \
-    }                                                                                    \
+#define K_ROW_FN(name, T, OUT_T, EXPR)                                                                       \
+  static void name(const void *a_, const void *b_, const void *c_, void *o_, int64_t n, const k_params *p) { \
+    const T *A_ = (const T *)a_;                                                                             \
+    const T *B_ = (const T *)b_;                                                                             \
+    const T *C_ = (const T *)c_;                                                                             \
+    OUT_T *O_ = (OUT_T *)o_;                                                                                 \
+    (void)p;                                                                                                 \
+    (void)B_;                                                                                                \
+    (void)C_;                                                                                                \
+    for (int64_t j_ = 0; j_ < n; j_++) {                                                                     \
+      T a = A_[j_];                                                                                          \
+      T b = B_ ? B_[j_] : (T)0;                                                                              \
+      T c = C_ ? C_[j_] : (T)0;                                                                              \
+      (void)a;                                                                                               \
+      (void)b;                                                                                               \
+      (void)c;                                                                                               \
+      O_[j_] = (OUT_T)(EXPR);                                                                                \
+    }                                                                                                        \
   }
 
 /* ---------------------------------------------------------------------- */
@@ -198,8 +199,8 @@ typedef struct k_reduce {
 
 /* dims: the reduced dims (may be negative); ndims < 0 or 0 = all dims
  * (callers pass 0 only where the op means "all" for an empty list). */
-pte_status k_reduce_init(pte_kernel_ctx *ctx, k_reduce *r, const pte_tensor *in,
-                         const int64_t *dims, int32_t ndims, bool keepdim);
+pte_status k_reduce_init(pte_kernel_ctx *ctx, k_reduce *r, const pte_tensor *in, const int64_t *dims,
+                         int32_t ndims, bool keepdim);
 static inline int64_t k_reduce_outer(const k_reduce *r, int64_t o) {
   return k_offset(r->outer_dim, r->outer_sizes, r->outer_strides, o);
 }

@@ -124,19 +124,19 @@ pte_status kn_softmax(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs, bool
     int64_t a = kr_line_offset(self, d, l), b = kr_line_offset(out, d, l);
     if (self->dtype == PTE_FLOAT32)
       softmax_f32_line((const float *)self->data + a, sx, (float *)out->data + b, sy, len, is_log);
-    else
-      softmax_any_line(self, a, sx, out, b, sy, len, is_log);
+    else softmax_any_line(self, a, sx, out, b, sy, len, is_log);
   }
   return PTE_OK;
 }
 
 /* An int list of 0 (→ dflt), 1 (→ all dims) or nsp values. */
-static pte_status spatial_list(pte_kernel_ctx *ctx, pte_value **args, int32_t i, int32_t nsp, const int64_t *dflt,
-                               const char *what, int64_t *out) {
+static pte_status spatial_list(pte_kernel_ctx *ctx, pte_value **args, int32_t i, int32_t nsp,
+                               const int64_t *dflt, const char *what, int64_t *out) {
   int64_t v[3] = {0, 0, 0};
   int32_t n = 0;
   K_CHECK(k_int_list(ctx, args, i, v, 3, &n));
-  if (n != 0 && n != 1 && n != nsp) return K_FAIL("%s must have 1 or %d values, got %d", what, (int)nsp, (int)n);
+  if (n != 0 && n != 1 && n != nsp)
+    return K_FAIL("%s must have 1 or %d values, got %d", what, (int)nsp, (int)n);
   for (int32_t j = 0; j < nsp; j++) out[3 - nsp + j] = n == 0 ? dflt[3 - nsp + j] : n == 1 ? v[0] : v[j];
   return PTE_OK;
 }
@@ -147,15 +147,16 @@ static int64_t div_floor(int64_t a, int64_t b) {
   return q;
 }
 
-static int64_t pool_out_size(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t dil, bool ceil_mode) {
+static int64_t pool_out_size(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t dil,
+                             bool ceil_mode) {
   int64_t o = div_floor(in + 2 * pad - dil * (k - 1) - 1 + (ceil_mode ? stride - 1 : 0), stride) + 1;
   if (ceil_mode && (o - 1) * stride >= in + pad) o--;
   return o;
 }
 
-pte_status kn_pool_init(pte_kernel_ctx *ctx, pte_value **args, const pte_tensor *in, int32_t nsp, int32_t k_arg,
-                        int32_t s_arg, int32_t p_arg, int32_t dil_arg, bool ceil_mode, kn_pool *p,
-                        int64_t *out_sizes) {
+pte_status kn_pool_init(pte_kernel_ctx *ctx, pte_value **args, const pte_tensor *in, int32_t nsp,
+                        int32_t k_arg, int32_t s_arg, int32_t p_arg, int32_t dil_arg, bool ceil_mode,
+                        kn_pool *p, int64_t *out_sizes) {
   memset(p, 0, sizeof *p);
   p->nsp = nsp;
   for (int32_t j = 0; j < 3; j++) {
@@ -268,7 +269,8 @@ void kn_max_pool(const kn_pool *p, const pte_tensor *in, pte_tensor *out, pte_te
 
 /* Average window along one dim: [start, end) clipped to the input, and the
  * length clipped to the padded input (for count_include_pad). */
-static inline void avg_window(const kn_pool *p, int32_t j, int64_t o, int64_t *start, int64_t *end, int64_t *padded) {
+static inline void avg_window(const kn_pool *p, int32_t j, int64_t o, int64_t *start, int64_t *end,
+                              int64_t *padded) {
   int64_t s = o * p->s[j] - p->p[j];
   int64_t e = s + p->k[j] < p->in[j] + p->p[j] ? s + p->k[j] : p->in[j] + p->p[j];
   *padded = e - s;
@@ -276,8 +278,8 @@ static inline void avg_window(const kn_pool *p, int32_t j, int64_t o, int64_t *s
   *end = e > p->in[j] ? p->in[j] : e;
 }
 
-void kn_avg_pool(const kn_pool *p, const pte_tensor *in, pte_tensor *out, bool count_include_pad, bool has_div,
-                 int64_t divisor) {
+void kn_avg_pool(const kn_pool *p, const pte_tensor *in, pte_tensor *out, bool count_include_pad,
+                 bool has_div, int64_t divisor) {
   const int64_t D = p->in[0], H = p->in[1], W = p->in[2], OD = p->out[0], OH = p->out[1], OW = p->out[2];
   bool f32 = in->dtype == PTE_FLOAT32, is_f = k_is_float(in->dtype);
   for (int64_t pl = 0; pl < p->planes; pl++) {
@@ -297,7 +299,9 @@ void kn_avg_pool(const kn_pool *p, const pte_tensor *in, pte_tensor *out, bool c
             k_set_d(out->data, out->dtype, o, 0);
             continue;
           }
-          int64_t div = has_div ? divisor : count_include_pad ? pd * ph * pw : (de - ds) * (he - hs) * (we - ws);
+          int64_t div = has_div             ? divisor
+                        : count_include_pad ? pd * ph * pw
+                                            : (de - ds) * (he - hs) * (we - ws);
           if (is_f) {
             double s = 0;
             for (int64_t d = ds; d < de; d++)
@@ -315,7 +319,8 @@ void kn_avg_pool(const kn_pool *p, const pte_tensor *in, pte_tensor *out, bool c
             uint64_t su = 0; /* wraps like ATen's int64 accumulator */
             for (int64_t d = ds; d < de; d++)
               for (int64_t h = hs; h < he; h++)
-                for (int64_t w = ws; w < we; w++) su += (uint64_t)k_get_i(in->data, in->dtype, ib + (d * H + h) * W + w);
+                for (int64_t w = ws; w < we; w++)
+                  su += (uint64_t)k_get_i(in->data, in->dtype, ib + (d * H + h) * W + w);
             int64_t s = (int64_t)su;
             /* INT64_MIN / -1 overflows: it wraps to INT64_MIN */
             k_set_i(out->data, out->dtype, o, (s == INT64_MIN && div == -1) ? s : s / div);
@@ -410,7 +415,8 @@ pte_status kn_max_pool_op(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs, 
   if (!k_is_supported(in->dtype) || in->dtype == PTE_BOOL)
     return K_FAIL("not implemented for %s", pte_dtype_name(in->dtype));
   if (out->dtype != in->dtype)
-    return K_FAIL("output dtype %s differs from input %s", pte_dtype_name(out->dtype), pte_dtype_name(in->dtype));
+    return K_FAIL("output dtype %s differs from input %s", pte_dtype_name(out->dtype),
+                  pte_dtype_name(in->dtype));
   if (ind->dtype != PTE_INT64) return K_FAIL("indices must be int64, got %s", pte_dtype_name(ind->dtype));
   if (out == ind) return K_FAIL("out and indices must be different tensors");
   kn_pool p;
@@ -446,7 +452,8 @@ pte_status kn_avg_pool_op(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs, 
   if (!k_is_supported(in->dtype) || in->dtype == PTE_BOOL)
     return K_FAIL("not implemented for %s", pte_dtype_name(in->dtype));
   if (out->dtype != in->dtype)
-    return K_FAIL("output dtype %s differs from input %s", pte_dtype_name(out->dtype), pte_dtype_name(in->dtype));
+    return K_FAIL("output dtype %s differs from input %s", pte_dtype_name(out->dtype),
+                  pte_dtype_name(in->dtype));
   kn_pool p;
   int64_t osz[5];
   K_CHECK(kn_pool_init(ctx, args, in, nsp, 1, 2, 3, -1, ceil_mode, &p, osz));

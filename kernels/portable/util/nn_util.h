@@ -34,15 +34,15 @@ typedef struct kn_pool {
  * args, checks them like ATen's pool shape checks and computes the output
  * size. `out_sizes` gets the output shape (rank of the input, which must be
  * nsp + 1 or nsp + 2). */
-pte_status kn_pool_init(pte_kernel_ctx *ctx, pte_value **args, const pte_tensor *in, int32_t nsp, int32_t k_arg,
-                        int32_t s_arg, int32_t p_arg, int32_t dil_arg, bool ceil_mode, kn_pool *p,
-                        int64_t *out_sizes);
+pte_status kn_pool_init(pte_kernel_ctx *ctx, pte_value **args, const pte_tensor *in, int32_t nsp,
+                        int32_t k_arg, int32_t s_arg, int32_t p_arg, int32_t dil_arg, bool ceil_mode,
+                        kn_pool *p, int64_t *out_sizes);
 /* Max pooling of contiguous tensors; indices are flat positions within the
  * input plane (d * H * W + h * W + w). NaN wins. */
 void kn_max_pool(const kn_pool *p, const pte_tensor *in, pte_tensor *out, pte_tensor *ind);
 /* Average pooling of contiguous tensors. */
-void kn_avg_pool(const kn_pool *p, const pte_tensor *in, pte_tensor *out, bool count_include_pad, bool has_div,
-                 int64_t divisor);
+void kn_avg_pool(const kn_pool *p, const pte_tensor *in, pte_tensor *out, bool count_include_pad,
+                 bool has_div, int64_t divisor);
 
 /* Contiguous copies of strided tensors in kernel scratch memory, so the
  * contiguous fast paths also serve channels-last (dim-order) tensors. */

@@ -21,14 +21,22 @@ pte_status kr_read_args(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs, kr
   a->keepdim = false;
   a->out2 = NULL;
   switch (form) {
-    case KR_ALL: a->ndims = -1; break;
-    case KR_DIM: K_CHECK(k_int(ctx, args, 1, &a->dims[0])); break;
+    case KR_ALL:
+      a->ndims = -1;
+      break;
+    case KR_DIM:
+      K_CHECK(k_int(ctx, args, 1, &a->dims[0]));
+      break;
     case KR_OPT_DIM:
       K_CHECK(k_opt_int(ctx, args, 1, &a->dims[0], &present));
       if (!present) a->ndims = -1;
       break;
-    case KR_DIMS: K_CHECK(k_int_list(ctx, args, 1, a->dims, PTE_MAX_DIM, &a->ndims)); break;
-    case KR_OPT_DIMS: K_CHECK(k_opt_int_list(ctx, args, 1, a->dims, PTE_MAX_DIM, &a->ndims)); break;
+    case KR_DIMS:
+      K_CHECK(k_int_list(ctx, args, 1, a->dims, PTE_MAX_DIM, &a->ndims));
+      break;
+    case KR_OPT_DIMS:
+      K_CHECK(k_opt_int_list(ctx, args, 1, a->dims, PTE_MAX_DIM, &a->ndims));
+      break;
   }
   if (form != KR_ALL) K_CHECK(k_bool(ctx, args, 2, &a->keepdim));
   K_CHECK(k_tensor(ctx, args, first_out, &a->out));
@@ -197,30 +205,30 @@ pte_status kr_var(pte_kernel_ctx *ctx, const pte_tensor *self, const int64_t *di
 
 /* ---- sorting ---- */
 
-#define SORT_PRECEDES_F(a, b) (desc ? ((a) > (b) || ((a) != (a) && (b) == (b))) \
-                                    : ((a) < (b) || ((a) == (a) && (b) != (b))))
+#define SORT_PRECEDES_F(a, b) \
+  (desc ? ((a) > (b) || ((a) != (a) && (b) == (b))) : ((a) < (b) || ((a) == (a) && (b) != (b))))
 #define SORT_PRECEDES_I(a, b) (desc ? (a) > (b) : (a) < (b))
 
 /* Stable bottom-up merge sort of idx[0..n) by keys. */
-#define DEFINE_SORT(NAME, T, PRECEDES)                                                  \
-  static void NAME(const T *key, int64_t *idx, int64_t *tmp, int64_t n, bool desc) {   \
-    int64_t *src = idx, *dst = tmp;                                                     \
-    for (int64_t w = 1; w < n; w *= 2) {                                                \
-      for (int64_t lo = 0; lo < n; lo += 2 * w) {                                       \
-        int64_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;    \
-        int64_t i = lo, j = mid, o = lo;                                                \
-        while (i < mid && j < hi) {                                                     \
-          T a = key[src[i]], b = key[src[j]];                                           \
-          dst[o++] = PRECEDES(b, a) ? src[j++] : src[i++];                              \
-        }                                                                               \
-        while (i < mid) dst[o++] = src[i++];                                            \
-        while (j < hi) dst[o++] = src[j++];                                             \
-      }                                                                                 \
-      int64_t *t = src;                                                                 \
-      src = dst;                                                                        \
-      dst = t;                                                                          \
-    }                                                                                   \
-    if (src != idx) memcpy(idx, src, (size_t)n * sizeof *idx);                          \
+#define DEFINE_SORT(NAME, T, PRECEDES)                                               \
+  static void NAME(const T *key, int64_t *idx, int64_t *tmp, int64_t n, bool desc) { \
+    int64_t *src = idx, *dst = tmp;                                                  \
+    for (int64_t w = 1; w < n; w *= 2) {                                             \
+      for (int64_t lo = 0; lo < n; lo += 2 * w) {                                    \
+        int64_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n; \
+        int64_t i = lo, j = mid, o = lo;                                             \
+        while (i < mid && j < hi) {                                                  \
+          T a = key[src[i]], b = key[src[j]];                                        \
+          dst[o++] = PRECEDES(b, a) ? src[j++] : src[i++];                           \
+        }                                                                            \
+        while (i < mid) dst[o++] = src[i++];                                         \
+        while (j < hi) dst[o++] = src[j++];                                          \
+      }                                                                              \
+      int64_t *t = src;                                                              \
+      src = dst;                                                                     \
+      dst = t;                                                                       \
+    }                                                                                \
+    if (src != idx) memcpy(idx, src, (size_t)n * sizeof *idx);                       \
   }
 
 DEFINE_SORT(sort_f, double, SORT_PRECEDES_F)
@@ -245,11 +253,13 @@ pte_status kr_sort_lines(pte_kernel_ctx *ctx, const pte_tensor *self, int64_t di
   if (values->dtype != self->dtype)
     return K_FAIL("values dtype %s differs from the input dtype %s", pte_dtype_name(values->dtype),
                   pte_dtype_name(self->dtype));
-  if (indices->dtype != PTE_INT64) return K_FAIL("indices must be int64, got %s", pte_dtype_name(indices->dtype));
+  if (indices->dtype != PTE_INT64)
+    return K_FAIL("indices must be int64, got %s", pte_dtype_name(indices->dtype));
   if (values == indices) return K_FAIL("values and indices must be different tensors");
   K_CHECK(k_dim(ctx, dim, self->dim, &d));
   int64_t len = self->dim ? self->sizes[d] : 1;
-  if (k < 0 || k > len) return K_FAIL("k (%lld) is out of range for a dimension of size %lld", (long long)k, (long long)len);
+  if (k < 0 || k > len)
+    return K_FAIL("k (%lld) is out of range for a dimension of size %lld", (long long)k, (long long)len);
   int64_t sizes[PTE_MAX_DIM];
   for (int32_t i = 0; i < self->dim; i++) sizes[i] = i == d ? k : self->sizes[i];
   K_CHECK(k_out(ctx, values, self->dim, sizes));
@@ -258,7 +268,8 @@ pte_status kr_sort_lines(pte_kernel_ctx *ctx, const pte_tensor *self, int64_t di
   if (numel == 0 || k == 0) return PTE_OK;
   size_t have = 0;
   uint8_t *scratch = (uint8_t *)pte_kernel_scratch(ctx, &have);
-  if (!scratch || have < kr_sort_scratch(len)) return K_FAIL("scratch memory too small for a sort of %lld elements", (long long)len);
+  if (!scratch || have < kr_sort_scratch(len))
+    return K_FAIL("scratch memory too small for a sort of %lld elements", (long long)len);
   uintptr_t base = ((uintptr_t)scratch + 15) & ~(uintptr_t)15;
   int64_t *idx = (int64_t *)base, *tmp = idx + len;
   void *keys = tmp + len;
@@ -267,7 +278,8 @@ pte_status kr_sort_lines(pte_kernel_ctx *ctx, const pte_tensor *self, int64_t di
   int64_t sx = self->dim ? self->strides[d] : 1, sv = values->dim ? values->strides[d] : 1;
   int64_t si = indices->dim ? indices->strides[d] : 1;
   for (int64_t l = 0; l < lines; l++) {
-    int64_t a = kr_line_offset(self, d, l), bv = kr_line_offset(values, d, l), bi = kr_line_offset(indices, d, l);
+    int64_t a = kr_line_offset(self, d, l), bv = kr_line_offset(values, d, l),
+            bi = kr_line_offset(indices, d, l);
     for (int64_t j = 0; j < len; j++) idx[j] = j;
     if (as_float) {
       double *kd = (double *)keys;

@@ -56,7 +56,6 @@ static inline int64_t kr_offset(const pte_tensor *t, int64_t i) {
 pte_status kr_var(pte_kernel_ctx *ctx, const pte_tensor *self, const int64_t *dims, int32_t ndims,
                   bool keepdim, double correction, bool take_sqrt, pte_tensor *out);
 
-
 /* The argument forms of the reductions' out overloads, each followed by
  * its 1 or 2 out tensors (and the out passed back):
  *   KR_ALL       (self, ...)                        every dim
