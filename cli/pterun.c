@@ -335,24 +335,12 @@ static void print_value(int32_t i, const pte_value *v) {
   for (int64_t k = 0; k < n && k < 8 && t->data; k++) {
     if (k) printf(", ");
     switch (t->dtype) {
-      case PTE_FLOAT32:
-        printf("%.6g", ((const float *)t->data)[k]);
-        break;
-      case PTE_FLOAT64:
-        printf("%.6g", ((const double *)t->data)[k]);
-        break;
-      case PTE_INT64:
-        printf("%lld", (long long)((const int64_t *)t->data)[k]);
-        break;
-      case PTE_INT32:
-        printf("%d", ((const int32_t *)t->data)[k]);
-        break;
-      case PTE_BOOL:
-        printf("%s", ((const uint8_t *)t->data)[k] ? "True" : "False");
-        break;
-      default:
-        printf("?");
-        break;
+      case PTE_FLOAT32: printf("%.6g", ((const float *)t->data)[k]); break;
+      case PTE_FLOAT64: printf("%.6g", ((const double *)t->data)[k]); break;
+      case PTE_INT64: printf("%lld", (long long)((const int64_t *)t->data)[k]); break;
+      case PTE_INT32: printf("%d", ((const int32_t *)t->data)[k]); break;
+      case PTE_BOOL: printf("%s", ((const uint8_t *)t->data)[k] ? "True" : "False"); break;
+      default: printf("?"); break;
     }
   }
   printf("%s]\n", n > 8 ? ", ..." : "");

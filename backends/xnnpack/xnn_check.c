@@ -76,15 +76,11 @@ static const char *why_refused(int dt) {
       return "half-precision graphs are not supported (Debian's 2022 XNNPACK has no fp16/bf16 subgraph "
              "operators; export in fp32)";
     case XG_DT_QCINT4:
-    case XG_DT_QBINT4:
-      return "4-bit quantized weights are not supported by Debian's 2022 XNNPACK";
+    case XG_DT_QBINT4: return "4-bit quantized weights are not supported by Debian's 2022 XNNPACK";
     case XG_DT_QDINT8:
-    case XG_DT_QPINT8:
-      return "dynamically quantized graphs are not supported by Debian's 2022 XNNPACK";
-    case XG_DT_FP32:
-      return "quantization parameters on an fp32 value are not supported";
-    default:
-      return "pterun's XNNPACK delegate runs fp32 graphs only";
+    case XG_DT_QPINT8: return "dynamically quantized graphs are not supported by Debian's 2022 XNNPACK";
+    case XG_DT_FP32: return "quantization parameters on an fp32 value are not supported";
+    default: return "pterun's XNNPACK delegate runs fp32 graphs only";
   }
 }
 

@@ -132,37 +132,21 @@ const char *xg_node_type_name(int type) {
 
 const char *xg_datatype_name(int dt) {
   switch (dt) {
-    case XG_DT_INVALID:
-      return "invalid";
-    case XG_DT_FP32:
-      return "fp32";
-    case XG_DT_FP16:
-      return "fp16";
-    case XG_DT_QINT8:
-      return "qint8 (statically quantized int8)";
-    case XG_DT_QUINT8:
-      return "quint8 (statically quantized uint8)";
-    case XG_DT_QINT32:
-      return "qint32 (quantized int32)";
-    case XG_DT_QCINT8:
-      return "qcint8 (per-channel quantized int8)";
-    case XG_DT_QCINT32:
-      return "qcint32 (per-channel quantized int32)";
-    case XG_DT_QCINT4:
-      return "qcint4 (4-bit per-channel quantized)";
-    case XG_DT_QDINT8:
-      return "qdint8 (dynamically quantized int8)";
-    case XG_DT_QBINT4:
-      return "qbint4 (4-bit blockwise quantized)";
-    case XG_DT_QPINT8:
-      return "qpint8 (packed dynamically quantized int8)";
-    case XG_DT_INT32:
-      return "int32";
-    case XG_DT_PFP32:
-      return "pfp32 (packed fp32)";
-    case XG_DT_BF16:
-      return "bf16";
-    default:
-      return "unknown datatype";
+    case XG_DT_INVALID: return "invalid";
+    case XG_DT_FP32: return "fp32";
+    case XG_DT_FP16: return "fp16";
+    case XG_DT_QINT8: return "qint8 (statically quantized int8)";
+    case XG_DT_QUINT8: return "quint8 (statically quantized uint8)";
+    case XG_DT_QINT32: return "qint32 (quantized int32)";
+    case XG_DT_QCINT8: return "qcint8 (per-channel quantized int8)";
+    case XG_DT_QCINT32: return "qcint32 (per-channel quantized int32)";
+    case XG_DT_QCINT4: return "qcint4 (4-bit per-channel quantized)";
+    case XG_DT_QDINT8: return "qdint8 (dynamically quantized int8)";
+    case XG_DT_QBINT4: return "qbint4 (4-bit blockwise quantized)";
+    case XG_DT_QPINT8: return "qpint8 (packed dynamically quantized int8)";
+    case XG_DT_INT32: return "int32";
+    case XG_DT_PFP32: return "pfp32 (packed fp32)";
+    case XG_DT_BF16: return "bf16";
+    default: return "unknown datatype";
   }
 }

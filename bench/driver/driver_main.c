@@ -30,20 +30,15 @@ size_t bench_dtype_size(int32_t dtype) {
   switch (dtype) {
     case 0:
     case 1:
-    case 11:
-      return 1; /* uint8, int8, bool */
+    case 11: return 1; /* uint8, int8, bool */
     case 2:
     case 5:
-    case 15:
-      return 2; /* int16, float16, bfloat16 */
+    case 15: return 2; /* int16, float16, bfloat16 */
     case 3:
-    case 6:
-      return 4; /* int32, float32 */
+    case 6: return 4; /* int32, float32 */
     case 4:
-    case 7:
-      return 8; /* int64, float64 */
-    default:
-      return 0;
+    case 7: return 8; /* int64, float64 */
+    default: return 0;
   }
 }
 

@@ -13,34 +13,20 @@
  * uint16 and index.json says so. */
 static const char *npy_descr(int32_t dtype) {
   switch (dtype) {
-    case PTE_UINT8:
-      return "|u1";
-    case PTE_INT8:
-      return "|i1";
-    case PTE_INT16:
-      return "<i2";
-    case PTE_INT32:
-      return "<i4";
-    case PTE_INT64:
-      return "<i8";
-    case PTE_FLOAT16:
-      return "<f2";
-    case PTE_FLOAT32:
-      return "<f4";
-    case PTE_FLOAT64:
-      return "<f8";
-    case PTE_BOOL:
-      return "|b1";
-    case PTE_BFLOAT16:
-      return "<u2";
-    case PTE_UINT16:
-      return "<u2";
-    case PTE_UINT32:
-      return "<u4";
-    case PTE_UINT64:
-      return "<u8";
-    default:
-      return NULL;
+    case PTE_UINT8: return "|u1";
+    case PTE_INT8: return "|i1";
+    case PTE_INT16: return "<i2";
+    case PTE_INT32: return "<i4";
+    case PTE_INT64: return "<i8";
+    case PTE_FLOAT16: return "<f2";
+    case PTE_FLOAT32: return "<f4";
+    case PTE_FLOAT64: return "<f8";
+    case PTE_BOOL: return "|b1";
+    case PTE_BFLOAT16: return "<u2";
+    case PTE_UINT16: return "<u2";
+    case PTE_UINT32: return "<u4";
+    case PTE_UINT64: return "<u8";
+    default: return NULL;
   }
 }
 

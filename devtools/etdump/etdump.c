@@ -249,11 +249,8 @@ static void on_output(void *user, const pte_event *ev, int32_t index, const pte_
       d->tag = PTE_TAG_DOUBLE;
       d->scalar.d = v->u.d;
       break;
-    case PTE_TAG_NONE:
-      d->tag = PTE_TAG_NONE;
-      break;
-    default:
-      return; /* strings and lists are not values an instruction produces */
+    case PTE_TAG_NONE: d->tag = PTE_TAG_NONE; break;
+    default: return; /* strings and lists are not values an instruction produces */
   }
   e->ndbg++;
 }
@@ -373,26 +370,16 @@ pte_status pte_etdump_write_debug_buffer(const pte_etdump *e, const char *path) 
 
 const char *etd_kind_name(int32_t kind) {
   switch (kind) {
-    case PTE_EVENT_PROGRAM_LOAD:
-      return "PROGRAM_LOAD";
-    case PTE_EVENT_METHOD_LOAD:
-      return "METHOD_LOAD";
-    case PTE_EVENT_EXECUTE:
-      return "EXECUTE";
-    case PTE_EVENT_OPERATOR:
-      return "OPERATOR";
-    case PTE_EVENT_DELEGATE:
-      return "DELEGATE";
-    case PTE_EVENT_MOVE:
-      return "MOVE";
-    case PTE_EVENT_JUMP:
-      return "JUMP";
-    case PTE_EVENT_FREE:
-      return "FREE";
-    case PTE_EVENT_BACKEND:
-      return "BACKEND";
-    default:
-      return "UNKNOWN";
+    case PTE_EVENT_PROGRAM_LOAD: return "PROGRAM_LOAD";
+    case PTE_EVENT_METHOD_LOAD: return "METHOD_LOAD";
+    case PTE_EVENT_EXECUTE: return "EXECUTE";
+    case PTE_EVENT_OPERATOR: return "OPERATOR";
+    case PTE_EVENT_DELEGATE: return "DELEGATE";
+    case PTE_EVENT_MOVE: return "MOVE";
+    case PTE_EVENT_JUMP: return "JUMP";
+    case PTE_EVENT_FREE: return "FREE";
+    case PTE_EVENT_BACKEND: return "BACKEND";
+    default: return "UNKNOWN";
   }
 }
 

@@ -103,16 +103,12 @@ static int record_events(writer *w, const etd_rec *r, fbb_ref *out) {
       out[0] = profile_event(w, r, fixed_ref(w, S_OPERATOR_CALL), false);
       out[1] = profile_event(w, r, name_ref(w, r->name), false);
       return 2;
-    case PTE_EVENT_DELEGATE:
-      out[0] = profile_event(w, r, fixed_ref(w, S_DELEGATE_CALL), false);
-      return 1;
+    case PTE_EVENT_DELEGATE: out[0] = profile_event(w, r, fixed_ref(w, S_DELEGATE_CALL), false); return 1;
     case PTE_EVENT_METHOD_LOAD:
       out[0] = profile_event(w, r, fixed_ref(w, S_LOAD_METHOD), false);
       out[1] = profile_event(w, r, name_ref(w, r->name), false);
       return 2;
-    case PTE_EVENT_BACKEND:
-      out[0] = profile_event(w, r, name_ref(w, r->name), true);
-      return 1;
+    case PTE_EVENT_BACKEND: out[0] = profile_event(w, r, name_ref(w, r->name), true); return 1;
     default: /* loads, execute, MOVE_CALL, JF_CALL, FREE_CALL: the runtime's names */
       out[0] = profile_event(w, r, name_ref(w, r->name), false);
       return 1;
@@ -159,8 +155,7 @@ static fbb_ref debug_event(writer *w, const etd_dbg *d) {
       type = VT_DOUBLE;
       slot = VAL_DOUBLE;
       break;
-    default:
-      break;
+    default: break;
   }
   if (d->is_output) {
     fbb_table_start(b);

@@ -90,9 +90,7 @@ fbb_ref fbb_vec_scalars(fbb *b, size_t elem, size_t count, const void *data) {
     for (size_t i = 0; i < count; i++) { /* host order -> little-endian */
       uint64_t v = 0;
       switch (elem) {
-        case 1:
-          v = src[i];
-          break;
+        case 1: v = src[i]; break;
         case 2: {
           uint16_t x;
           memcpy(&x, src + 2 * i, 2);
@@ -105,9 +103,7 @@ fbb_ref fbb_vec_scalars(fbb *b, size_t elem, size_t count, const void *data) {
           v = x;
           break;
         }
-        default:
-          memcpy(&v, src + 8 * i, 8);
-          break;
+        default: memcpy(&v, src + 8 * i, 8); break;
       }
       put_le(dst + elem * i, v, elem);
     }

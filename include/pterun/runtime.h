@@ -737,14 +737,10 @@ static inline uint64_t pte_fb_scalar(pte_fb fb, uint32_t t, int slot, int size, 
   uint32_t f = pte_fb_field(fb, t, slot);
   if (!f) return dflt;
   switch (size) {
-    case 1:
-      return fb.buf[f];
-    case 2:
-      return pte_fb_u16(fb.buf + f);
-    case 4:
-      return pte_fb_u32(fb.buf + f);
-    default:
-      return pte_fb_u64(fb.buf + f);
+    case 1: return fb.buf[f];
+    case 2: return pte_fb_u16(fb.buf + f);
+    case 4: return pte_fb_u32(fb.buf + f);
+    default: return pte_fb_u64(fb.buf + f);
   }
 }
 /* Referenced object (table, vector or string) of field `slot`, or 0. */

@@ -102,8 +102,7 @@ pte_status k_scalar_arg(pte_kernel_ctx *ctx, pte_value **args, int32_t i, k_scal
       out->i = v->u.b;
       out->d = v->u.b;
       return PTE_OK;
-    default:
-      return k_wrong_tag(ctx, i, v, "a Scalar");
+    default: return k_wrong_tag(ctx, i, v, "a Scalar");
   }
 }
 
@@ -136,17 +135,10 @@ bool k_arg_num(pte_value *const *args, int32_t nargs, int32_t i, double *out) {
   if (i >= nargs || !args[i]) return false;
   const pte_value *v = args[i];
   switch (v->tag) {
-    case PTE_TAG_INT:
-      *out = (double)v->u.i;
-      return true;
-    case PTE_TAG_DOUBLE:
-      *out = v->u.d;
-      return true;
-    case PTE_TAG_BOOL:
-      *out = v->u.b ? 1.0 : 0.0;
-      return true;
-    default:
-      return false;
+    case PTE_TAG_INT: *out = (double)v->u.i; return true;
+    case PTE_TAG_DOUBLE: *out = v->u.d; return true;
+    case PTE_TAG_BOOL: *out = v->u.b ? 1.0 : 0.0; return true;
+    default: return false;
   }
 }
 

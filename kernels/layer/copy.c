@@ -33,18 +33,10 @@ static void copy_row(size_t es, uint8_t *d, int64_t ds, const uint8_t *s, int64_
     return;
   }
   switch (es) {
-    case 1:
-      STRIDED_ROW(uint8_t);
-      break;
-    case 2:
-      STRIDED_ROW(uint16_t);
-      break;
-    case 4:
-      STRIDED_ROW(uint32_t);
-      break;
-    case 8:
-      STRIDED_ROW(uint64_t);
-      break;
+    case 1: STRIDED_ROW(uint8_t); break;
+    case 2: STRIDED_ROW(uint16_t); break;
+    case 4: STRIDED_ROW(uint32_t); break;
+    case 8: STRIDED_ROW(uint64_t); break;
     default:
       for (int64_t i = 0; i < n; i++) memcpy(d + i * ds * (int64_t)es, s + i * ss * (int64_t)es, es);
       break;
@@ -71,18 +63,10 @@ static void transpose(size_t es, uint8_t *d, int64_t dd, const uint8_t *s, int64
     return;
   }
   switch (es) {
-    case 1:
-      TRANSPOSE(uint8_t);
-      break;
-    case 2:
-      TRANSPOSE(uint16_t);
-      break;
-    case 4:
-      TRANSPOSE(uint32_t);
-      break;
-    default:
-      TRANSPOSE(uint64_t);
-      break;
+    case 1: TRANSPOSE(uint8_t); break;
+    case 2: TRANSPOSE(uint16_t); break;
+    case 4: TRANSPOSE(uint32_t); break;
+    default: TRANSPOSE(uint64_t); break;
   }
 }
 

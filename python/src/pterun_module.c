@@ -246,12 +246,9 @@ static int format_dtype(const Py_buffer *b) {
   while (*f == '<' || *f == '=' || *f == '@' || *f == '!') f++;
   if (f[0] == 0 || f[1] != 0) return -1;
   switch (f[0]) {
-    case 'f':
-      return b->itemsize == 4 ? PTE_FLOAT32 : -1;
-    case 'd':
-      return b->itemsize == 8 ? PTE_FLOAT64 : -1;
-    case 'e':
-      return b->itemsize == 2 ? PTE_FLOAT16 : -1;
+    case 'f': return b->itemsize == 4 ? PTE_FLOAT32 : -1;
+    case 'd': return b->itemsize == 8 ? PTE_FLOAT64 : -1;
+    case 'e': return b->itemsize == 2 ? PTE_FLOAT16 : -1;
     case 'q':
     case 'l':
     case 'i':
@@ -264,14 +261,10 @@ static int format_dtype(const Py_buffer *b) {
     case 'Q':
     case 'L':
     case 'I':
-    case 'H':
-      return b->itemsize == 8 ? PTE_UINT64 : b->itemsize == 4 ? PTE_UINT32 : PTE_UINT16;
-    case 'B':
-      return PTE_UINT8;
-    case '?':
-      return PTE_BOOL;
-    default:
-      return -1;
+    case 'H': return b->itemsize == 8 ? PTE_UINT64 : b->itemsize == 4 ? PTE_UINT32 : PTE_UINT16;
+    case 'B': return PTE_UINT8;
+    case '?': return PTE_BOOL;
+    default: return -1;
   }
 }
 
@@ -296,16 +289,11 @@ static PyObject *method_new(ProgramObject *program, const char *name) {
 
 static PyObject *value_to_py(const pte_value *v) {
   switch (v->tag) {
-    case PTE_TAG_INT:
-      return PyLong_FromLongLong(v->u.i);
-    case PTE_TAG_DOUBLE:
-      return PyFloat_FromDouble(v->u.d);
-    case PTE_TAG_BOOL:
-      return PyBool_FromLong(v->u.b);
-    case PTE_TAG_NONE:
-      Py_RETURN_NONE;
-    case PTE_TAG_STRING:
-      return PyUnicode_FromString(v->u.str);
+    case PTE_TAG_INT: return PyLong_FromLongLong(v->u.i);
+    case PTE_TAG_DOUBLE: return PyFloat_FromDouble(v->u.d);
+    case PTE_TAG_BOOL: return PyBool_FromLong(v->u.b);
+    case PTE_TAG_NONE: Py_RETURN_NONE;
+    case PTE_TAG_STRING: return PyUnicode_FromString(v->u.str);
     case PTE_TAG_TENSOR: {
       const pte_tensor *t = v->u.tensor;
       size_t n = pte_tensor_nbytes(t);
@@ -332,8 +320,7 @@ static PyObject *value_to_py(const pte_value *v) {
       for (int32_t i = 0; i < t->dim; i++) PyTuple_SET_ITEM(shape, i, PyLong_FromLongLong(t->sizes[i]));
       return Py_BuildValue("(NiN)", bytes, (int)t->dtype, shape);
     }
-    default:
-      return PyUnicode_FromFormat("<%s>", pte_tag_name(v->tag));
+    default: return PyUnicode_FromFormat("<%s>", pte_tag_name(v->tag));
   }
 }
 

@@ -19,30 +19,18 @@ pte_status pte_abi_check(uint32_t abi, const char *what) {
 
 const char *pte_status_name(pte_status status) {
   switch (status) {
-    case PTE_OK:
-      return "PTE_OK";
-    case PTE_ERR_INVALID_ARGUMENT:
-      return "PTE_ERR_INVALID_ARGUMENT";
-    case PTE_ERR_INVALID_PROGRAM:
-      return "PTE_ERR_INVALID_PROGRAM";
-    case PTE_ERR_NOT_FOUND:
-      return "PTE_ERR_NOT_FOUND";
-    case PTE_ERR_NOT_SUPPORTED:
-      return "PTE_ERR_NOT_SUPPORTED";
-    case PTE_ERR_OUT_OF_MEMORY:
-      return "PTE_ERR_OUT_OF_MEMORY";
-    case PTE_ERR_IO:
-      return "PTE_ERR_IO";
-    case PTE_ERR_ALREADY_EXISTS:
-      return "PTE_ERR_ALREADY_EXISTS";
-    case PTE_ERR_INVALID_STATE:
-      return "PTE_ERR_INVALID_STATE";
-    case PTE_ERR_KERNEL:
-      return "PTE_ERR_KERNEL";
-    case PTE_ERR_BACKEND:
-      return "PTE_ERR_BACKEND";
-    case PTE_ERR_INTERNAL:
-      return "PTE_ERR_INTERNAL";
+    case PTE_OK: return "PTE_OK";
+    case PTE_ERR_INVALID_ARGUMENT: return "PTE_ERR_INVALID_ARGUMENT";
+    case PTE_ERR_INVALID_PROGRAM: return "PTE_ERR_INVALID_PROGRAM";
+    case PTE_ERR_NOT_FOUND: return "PTE_ERR_NOT_FOUND";
+    case PTE_ERR_NOT_SUPPORTED: return "PTE_ERR_NOT_SUPPORTED";
+    case PTE_ERR_OUT_OF_MEMORY: return "PTE_ERR_OUT_OF_MEMORY";
+    case PTE_ERR_IO: return "PTE_ERR_IO";
+    case PTE_ERR_ALREADY_EXISTS: return "PTE_ERR_ALREADY_EXISTS";
+    case PTE_ERR_INVALID_STATE: return "PTE_ERR_INVALID_STATE";
+    case PTE_ERR_KERNEL: return "PTE_ERR_KERNEL";
+    case PTE_ERR_BACKEND: return "PTE_ERR_BACKEND";
+    case PTE_ERR_INTERNAL: return "PTE_ERR_INTERNAL";
   }
   return "PTE_ERR_UNKNOWN";
 }

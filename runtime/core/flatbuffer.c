@@ -99,8 +99,7 @@ static pte_status fb_verify_field(fb_verifier *v, uint64_t table, uint32_t vt, u
   switch (f->kind) {
     case PTE_FB_SCALAR:
     case PTE_FB_STRUCT:
-    case PTE_FB_UNION_TYPE:
-      return PTE_OK;
+    case PTE_FB_UNION_TYPE: return PTE_OK;
     case PTE_FB_STRING:
       if ((st = fb_follow(v, p, &target))) return st;
       return fb_verify_string(v, target);
@@ -129,8 +128,7 @@ static pte_status fb_verify_field(fb_verifier *v, uint64_t table, uint32_t vt, u
       }
       v->path[v->depth - 1].index = -1;
       return PTE_OK;
-    default:
-      return fb_fail(v, "bad schema description");
+    default: return fb_fail(v, "bad schema description");
   }
 }
 

@@ -16,78 +16,49 @@ size_t pte_dtype_size(int32_t dtype) {
     case PTE_FLOAT8_E5M2:
     case PTE_FLOAT8_E4M3FN:
     case PTE_FLOAT8_E5M2FNUZ:
-    case PTE_FLOAT8_E4M3FNUZ:
-      return 1;
+    case PTE_FLOAT8_E4M3FNUZ: return 1;
     case PTE_INT16:
     case PTE_FLOAT16:
     case PTE_BFLOAT16:
     case PTE_BITS16:
-    case PTE_UINT16:
-      return 2;
+    case PTE_UINT16: return 2;
     case PTE_INT32:
     case PTE_FLOAT32:
     case PTE_QINT32:
-    case PTE_UINT32:
-      return 4;
+    case PTE_UINT32: return 4;
     case PTE_INT64:
     case PTE_FLOAT64:
-    case PTE_UINT64:
-      return 8;
-    default:
-      return 0;
+    case PTE_UINT64: return 8;
+    default: return 0;
   }
 }
 
 const char *pte_dtype_name(int32_t dtype) {
   switch (dtype) {
-    case PTE_UINT8:
-      return "uint8";
-    case PTE_INT8:
-      return "int8";
-    case PTE_INT16:
-      return "int16";
-    case PTE_INT32:
-      return "int32";
-    case PTE_INT64:
-      return "int64";
-    case PTE_FLOAT16:
-      return "float16";
-    case PTE_FLOAT32:
-      return "float32";
-    case PTE_FLOAT64:
-      return "float64";
-    case PTE_BOOL:
-      return "bool";
-    case PTE_QINT8:
-      return "qint8";
-    case PTE_QUINT8:
-      return "quint8";
-    case PTE_QINT32:
-      return "qint32";
-    case PTE_BFLOAT16:
-      return "bfloat16";
-    case PTE_QUINT4X2:
-      return "quint4x2";
-    case PTE_QUINT2X4:
-      return "quint2x4";
-    case PTE_BITS16:
-      return "bits16";
-    case PTE_FLOAT8_E5M2:
-      return "float8_e5m2";
-    case PTE_FLOAT8_E4M3FN:
-      return "float8_e4m3fn";
-    case PTE_FLOAT8_E5M2FNUZ:
-      return "float8_e5m2fnuz";
-    case PTE_FLOAT8_E4M3FNUZ:
-      return "float8_e4m3fnuz";
-    case PTE_UINT16:
-      return "uint16";
-    case PTE_UINT32:
-      return "uint32";
-    case PTE_UINT64:
-      return "uint64";
-    default:
-      return "invalid";
+    case PTE_UINT8: return "uint8";
+    case PTE_INT8: return "int8";
+    case PTE_INT16: return "int16";
+    case PTE_INT32: return "int32";
+    case PTE_INT64: return "int64";
+    case PTE_FLOAT16: return "float16";
+    case PTE_FLOAT32: return "float32";
+    case PTE_FLOAT64: return "float64";
+    case PTE_BOOL: return "bool";
+    case PTE_QINT8: return "qint8";
+    case PTE_QUINT8: return "quint8";
+    case PTE_QINT32: return "qint32";
+    case PTE_BFLOAT16: return "bfloat16";
+    case PTE_QUINT4X2: return "quint4x2";
+    case PTE_QUINT2X4: return "quint2x4";
+    case PTE_BITS16: return "bits16";
+    case PTE_FLOAT8_E5M2: return "float8_e5m2";
+    case PTE_FLOAT8_E4M3FN: return "float8_e4m3fn";
+    case PTE_FLOAT8_E5M2FNUZ: return "float8_e5m2fnuz";
+    case PTE_FLOAT8_E4M3FNUZ: return "float8_e4m3fnuz";
+    case PTE_UINT16: return "uint16";
+    case PTE_UINT32: return "uint32";
+    case PTE_UINT64: return "uint64";
+    default: return "invalid";
   }
 }
 

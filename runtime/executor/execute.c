@@ -101,8 +101,7 @@ pte_status pte_method_set_input(pte_method *m, int32_t index, const pte_value *v
                        "method '%s' input %d: the program was exported for String '%s'", m->name, (int)index,
                        slot->u.str);
       break;
-    case PTE_TAG_NONE:
-      break;
+    case PTE_TAG_NONE: break;
     default:
       st = pte_error(PTE_ERR_NOT_SUPPORTED, "method '%s' input %d: %s inputs are not supported", m->name,
                      (int)index, pte_tag_name(slot->tag));
@@ -254,9 +253,7 @@ static PTE_ALWAYS_INLINE pte_status run(pte_method *m, const pte_tracer *tr, con
         st = d->backend->execute(d->backend->user, &bctx, d->handle, in->args, in->nargs);
         break;
       }
-      case INSTR_MOVE:
-        m->values[in->b] = m->values[in->a];
-        break;
+      case INSTR_MOVE: m->values[in->b] = m->values[in->a]; break;
       case INSTR_JUMP_FALSE: {
         bool cond = false;
         st = jump_condition(&m->values[in->a], &cond);

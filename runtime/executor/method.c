@@ -155,17 +155,10 @@ static pte_status build_values(pte_method *m, const pte_plan *plan) {
     v->tag = type;
     uint32_t len = vv.items.len;
     switch (type) {
-      case PTE_TAG_NONE:
-        break;
-      case PTE_TAG_INT:
-        v->u.i = vv.i;
-        break;
-      case PTE_TAG_BOOL:
-        v->u.b = vv.b;
-        break;
-      case PTE_TAG_DOUBLE:
-        v->u.d = vv.d;
-        break;
+      case PTE_TAG_NONE: break;
+      case PTE_TAG_INT: v->u.i = vv.i; break;
+      case PTE_TAG_BOOL: v->u.b = vv.b; break;
+      case PTE_TAG_DOUBLE: v->u.d = vv.d; break;
       case PTE_TAG_STRING:
         v->u.str = vv.str;
         v->len = (int32_t)len;
@@ -210,8 +203,7 @@ static pte_status build_values(pte_method *m, const pte_plan *plan) {
         v->len = (int32_t)len;
         break;
       }
-      default:
-        return pte_error(PTE_ERR_INVALID_PROGRAM, "value %d has invalid type %u", (int)i, type);
+      default: return pte_error(PTE_ERR_INVALID_PROGRAM, "value %d has invalid type %u", (int)i, type);
     }
   }
   /* List items must have the right types once every value exists. */

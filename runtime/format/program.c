@@ -383,12 +383,8 @@ pte_status pte_plan_value(const pte_program *p, const pte_plan *plan, int64_t in
     return pte_error(PTE_ERR_INVALID_PROGRAM, "value %lld (%s) has no payload", (long long)index,
                      pte_tag_name(type));
   switch (type) {
-    case PTE_TAG_INT:
-      v->i = (int64_t)pte_fb_scalar(fb, val, SCALAR_VAL, 8, 0);
-      break;
-    case PTE_TAG_BOOL:
-      v->b = pte_fb_scalar(fb, val, SCALAR_VAL, 1, 0) != 0;
-      break;
+    case PTE_TAG_INT: v->i = (int64_t)pte_fb_scalar(fb, val, SCALAR_VAL, 8, 0); break;
+    case PTE_TAG_BOOL: v->b = pte_fb_scalar(fb, val, SCALAR_VAL, 1, 0) != 0; break;
     case PTE_TAG_DOUBLE: {
       uint64_t bits = pte_fb_scalar(fb, val, SCALAR_VAL, 8, 0);
       memcpy(&v->d, &bits, sizeof bits);
@@ -400,11 +396,8 @@ pte_status pte_plan_value(const pte_program *p, const pte_plan *plan, int64_t in
       v->items.len = pte_fb_vec_len(fb, str);
       break;
     }
-    case PTE_TAG_TENSOR:
-      v->tensor = val;
-      break;
-    case PTE_TAG_NONE:
-      break;
+    case PTE_TAG_TENSOR: v->tensor = val; break;
+    case PTE_TAG_NONE: break;
     default: { /* the lists */
       uint32_t items = pte_fb_ref(fb, val, LIST_ITEMS);
       v->items.len = pte_fb_vec_len(fb, items);

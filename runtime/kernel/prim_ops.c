@@ -59,59 +59,28 @@ static pte_status binary(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs, b
     if ((op == OP_FLOORDIV || op == OP_MOD) && b == 0) return K_FAIL("integer division by zero");
     int64_t r = 0;
     switch (op) {
-      case OP_ADD:
-        r = (int64_t)((uint64_t)a + (uint64_t)b);
-        break;
-      case OP_SUB:
-        r = (int64_t)((uint64_t)a - (uint64_t)b);
-        break;
-      case OP_MUL:
-        r = (int64_t)((uint64_t)a * (uint64_t)b);
-        break;
-      case OP_FLOORDIV:
-        r = (a == INT64_MIN && b == -1) ? INT64_MIN : floordiv_i(a, b);
-        break;
-      case OP_MOD:
-        r = (b == -1) ? 0 : mod_i(a, b);
-        break;
-      case OP_MAX:
-        r = a > b ? a : b;
-        break;
-      case OP_MIN:
-        r = a < b ? a : b;
-        break;
-      default:
-        break;
+      case OP_ADD: r = (int64_t)((uint64_t)a + (uint64_t)b); break;
+      case OP_SUB: r = (int64_t)((uint64_t)a - (uint64_t)b); break;
+      case OP_MUL: r = (int64_t)((uint64_t)a * (uint64_t)b); break;
+      case OP_FLOORDIV: r = (a == INT64_MIN && b == -1) ? INT64_MIN : floordiv_i(a, b); break;
+      case OP_MOD: r = (b == -1) ? 0 : mod_i(a, b); break;
+      case OP_MAX: r = a > b ? a : b; break;
+      case OP_MIN: r = a < b ? a : b; break;
+      default: break;
     }
     set_int(out, r);
     return PTE_OK;
   }
   double r = 0;
   switch (op) {
-    case OP_ADD:
-      r = d[0] + d[1];
-      break;
-    case OP_SUB:
-      r = d[0] - d[1];
-      break;
-    case OP_MUL:
-      r = d[0] * d[1];
-      break;
-    case OP_FLOORDIV:
-      r = floor(d[0] / d[1]);
-      break;
-    case OP_TRUEDIV:
-      r = d[0] / d[1];
-      break;
-    case OP_MOD:
-      r = d[0] - floor(d[0] / d[1]) * d[1];
-      break;
-    case OP_MAX:
-      r = d[0] > d[1] ? d[0] : d[1];
-      break;
-    case OP_MIN:
-      r = d[0] < d[1] ? d[0] : d[1];
-      break;
+    case OP_ADD: r = d[0] + d[1]; break;
+    case OP_SUB: r = d[0] - d[1]; break;
+    case OP_MUL: r = d[0] * d[1]; break;
+    case OP_FLOORDIV: r = floor(d[0] / d[1]); break;
+    case OP_TRUEDIV: r = d[0] / d[1]; break;
+    case OP_MOD: r = d[0] - floor(d[0] / d[1]) * d[1]; break;
+    case OP_MAX: r = d[0] > d[1] ? d[0] : d[1]; break;
+    case OP_MIN: r = d[0] < d[1] ? d[0] : d[1]; break;
   }
   set_double(out, r);
   return PTE_OK;
@@ -209,12 +178,8 @@ static pte_status unary(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs, un
       /* round() follows Python: halves go to the even neighbour. */
       set_int(out, (int64_t)(op == U_CEIL ? ceil(d) : op == U_ROUND ? nearbyint(d) : trunc(d)));
       return PTE_OK;
-    case U_FLOAT:
-      set_double(out, d);
-      return PTE_OK;
-    case U_NOT:
-      set_bool(out, d == 0);
-      return PTE_OK;
+    case U_FLOAT: set_double(out, d); return PTE_OK;
+    case U_NOT: set_bool(out, d == 0); return PTE_OK;
   }
   return PTE_OK;
 }
@@ -266,32 +231,15 @@ static pte_status local_scalar_dense(pte_kernel_ctx *ctx, pte_value **args, int3
   if (pte_tensor_numel(t) != 1 || !t->data) return K_FAIL("expected a one-element tensor with data");
   const void *p = t->data;
   switch (t->dtype) {
-    case PTE_FLOAT32:
-      set_double(args[1], *(const float *)p);
-      break;
-    case PTE_FLOAT64:
-      set_double(args[1], *(const double *)p);
-      break;
-    case PTE_INT64:
-      set_int(args[1], *(const int64_t *)p);
-      break;
-    case PTE_INT32:
-      set_int(args[1], *(const int32_t *)p);
-      break;
-    case PTE_INT16:
-      set_int(args[1], *(const int16_t *)p);
-      break;
-    case PTE_INT8:
-      set_int(args[1], *(const int8_t *)p);
-      break;
-    case PTE_UINT8:
-      set_int(args[1], *(const uint8_t *)p);
-      break;
-    case PTE_BOOL:
-      set_bool(args[1], *(const uint8_t *)p != 0);
-      break;
-    default:
-      return K_FAIL("unsupported dtype %s", pte_dtype_name(t->dtype));
+    case PTE_FLOAT32: set_double(args[1], *(const float *)p); break;
+    case PTE_FLOAT64: set_double(args[1], *(const double *)p); break;
+    case PTE_INT64: set_int(args[1], *(const int64_t *)p); break;
+    case PTE_INT32: set_int(args[1], *(const int32_t *)p); break;
+    case PTE_INT16: set_int(args[1], *(const int16_t *)p); break;
+    case PTE_INT8: set_int(args[1], *(const int8_t *)p); break;
+    case PTE_UINT8: set_int(args[1], *(const uint8_t *)p); break;
+    case PTE_BOOL: set_bool(args[1], *(const uint8_t *)p != 0); break;
+    default: return K_FAIL("unsupported dtype %s", pte_dtype_name(t->dtype));
   }
   return PTE_OK;
 }

@@ -157,16 +157,11 @@ void xt_free_tensors(xt_tensors *ts) {
 
 static double element(const pte_tensor *t, size_t offset) {
   switch (t->dtype) {
-    case PTE_FLOAT32:
-      return ((const float *)t->data)[offset];
-    case PTE_FLOAT64:
-      return ((const double *)t->data)[offset];
-    case PTE_INT64:
-      return (double)((const int64_t *)t->data)[offset];
-    case PTE_INT32:
-      return ((const int32_t *)t->data)[offset];
-    default:
-      return NAN;
+    case PTE_FLOAT32: return ((const float *)t->data)[offset];
+    case PTE_FLOAT64: return ((const double *)t->data)[offset];
+    case PTE_INT64: return (double)((const int64_t *)t->data)[offset];
+    case PTE_INT32: return ((const int32_t *)t->data)[offset];
+    default: return NAN;
   }
 }
 

@@ -80,20 +80,11 @@ static double gemm_check(const gcase *t) {
   g.sc0 = N * t->csc, g.sc1 = t->csc;
   int64_t bs0 = 0, bs1 = 0;
   switch (t->bias) {
-    case BIAS_ROW:
-      g.row_bias = bias, bs0 = 1;
-      break;
-    case BIAS_COL:
-      g.col_bias = bias, bs1 = 1;
-      break;
-    case BIAS_MATRIX:
-      g.bias = bias, g.sbias0 = N, g.sbias1 = 1, bs0 = N, bs1 = 1;
-      break;
-    case BIAS_SCALAR:
-      g.bias = bias, g.sbias0 = 0, g.sbias1 = 0;
-      break;
-    default:
-      break;
+    case BIAS_ROW: g.row_bias = bias, bs0 = 1; break;
+    case BIAS_COL: g.col_bias = bias, bs1 = 1; break;
+    case BIAS_MATRIX: g.bias = bias, g.sbias0 = N, g.sbias1 = 1, bs0 = N, bs1 = 1; break;
+    case BIAS_SCALAR: g.bias = bias, g.sbias0 = 0, g.sbias1 = 0; break;
+    default: break;
   }
   if (t->clamp) g.clamp = true, g.lo = -0.5f, g.hi = 0.75f;
   packer pk = {b, g.sb0, g.sb1};

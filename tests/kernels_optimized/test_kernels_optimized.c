@@ -94,24 +94,13 @@ static pte_tensor *mk(int32_t dtype, int32_t dim, const int64_t *sizes, bool spe
         ((float *)t->data)[i] = v;
         break;
       }
-      case PTE_FLOAT64:
-        ((double *)t->data)[i] = rf();
-        break;
-      case PTE_INT64:
-        ((int64_t *)t->data)[i] = ri(-50, 50);
-        break;
-      case PTE_INT32:
-        ((int32_t *)t->data)[i] = (int32_t)ri(-50, 50);
-        break;
+      case PTE_FLOAT64: ((double *)t->data)[i] = rf(); break;
+      case PTE_INT64: ((int64_t *)t->data)[i] = ri(-50, 50); break;
+      case PTE_INT32: ((int32_t *)t->data)[i] = (int32_t)ri(-50, 50); break;
       case PTE_UINT8:
-      case PTE_BOOL:
-        ((uint8_t *)t->data)[i] = (uint8_t)ri(0, dtype == PTE_BOOL ? 1 : 255);
-        break;
-      case PTE_FLOAT16:
-        ((uint16_t *)t->data)[i] = (uint16_t)(0x3000 + ri(0, 0x1000));
-        break;
-      default:
-        break;
+      case PTE_BOOL: ((uint8_t *)t->data)[i] = (uint8_t)ri(0, dtype == PTE_BOOL ? 1 : 255); break;
+      case PTE_FLOAT16: ((uint16_t *)t->data)[i] = (uint16_t)(0x3000 + ri(0, 0x1000)); break;
+      default: break;
     }
   }
   return t;
@@ -379,24 +368,12 @@ static void test_addmm(void) {
              (long long)K, (long long)N, form, beta, alpha);
     pte_tensor *self;
     switch (form) {
-      case 0:
-        self = MK(PTE_FLOAT32, N);
-        break;
-      case 1:
-        self = MK(PTE_FLOAT32, 1, N);
-        break;
-      case 2:
-        self = MK(PTE_FLOAT32, M, 1);
-        break;
-      case 3:
-        self = MK(PTE_FLOAT32, M, N);
-        break;
-      case 4:
-        self = MK(PTE_FLOAT32, 1);
-        break;
-      default:
-        self = mk(PTE_FLOAT32, 0, NULL, false);
-        break;
+      case 0: self = MK(PTE_FLOAT32, N); break;
+      case 1: self = MK(PTE_FLOAT32, 1, N); break;
+      case 2: self = MK(PTE_FLOAT32, M, 1); break;
+      case 3: self = MK(PTE_FLOAT32, M, N); break;
+      case 4: self = MK(PTE_FLOAT32, 1); break;
+      default: self = mk(PTE_FLOAT32, 0, NULL, false); break;
     }
     pair q;
     pair_init(&q);
@@ -540,10 +517,8 @@ static pte_tensor *operand(int pattern, int side, int64_t *shape, int32_t *dim) 
   /* patterns: 0 same, 1 row vector, 2 channel [1,C,1,1], 3 both broadcast,
    * 4 0-dim f32, 5 rank difference, 6 long (parallel split) */
   switch (pattern) {
-    case 0:
-      return mk(PTE_FLOAT32, *dim, shape, true);
-    case 1:
-      return side ? mk(PTE_FLOAT32, 1, shape + *dim - 1, true) : mk(PTE_FLOAT32, *dim, shape, true);
+    case 0: return mk(PTE_FLOAT32, *dim, shape, true);
+    case 1: return side ? mk(PTE_FLOAT32, 1, shape + *dim - 1, true) : mk(PTE_FLOAT32, *dim, shape, true);
     case 2: {
       int64_t c[4] = {1, shape[1], 1, 1};
       return side ? mk(PTE_FLOAT32, 4, c, true) : mk(PTE_FLOAT32, 4, shape, true);
@@ -552,12 +527,9 @@ static pte_tensor *operand(int pattern, int side, int64_t *shape, int32_t *dim) 
       int64_t a[3] = {shape[0], 1, shape[2]}, b[3] = {1, shape[1], 1};
       return mk(PTE_FLOAT32, 3, side ? b : a, true);
     }
-    case 4:
-      return side ? mk(PTE_FLOAT32, 0, NULL, false) : mk(PTE_FLOAT32, *dim, shape, true);
-    case 5:
-      return side ? mk(PTE_FLOAT32, 2, shape + 1, true) : mk(PTE_FLOAT32, 3, shape, true);
-    default:
-      return mk(PTE_FLOAT32, *dim, shape, true);
+    case 4: return side ? mk(PTE_FLOAT32, 0, NULL, false) : mk(PTE_FLOAT32, *dim, shape, true);
+    case 5: return side ? mk(PTE_FLOAT32, 2, shape + 1, true) : mk(PTE_FLOAT32, 3, shape, true);
+    default: return mk(PTE_FLOAT32, *dim, shape, true);
   }
 }
 

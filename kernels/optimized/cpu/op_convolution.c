@@ -261,15 +261,9 @@ static void pack_phases(const void *user, int64_t k0, int64_t kc, int64_t j0, in
       float *o = d + dof[s];
       /* runs are output rows: fixed sizes become inline vector moves */
       switch (len[s]) {
-        case 4:
-          memcpy(o, src, 4 * sizeof(float));
-          break;
-        case 8:
-          memcpy(o, src, 8 * sizeof(float));
-          break;
-        case 16:
-          memcpy(o, src, 16 * sizeof(float));
-          break;
+        case 4: memcpy(o, src, 4 * sizeof(float)); break;
+        case 8: memcpy(o, src, 8 * sizeof(float)); break;
+        case 16: memcpy(o, src, 16 * sizeof(float)); break;
         default:
           for (int64_t v = 0; v < len[s]; v++) o[v] = src[v];
       }

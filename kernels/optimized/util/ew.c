@@ -21,17 +21,10 @@ o_operand o_operand_get(pte_value *const *args, int32_t i) {
   o_operand o = {NULL, 0.0f};
   const pte_value *v = args[i];
   switch (v->tag) {
-    case PTE_TAG_INT:
-      o.value = (float)v->u.i;
-      return o;
-    case PTE_TAG_DOUBLE:
-      o.value = (float)v->u.d;
-      return o;
-    case PTE_TAG_BOOL:
-      o.value = v->u.b ? 1.0f : 0.0f;
-      return o;
-    default:
-      break;
+    case PTE_TAG_INT: o.value = (float)v->u.i; return o;
+    case PTE_TAG_DOUBLE: o.value = (float)v->u.d; return o;
+    case PTE_TAG_BOOL: o.value = v->u.b ? 1.0f : 0.0f; return o;
+    default: break;
   }
   const pte_tensor *t = v->u.tensor;
   if (t->dtype == PTE_FLOAT32) {

@@ -97,15 +97,9 @@ void o_igemm_run(const o_igemm *g, size_t slots_avail) {
   igemm_job jb;
   jb.g = g;
   switch (k_isa_get()) {
-    case K_ISA_AVX512:
-      jb.MR = 8, jb.NR = 32, jb.ukr = o_ukr_ind_avx512_8x32;
-      break;
-    case K_ISA_AVX2:
-      jb.MR = 4, jb.NR = 24, jb.ukr = o_ukr_ind_avx2_4x24;
-      break;
-    default:
-      jb.MR = 4, jb.NR = 16, jb.ukr = o_ukr_ind_generic_4x16;
-      break;
+    case K_ISA_AVX512: jb.MR = 8, jb.NR = 32, jb.ukr = o_ukr_ind_avx512_8x32; break;
+    case K_ISA_AVX2: jb.MR = 4, jb.NR = 24, jb.ukr = o_ukr_ind_avx2_4x24; break;
+    default: jb.MR = 4, jb.NR = 16, jb.ukr = o_ukr_ind_generic_4x16; break;
   }
   /* Output rows a whole number of tiles wide (32-wide maps): tiles follow
    * the rows, so no pad column is computed and results go straight out. */

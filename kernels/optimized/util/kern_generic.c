@@ -4,11 +4,8 @@
 
 const o_kern_table *o_kern(void) {
   switch (k_isa_get()) {
-    case K_ISA_AVX512:
-      return &o_kern_avx512;
-    case K_ISA_AVX2:
-      return &o_kern_avx2;
-    default:
-      return &o_kern_generic;
+    case K_ISA_AVX512: return &o_kern_avx512;
+    case K_ISA_AVX2: return &o_kern_avx2;
+    default: return &o_kern_generic;
   }
 }

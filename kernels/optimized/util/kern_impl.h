@@ -60,14 +60,10 @@ static void k_binary(o_binop op, const float *a, int64_t sa, const float *b, int
     for (int64_t i = 0; i < n; i++) o[i] = EXPR; \
   }
   switch (op) {
-    case O_ADD:
-      BIN_LOOPS(x + y) break;
-    case O_MUL:
-      BIN_LOOPS(x * y) break;
-    case O_DIV:
-      BIN_LOOPS(x / y) break;
-    default:
-      break;
+    case O_ADD: BIN_LOOPS(x + y) break;
+    case O_MUL: BIN_LOOPS(x * y) break;
+    case O_DIV: BIN_LOOPS(x / y) break;
+    default: break;
   }
 #undef BIN_LOOPS
 }

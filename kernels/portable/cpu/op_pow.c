@@ -37,22 +37,15 @@ static const k_row_fns pow_fns = {{pow_f32, pow_f64, pow_i64, NULL}};
  * type), p->i[0] selects a shortcut. */
 enum { POW_GENERIC, POW_SQUARE, POW_CUBE, POW_SQRT, POW_RSQRT, POW_RECIP, POW_RECIP_SQUARE };
 
-#define POW_SCALAR_BODY(T, POW, SQRT) \
-  switch (p->i[0]) {                  \
-    case POW_SQUARE:                  \
-      return x * x;                   \
-    case POW_CUBE:                    \
-      return x * x * x;               \
-    case POW_SQRT:                    \
-      return SQRT(x);                 \
-    case POW_RSQRT:                   \
-      return (T)1 / SQRT(x);          \
-    case POW_RECIP:                   \
-      return (T)1 / x;                \
-    case POW_RECIP_SQUARE:            \
-      return (T)1 / (x * x);          \
-    default:                          \
-      return POW(x, (T)p->d[0]);      \
+#define POW_SCALAR_BODY(T, POW, SQRT)             \
+  switch (p->i[0]) {                              \
+    case POW_SQUARE: return x * x;                \
+    case POW_CUBE: return x * x * x;              \
+    case POW_SQRT: return SQRT(x);                \
+    case POW_RSQRT: return (T)1 / SQRT(x);        \
+    case POW_RECIP: return (T)1 / x;              \
+    case POW_RECIP_SQUARE: return (T)1 / (x * x); \
+    default: return POW(x, (T)p->d[0]);           \
   }
 
 static inline float pow_scalar_f(float x, const k_params *p) { POW_SCALAR_BODY(float, powf, sqrtf) }

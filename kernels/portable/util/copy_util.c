@@ -181,36 +181,18 @@ void kc_copy_flat(pte_tensor *dst, const pte_tensor *src) {
 /* a + b per dtype, as ATen's add: half types through float, integers
  * wrapping (computed unsigned), bool as or. OP(T, EXPR) applies it; shared
  * by the strided accumulate and scatter_add's per-element add. */
-#define KC_ADD_CASES(OP)                                                    \
-  case PTE_FLOAT32:                                                         \
-    OP(float, a + b);                                                       \
-    break;                                                                  \
-  case PTE_FLOAT64:                                                         \
-    OP(double, a + b);                                                      \
-    break;                                                                  \
-  case PTE_FLOAT16:                                                         \
-    OP(uint16_t, k_float_to_half(k_half_to_float(a) + k_half_to_float(b))); \
-    break;                                                                  \
-  case PTE_BFLOAT16:                                                        \
-    OP(uint16_t, k_float_to_bf16(k_bf16_to_float(a) + k_bf16_to_float(b))); \
-    break;                                                                  \
-  case PTE_BOOL:                                                            \
-    OP(uint8_t, a || b);                                                    \
-    break;                                                                  \
-  case PTE_UINT8:                                                           \
-    OP(uint8_t, (uint32_t)a + b);                                           \
-    break;                                                                  \
-  case PTE_INT8:                                                            \
-    OP(int8_t, (uint8_t)((uint32_t)(uint8_t)a + (uint8_t)b));               \
-    break;                                                                  \
-  case PTE_INT16:                                                           \
-    OP(int16_t, (uint16_t)((uint32_t)(uint16_t)a + (uint16_t)b));           \
-    break;                                                                  \
-  case PTE_INT32:                                                           \
-    OP(int32_t, (uint32_t)a + (uint32_t)b);                                 \
-    break;                                                                  \
-  case PTE_INT64:                                                           \
-    OP(int64_t, (uint64_t)a + (uint64_t)b);                                 \
+#define KC_ADD_CASES(OP)                                                                            \
+  case PTE_FLOAT32: OP(float, a + b); break;                                                        \
+  case PTE_FLOAT64: OP(double, a + b); break;                                                       \
+  case PTE_FLOAT16: OP(uint16_t, k_float_to_half(k_half_to_float(a) + k_half_to_float(b))); break;  \
+  case PTE_BFLOAT16: OP(uint16_t, k_float_to_bf16(k_bf16_to_float(a) + k_bf16_to_float(b))); break; \
+  case PTE_BOOL: OP(uint8_t, a || b); break;                                                        \
+  case PTE_UINT8: OP(uint8_t, (uint32_t)a + b); break;                                              \
+  case PTE_INT8: OP(int8_t, (uint8_t)((uint32_t)(uint8_t)a + (uint8_t)b)); break;                   \
+  case PTE_INT16: OP(int16_t, (uint16_t)((uint32_t)(uint16_t)a + (uint16_t)b)); break;              \
+  case PTE_INT32: OP(int32_t, (uint32_t)a + (uint32_t)b); break;                                    \
+  case PTE_INT64:                                                                                   \
+    OP(int64_t, (uint64_t)a + (uint64_t)b);                                                         \
     break;
 
 #define KC_ACC(T, EXPR)                    \
@@ -236,8 +218,7 @@ void kc_accumulate(void *dst, const int64_t *ds, const void *src, const int64_t 
   while ((len = k_iter_row(&it, off)) > 0) {
     switch (dt) {
       KC_ADD_CASES(KC_ACC)
-      default:
-        break;
+      default: break;
     }
   }
 }
@@ -266,18 +247,10 @@ void kc_fill(void *dst, const int64_t *ds, int32_t dim, const int64_t *sizes, co
       continue;
     }
     switch (es) {
-      case 1:
-        KC_FILL(uint8_t);
-        break;
-      case 2:
-        KC_FILL(uint16_t);
-        break;
-      case 4:
-        KC_FILL(uint32_t);
-        break;
-      case 8:
-        KC_FILL(uint64_t);
-        break;
+      case 1: KC_FILL(uint8_t); break;
+      case 2: KC_FILL(uint16_t); break;
+      case 4: KC_FILL(uint32_t); break;
+      case 8: KC_FILL(uint64_t); break;
       default:
         for (int64_t j = 0; j < len; j++) memcpy(d + j * s0 * (int64_t)es, elem, es);
         break;
@@ -309,21 +282,16 @@ static bool int_range(int32_t dt, int64_t *lo, int64_t *hi) {
       *lo = INT64_MIN;
       *hi = INT64_MAX;
       return true;
-    default:
-      return false;
+    default: return false;
   }
 }
 
 static double float_max(int32_t dt) {
   switch (dt) {
-    case PTE_FLOAT16:
-      return 65504.0;
-    case PTE_BFLOAT16:
-      return 3.38953138925153547590470800371487866880e+38;
-    case PTE_FLOAT32:
-      return FLT_MAX;
-    default:
-      return DBL_MAX;
+    case PTE_FLOAT16: return 65504.0;
+    case PTE_BFLOAT16: return 3.38953138925153547590470800371487866880e+38;
+    case PTE_FLOAT32: return FLT_MAX;
+    default: return DBL_MAX;
   }
 }
 
@@ -435,8 +403,7 @@ pte_status kc_slice_range(pte_kernel_ctx *ctx, int64_t size, bool has_start, int
 static void add_elem(void *dst, const void *src, int32_t dt) {
   switch (dt) {
     KC_ADD_CASES(KC_ADD1)
-    default:
-      break;
+    default: break;
   }
 }
 

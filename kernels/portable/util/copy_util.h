@@ -51,21 +51,11 @@ static inline void kc_fill_tensor(pte_tensor *t, const void *elem) {
 /* Copy one element of es bytes. */
 static inline void kc_copy_elem(void *dst, const void *src, size_t es) {
   switch (es) {
-    case 1:
-      *(uint8_t *)dst = *(const uint8_t *)src;
-      break;
-    case 2:
-      memcpy(dst, src, 2);
-      break;
-    case 4:
-      memcpy(dst, src, 4);
-      break;
-    case 8:
-      memcpy(dst, src, 8);
-      break;
-    default:
-      memcpy(dst, src, es);
-      break;
+    case 1: *(uint8_t *)dst = *(const uint8_t *)src; break;
+    case 2: memcpy(dst, src, 2); break;
+    case 4: memcpy(dst, src, 4); break;
+    case 8: memcpy(dst, src, 8); break;
+    default: memcpy(dst, src, es); break;
   }
 }
 

@@ -116,8 +116,7 @@ static void round_through(void *buf, k_ctype ct, int32_t common, int64_t n) {
       case PTE_INT32:
         for (int64_t j = 0; j < n; j++) v[j] = (int32_t)v[j];
         break;
-      default:
-        break;
+      default: break;
     }
   }
 }
@@ -208,8 +207,7 @@ pte_status ew_run(pte_kernel_ctx *ctx, ew_operand *const *ops, int32_t n, pte_te
 pte_status ew_scalar_check(pte_kernel_ctx *ctx, const k_scalar *s, int32_t dtype, const char *what) {
   double lo = 0, hi = 0;
   switch (dtype) {
-    case PTE_BOOL:
-      return PTE_OK;
+    case PTE_BOOL: return PTE_OK;
     case PTE_UINT8:
       lo = 0;
       hi = 255;
@@ -242,8 +240,7 @@ pte_status ew_scalar_check(pte_kernel_ctx *ctx, const k_scalar *s, int32_t dtype
       lo = -3.4028234663852886e38;
       hi = 3.4028234663852886e38;
       break;
-    default:
-      return PTE_OK;
+    default: return PTE_OK;
   }
   bool bad = false;
   if (s->dtype == PTE_FLOAT64) {

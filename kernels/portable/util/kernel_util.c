@@ -138,112 +138,63 @@ static inline int64_t f2i(double v) {
 
 double k_get_d(const void *p, int32_t dt, int64_t i) {
   switch (dt) {
-    case PTE_FLOAT32:
-      return ((const float *)p)[i];
-    case PTE_FLOAT64:
-      return ((const double *)p)[i];
-    case PTE_FLOAT16:
-      return k_half_to_float(((const uint16_t *)p)[i]);
-    case PTE_BFLOAT16:
-      return k_bf16_to_float(((const uint16_t *)p)[i]);
-    case PTE_BOOL:
-      return ((const uint8_t *)p)[i] != 0;
-    case PTE_UINT8:
-      return ((const uint8_t *)p)[i];
-    case PTE_INT8:
-      return ((const int8_t *)p)[i];
-    case PTE_INT16:
-      return ((const int16_t *)p)[i];
-    case PTE_INT32:
-      return ((const int32_t *)p)[i];
-    case PTE_INT64:
-      return (double)((const int64_t *)p)[i];
-    default:
-      return 0;
+    case PTE_FLOAT32: return ((const float *)p)[i];
+    case PTE_FLOAT64: return ((const double *)p)[i];
+    case PTE_FLOAT16: return k_half_to_float(((const uint16_t *)p)[i]);
+    case PTE_BFLOAT16: return k_bf16_to_float(((const uint16_t *)p)[i]);
+    case PTE_BOOL: return ((const uint8_t *)p)[i] != 0;
+    case PTE_UINT8: return ((const uint8_t *)p)[i];
+    case PTE_INT8: return ((const int8_t *)p)[i];
+    case PTE_INT16: return ((const int16_t *)p)[i];
+    case PTE_INT32: return ((const int32_t *)p)[i];
+    case PTE_INT64: return (double)((const int64_t *)p)[i];
+    default: return 0;
   }
 }
 
 int64_t k_get_i(const void *p, int32_t dt, int64_t i) {
   switch (dt) {
-    case PTE_BOOL:
-      return ((const uint8_t *)p)[i] != 0;
-    case PTE_UINT8:
-      return ((const uint8_t *)p)[i];
-    case PTE_INT8:
-      return ((const int8_t *)p)[i];
-    case PTE_INT16:
-      return ((const int16_t *)p)[i];
-    case PTE_INT32:
-      return ((const int32_t *)p)[i];
-    case PTE_INT64:
-      return ((const int64_t *)p)[i];
-    default:
-      return f2i(k_get_d(p, dt, i));
+    case PTE_BOOL: return ((const uint8_t *)p)[i] != 0;
+    case PTE_UINT8: return ((const uint8_t *)p)[i];
+    case PTE_INT8: return ((const int8_t *)p)[i];
+    case PTE_INT16: return ((const int16_t *)p)[i];
+    case PTE_INT32: return ((const int32_t *)p)[i];
+    case PTE_INT64: return ((const int64_t *)p)[i];
+    default: return f2i(k_get_d(p, dt, i));
   }
 }
 
 void k_set_d(void *p, int32_t dt, int64_t i, double v) {
   switch (dt) {
-    case PTE_FLOAT32:
-      ((float *)p)[i] = (float)v;
-      break;
-    case PTE_FLOAT64:
-      ((double *)p)[i] = v;
-      break;
-    case PTE_FLOAT16:
-      ((uint16_t *)p)[i] = k_float_to_half((float)v);
-      break;
-    case PTE_BFLOAT16:
-      ((uint16_t *)p)[i] = k_float_to_bf16((float)v);
-      break;
-    case PTE_BOOL:
-      ((uint8_t *)p)[i] = v != 0;
-      break;
-    default:
-      k_set_i(p, dt, i, f2i(v));
-      break;
+    case PTE_FLOAT32: ((float *)p)[i] = (float)v; break;
+    case PTE_FLOAT64: ((double *)p)[i] = v; break;
+    case PTE_FLOAT16: ((uint16_t *)p)[i] = k_float_to_half((float)v); break;
+    case PTE_BFLOAT16: ((uint16_t *)p)[i] = k_float_to_bf16((float)v); break;
+    case PTE_BOOL: ((uint8_t *)p)[i] = v != 0; break;
+    default: k_set_i(p, dt, i, f2i(v)); break;
   }
 }
 
 void k_set_i(void *p, int32_t dt, int64_t i, int64_t v) {
   switch (dt) {
-    case PTE_BOOL:
-      ((uint8_t *)p)[i] = v != 0;
-      break;
-    case PTE_UINT8:
-      ((uint8_t *)p)[i] = (uint8_t)v;
-      break;
-    case PTE_INT8:
-      ((int8_t *)p)[i] = (int8_t)v;
-      break;
-    case PTE_INT16:
-      ((int16_t *)p)[i] = (int16_t)v;
-      break;
-    case PTE_INT32:
-      ((int32_t *)p)[i] = (int32_t)v;
-      break;
-    case PTE_INT64:
-      ((int64_t *)p)[i] = v;
-      break;
-    default:
-      k_set_d(p, dt, i, (double)v);
-      break;
+    case PTE_BOOL: ((uint8_t *)p)[i] = v != 0; break;
+    case PTE_UINT8: ((uint8_t *)p)[i] = (uint8_t)v; break;
+    case PTE_INT8: ((int8_t *)p)[i] = (int8_t)v; break;
+    case PTE_INT16: ((int16_t *)p)[i] = (int16_t)v; break;
+    case PTE_INT32: ((int32_t *)p)[i] = (int32_t)v; break;
+    case PTE_INT64: ((int64_t *)p)[i] = v; break;
+    default: k_set_d(p, dt, i, (double)v); break;
   }
 }
 
 /* Round an integer through a narrower integer dtype (wraps like a C cast). */
 static inline int64_t through_int(int64_t v, int32_t dt) {
   switch (dt) {
-    case PTE_UINT8:
-      return (uint8_t)v;
-    case PTE_INT8:
-      return (int8_t)v;
-    case PTE_INT16:
-      return (int16_t)v;
-    case PTE_INT32:
-      return (int32_t)v;
-    default:
-      return v;
+    case PTE_UINT8: return (uint8_t)v;
+    case PTE_INT8: return (int8_t)v;
+    case PTE_INT16: return (int16_t)v;
+    case PTE_INT32: return (int32_t)v;
+    default: return v;
   }
 }
 
@@ -263,41 +214,19 @@ static inline float through_float(float v, int32_t dt) {
     }                                     \
   } while (0)
 
-#define LOAD_ANY(CT, FROMF, FROMI)                                \
-  switch (dt) {                                                   \
-    case PTE_FLOAT32:                                             \
-      LOAD_LOOP(float, CT, FROMF((double)x));                     \
-      break;                                                      \
-    case PTE_FLOAT64:                                             \
-      LOAD_LOOP(double, CT, FROMF(x));                            \
-      break;                                                      \
-    case PTE_FLOAT16:                                             \
-      LOAD_LOOP(uint16_t, CT, FROMF((double)k_half_to_float(x))); \
-      break;                                                      \
-    case PTE_BFLOAT16:                                            \
-      LOAD_LOOP(uint16_t, CT, FROMF((double)k_bf16_to_float(x))); \
-      break;                                                      \
-    case PTE_BOOL:                                                \
-      LOAD_LOOP(uint8_t, CT, FROMI((int64_t)(x != 0)));           \
-      break;                                                      \
-    case PTE_UINT8:                                               \
-      LOAD_LOOP(uint8_t, CT, FROMI((int64_t)x));                  \
-      break;                                                      \
-    case PTE_INT8:                                                \
-      LOAD_LOOP(int8_t, CT, FROMI((int64_t)x));                   \
-      break;                                                      \
-    case PTE_INT16:                                               \
-      LOAD_LOOP(int16_t, CT, FROMI((int64_t)x));                  \
-      break;                                                      \
-    case PTE_INT32:                                               \
-      LOAD_LOOP(int32_t, CT, FROMI((int64_t)x));                  \
-      break;                                                      \
-    case PTE_INT64:                                               \
-      LOAD_LOOP(int64_t, CT, FROMI(x));                           \
-      break;                                                      \
-    default:                                                      \
-      memset(dst, 0, (size_t)n * sizeof(CT));                     \
-      break;                                                      \
+#define LOAD_ANY(CT, FROMF, FROMI)                                                        \
+  switch (dt) {                                                                           \
+    case PTE_FLOAT32: LOAD_LOOP(float, CT, FROMF((double)x)); break;                      \
+    case PTE_FLOAT64: LOAD_LOOP(double, CT, FROMF(x)); break;                             \
+    case PTE_FLOAT16: LOAD_LOOP(uint16_t, CT, FROMF((double)k_half_to_float(x))); break;  \
+    case PTE_BFLOAT16: LOAD_LOOP(uint16_t, CT, FROMF((double)k_bf16_to_float(x))); break; \
+    case PTE_BOOL: LOAD_LOOP(uint8_t, CT, FROMI((int64_t)(x != 0))); break;               \
+    case PTE_UINT8: LOAD_LOOP(uint8_t, CT, FROMI((int64_t)x)); break;                     \
+    case PTE_INT8: LOAD_LOOP(int8_t, CT, FROMI((int64_t)x)); break;                       \
+    case PTE_INT16: LOAD_LOOP(int16_t, CT, FROMI((int64_t)x)); break;                     \
+    case PTE_INT32: LOAD_LOOP(int32_t, CT, FROMI((int64_t)x)); break;                     \
+    case PTE_INT64: LOAD_LOOP(int64_t, CT, FROMI(x)); break;                              \
+    default: memset(dst, 0, (size_t)n * sizeof(CT)); break;                               \
   }
 
 void k_load_row(void *dst, k_ctype ct, int32_t through, const void *src, int32_t dt, int64_t off,
@@ -340,92 +269,42 @@ void k_load_row(void *dst, k_ctype ct, int32_t through, const void *src, int32_t
     }                                 \
   } while (0)
 
-#define STORE_FROM_FLOAT(CT)                               \
-  switch (dt) {                                            \
-    case PTE_FLOAT32:                                      \
-      STORE_LOOP(float, CT, x);                            \
-      break;                                               \
-    case PTE_FLOAT64:                                      \
-      STORE_LOOP(double, CT, x);                           \
-      break;                                               \
-    case PTE_FLOAT16:                                      \
-      STORE_LOOP(uint16_t, CT, k_float_to_half((float)x)); \
-      break;                                               \
-    case PTE_BFLOAT16:                                     \
-      STORE_LOOP(uint16_t, CT, k_float_to_bf16((float)x)); \
-      break;                                               \
-    case PTE_BOOL:                                         \
-      STORE_LOOP(uint8_t, CT, x != 0);                     \
-      break;                                               \
-    case PTE_UINT8:                                        \
-      STORE_LOOP(uint8_t, CT, f2i((double)x));             \
-      break;                                               \
-    case PTE_INT8:                                         \
-      STORE_LOOP(int8_t, CT, f2i((double)x));              \
-      break;                                               \
-    case PTE_INT16:                                        \
-      STORE_LOOP(int16_t, CT, f2i((double)x));             \
-      break;                                               \
-    case PTE_INT32:                                        \
-      STORE_LOOP(int32_t, CT, f2i((double)x));             \
-      break;                                               \
-    case PTE_INT64:                                        \
-      STORE_LOOP(int64_t, CT, f2i((double)x));             \
-      break;                                               \
-    default:                                               \
-      break;                                               \
+#define STORE_FROM_FLOAT(CT)                                                       \
+  switch (dt) {                                                                    \
+    case PTE_FLOAT32: STORE_LOOP(float, CT, x); break;                             \
+    case PTE_FLOAT64: STORE_LOOP(double, CT, x); break;                            \
+    case PTE_FLOAT16: STORE_LOOP(uint16_t, CT, k_float_to_half((float)x)); break;  \
+    case PTE_BFLOAT16: STORE_LOOP(uint16_t, CT, k_float_to_bf16((float)x)); break; \
+    case PTE_BOOL: STORE_LOOP(uint8_t, CT, x != 0); break;                         \
+    case PTE_UINT8: STORE_LOOP(uint8_t, CT, f2i((double)x)); break;                \
+    case PTE_INT8: STORE_LOOP(int8_t, CT, f2i((double)x)); break;                  \
+    case PTE_INT16: STORE_LOOP(int16_t, CT, f2i((double)x)); break;                \
+    case PTE_INT32: STORE_LOOP(int32_t, CT, f2i((double)x)); break;                \
+    case PTE_INT64: STORE_LOOP(int64_t, CT, f2i((double)x)); break;                \
+    default: break;                                                                \
   }
 
-#define STORE_FROM_INT(CT)                                 \
-  switch (dt) {                                            \
-    case PTE_FLOAT32:                                      \
-      STORE_LOOP(float, CT, (float)x);                     \
-      break;                                               \
-    case PTE_FLOAT64:                                      \
-      STORE_LOOP(double, CT, (double)x);                   \
-      break;                                               \
-    case PTE_FLOAT16:                                      \
-      STORE_LOOP(uint16_t, CT, k_float_to_half((float)x)); \
-      break;                                               \
-    case PTE_BFLOAT16:                                     \
-      STORE_LOOP(uint16_t, CT, k_float_to_bf16((float)x)); \
-      break;                                               \
-    case PTE_BOOL:                                         \
-      STORE_LOOP(uint8_t, CT, x != 0);                     \
-      break;                                               \
-    case PTE_UINT8:                                        \
-      STORE_LOOP(uint8_t, CT, (uint8_t)x);                 \
-      break;                                               \
-    case PTE_INT8:                                         \
-      STORE_LOOP(int8_t, CT, (int8_t)x);                   \
-      break;                                               \
-    case PTE_INT16:                                        \
-      STORE_LOOP(int16_t, CT, (int16_t)x);                 \
-      break;                                               \
-    case PTE_INT32:                                        \
-      STORE_LOOP(int32_t, CT, (int32_t)x);                 \
-      break;                                               \
-    case PTE_INT64:                                        \
-      STORE_LOOP(int64_t, CT, (int64_t)x);                 \
-      break;                                               \
-    default:                                               \
-      break;                                               \
+#define STORE_FROM_INT(CT)                                                         \
+  switch (dt) {                                                                    \
+    case PTE_FLOAT32: STORE_LOOP(float, CT, (float)x); break;                      \
+    case PTE_FLOAT64: STORE_LOOP(double, CT, (double)x); break;                    \
+    case PTE_FLOAT16: STORE_LOOP(uint16_t, CT, k_float_to_half((float)x)); break;  \
+    case PTE_BFLOAT16: STORE_LOOP(uint16_t, CT, k_float_to_bf16((float)x)); break; \
+    case PTE_BOOL: STORE_LOOP(uint8_t, CT, x != 0); break;                         \
+    case PTE_UINT8: STORE_LOOP(uint8_t, CT, (uint8_t)x); break;                    \
+    case PTE_INT8: STORE_LOOP(int8_t, CT, (int8_t)x); break;                       \
+    case PTE_INT16: STORE_LOOP(int16_t, CT, (int16_t)x); break;                    \
+    case PTE_INT32: STORE_LOOP(int32_t, CT, (int32_t)x); break;                    \
+    case PTE_INT64: STORE_LOOP(int64_t, CT, (int64_t)x); break;                    \
+    default: break;                                                                \
   }
 
 void k_store_row(void *dst, int32_t dt, int64_t off, int64_t stride, const void *src, k_ctype ct, int64_t n) {
   switch (ct) {
-    case K_F32:
-      STORE_FROM_FLOAT(float);
-      break;
-    case K_F64:
-      STORE_FROM_FLOAT(double);
-      break;
-    case K_I64:
-      STORE_FROM_INT(int64_t);
-      break;
-    case K_BOOL:
-      STORE_FROM_INT(uint8_t);
-      break;
+    case K_F32: STORE_FROM_FLOAT(float); break;
+    case K_F64: STORE_FROM_FLOAT(double); break;
+    case K_I64: STORE_FROM_INT(int64_t); break;
+    case K_BOOL: STORE_FROM_INT(uint8_t); break;
   }
 }
 

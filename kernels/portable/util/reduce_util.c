@@ -21,22 +21,14 @@ pte_status kr_read_args(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs, kr
   a->keepdim = false;
   a->out2 = NULL;
   switch (form) {
-    case KR_ALL:
-      a->ndims = -1;
-      break;
-    case KR_DIM:
-      K_CHECK(k_int(ctx, args, 1, &a->dims[0]));
-      break;
+    case KR_ALL: a->ndims = -1; break;
+    case KR_DIM: K_CHECK(k_int(ctx, args, 1, &a->dims[0])); break;
     case KR_OPT_DIM:
       K_CHECK(k_opt_int(ctx, args, 1, &a->dims[0], &present));
       if (!present) a->ndims = -1;
       break;
-    case KR_DIMS:
-      K_CHECK(k_int_list(ctx, args, 1, a->dims, PTE_MAX_DIM, &a->ndims));
-      break;
-    case KR_OPT_DIMS:
-      K_CHECK(k_opt_int_list(ctx, args, 1, a->dims, PTE_MAX_DIM, &a->ndims));
-      break;
+    case KR_DIMS: K_CHECK(k_int_list(ctx, args, 1, a->dims, PTE_MAX_DIM, &a->ndims)); break;
+    case KR_OPT_DIMS: K_CHECK(k_opt_int_list(ctx, args, 1, a->dims, PTE_MAX_DIM, &a->ndims)); break;
   }
   if (form != KR_ALL) K_CHECK(k_bool(ctx, args, 2, &a->keepdim));
   K_CHECK(k_tensor(ctx, args, first_out, &a->out));
