@@ -115,6 +115,15 @@ static int record_events(writer *w, const etd_rec *r, fbb_ref *out) {
   }
 }
 
+/* The Int, Bool and Double tables: the value as their one field. */
+static fbb_ref scalar_table(fbb *b, uint8_t tag, int64_t i, double v) {
+  fbb_table_start(b);
+  if (tag == PTE_TAG_INT) fbb_add_i64(b, 0, i);
+  else if (tag == PTE_TAG_BOOL) fbb_add_u8(b, 0, (uint8_t)(i != 0));
+  else fbb_add_f64(b, 0, v);
+  return fbb_table_end(b);
+}
+
 static fbb_ref debug_event(writer *w, const etd_dbg *d) {
   fbb *b = &w->b;
   fbb_ref payload = 0, output = 0, dstr = 0;
@@ -134,34 +143,23 @@ static fbb_ref debug_event(writer *w, const etd_dbg *d) {
       slot = VAL_TENSOR;
       break;
     }
+    /* A scalar's table is written below, with the others of its kind. */
     case PTE_TAG_INT:
-      fbb_table_start(b);
-      fbb_add_i64(b, 0, d->scalar.i);
-      payload = fbb_table_end(b);
       type = VT_INT;
       slot = VAL_INT;
       break;
     case PTE_TAG_BOOL:
-      fbb_table_start(b);
-      fbb_add_u8(b, 0, (uint8_t)(d->scalar.i != 0));
-      payload = fbb_table_end(b);
       type = VT_BOOL;
       slot = VAL_BOOL;
       break;
     case PTE_TAG_DOUBLE:
-      fbb_table_start(b);
-      fbb_add_f64(b, 0, d->scalar.d);
-      payload = fbb_table_end(b);
       type = VT_DOUBLE;
       slot = VAL_DOUBLE;
       break;
     default: break;
   }
-  if (d->is_output) {
-    fbb_table_start(b);
-    fbb_add_u8(b, 0, 1);
-    output = fbb_table_end(b);
-  }
+  if (slot >= 0 && d->tag != PTE_TAG_TENSOR) payload = scalar_table(b, d->tag, d->scalar.i, d->scalar.d);
+  if (d->is_output) output = scalar_table(b, PTE_TAG_BOOL, 1, 0.0); /* output: Bool{true} */
   fbb_table_start(b);
   if (slot >= 0) fbb_add_ref(b, slot, payload);
   if (output) fbb_add_ref(b, VAL_OUTPUT, output);

@@ -9,12 +9,14 @@
 
 #include <stdlib.h>
 
+#include "glue.h"
+
 typedef struct {
   PyObject_HEAD pte_etdump *etdump;
 } ProfilerObject;
 
 static PyObject *raise_status(pte_status st) {
-  PyErr_Format(PyExc_RuntimeError, "%s", pte_last_error()[0] ? pte_last_error() : pte_status_name(st));
+  PyErr_Format(PyExc_RuntimeError, "%s", glue_status_message(st));
   return NULL;
 }
 
@@ -151,23 +153,12 @@ static PyTypeObject ProfilerType = {
     .tp_new = PyType_GenericNew,
 };
 
-static PyObject *mod_registry_identity(PyObject *m, PyObject *u) {
-  return PyLong_FromVoidPtr((void *)pte_registry_identity());
-}
-
-static PyMethodDef module_methods[] = {{"registry_identity", mod_registry_identity, METH_NOARGS,
+static PyMethodDef module_methods[] = {{"registry_identity", glue_registry_identity, METH_NOARGS,
                                         "Address of the runtime's registry, as this extension sees it."},
                                        {NULL, NULL, 0, NULL}};
 
-static struct PyModuleDef module_def = {PyModuleDef_HEAD_INIT,
-                                        "_profiler",
-                                        "pterun profiler bindings (glue only).",
-                                        -1,
-                                        module_methods,
-                                        NULL,
-                                        NULL,
-                                        NULL,
-                                        NULL};
+static struct PyModuleDef module_def =
+    GLUE_MODULE_DEF("_profiler", "pterun profiler bindings (glue only).", module_methods);
 
 PyMODINIT_FUNC PyInit__profiler(void);
 

@@ -9,14 +9,14 @@
 
 #include <string.h>
 
+#include "glue.h"
 #include "pterun_components.h"
 
 static PyObject *g_error; /* pterun.Error */
 
 /* Raise pterun.Error with the runtime's message; .status names the code. */
 static PyObject *raise_status(pte_status st) {
-  PyObject *exc =
-      PyObject_CallFunction(g_error, "s", pte_last_error()[0] ? pte_last_error() : pte_status_name(st));
+  PyObject *exc = PyObject_CallFunction(g_error, "s", glue_status_message(st));
   if (!exc) return NULL;
   PyObject *name = PyUnicode_FromString(pte_status_name(st));
   if (name) {
@@ -470,10 +470,6 @@ static PyObject *mod_registered_operators(PyObject *m, PyObject *u) {
   return l;
 }
 
-static PyObject *mod_registry_identity(PyObject *m, PyObject *u) {
-  return PyLong_FromVoidPtr((void *)pte_registry_identity());
-}
-
 static PyObject *mod_library_load(PyObject *m, PyObject *args) {
   PyObject *p;
   if (!PyArg_ParseTuple(args, "O&", PyUnicode_FSConverter, &p)) return NULL;
@@ -521,7 +517,7 @@ static PyMethodDef module_methods[] = {
     {"load", mod_load, METH_VARARGS, "load(path, data_paths=None) -> Program"},
     {"registered_backends", mod_registered_backends, METH_NOARGS, "Names of the registered backends."},
     {"registered_operators", mod_registered_operators, METH_NOARGS, "Names of the registered operators."},
-    {"registry_identity", mod_registry_identity, METH_NOARGS, "Address of the runtime's registry."},
+    {"registry_identity", glue_registry_identity, METH_NOARGS, "Address of the runtime's registry."},
     {"library_load", mod_library_load, METH_VARARGS, "Load a component or operator library."},
     {"library_load_all", mod_library_load_all, METH_NOARGS,
      "Load every component installed next to the runtime."},
@@ -534,15 +530,8 @@ static PyMethodDef module_methods[] = {
 #endif
     {NULL, NULL, 0, NULL}};
 
-static struct PyModuleDef module_def = {PyModuleDef_HEAD_INIT,
-                                        "_pterun",
-                                        "pterun runtime bindings (glue only).",
-                                        -1,
-                                        module_methods,
-                                        NULL,
-                                        NULL,
-                                        NULL,
-                                        NULL};
+static struct PyModuleDef module_def =
+    GLUE_MODULE_DEF("_pterun", "pterun runtime bindings (glue only).", module_methods);
 
 PyMODINIT_FUNC PyInit__pterun(void);
 

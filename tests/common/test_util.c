@@ -134,3 +134,24 @@ done:
   pte_data_map_free(map);
   return st;
 }
+
+pte_status test_backend_init_noop(void *u, pte_backend_init_ctx *c, const void *p, size_t n,
+                                  const pte_compile_spec *s, int32_t ns, void **h) {
+  (void)u;
+  (void)c;
+  (void)p;
+  (void)n;
+  (void)s;
+  (void)ns;
+  *h = NULL;
+  return PTE_OK;
+}
+
+pte_status test_backend_exec_noop(void *u, pte_backend_exec_ctx *c, void *h, pte_value **a, int32_t n) {
+  (void)u;
+  (void)c;
+  (void)h;
+  (void)a;
+  (void)n;
+  return PTE_OK;
+}

@@ -75,4 +75,10 @@ const char *compare_npy(const pte_tensor *t, const char *npy_path, double rtol, 
 pte_status run_case(const char *case_dir, const char *method, const char *data_file, double rtol, double atol,
                     char *err, size_t errn);
 
+/* Backend callbacks that accept anything and do nothing, for tests that only need a
+ * well-formed backend to register. */
+pte_status test_backend_init_noop(void *u, pte_backend_init_ctx *c, const void *p, size_t n,
+                                  const pte_compile_spec *s, int32_t ns, void **h);
+pte_status test_backend_exec_noop(void *u, pte_backend_exec_ctx *c, void *h, pte_value **a, int32_t n);
+
 #endif

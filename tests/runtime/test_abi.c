@@ -36,28 +36,9 @@ TEST(kernel_library_abi) {
   CHECK_OK(pte_register_kernels(&lib));
 }
 
-static pte_status b_init(void *u, pte_backend_init_ctx *c, const void *p, size_t n, const pte_compile_spec *s,
-                         int32_t ns, void **h) {
-  (void)u;
-  (void)c;
-  (void)p;
-  (void)n;
-  (void)s;
-  (void)ns;
-  *h = NULL;
-  return PTE_OK;
-}
-static pte_status b_exec(void *u, pte_backend_exec_ctx *c, void *h, pte_value **a, int32_t n) {
-  (void)u;
-  (void)c;
-  (void)h;
-  (void)a;
-  (void)n;
-  return PTE_OK;
-}
-
 TEST(backend_abi) {
-  static pte_backend b = PTE_BACKEND_INIT("AbiBackend", NULL, NULL, b_init, b_exec, NULL);
+  static pte_backend b =
+      PTE_BACKEND_INIT("AbiBackend", NULL, NULL, test_backend_init_noop, test_backend_exec_noop, NULL);
   b.abi = PTE_ABI_VERSION + 1;
   CHECK_FAILS(pte_register_backend(&b), PTE_ERR_NOT_SUPPORTED, want("backend", PTE_ABI_VERSION + 1));
   CHECK(pte_backend_find("AbiBackend") == NULL, "registered");

@@ -43,90 +43,81 @@ static void set_map(const char *dir) {
   (void)pte_data_map_load_file(zoo_path(rel), NULL, &g_exercise_map);
 }
 
+/* What a test expects of each program's counts. */
+typedef enum { EXPECT_ANY, EXPECT_SOME_REJECTED, EXPECT_RUNS } expect;
+
+/* Hands each zoo program (its data map set) to `damage`, which runs
+ * pte_exercise on variants of it, then logs and checks the counts. */
+static void each_program(const char *what, void (*damage)(uint8_t *buf, size_t n, pte_exercise_stats *s),
+                         expect want) {
+  for (size_t k = 0; k < sizeof kPrograms / sizeof kPrograms[0]; k++) {
+    size_t n;
+    uint8_t *buf = load_zoo(kPrograms[k], &n);
+    CHECK(buf, "missing %s", kPrograms[k]);
+    set_map(kPrograms[k]);
+    pte_exercise_stats s = {0};
+    damage(buf, n, &s);
+    free(buf);
+    printf("  %s: %zu bytes, %s: %ld rejected, %ld loaded, %ld ran, %ld failed at run\n", kPrograms[k], n,
+           what, s.rejected, s.loaded, s.ran, s.failed_at_run);
+    if (want == EXPECT_SOME_REJECTED) CHECK(s.rejected > 0, "%s: no %s rejected", kPrograms[k], what);
+    /* the delegated program needs its backend, which this test does not link */
+    if (want == EXPECT_RUNS)
+      CHECK(s.loaded == 1 && (s.ran >= 1 || strstr(kPrograms[k], "xnnpack")), "%s: loaded %ld ran %ld: %s",
+            kPrograms[k], s.loaded, s.ran, pte_last_error());
+  }
+}
+
+static void as_is(uint8_t *buf, size_t n, pte_exercise_stats *s) { pte_exercise(buf, n, s); }
+
 TEST(originals_run) {
   CHECK_OK(pte_kernels_portable_register());
-  for (size_t k = 0; k < sizeof kPrograms / sizeof kPrograms[0]; k++) {
-    size_t n;
-    uint8_t *buf = load_zoo(kPrograms[k], &n);
-    CHECK(buf, "missing %s", kPrograms[k]);
-    set_map(kPrograms[k]);
-    pte_exercise_stats s = {0};
-    pte_exercise(buf, n, &s);
-    free(buf);
-    /* the delegated program needs its backend, which this test does not link */
-    CHECK(s.loaded == 1 && (s.ran >= 1 || strstr(kPrograms[k], "xnnpack")), "%s: loaded %ld ran %ld: %s",
-          kPrograms[k], s.loaded, s.ran, pte_last_error());
-  }
+  each_program("original", as_is, EXPECT_RUNS);
 }
 
-TEST(truncated) {
-  for (size_t k = 0; k < sizeof kPrograms / sizeof kPrograms[0]; k++) {
-    size_t n;
-    uint8_t *buf = load_zoo(kPrograms[k], &n);
-    CHECK(buf, "missing %s", kPrograms[k]);
-    set_map(kPrograms[k]);
-    pte_exercise_stats s = {0};
-    size_t step = n > 4096 ? n / 512 : 1;
-    for (size_t cut = 0; cut < n; cut += (cut < 512 ? 1 : step)) pte_exercise(buf, cut, &s);
-    CHECK(s.rejected > 0, "no truncation was rejected");
-    printf("  %s: %zu bytes, truncations: %ld rejected, %ld loaded\n", kPrograms[k], n, s.rejected, s.loaded);
-    free(buf);
-  }
+static void truncate_at_many(uint8_t *buf, size_t n, pte_exercise_stats *s) {
+  size_t step = n > 4096 ? n / 512 : 1;
+  for (size_t cut = 0; cut < n; cut += (cut < 512 ? 1 : step)) pte_exercise(buf, cut, s);
 }
 
-TEST(bit_flips) {
-  for (size_t k = 0; k < sizeof kPrograms / sizeof kPrograms[0]; k++) {
-    size_t n;
-    uint8_t *buf = load_zoo(kPrograms[k], &n);
-    CHECK(buf, "missing %s", kPrograms[k]);
-    set_map(kPrograms[k]);
-    pte_exercise_stats s = {0};
-    /* the flatbuffer part holds the structure; aim most flips there */
-    size_t region = n < 65536 ? n : 65536;
-    for (int it = 0; it < 800; it++) {
-      size_t at = (size_t)(rnd() % region);
-      int flips = 1 + (int)(rnd() % 3);
-      uint8_t saved[3];
-      size_t pos[3];
-      for (int f = 0; f < flips; f++) {
-        pos[f] = (at + (size_t)f * (rnd() % 64)) % n;
-        saved[f] = buf[pos[f]];
-        buf[pos[f]] ^= (uint8_t)(1u << (rnd() % 8));
-      }
-      pte_exercise(buf, n, &s);
-      for (int f = flips - 1; f >= 0; f--) buf[pos[f]] = saved[f];
+TEST(truncated) { each_program("truncations", truncate_at_many, EXPECT_SOME_REJECTED); }
+
+static void flip_bits(uint8_t *buf, size_t n, pte_exercise_stats *s) {
+  /* the flatbuffer part holds the structure; aim most flips there */
+  size_t region = n < 65536 ? n : 65536;
+  for (int it = 0; it < 800; it++) {
+    size_t at = (size_t)(rnd() % region);
+    int flips = 1 + (int)(rnd() % 3);
+    uint8_t saved[3];
+    size_t pos[3];
+    for (int f = 0; f < flips; f++) {
+      pos[f] = (at + (size_t)f * (rnd() % 64)) % n;
+      saved[f] = buf[pos[f]];
+      buf[pos[f]] ^= (uint8_t)(1u << (rnd() % 8));
     }
-    printf("  %s: bit flips: %ld rejected, %ld loaded, %ld ran, %ld failed at run\n", kPrograms[k],
-           s.rejected, s.loaded, s.ran, s.failed_at_run);
-    free(buf);
+    pte_exercise(buf, n, s);
+    for (int f = flips - 1; f >= 0; f--) buf[pos[f]] = saved[f];
   }
 }
 
-TEST(extreme_words) {
+TEST(bit_flips) { each_program("bit flips", flip_bits, EXPECT_ANY); }
+
+static void extreme_words_in(uint8_t *buf, size_t n, pte_exercise_stats *s) {
   static const uint32_t extremes[] = {0xFFFFFFFFu, 0x7FFFFFFFu, 0x80000000u, 0x00010000u, 0xFFFFFF00u};
-  for (size_t k = 0; k < sizeof kPrograms / sizeof kPrograms[0]; k++) {
-    size_t n;
-    uint8_t *buf = load_zoo(kPrograms[k], &n);
-    CHECK(buf, "missing %s", kPrograms[k]);
-    set_map(kPrograms[k]);
-    pte_exercise_stats s = {0};
-    /* every word of the first 4 KB (headers, root tables), then a sample */
-    size_t region = n < 16384 ? n : 16384;
-    for (size_t at = 0; at + 4 <= region; at += (at < 4096 ? 4 : 12)) {
-      uint32_t saved;
-      memcpy(&saved, buf + at, 4);
-      for (size_t e = 0; e < sizeof extremes / sizeof extremes[0]; e++) {
-        memcpy(buf + at, &extremes[e], 4);
-        pte_exercise(buf, n, &s);
-      }
-      memcpy(buf + at, &saved, 4);
+  /* every word of the first 4 KB (headers, root tables), then a sample */
+  size_t region = n < 16384 ? n : 16384;
+  for (size_t at = 0; at + 4 <= region; at += (at < 4096 ? 4 : 12)) {
+    uint32_t saved;
+    memcpy(&saved, buf + at, 4);
+    for (size_t e = 0; e < sizeof extremes / sizeof extremes[0]; e++) {
+      memcpy(buf + at, &extremes[e], 4);
+      pte_exercise(buf, n, s);
     }
-    printf("  %s: extreme words: %ld rejected, %ld loaded, %ld ran, %ld failed at run\n", kPrograms[k],
-           s.rejected, s.loaded, s.ran, s.failed_at_run);
-    CHECK(s.rejected > 0, "nothing rejected");
-    free(buf);
+    memcpy(buf + at, &saved, 4);
   }
 }
+
+TEST(extreme_words) { each_program("extreme words", extreme_words_in, EXPECT_SOME_REJECTED); }
 
 TEST(headers) {
   size_t n;

@@ -81,18 +81,9 @@ static pte_status reentering_init(void *u, pte_backend_init_ctx *c, const void *
     g_init_ok++;
   return PTE_OK;
 }
-static pte_status noop_exec(void *u, pte_backend_exec_ctx *c, void *h, pte_value **a, int32_t n) {
-  (void)u;
-  (void)c;
-  (void)h;
-  (void)a;
-  (void)n;
-  return PTE_OK;
-}
-
 TEST(backend_callbacks_may_reenter_the_registry) {
-  static const pte_backend b =
-      PTE_BACKEND_INIT("XnnpackBackend", NULL, reentering_available, reentering_init, noop_exec, NULL);
+  static const pte_backend b = PTE_BACKEND_INIT("XnnpackBackend", NULL, reentering_available, reentering_init,
+                                                test_backend_exec_noop, NULL);
   CHECK_OK(pte_kernels_portable_register());
   CHECK_OK(pte_register_backend(&b));
   pte_program *p = NULL;

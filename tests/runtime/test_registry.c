@@ -74,29 +74,11 @@ TEST(backend_registry) {
   CHECK(pte_backend_find("TestBackend") == NULL, "registered without init");
 }
 
-static pte_status b_init(void *u, pte_backend_init_ctx *c, const void *p, size_t n, const pte_compile_spec *s,
-                         int32_t ns, void **h) {
-  (void)u;
-  (void)c;
-  (void)p;
-  (void)n;
-  (void)s;
-  (void)ns;
-  *h = NULL;
-  return PTE_OK;
-}
-static pte_status b_exec(void *u, pte_backend_exec_ctx *c, void *h, pte_value **a, int32_t n) {
-  (void)u;
-  (void)c;
-  (void)h;
-  (void)a;
-  (void)n;
-  return PTE_OK;
-}
-
 TEST(backend_duplicates) {
-  static pte_backend b1 = PTE_BACKEND_INIT("DupBackend", NULL, NULL, b_init, b_exec, NULL);
-  static pte_backend b2 = PTE_BACKEND_INIT("DupBackend", NULL, NULL, b_init, b_exec, NULL);
+  static pte_backend b1 =
+      PTE_BACKEND_INIT("DupBackend", NULL, NULL, test_backend_init_noop, test_backend_exec_noop, NULL);
+  static pte_backend b2 =
+      PTE_BACKEND_INIT("DupBackend", NULL, NULL, test_backend_init_noop, test_backend_exec_noop, NULL);
   int32_t before = pte_backend_count();
   CHECK_OK(pte_register_backend(&b1));
   CHECK_OK(pte_register_backend(&b1));

@@ -17,9 +17,8 @@ static bool addmm_accepts(pte_value *const *args, int32_t nargs) {
 }
 
 static size_t addmm_scratch(pte_value *const *args, int32_t nargs) {
-  const pte_tensor *a = args[1]->u.tensor, *b = args[2]->u.tensor;
   (void)nargs;
-  return k_scratch_round(k_sgemm_scratch(a->sizes[0], b->sizes[1], a->sizes[1]));
+  return o_mm_scratch(args[1]->u.tensor, args[2]->u.tensor);
 }
 
 static pte_status addmm_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
@@ -44,25 +43,10 @@ static pte_status addmm_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs
     return K_FAIL("self does not broadcast to the result");
   int64_t sizes[2] = {M, N};
   K_CHECK(k_out(ctx, out, 2, sizes));
-  size_t bytes;
-  float *scratch = k_scratch(ctx, &bytes);
-  if (bytes < k_sgemm_scratch_min(M, N, K)) return K_FAIL("scratch memory too small");
-  k_sgemm_desc g = {.M = M,
-                    .N = N,
-                    .K = K,
-                    .a = a->data,
-                    .sa0 = a->strides[0],
-                    .sa1 = a->strides[1],
-                    .b = b->data,
-                    .sb0 = b->strides[0],
-                    .sb1 = b->strides[1],
-                    .c = out->data,
-                    .sc0 = out->strides[0],
-                    .alpha = (float)alpha,
-                    .beta = (float)beta,
-                    .scratch = scratch,
-                    .scratch_bytes = bytes,
-                    .parallel = true};
+  k_sgemm_desc g;
+  K_CHECK(o_mm_desc(ctx, a, b, out, &g));
+  g.alpha = (float)alpha;
+  g.beta = (float)beta;
   const float *s = self->data;
   if (beta != 0.0) {
     if (st[0] == 0 && (st[1] == 1 || N == 1)) {

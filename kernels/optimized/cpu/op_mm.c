@@ -10,9 +10,8 @@ static bool mm_accepts(pte_value *const *args, int32_t nargs) {
 }
 
 static size_t mm_scratch(pte_value *const *args, int32_t nargs) {
-  const pte_tensor *a = args[0]->u.tensor, *b = args[1]->u.tensor;
   (void)nargs;
-  return k_scratch_round(k_sgemm_scratch(a->sizes[0], b->sizes[1], a->sizes[1]));
+  return o_mm_scratch(args[0]->u.tensor, args[1]->u.tensor);
 }
 
 static pte_status mm_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
@@ -24,24 +23,8 @@ static pte_status mm_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
                   (long long)a->sizes[1], (long long)b->sizes[0], (long long)b->sizes[1]);
   int64_t sizes[2] = {a->sizes[0], b->sizes[1]};
   K_CHECK(k_out(ctx, out, 2, sizes));
-  size_t bytes;
-  float *scratch = k_scratch(ctx, &bytes);
-  if (bytes < k_sgemm_scratch_min(sizes[0], sizes[1], a->sizes[1])) return K_FAIL("scratch memory too small");
-  k_sgemm_desc g = {.M = sizes[0],
-                    .N = sizes[1],
-                    .K = a->sizes[1],
-                    .a = a->data,
-                    .sa0 = a->strides[0],
-                    .sa1 = a->strides[1],
-                    .b = b->data,
-                    .sb0 = b->strides[0],
-                    .sb1 = b->strides[1],
-                    .c = out->data,
-                    .sc0 = out->strides[0],
-                    .alpha = 1.0f,
-                    .scratch = scratch,
-                    .scratch_bytes = bytes,
-                    .parallel = true};
+  k_sgemm_desc g;
+  K_CHECK(o_mm_desc(ctx, a, b, out, &g));
   k_sgemm(&g);
   return PTE_OK;
 }

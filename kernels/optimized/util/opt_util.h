@@ -38,4 +38,35 @@ static inline bool o_same_shape(const pte_tensor *a, const pte_tensor *b) {
   return true;
 }
 
+/* out [M, N] = a [M, K] @ b [K, N] for strided 2-D tensors (mm, addmm) on
+ * the kernel layer's GEMM: the scratch it asks for, and the descriptor over
+ * the kernel's scratch with alpha 1 (the caller sets alpha, beta and biases);
+ * fails if the scratch is too small. */
+static inline size_t o_mm_scratch(const pte_tensor *a, const pte_tensor *b) {
+  return k_scratch_round(k_sgemm_scratch(a->sizes[0], b->sizes[1], a->sizes[1]));
+}
+static inline pte_status o_mm_desc(pte_kernel_ctx *ctx, const pte_tensor *a, const pte_tensor *b,
+                                   pte_tensor *out, k_sgemm_desc *g) {
+  size_t bytes;
+  float *scratch = k_scratch(ctx, &bytes);
+  const int64_t M = a->sizes[0], N = b->sizes[1], K = a->sizes[1];
+  if (bytes < k_sgemm_scratch_min(M, N, K)) return K_FAIL("scratch memory too small");
+  *g = (k_sgemm_desc){.M = M,
+                      .N = N,
+                      .K = K,
+                      .a = a->data,
+                      .sa0 = a->strides[0],
+                      .sa1 = a->strides[1],
+                      .b = b->data,
+                      .sb0 = b->strides[0],
+                      .sb1 = b->strides[1],
+                      .c = out->data,
+                      .sc0 = out->strides[0],
+                      .alpha = 1.0f,
+                      .scratch = scratch,
+                      .scratch_bytes = bytes,
+                      .parallel = true};
+  return PTE_OK;
+}
+
 #endif
