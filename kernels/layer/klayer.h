@@ -119,6 +119,12 @@ pte_status k_out_like(pte_kernel_ctx *ctx, pte_tensor *out, const pte_tensor *li
 pte_status k_contiguous(pte_kernel_ctx *ctx, const pte_tensor *t, const char *name);
 /* Fail unless `t` has data (when it has elements). */
 pte_status k_has_data(pte_kernel_ctx *ctx, const pte_tensor *t, const char *name);
+/* Do the bytes of a and b overlap? A hostile memory plan can place an
+ * operator's output over part of an input; kernels that copy with memcpy
+ * (undefined on overlap) refuse that through k_disjoint. */
+bool k_overlap(const pte_tensor *a, const pte_tensor *b);
+/* Fail ("out must not share memory with <name>") when out and in overlap. */
+pte_status k_disjoint(pte_kernel_ctx *ctx, const pte_tensor *out, const pte_tensor *in, const char *name);
 /* Fail unless every tensor argument (and tensor-list item) with elements
  * has memory: a hostile program can leave a tensor without any. */
 pte_status k_args_have_data(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs);

@@ -23,6 +23,36 @@ pte_status k_has_data(pte_kernel_ctx *ctx, const pte_tensor *t, const char *name
   return PTE_OK;
 }
 
+/* The bytes [lo, hi) that t's elements occupy (empty when it has none). */
+static void extent(const pte_tensor *t, uintptr_t *lo, uintptr_t *hi) {
+  int64_t first = 0, last = 0;
+  for (int32_t d = 0; d < t->dim; d++) {
+    if (t->sizes[d] == 0) {
+      *lo = *hi = 0;
+      return;
+    }
+    const int64_t span = (t->sizes[d] - 1) * t->strides[d];
+    if (span < 0) first += span;
+    else last += span;
+  }
+  const int64_t es = (int64_t)pte_dtype_size(t->dtype);
+  *lo = (uintptr_t)t->data + (uintptr_t)(first * es);
+  *hi = (uintptr_t)t->data + (uintptr_t)((last + 1) * es);
+}
+
+bool k_overlap(const pte_tensor *a, const pte_tensor *b) {
+  if (!a->data || !b->data) return false;
+  uintptr_t alo, ahi, blo, bhi;
+  extent(a, &alo, &ahi);
+  extent(b, &blo, &bhi);
+  return alo < ahi && blo < bhi && alo < bhi && blo < ahi;
+}
+
+pte_status k_disjoint(pte_kernel_ctx *ctx, const pte_tensor *out, const pte_tensor *in, const char *name) {
+  if (k_overlap(out, in)) return K_FAIL("out must not share memory with %s", name);
+  return PTE_OK;
+}
+
 static bool lacks_data(const pte_tensor *t) { return t && !t->data && pte_tensor_numel(t) > 0; }
 
 pte_status k_args_have_data(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {

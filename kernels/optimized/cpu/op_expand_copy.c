@@ -46,7 +46,7 @@ static pte_status expand_out(pte_kernel_ctx *ctx, pte_value **args, int32_t narg
   if (!plan(args, nargs, x, &dim, sizes, strides))
     return K_FAIL("self does not expand to the requested size");
   K_CHECK(k_out(ctx, out, dim, sizes));
-  if (out->data == x->data && o_numel(out) > 1) return K_FAIL("out must not share memory with self");
+  if (o_numel(out) > 1) K_CHECK(k_disjoint(ctx, out, x, "self"));
   k_copy_to_contiguous(out->data, x->data, strides, dim, sizes, pte_dtype_size(x->dtype), true);
   return PTE_OK;
 }

@@ -42,7 +42,7 @@ static pte_status slice_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs
   sizes[d] = end == start ? 0 : (end - start - 1) / step + 1;
   strides[d] = sizes[d] > 1 ? x->strides[d] * step : x->strides[d];
   K_CHECK(k_out(ctx, out, x->dim, sizes));
-  if (out->data == x->data && o_numel(out) > 0) return K_FAIL("out must not share memory with self");
+  K_CHECK(k_disjoint(ctx, out, x, "self"));
   const size_t es = pte_dtype_size(x->dtype);
   k_copy_to_contiguous(out->data, (const uint8_t *)x->data + start * x->strides[d] * (int64_t)es, strides,
                        x->dim, sizes, es, true);

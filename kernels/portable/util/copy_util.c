@@ -330,13 +330,18 @@ pte_status kc_supported(pte_kernel_ctx *ctx, int32_t dt, const char *what) {
 pte_status kc_no_alias(pte_kernel_ctx *ctx, const pte_tensor *out, const pte_tensor *a, const pte_tensor *b,
                        const pte_tensor *c) {
   if (out == a || out == b || out == c) return K_FAIL("the output tensor is also an input");
+  const pte_tensor *in[3] = {a, b, c};
+  for (int i = 0; i < 3; i++)
+    if (in[i] && k_overlap(out, in[i])) return K_FAIL("out must not share memory with an input");
   return PTE_OK;
 }
 
 pte_status kc_no_alias_list(pte_kernel_ctx *ctx, const pte_tensor *out, pte_value *const *items, int32_t n) {
   for (int32_t i = 0; i < n; i++)
-    if (items[i] && items[i]->tag == PTE_TAG_TENSOR && items[i]->u.tensor == out)
-      return K_FAIL("the output tensor is also an input");
+    if (items[i] && items[i]->tag == PTE_TAG_TENSOR) {
+      if (items[i]->u.tensor == out) return K_FAIL("the output tensor is also an input");
+      if (k_overlap(out, items[i]->u.tensor)) return K_FAIL("out must not share memory with an input");
+    }
   return PTE_OK;
 }
 
