@@ -3,8 +3,14 @@
 
 pte_status k_out(pte_kernel_ctx *ctx, pte_tensor *out, int32_t dim, const int64_t *sizes) {
   if (out->flags & PTE_TENSOR_READONLY) return K_FAIL("the output tensor is read-only (a constant)");
-  pte_status st = pte_tensor_resize(out, dim, sizes);
-  if (st) return pte_kernel_fail(ctx, st, "output: %s", pte_last_error());
+  /* Shapes rarely change between runs: skip the resize (and its checks,
+   * done when the shape was set) when they do not. */
+  bool same = out->dim == dim;
+  for (int32_t i = 0; same && i < dim; i++) same = out->sizes[i] == sizes[i];
+  if (!same) {
+    pte_status st = pte_tensor_resize(out, dim, sizes);
+    if (st) return pte_kernel_fail(ctx, st, "output: %s", pte_last_error());
+  }
   if (!out->data && pte_tensor_numel(out) > 0) return K_FAIL("the output tensor has no memory");
   return PTE_OK;
 }
