@@ -28,6 +28,12 @@ static gemm_arch arch(void) {
 #define KC_STACK 128
 #define MC_STACK 32
 #define NR_MAX K_SGEMM_NR_MAX
+/* Up to these sizes (M*N*K) the product straight from the operands beat
+ * the packed one on a 2-core AVX-512 Xeon, one thread, shapes of 4..128
+ * (the AVX-512 direct kernel has the packed one's 8x32 register tile; the
+ * AVX2 one only 4x16). Above them packing pays, and the pool may help. */
+#define DIRECT_MAX_FLOPS_AVX512 524288.0
+#define DIRECT_MAX_FLOPS_AVX2 65536.0
 #define MR_MAX K_SGEMM_MR_MAX
 
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
@@ -284,6 +290,20 @@ void k_sgemm(const k_sgemm_desc *g) {
   int64_t sc1 = g->sc1 ? g->sc1 : 1;
   gemm_arch ar = arch();
   double flops = (double)g->M * (double)g->N * (double)g->K;
+  /* Small products (a tiny layer, one head of attention): packing A and B
+   * and the edge tiles cost more than the products, so they run straight
+   * from the operands. */
+  if (g->K > 0 && g->sb1 == 1 && sc1 == 1 && !g->pack_b) {
+    k_isa isa = k_isa_get();
+    if (isa == K_ISA_AVX512 && flops <= DIRECT_MAX_FLOPS_AVX512) {
+      k_sgemm_direct_avx512(g);
+      return;
+    }
+    if (isa == K_ISA_AVX2 && flops <= DIRECT_MAX_FLOPS_AVX2) {
+      k_sgemm_direct_avx2(g);
+      return;
+    }
+  }
   if (g->M <= 2 && g->K > 0 && g->sb1 == 1 && sc1 == 1 && !g->pack_b && !g->accumulate) {
     rows_job rj = {g, ar.axpy, 256};
     size_t blocks = (size_t)((g->N + rj.block - 1) / rj.block);

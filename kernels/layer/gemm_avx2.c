@@ -23,9 +23,98 @@ void k_ukr_avx2_4x24(int64_t kc, const float *a, const float *b, float *c, int64
 void k_axpy_avx2(float *y, const float *x, float a, int64_t n) {
   for (int64_t i = 0; i < n; i++) y[i] += a * x[i];
 }
+
+/* ---- small products straight from A and B ---- */
+
+#define D_INLINE static inline __attribute__((always_inline))
+
+/* Lanes [0, n) of 8 on (n clamped to 0..8). */
+D_INLINE __m256i lanes(int64_t n) {
+  n = n < 0 ? 0 : n > 8 ? 8 : n;
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+D_INLINE __m256 load_n(const float *p, bool full, __m256i m) {
+  return full ? _mm256_loadu_ps(p) : _mm256_maskload_ps(p, m);
+}
+
+/* Row i of a block, NV vectors at column j0, through the epilogue of
+ * with_bias in gemm.c (the same terms added in the same order). */
+D_INLINE void direct_store(const k_sgemm_desc *g, __m256 acc0, __m256 acc1, int nv, bool full,
+                           const __m256i m[2], int64_t i, int64_t j0) {
+  const __m256 alpha = _mm256_set1_ps(g->alpha), beta = _mm256_set1_ps(g->beta);
+  float *c = g->c + i * g->sc0 + j0;
+  for (int v = 0; v < nv; v++) {
+    const int64_t j = j0 + 8 * v;
+    __m256 x = _mm256_mul_ps(alpha, v ? acc1 : acc0);
+    if (g->beta != 0.0f) {
+      if (g->row_bias) x = _mm256_add_ps(x, _mm256_set1_ps(g->beta * g->row_bias[i]));
+      if (g->col_bias) x = _mm256_add_ps(x, _mm256_mul_ps(beta, load_n(g->col_bias + j, full, m[v])));
+      if (g->bias) {
+        __m256 bv;
+        if (g->sbias1 == 1) {
+          bv = load_n(g->bias + i * g->sbias0 + j, full, m[v]);
+        } else {
+          float t[8] = {0};
+          int64_t n = g->N - j < 8 ? g->N - j : 8;
+          for (int64_t l = 0; l < n; l++) t[l] = g->bias[i * g->sbias0 + (j + l) * g->sbias1];
+          bv = _mm256_loadu_ps(t);
+        }
+        x = _mm256_add_ps(x, _mm256_mul_ps(beta, bv));
+      }
+    }
+    if (g->accumulate) x = _mm256_add_ps(load_n(c + 8 * v, full, m[v]), x);
+    /* lo/hi first: a NaN result stays NaN, as clampf leaves it */
+    if (g->clamp) x = _mm256_min_ps(_mm256_set1_ps(g->hi), _mm256_max_ps(_mm256_set1_ps(g->lo), x));
+    if (full) _mm256_storeu_ps(c + 8 * v, x);
+    else _mm256_maskstore_ps(c + 8 * v, m[v], x);
+  }
+}
+
+/* A block of 4 rows x 8*NV columns: missing rows repeat the last real one
+ * (computed, never stored), missing columns are masked. */
+D_INLINE void direct_block(const k_sgemm_desc *g, const float *const ar[4], int64_t rows, int64_t i0,
+                           int64_t j0, int nv, bool full, const __m256i m[2]) {
+  __m256 acc[4][2];
+#pragma GCC unroll 4
+  for (int i = 0; i < 4; i++) acc[i][0] = acc[i][1] = _mm256_setzero_ps();
+  const float *bk = g->b + j0;
+  const int64_t sa1 = g->sa1, sb0 = g->sb0;
+  for (int64_t k = 0; k < g->K; k++, bk += sb0) {
+    const __m256 b0 = load_n(bk, full, m[0]);
+    const __m256 b1 = nv > 1 ? load_n(bk + 8, full, m[1]) : b0;
+#pragma GCC unroll 4
+    for (int i = 0; i < 4; i++) {
+      const __m256 av = _mm256_broadcast_ss(ar[i] + k * sa1);
+      acc[i][0] = _mm256_fmadd_ps(av, b0, acc[i][0]);
+      if (nv > 1) acc[i][1] = _mm256_fmadd_ps(av, b1, acc[i][1]);
+    }
+  }
+  /* unrolled: the accumulators stay in registers */
+#pragma GCC unroll 4
+  for (int i = 0; i < 4; i++)
+    if (i < rows) direct_store(g, acc[i][0], acc[i][1], nv, full, m, i0 + i, j0);
+}
+
+void k_sgemm_direct_avx2(const k_sgemm_desc *g) {
+  for (int64_t i0 = 0; i0 < g->M; i0 += 4) {
+    const int64_t rows = g->M - i0 < 4 ? g->M - i0 : 4;
+    const float *ar[4];
+    for (int64_t i = 0; i < 4; i++) ar[i] = g->a + (i0 + (i < rows ? i : rows - 1)) * g->sa0;
+    for (int64_t j0 = 0; j0 < g->N; j0 += 16) {
+      const int64_t n = g->N - j0;
+      const __m256i m[2] = {lanes(n), lanes(n - 8)};
+      if (n >= 16) direct_block(g, ar, rows, i0, j0, 2, true, m);
+      else if (n == 8) direct_block(g, ar, rows, i0, j0, 1, true, m);
+      else if (n > 8) direct_block(g, ar, rows, i0, j0, 2, false, m);
+      else direct_block(g, ar, rows, i0, j0, 1, false, m);
+    }
+  }
+}
 #else
 void k_ukr_avx2_4x24(int64_t kc, const float *a, const float *b, float *c, int64_t ldc, const k_tile_epi *e) {
   (void)kc, (void)a, (void)b, (void)c, (void)ldc, (void)e;
 }
 void k_axpy_avx2(float *y, const float *x, float a, int64_t n) { (void)y, (void)x, (void)a, (void)n; }
+void k_sgemm_direct_avx2(const k_sgemm_desc *g) { (void)g; }
 #endif

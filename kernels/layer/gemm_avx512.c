@@ -24,6 +24,92 @@ void k_ukr_avx512_8x32(int64_t kc, const float *a, const float *b, float *c, int
 void k_axpy_avx512(float *y, const float *x, float a, int64_t n) {
   for (int64_t i = 0; i < n; i++) y[i] += a * x[i];
 }
+
+/* ---- small products straight from A and B (see gemm_avx2.c) ---- */
+
+#define D_INLINE static inline __attribute__((always_inline))
+
+/* Lanes [0, n) of 16 (n clamped to 0..16). */
+D_INLINE __mmask16 lanes(int64_t n) {
+  return n <= 0 ? 0 : n >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << n) - 1u);
+}
+
+/* Row i of a block, NV vectors at column j0, through the epilogue of
+ * with_bias in gemm.c (the same terms added in the same order). */
+D_INLINE void direct_store(const k_sgemm_desc *g, __m512 acc0, __m512 acc1, int nv, const __mmask16 m[2],
+                           int64_t i, int64_t j0) {
+  const __m512 alpha = _mm512_set1_ps(g->alpha), beta = _mm512_set1_ps(g->beta);
+  float *c = g->c + i * g->sc0 + j0;
+  for (int v = 0; v < nv; v++) {
+    const int64_t j = j0 + 16 * v;
+    __m512 x = _mm512_mul_ps(alpha, v ? acc1 : acc0);
+    if (g->beta != 0.0f) {
+      if (g->row_bias) x = _mm512_add_ps(x, _mm512_set1_ps(g->beta * g->row_bias[i]));
+      if (g->col_bias)
+        x = _mm512_add_ps(x, _mm512_mul_ps(beta, _mm512_maskz_loadu_ps(m[v], g->col_bias + j)));
+      if (g->bias) {
+        __m512 bv;
+        if (g->sbias1 == 1) {
+          bv = _mm512_maskz_loadu_ps(m[v], g->bias + i * g->sbias0 + j);
+        } else {
+          float t[16] = {0};
+          int64_t n = g->N - j < 16 ? g->N - j : 16;
+          for (int64_t l = 0; l < n; l++) t[l] = g->bias[i * g->sbias0 + (j + l) * g->sbias1];
+          bv = _mm512_loadu_ps(t);
+        }
+        x = _mm512_add_ps(x, _mm512_mul_ps(beta, bv));
+      }
+    }
+    if (g->accumulate) x = _mm512_add_ps(_mm512_maskz_loadu_ps(m[v], c + 16 * v), x);
+    /* lo/hi first: a NaN result stays NaN, as clampf leaves it */
+    if (g->clamp) x = _mm512_min_ps(_mm512_set1_ps(g->hi), _mm512_max_ps(_mm512_set1_ps(g->lo), x));
+    _mm512_mask_storeu_ps(c + 16 * v, m[v], x);
+  }
+}
+
+/* A block of MR (4 or 8) rows x 16*NV columns: missing rows repeat the
+ * last real one (computed, never stored), missing columns are masked. */
+D_INLINE void direct_block(const k_sgemm_desc *g, const float *const ar[8], int mr, int64_t rows, int64_t i0,
+                           int64_t j0, int nv, const __mmask16 m[2]) {
+  __m512 acc[8][2];
+#pragma GCC unroll 8
+  for (int i = 0; i < 8; i++) acc[i][0] = acc[i][1] = _mm512_setzero_ps();
+  const float *bk = g->b + j0;
+  const int64_t sa1 = g->sa1, sb0 = g->sb0;
+  for (int64_t k = 0; k < g->K; k++, bk += sb0) {
+    const __m512 b0 = _mm512_maskz_loadu_ps(m[0], bk);
+    const __m512 b1 = nv > 1 ? _mm512_maskz_loadu_ps(m[1], bk + 16) : b0;
+#pragma GCC unroll 8
+    for (int i = 0; i < mr; i++) {
+      const __m512 av = _mm512_set1_ps(ar[i][k * sa1]);
+      acc[i][0] = _mm512_fmadd_ps(av, b0, acc[i][0]);
+      if (nv > 1) acc[i][1] = _mm512_fmadd_ps(av, b1, acc[i][1]);
+    }
+  }
+  /* unrolled: the accumulators stay in registers */
+#pragma GCC unroll 8
+  for (int i = 0; i < mr; i++)
+    if (i < rows) direct_store(g, acc[i][0], acc[i][1], nv, m, i0 + i, j0);
+}
+
+void k_sgemm_direct_avx512(const k_sgemm_desc *g) {
+  for (int64_t i0 = 0; i0 < g->M; i0 += 8) {
+    const int64_t rows = g->M - i0 < 8 ? g->M - i0 : 8;
+    const float *ar[8];
+    for (int64_t i = 0; i < 8; i++) ar[i] = g->a + (i0 + (i < rows ? i : rows - 1)) * g->sa0;
+    for (int64_t j0 = 0; j0 < g->N; j0 += 32) {
+      const int64_t n = g->N - j0;
+      const __mmask16 m[2] = {lanes(n), lanes(n - 16)};
+      if (rows > 4) {
+        if (n > 16) direct_block(g, ar, 8, rows, i0, j0, 2, m);
+        else direct_block(g, ar, 8, rows, i0, j0, 1, m);
+      } else {
+        if (n > 16) direct_block(g, ar, 4, rows, i0, j0, 2, m);
+        else direct_block(g, ar, 4, rows, i0, j0, 1, m);
+      }
+    }
+  }
+}
 #else
 /* Built without AVX-512 support in the compiler: never selected. */
 void k_ukr_avx512_8x32(int64_t kc, const float *a, const float *b, float *c, int64_t ldc,
@@ -31,4 +117,5 @@ void k_ukr_avx512_8x32(int64_t kc, const float *a, const float *b, float *c, int
   (void)kc, (void)a, (void)b, (void)c, (void)ldc, (void)e;
 }
 void k_axpy_avx512(float *y, const float *x, float a, int64_t n) { (void)y, (void)x, (void)a, (void)n; }
+void k_sgemm_direct_avx512(const k_sgemm_desc *g) { (void)g; }
 #endif

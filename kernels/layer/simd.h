@@ -29,6 +29,11 @@ void k_axpy_generic(float *y, const float *x, float a, int64_t n);
 void k_axpy_avx2(float *y, const float *x, float a, int64_t n);
 void k_axpy_avx512(float *y, const float *x, float a, int64_t n);
 
+/* C of a small product computed straight from A and B, no packing (B with
+ * unit column stride, C with unit column stride, K > 0). */
+void k_sgemm_direct_avx2(const k_sgemm_desc *g);
+void k_sgemm_direct_avx512(const k_sgemm_desc *g);
+
 /* dst[i * dd + j] = src[i + j * sc] for 4-byte elements, R x C. */
 void k_transpose4_avx2(const void *src, int64_t sc, void *dst, int64_t dd, int64_t R, int64_t C);
 
