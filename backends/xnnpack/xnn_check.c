@@ -129,6 +129,8 @@ pte_status xg_check(xg_graph *g, const xg_check_options *opts, xg_mem *mem) {
         if (n->out[j] == n->out[k])
           return xg_node_error(g, ni, PTE_ERR_INVALID_PROGRAM, "writes value %u twice", n->out[k]);
       o->producer = (int32_t)ni;
+      const xg_node_desc *desc = xg_node_desc_of(n->type);
+      o->index_out = desc && ((desc->index_outs >> k) & 1);
     }
     for (uint32_t k = 0; k < n->nin; k++)
       if (n->in[k] != XG_NONE) g->values[n->in[k]].uses++;

@@ -139,15 +139,7 @@ static void release_runtimes(xg_delegate *d) {
 }
 
 /* An output that holds indices (argmax pooling), int64 or int32 at run time. */
-static bool is_index_output(const xg_graph *g, uint32_t vi) {
-  const xg_value *v = &g->values[vi];
-  if (v->producer < 0) return false;
-  const xg_node *n = &g->nodes[v->producer];
-  const xg_node_desc *d = xg_node_desc_of(n->type);
-  for (uint32_t k = 0; d && k < n->nout; k++)
-    if (n->out[k] == vi) return (d->index_outs >> k) & 1;
-  return false;
-}
+static bool is_index_output(const xg_graph *g, uint32_t vi) { return g->values[vi].index_out; }
 
 static inline void *value_ptr(const xg_delegate *d, uint32_t vi) {
   void *p = d->vptr[vi];

@@ -54,6 +54,7 @@ typedef struct xg_value {
   const void *data; /* static data */
   size_t data_size;
   int32_t producer; /* index of the node that writes it, -1 if none */
+  bool index_out;   /* an index output of its producer (int64 or int32 data) */
   uint32_t uses;    /* number of node inputs that read it */
 } xg_value;
 

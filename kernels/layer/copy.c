@@ -151,12 +151,14 @@ void k_copy(void *dst, const int64_t *ds, const void *src, const int64_t *ss, in
     if (dst != src) memmove(dst, src, es);
     return;
   }
-  /* a transpose: one dim contiguous in dst, another in src */
+  /* a transpose: one dim contiguous in dst, another in src (however small:
+   * NCHW -> NHWC of 3 channels is 3-element rows, cheaper in tiles than as
+   * strided rows) */
   p.a = p.b = -1;
   const int32_t last = p.dim - 1;
-  if (p.ds[last] == 1 && p.ss[last] != 1 && p.sizes[last] >= 4 && (es == 1 || es == 2 || es == 4 || es == 8))
+  if (p.ds[last] == 1 && p.ss[last] != 1 && (es == 1 || es == 2 || es == 4 || es == 8))
     for (int32_t k = 0; k < last; k++)
-      if (p.ss[k] == 1 && p.sizes[k] >= 4) p.a = last, p.b = k;
+      if (p.ss[k] == 1) p.a = last, p.b = k;
   p.nouter = 0;
   int64_t items = 1;
   for (int32_t k = 0; k < p.dim; k++) {
