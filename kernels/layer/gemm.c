@@ -34,6 +34,11 @@ static gemm_arch arch(void) {
  * AVX2 one only 4x16). Above them packing pays, and the pool may help. */
 #define DIRECT_MAX_FLOPS_AVX512 524288.0
 #define DIRECT_MAX_FLOPS_AVX2 65536.0
+/* B transposed: rows of A up to this many run as dot products (see
+ * dots_cols). */
+#ifndef DOTS_MAX_M
+#define DOTS_MAX_M 4
+#endif
 #define MR_MAX K_SGEMM_MR_MAX
 
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
@@ -244,6 +249,41 @@ static void small_m_cols(void *ctx, size_t b0, size_t b1) {
   }
 }
 
+/* B stored transposed and A's rows contiguous (linear's weight; a decode
+ * step's single row): each output is a dot product of two contiguous rows,
+ * so nothing is packed and B is read once per row block; columns are split
+ * over the pool. */
+typedef struct dots_job {
+  const k_sgemm_desc *g;
+  k_dot_tile_fn tile;
+  int mr;
+} dots_job;
+
+static void dots_cols(void *ctx, size_t b0, size_t b1) {
+  const dots_job *dj = ctx;
+  const k_sgemm_desc *g = dj->g;
+  const int64_t jb = (int64_t)b0 * 4, je = min64((int64_t)b1 * 4, g->N), sc1 = g->sc1 ? g->sc1 : 1;
+  for (int64_t i0 = 0; i0 < g->M; i0 += dj->mr) {
+    const int64_t rows = min64(dj->mr, g->M - i0);
+    const float *a[4];
+    for (int64_t i = 0; i < 4; i++) a[i] = g->a + (i0 + min64(i, rows - 1)) * g->sa0;
+    for (int64_t j0 = jb; j0 < je; j0 += 4) {
+      const int64_t cols = min64(4, g->N - j0);
+      const float *b[4];
+      for (int64_t j = 0; j < 4; j++) b[j] = g->b + (j0 + min64(j, cols - 1)) * g->sb1;
+      float t[4][4];
+      dj->tile(g->K, a, b, rows == 1 ? 1 : dj->mr, t);
+      for (int64_t i = 0; i < rows; i++)
+        for (int64_t j = 0; j < cols; j++) {
+          float *c = g->c + (i0 + i) * g->sc0 + (j0 + j) * sc1;
+          float v = with_bias(g, g->alpha * t[i][j], i0 + i, j0 + j);
+          v = g->accumulate ? *c + v : v;
+          *c = g->clamp ? clampf(v, g->lo, g->hi) : v;
+        }
+    }
+  }
+}
+
 /* No caller scratch: each thread runs its share serially on packing
  * buffers of its own stack. Rows are split (columns when there are few
  * rows and B is a dense matrix). */
@@ -301,6 +341,16 @@ void k_sgemm(const k_sgemm_desc *g) {
     }
     if (isa == K_ISA_AVX2 && flops <= DIRECT_MAX_FLOPS_AVX2) {
       k_sgemm_direct_avx2(g);
+      return;
+    }
+  }
+  if (g->K > 0 && g->sb0 == 1 && g->sa1 == 1 && !g->pack_b && g->M <= DOTS_MAX_M) {
+    k_isa isa = k_isa_get();
+    dots_job dj = {g, isa == K_ISA_AVX512 ? k_dot_tile_avx512 : k_dot_tile_avx2, isa == K_ISA_AVX512 ? 4 : 2};
+    if (isa >= K_ISA_AVX2) {
+      size_t blocks = (size_t)((g->N + 3) / 4);
+      if (g->parallel) k_parallel_for(blocks, flops, dots_cols, &dj);
+      else dots_cols(&dj, 0, blocks);
       return;
     }
   }

@@ -111,10 +111,55 @@ void k_sgemm_direct_avx2(const k_sgemm_desc *g) {
     }
   }
 }
+
+/* ---- products with B stored transposed (linear's weight), as dots ---- */
+
+D_INLINE float hsum(__m256 v) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_add_ss(s, _mm_movehdup_ps(s));
+  return _mm_cvtss_f32(s);
+}
+
+/* out[i][j] = sum_k a[i][k] * b[j][k] for MR rows (1 or 2; 8 accumulators
+ * of 16 registers) and 4 columns, both contiguous along k; the tail of k
+ * masked. */
+D_INLINE void dot_tile(int64_t K, const float *const a[4], const float *const b[4], int mr, float out[4][4]) {
+  __m256 acc[2][4];
+#pragma GCC unroll 2
+  for (int i = 0; i < 2; i++)
+#pragma GCC unroll 4
+    for (int j = 0; j < 4; j++) acc[i][j] = _mm256_setzero_ps();
+  for (int64_t k = 0; k < K; k += 8) {
+    const bool full = K - k >= 8;
+    const __m256i m = lanes(K - k);
+    __m256 bv[4];
+#pragma GCC unroll 4
+    for (int j = 0; j < 4; j++) bv[j] = load_n(b[j] + k, full, m);
+#pragma GCC unroll 2
+    for (int i = 0; i < mr; i++) {
+      const __m256 av = load_n(a[i] + k, full, m);
+#pragma GCC unroll 4
+      for (int j = 0; j < 4; j++) acc[i][j] = _mm256_fmadd_ps(av, bv[j], acc[i][j]);
+    }
+  }
+#pragma GCC unroll 2
+  for (int i = 0; i < mr; i++)
+#pragma GCC unroll 4
+    for (int j = 0; j < 4; j++) out[i][j] = hsum(acc[i][j]);
+}
+
+void k_dot_tile_avx2(int64_t K, const float *const a[4], const float *const b[4], int mr, float out[4][4]) {
+  if (mr == 1) dot_tile(K, a, b, 1, out);
+  else dot_tile(K, a, b, 2, out);
+}
 #else
 void k_ukr_avx2_4x24(int64_t kc, const float *a, const float *b, float *c, int64_t ldc, const k_tile_epi *e) {
   (void)kc, (void)a, (void)b, (void)c, (void)ldc, (void)e;
 }
 void k_axpy_avx2(float *y, const float *x, float a, int64_t n) { (void)y, (void)x, (void)a, (void)n; }
 void k_sgemm_direct_avx2(const k_sgemm_desc *g) { (void)g; }
+void k_dot_tile_avx2(int64_t K, const float *const a[4], const float *const b[4], int mr, float out[4][4]) {
+  (void)K, (void)a, (void)b, (void)mr, (void)out;
+}
 #endif

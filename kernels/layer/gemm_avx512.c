@@ -110,6 +110,39 @@ void k_sgemm_direct_avx512(const k_sgemm_desc *g) {
     }
   }
 }
+
+/* ---- products with B stored transposed (linear's weight), as dots ---- */
+
+/* out[i][j] = sum_k a[i][k] * b[j][k] for MR rows (1 or 4) and 4 columns,
+ * both operands contiguous along k; the tail of k masked. */
+D_INLINE void dot_tile(int64_t K, const float *const a[4], const float *const b[4], int mr, float out[4][4]) {
+  __m512 acc[4][4];
+#pragma GCC unroll 4
+  for (int i = 0; i < 4; i++)
+#pragma GCC unroll 4
+    for (int j = 0; j < 4; j++) acc[i][j] = _mm512_setzero_ps();
+  for (int64_t k = 0; k < K; k += 16) {
+    const __mmask16 m = lanes(K - k);
+    __m512 bv[4];
+#pragma GCC unroll 4
+    for (int j = 0; j < 4; j++) bv[j] = _mm512_maskz_loadu_ps(m, b[j] + k);
+#pragma GCC unroll 4
+    for (int i = 0; i < mr; i++) {
+      const __m512 av = _mm512_maskz_loadu_ps(m, a[i] + k);
+#pragma GCC unroll 4
+      for (int j = 0; j < 4; j++) acc[i][j] = _mm512_fmadd_ps(av, bv[j], acc[i][j]);
+    }
+  }
+#pragma GCC unroll 4
+  for (int i = 0; i < mr; i++)
+#pragma GCC unroll 4
+    for (int j = 0; j < 4; j++) out[i][j] = _mm512_reduce_add_ps(acc[i][j]);
+}
+
+void k_dot_tile_avx512(int64_t K, const float *const a[4], const float *const b[4], int mr, float out[4][4]) {
+  if (mr == 1) dot_tile(K, a, b, 1, out);
+  else dot_tile(K, a, b, 4, out);
+}
 #else
 /* Built without AVX-512 support in the compiler: never selected. */
 void k_ukr_avx512_8x32(int64_t kc, const float *a, const float *b, float *c, int64_t ldc,
@@ -118,4 +151,7 @@ void k_ukr_avx512_8x32(int64_t kc, const float *a, const float *b, float *c, int
 }
 void k_axpy_avx512(float *y, const float *x, float a, int64_t n) { (void)y, (void)x, (void)a, (void)n; }
 void k_sgemm_direct_avx512(const k_sgemm_desc *g) { (void)g; }
+void k_dot_tile_avx512(int64_t K, const float *const a[4], const float *const b[4], int mr, float out[4][4]) {
+  (void)K, (void)a, (void)b, (void)mr, (void)out;
+}
 #endif
