@@ -117,3 +117,202 @@ def build_training_specs() -> List[Spec]:
     if not _SPECS:
         _backward_ops()
     return list(_SPECS)
+
+
+# ---------------------------------------------------------------------------
+# Training cases (zoo/training/<case>/): a joint forward-backward program,
+# one batch, and the losses eager torch.optim.SGD reaches over 20 steps.
+# Run: python3 tools/zoo/zoo_training.py --out zoo
+# Layout: model.pte, inputs/N.npy, training.json (not case.json: these are
+# not inference cases), and for `infer` cases inference.pte (the same model
+# exported for inference with external constants) with
+# expected/inference.npy, its eager output after training.
+# ---------------------------------------------------------------------------
+
+import torch.nn as nn  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+STEPS = 20
+
+
+class TrMLP(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc1 = nn.Linear(4, 8)
+        self.fc2 = nn.Linear(8, 3)
+
+    def logits(self, x):
+        return self.fc2(F.relu(self.fc1(x)))
+
+    def forward(self, x, y):
+        out = self.logits(x)
+        return F.cross_entropy(out, y), out.detach()
+
+
+class TrCNN(nn.Module):
+    """Conv, batch norm (batch statistics), ReLU, max pool, conv, average pool, linear."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv1 = nn.Conv2d(2, 4, 3, padding=1)
+        self.bn = nn.BatchNorm2d(4, track_running_stats=False)
+        self.conv2 = nn.Conv2d(4, 4, 3)
+        self.fc = nn.Linear(4, 3)
+
+    def logits(self, x):
+        h = F.max_pool2d(F.relu(self.bn(self.conv1(x))), 2)
+        h = F.avg_pool2d(self.conv2(h), 2)
+        return self.fc(h.flatten(1))
+
+    def forward(self, x, y):
+        out = self.logits(x)
+        return F.cross_entropy(out, y), out.detach()
+
+
+class TrBlock(nn.Module):
+    """A pre-norm transformer block (one head) and a mean-pooled classifier."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ln1 = nn.LayerNorm(8)
+        self.qkv = nn.Linear(8, 24)
+        self.proj = nn.Linear(8, 8)
+        self.ln2 = nn.LayerNorm(8)
+        self.ff1 = nn.Linear(8, 16)
+        self.ff2 = nn.Linear(16, 8)
+        self.head = nn.Linear(8, 5)
+
+    def logits(self, x):
+        q, k, v = self.qkv(self.ln1(x)).split(8, -1)
+        x = x + self.proj(torch.softmax(q @ k.transpose(-1, -2) / 8**0.5, -1) @ v)
+        x = x + self.ff2(F.gelu(self.ff1(self.ln2(x))))
+        return self.head(x).mean(1)
+
+    def forward(self, x, y):
+        out = self.logits(x)
+        return F.cross_entropy(out, y), out.detach()
+
+
+class _Logits(nn.Module):
+    """The inference view of a training model (same parameter names)."""
+
+    def __init__(self, model: nn.Module) -> None:
+        super().__init__()
+        for name, child in model.named_children():
+            self.add_module(name, child)
+        self._fwd = type(model).logits
+
+    def forward(self, x):
+        return self._fwd(self, x)
+
+
+# name: (model, inputs, SGD options, with an inference program)
+TRAINING_CASES = {
+    "mlp_sgd": (TrMLP, lambda: (torch.randn(6, 4), torch.randint(0, 3, (6,))), dict(lr=0.1), True),
+    "mlp_momentum": (TrMLP, lambda: (torch.randn(6, 4), torch.randint(0, 3, (6,))),
+                     dict(lr=0.05, momentum=0.9, dampening=0.1, weight_decay=0.01), False),
+    "cnn_nesterov": (TrCNN, lambda: (torch.randn(4, 2, 8, 8), torch.randint(0, 3, (4,))),
+                     dict(lr=0.01, momentum=0.9, nesterov=True, weight_decay=0.001), True),
+    "transformer_momentum": (TrBlock, lambda: (torch.randn(2, 4, 8), torch.randint(0, 5, (2,))),
+                             dict(lr=0.1, momentum=0.5), False),
+}
+
+
+def _training_program(model: nn.Module, inputs) -> bytes:
+    from executorch.exir import to_edge
+    from torch.export.experimental import _export_forward_backward
+
+    ep = torch.export.export(model, inputs, strict=False)
+    ep = _export_forward_backward(ep)
+    return bytes(to_edge(ep).to_executorch().buffer)
+
+
+def _inference_program(model: nn.Module, x) -> bytes:
+    from executorch.exir import ExecutorchBackendConfig, to_edge_transform_and_lower
+
+    ep = torch.export.export(_Logits(model).eval(), (x,))
+    et = to_edge_transform_and_lower({"forward": ep}).to_executorch(
+        ExecutorchBackendConfig(external_constants=True))
+    return bytes(et.buffer)
+
+
+def export_training_case(name: str, out_root: str) -> int:
+    import json
+    import os
+    import shutil
+
+    import numpy as np
+
+    from zoo_common import seed_for
+
+    cls, make_inputs, opt, infer = TRAINING_CASES[name]
+    seed = seed_for(name)
+    torch.manual_seed(seed)
+    model = cls().train()
+    inputs = make_inputs()
+    pte = _training_program(model, inputs)
+    inference = _inference_program(model, inputs[0]) if infer else None
+    sgd = torch.optim.SGD(model.parameters(), **opt)
+    losses = []
+    for _ in range(STEPS):
+        sgd.zero_grad()
+        loss, _ = model(*inputs)
+        losses.append(float(loss))
+        loss.backward()
+        sgd.step()
+    case_dir = os.path.join(out_root, "training", name)
+    if os.path.isdir(case_dir):
+        shutil.rmtree(case_dir)
+    os.makedirs(os.path.join(case_dir, "inputs"))
+    with open(os.path.join(case_dir, "model.pte"), "wb") as f:
+        f.write(pte)
+    for i, t in enumerate(inputs):
+        np.save(os.path.join(case_dir, "inputs", f"{i}.npy"), t.numpy())
+    meta = {
+        "name": name,
+        "method": "forward",
+        "description": f"{cls.__doc__ or cls.__name__}: {STEPS} steps of torch.optim.SGD({opt})".strip(),
+        "steps": STEPS,
+        "optimizer": {"lr": opt.get("lr"), "momentum": opt.get("momentum", 0.0),
+                      "dampening": opt.get("dampening", 0.0), "weight_decay": opt.get("weight_decay", 0.0),
+                      "nesterov": opt.get("nesterov", False)},
+        "losses": losses,
+        "rtol": 1e-5,
+        "parameters": [n for n, _ in model.named_parameters()],
+        "seed": seed,
+    }
+    if inference is not None:
+        os.makedirs(os.path.join(case_dir, "expected"))
+        with open(os.path.join(case_dir, "inference.pte"), "wb") as f:
+            f.write(inference)
+        with torch.no_grad():
+            np.save(os.path.join(case_dir, "expected", "inference.npy"), _Logits(model).eval()(inputs[0]).numpy())
+        meta["inference"] = "inference.pte"
+    with open(os.path.join(case_dir, "training.json"), "w") as f:
+        json.dump(meta, f, indent=1)
+        f.write("\n")
+    return sum(os.path.getsize(os.path.join(d, x)) for d, _, fs in os.walk(case_dir) for x in fs)
+
+
+def main() -> int:
+    import argparse
+    import warnings
+
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--out", default="zoo")
+    ap.add_argument("--only", default="", help="comma-separated case names")
+    a = ap.parse_args()
+    warnings.filterwarnings("ignore")
+    torch.set_num_threads(1)
+    names = [n for n in TRAINING_CASES if not a.only or n in a.only.split(",")]
+    total = 0
+    for n in names:
+        size = export_training_case(n, a.out)
+        total += size
+        print(f"training/{n}: {size} bytes")
+    print(f"total: {total} bytes")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
