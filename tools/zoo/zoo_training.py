@@ -9,14 +9,15 @@ from typing import Any, Callable, List, Tuple
 
 import torch
 
-from zoo_common import F64, TOL_DEFAULT, Built, CaseIO, FnModule, Spec, rn
+from zoo_common import F64, TOL_DEFAULT, Built, CaseIO, FnModule, Spec, rn, scalar0
 
 aten = torch.ops.aten
 
 _SPECS: List[Spec] = []
 
 
-def _case(name: str, fn: Callable[..., Any], inputs: Callable[[], Tuple[torch.Tensor, ...]], op: str, desc: str) -> None:
+def _case(name: str, fn: Callable[..., Any], inputs: Callable[[], Tuple[torch.Tensor, ...]], op: str, desc: str,
+          preserve: Tuple[Any, ...] = ()) -> None:
     def build() -> Built:
         ins = tuple(inputs())
         sig = ", ".join(f"{str(t.dtype).replace('torch.', '')}{list(t.shape)}" for t in ins)
@@ -27,7 +28,7 @@ def _case(name: str, fn: Callable[..., Any], inputs: Callable[[], Tuple[torch.Te
 
     rtol, atol, reason = TOL_DEFAULT
     _SPECS.append(Spec(group="ops", name=name, build=build, description=desc, op=op, rtol=rtol, atol=atol,
-                       tolerance_reason=reason))
+                       tolerance_reason=reason, preserve_ops=preserve))
 
 
 def _conv_bw(stride, padding, dilation, groups, mask):
@@ -113,9 +114,114 @@ def _backward_ops() -> None:
           "avg_pool2d backward, unbatched, padding, divisor_override 5, float64")
 
 
+def _decomposed_backward_ops() -> None:
+    """Backward operators the default joint export decomposes (kept with
+    preserve_ops, as an exporter keeping fused gradients would emit them)."""
+    p = (lambda op: (op,))
+    _case("threshold_backward_f32", lambda g, x: aten.threshold_backward(g, x, 0.0),
+          lambda: (rn(3, 5), rn(3, 5)), "aten::threshold_backward.grad_input",
+          "threshold_backward (ReLU's gradient), threshold 0", p(aten.threshold_backward.default))
+    _case("threshold_backward_f64", lambda g, x: aten.threshold_backward(g, x, 0.25),
+          lambda: (rn(2, 3, 4, dt=F64), rn(2, 3, 4, dt=F64)), "aten::threshold_backward.grad_input",
+          "threshold_backward, threshold 0.25, float64", p(aten.threshold_backward.default))
+    _case("gelu_backward_f32", lambda g, x: aten.gelu_backward(g, x),
+          lambda: (rn(4, 6), rn(4, 6, scale=3.0)), "aten::gelu_backward.grad_input", "gelu_backward, exact",
+          p(aten.gelu_backward.default))
+    _case("gelu_backward_tanh_f64", lambda g, x: aten.gelu_backward(g, x, approximate="tanh"),
+          lambda: (rn(3, 7, dt=F64), rn(3, 7, scale=3.0, dt=F64)), "aten::gelu_backward.grad_input",
+          "gelu_backward, tanh approximation, float64", p(aten.gelu_backward.default))
+
+    def lsm(g, x):
+        return aten._log_softmax_backward_data(g, torch.log_softmax(x, 1), 1, x.dtype)
+
+    def sm(g, x):
+        return aten._softmax_backward_data(g, torch.softmax(x, 0), 0, x.dtype)
+
+    _case("log_softmax_backward_f32", lsm, lambda: (rn(3, 5, 2), rn(3, 5, 2)),
+          "aten::_log_softmax_backward_data.out", "_log_softmax_backward_data along dim 1",
+          p(aten._log_softmax_backward_data.default))
+    _case("softmax_backward_f32", sm, lambda: (rn(4, 3), rn(4, 3)), "aten::_softmax_backward_data.out",
+          "_softmax_backward_data along dim 0", p(aten._softmax_backward_data.default))
+
+    nll_f = aten.nll_loss_forward.default
+    nll_b = aten.nll_loss_backward.default
+
+    def tgt(n, c):
+        return torch.randint(0, c, (n,))
+
+    _case("nll_loss_forward_mean_f32", lambda x, t: aten.nll_loss_forward(x, t, None, 1, -100),
+          lambda: (torch.log_softmax(rn(5, 4), 1), tgt(5, 4)), "aten::nll_loss_forward.output",
+          "nll_loss_forward, mean reduction", (nll_f,))
+
+    def nll_w(x, t, w):
+        return aten.nll_loss_forward(x, t, w, 2, 1)
+
+    _case("nll_loss_forward_weight_sum_f64", nll_w,
+          lambda: (rn(6, 3, dt=F64), tgt(6, 3), torch.rand(3, dtype=F64) + 0.5), "aten::nll_loss_forward.output",
+          "nll_loss_forward, class weights, sum, ignore_index 1", (nll_f,))
+
+    def nll_none(x, t):
+        return aten.nll_loss_forward(x, t, None, 0, 2)[0]
+
+    _case("nll_loss_forward_none_f32", nll_none, lambda: (rn(4, 3), tgt(4, 3)), "aten::nll_loss_forward.output",
+          "nll_loss_forward, no reduction, ignore_index 2", (nll_f,))
+
+    def nll_bw_mean(g, x, t, w):
+        _, tw = aten.nll_loss_forward(x, t, w, 1, -100)
+        return aten.nll_loss_backward(g, x, t, w, 1, -100, tw)
+
+    _case("nll_loss_backward_mean_f32", nll_bw_mean,
+          lambda: (scalar0(0.75), rn(5, 4), tgt(5, 4), torch.rand(4) + 0.5), "aten::nll_loss_backward.grad_input",
+          "nll_loss_backward, class weights, mean", (nll_f, nll_b))
+
+    def nll_bw_none(g, x, t):
+        _, tw = aten.nll_loss_forward(x, t, None, 2, 0)
+        return aten.nll_loss_backward(g, x, t, None, 0, 0, tw)
+
+    _case("nll_loss_backward_none_f64", nll_bw_none, lambda: (rn(6, dt=F64), rn(6, 3, dt=F64), tgt(6, 3)),
+          "aten::nll_loss_backward.grad_input", "nll_loss_backward, no reduction, ignore_index 0, float64",
+          (nll_f, nll_b))
+
+    ln_b = aten.native_layer_norm_backward.default
+
+    def ln(mask, affine):
+        def f(g, x, w, b):
+            _, mean, rstd = aten.native_layer_norm(x, [x.shape[-1]], w, b, 1e-5)
+            outs = aten.native_layer_norm_backward(g, x, [x.shape[-1]], mean, rstd, w if affine else None,
+                                                   b if affine else None, mask)
+            return tuple(o for o, m in zip(outs, mask) if m)
+        return f
+
+    _case("native_layer_norm_backward_f32", ln([True, True, True], True),
+          lambda: (rn(2, 3, 8), rn(2, 3, 8), rn(8), rn(8)), "aten::native_layer_norm_backward.out",
+          "native_layer_norm_backward over the last dim: input, weight and bias gradients", (ln_b,))
+    _case("native_layer_norm_backward_noaffine_f64", ln([True, False, False], False),
+          lambda: (rn(4, 6, dt=F64), rn(4, 6, dt=F64), rn(6, dt=F64), rn(6, dt=F64)),
+          "aten::native_layer_norm_backward.out", "native_layer_norm_backward without weight, float64", (ln_b,))
+
+    bn_b = aten.native_batch_norm_backward.default
+
+    def bn_train(g, x, w):
+        _, mean, invstd = aten._native_batch_norm_legit.no_stats(x, w, None, True, 0.1, 1e-5)
+        return aten.native_batch_norm_backward(g, x, w, None, None, mean, invstd, True, 1e-5, [True, True, True])
+
+    def bn_eval(g, x, w, rm, rv):
+        outs = aten.native_batch_norm_backward(g, x, w, rm, rv, None, None, False, 1e-3, [True, True, False])
+        return outs[0], outs[1]
+
+    _case("native_batch_norm_backward_train_f32", bn_train, lambda: (rn(2, 3, 4, 4), rn(2, 3, 4, 4), rn(3)),
+          "aten::native_batch_norm_backward.out", "native_batch_norm_backward with batch statistics", (bn_b,))
+    _case("native_batch_norm_backward_eval_f64", bn_eval,
+          lambda: (rn(3, 2, 5, dt=F64), rn(3, 2, 5, dt=F64), rn(2, dt=F64), rn(2, dt=F64),
+                   torch.rand(2, dtype=F64) + 0.5),
+          "aten::native_batch_norm_backward.out", "native_batch_norm_backward with running statistics, float64",
+          (bn_b,))
+
+
 def build_training_specs() -> List[Spec]:
     if not _SPECS:
         _backward_ops()
+        _decomposed_backward_ops()
     return list(_SPECS)
 
 

@@ -114,14 +114,6 @@ static void cb_weight_range(void *user, size_t begin, size_t end) {
   }
 }
 
-/* Output i of the three: a tensor when the mask asks for it (else ignored). */
-static pte_status cb_output(pte_kernel_ctx *ctx, pte_value **args, int32_t i, bool wanted, pte_tensor **out) {
-  *out = NULL;
-  if (!wanted) return PTE_OK;
-  K_CHECK(k_tensor(ctx, args, i, out));
-  return PTE_OK;
-}
-
 static pte_status convolution_backward_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
   pte_tensor *go, *x, *w, *gx, *gw, *gb;
   bool transposed = false;
@@ -132,12 +124,11 @@ static pte_status convolution_backward_out(pte_kernel_ctx *ctx, pte_value **args
   K_CHECK(k_tensor(ctx, args, 2, &w));
   K_CHECK(k_bool(ctx, args, 7, &transposed));
   K_CHECK(k_int(ctx, args, 9, &groups));
-  if (args[10]->tag != PTE_TAG_BOOL_LIST || args[10]->len != 3)
-    return k_wrong_tag(ctx, 10, args[10], "BoolList of 3");
-  const uint8_t *mask = args[10]->u.bools;
-  K_CHECK(cb_output(ctx, args, 11, mask[0], &gx));
-  K_CHECK(cb_output(ctx, args, 12, mask[1], &gw));
-  K_CHECK(cb_output(ctx, args, 13, mask[2], &gb));
+  bool mask[3];
+  K_CHECK(kb_mask3(ctx, args, 10, mask));
+  K_CHECK(kb_masked_out(ctx, args, 11, mask[0], &gx));
+  K_CHECK(kb_masked_out(ctx, args, 12, mask[1], &gw));
+  K_CHECK(kb_masked_out(ctx, args, 13, mask[2], &gb));
   if (transposed) return K_FAIL("transposed convolution backward is not implemented");
   int32_t S = w->dim - 2;
   if (S < 1 || S > 3)

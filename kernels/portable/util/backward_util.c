@@ -26,3 +26,16 @@ pte_status kb_zero_out_like(pte_kernel_ctx *ctx, pte_tensor *out, const pte_tens
   if (bytes) memset(out->data, 0, bytes);
   return PTE_OK;
 }
+
+pte_status kb_mask3(pte_kernel_ctx *ctx, pte_value **args, int32_t i, bool *mask) {
+  if (args[i]->tag != PTE_TAG_BOOL_LIST || args[i]->len != 3)
+    return k_wrong_tag(ctx, i, args[i], "BoolList of 3");
+  for (int32_t k = 0; k < 3; k++) mask[k] = args[i]->u.bools[k] != 0;
+  return PTE_OK;
+}
+
+pte_status kb_masked_out(pte_kernel_ctx *ctx, pte_value **args, int32_t i, bool wanted, pte_tensor **out) {
+  *out = NULL;
+  if (!wanted) return PTE_OK;
+  return k_tensor(ctx, args, i, out);
+}

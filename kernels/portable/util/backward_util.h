@@ -16,4 +16,9 @@ pte_status kb_same_shape(pte_kernel_ctx *ctx, const pte_tensor *t, int32_t dim, 
 /* Resize `out` like `like` (dtype must match), contiguous, zero-filled. */
 pte_status kb_zero_out_like(pte_kernel_ctx *ctx, pte_tensor *out, const pte_tensor *like, const char *name);
 
+/* A bool[3] output mask (argument i) into mask[3]. */
+pte_status kb_mask3(pte_kernel_ctx *ctx, pte_value **args, int32_t i, bool *mask);
+/* Output i when the mask asks for it (a tensor), else NULL (ignored). */
+pte_status kb_masked_out(pte_kernel_ctx *ctx, pte_value **args, int32_t i, bool wanted, pte_tensor **out);
+
 #endif
