@@ -2,6 +2,8 @@
  * parameters and gradients, SGD against torch.optim.SGD (the zoo's training
  * cases: every step's loss within the case's rtol), and .ptd saving that the
  * inference path loads. */
+#include <pterun/kernels_optimized.h>
+#include <pterun/kernels_portable.h>
 #include <pterun/training.h>
 
 #include "../../cli/npy.h"
@@ -35,7 +37,13 @@ static bool load_case(const char *name, tr_case *c) {
   char path[600];
   snprintf(path, sizeof path, "%s/training.json", c->dir);
   size_t n = 0;
-  char *text = (char *)read_file(path, &n);
+  void *raw = read_file(path, &n);
+  char *text = raw ? (char *)malloc(n + 1) : NULL; /* read_file does not terminate the bytes */
+  if (text) {
+    memcpy(text, raw, n);
+    text[n] = '\0';
+  }
+  free(raw);
   if (!text) return false;
   pte_training_sgd_options o = PTE_TRAINING_SGD_OPTIONS_INIT;
   o.lr = json_num(text, "lr", -1);
@@ -56,6 +64,14 @@ static bool load_case(const char *name, tr_case *c) {
   }
   free(text);
   return p && c->steps > 0 && c->steps <= TR_MAX_STEPS && o.lr > 0 && c->rtol > 0;
+}
+
+/* Static builds register nothing on their own (shared ones at load; then
+ * these calls are no-ops). */
+static pte_status kernels(void) {
+  pte_status st = pte_kernels_portable_register();
+  if (!st) st = pte_kernels_optimized_register();
+  return st;
 }
 
 /* Inputs of a case, kept alive while the module uses them. */
@@ -112,6 +128,7 @@ static pte_status train_case(const tr_case *c, pte_training_module *m, double *w
 }
 
 TEST(metadata_and_parameters) {
+  CHECK_OK(kernels());
   pte_training_module *m = NULL;
   CHECK_OK(pte_training_load_file(zoo_path("training/mlp_sgd/model.pte"), NULL, &m));
   CHECK(pte_training_parameter_count(m) == 4, "%d parameters", (int)pte_training_parameter_count(m));
@@ -154,6 +171,7 @@ TEST(metadata_and_parameters) {
  * forward_backward, and equal constants (the exporter stores two LayerNorm
  * weights of ones once) stay independent. */
 TEST(parameters_are_writable_and_independent) {
+  CHECK_OK(kernels());
   pte_training_module *m = NULL;
   CHECK_OK(pte_training_load_file(zoo_path("training/transformer_momentum/model.pte"), NULL, &m));
   int32_t a = pte_training_parameter_index(m, "ln1.weight"),
@@ -176,6 +194,7 @@ TEST(parameters_are_writable_and_independent) {
 }
 
 TEST(not_a_training_program) {
+  CHECK_OK(kernels());
   pte_training_module *m = NULL;
   CHECK_FAILS(pte_training_load_file(zoo_path("models/mlp/model.pte"), NULL, &m), PTE_ERR_INVALID_PROGRAM,
               "not a training program");
@@ -265,6 +284,7 @@ TEST(sgd_errors) {
 
 /* Every zoo training case: 20 steps, each loss within rtol of eager's. */
 TEST(zoo_training_cases) {
+  CHECK_OK(kernels());
   static const char *cases[] = {"mlp_sgd", "mlp_momentum", "cnn_nesterov", "transformer_momentum"};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     char rel[128];
@@ -288,6 +308,7 @@ TEST(zoo_training_cases) {
 /* Trained parameters saved as .ptd load into the inference program
  * (exported with external constants) and give eager's trained output. */
 TEST(save_ptd_for_inference) {
+  CHECK_OK(kernels());
   static const char *cases[] = {"mlp_sgd", "cnn_nesterov"};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     char rel[128], path[700], ptd[256];

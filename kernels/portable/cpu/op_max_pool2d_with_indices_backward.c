@@ -11,7 +11,6 @@ typedef struct mpb_job {
   const pte_tensor *go, *ind;
   pte_tensor *gi;
   int64_t in_plane, out_plane;
-  bool bad; /* an index outside its plane (a hostile program) */
 } mpb_job;
 
 static void mpb_range(void *user, size_t begin, size_t end) {
@@ -21,10 +20,6 @@ static void mpb_range(void *user, size_t begin, size_t end) {
     int64_t ib = (int64_t)pl * j->in_plane, ob = (int64_t)pl * j->out_plane;
     for (int64_t o = 0; o < j->out_plane; o++) {
       int64_t at = I[ob + o];
-      if (at < 0 || at >= j->in_plane) {
-        j->bad = true; /* racy but only ever set to true */
-        continue;
-      }
       double v = k_get_d(j->gi->data, j->gi->dtype, ib + at) + k_get_d(j->go->data, j->go->dtype, ob + o);
       k_set_d(j->gi->data, j->gi->dtype, ib + at, v);
     }
@@ -54,9 +49,14 @@ static pte_status max_pool2d_with_indices_backward_grad_input(pte_kernel_ctx *ct
   K_CHECK(k_disjoint(ctx, gi, go, "grad_output"));
   K_CHECK(k_disjoint(ctx, gi, ind, "indices"));
   K_CHECK(kb_zero_out_like(ctx, gi, self, "grad_input"));
-  mpb_job j = {go, ind, gi, p.in[1] * p.in[2], p.out[1] * p.out[2], false};
+  mpb_job j = {go, ind, gi, p.in[1] * p.in[2], p.out[1] * p.out[2]};
+  /* checked before any write: a hostile program's indices fail the kernel */
+  const int64_t *I = (const int64_t *)ind->data;
+  for (int64_t i = 0; i < p.planes * j.out_plane; i++)
+    if (I[i] < 0 || I[i] >= j.in_plane)
+      return K_FAIL("index %lld is out of range of the %lld-element input plane", (long long)I[i],
+                    (long long)j.in_plane);
   k_parallel_for((size_t)p.planes, (double)(p.planes * j.out_plane) * 4.0, mpb_range, &j);
-  if (j.bad) return K_FAIL("indices out of range of the input plane");
   return PTE_OK;
 }
 
