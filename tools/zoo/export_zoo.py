@@ -52,8 +52,9 @@ def all_specs() -> List[Spec]:
     if _REGISTRY is None:
         from zoo_models import build_model_specs
         from zoo_ops import build_op_specs
+        from zoo_training import build_training_specs
 
-        specs = build_op_specs() + build_model_specs()
+        specs = build_op_specs() + build_training_specs() + build_model_specs()
         seen = set()
         for s in specs:
             for cn in s.case_names:
