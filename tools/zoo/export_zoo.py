@@ -37,7 +37,7 @@ import torch  # noqa: E402
 
 from zoo_common import Built, Spec, seed_for  # noqa: E402
 
-GROUPS = ("ops", "models", "xnnpack")
+GROUPS = ("ops", "models", "xnnpack", "llm")
 
 
 # ---------------------------------------------------------------------------
@@ -50,10 +50,11 @@ _REGISTRY: Optional[List[Spec]] = None
 def all_specs() -> List[Spec]:
     global _REGISTRY
     if _REGISTRY is None:
+        from zoo_llm import build_llm_specs
         from zoo_models import build_model_specs
         from zoo_ops import build_op_specs
 
-        specs = build_op_specs() + build_model_specs()
+        specs = build_op_specs() + build_model_specs() + build_llm_specs()
         seen = set()
         for s in specs:
             for cn in s.case_names:
