@@ -14,6 +14,13 @@
  *
  * Linking the shared library registers them (library name "llm"); a static
  * build calls pte_llm_register() once.
+ *
+ * Tokenizers (pte_llm_tokenizer_*): Hugging Face tokenizer.json (BPE with
+ * the byte-level pre-tokenizer and decoder, GPT-2 and Llama-3 split
+ * patterns, added tokens), tiktoken files (Llama-3 split pattern; special
+ * tokens are added by the caller) and sentencepiece .model files (BPE and
+ * unigram, identity normalization). Text is bytes: invalid UTF-8 is read
+ * as U+FFFD per maximal invalid subpart, as Python's "replace" does.
  */
 #ifndef PTERUN_LLM_H
 #define PTERUN_LLM_H
@@ -29,6 +36,68 @@ PTE_API pte_status pte_llm_register(void);
 
 /* Number of operators this library provides. */
 PTE_API int32_t pte_llm_count(void);
+
+/* ---- tokenizers ---- */
+
+typedef struct pte_llm_tokenizer pte_llm_tokenizer;
+
+typedef enum pte_llm_tokenizer_format {
+  PTE_LLM_TOKENIZER_AUTO = 0, /* from the content: JSON, tiktoken lines, else protobuf */
+  PTE_LLM_TOKENIZER_HF_JSON = 1,
+  PTE_LLM_TOKENIZER_TIKTOKEN = 2,
+  PTE_LLM_TOKENIZER_SENTENCEPIECE = 3
+} pte_llm_tokenizer_format;
+
+/* A growable list of token ids (zero-initialize; pte_llm_ids_free). */
+typedef struct pte_llm_ids {
+  int32_t *ids;
+  size_t n, cap;
+} pte_llm_ids;
+PTE_API void pte_llm_ids_free(pte_llm_ids *ids);
+
+/* Load a tokenizer; a malformed or hostile file fails with a message
+ * (pte_last_error) naming what is wrong. */
+PTE_API pte_status pte_llm_tokenizer_load_file(const char *path, pte_llm_tokenizer **out);
+PTE_API pte_status pte_llm_tokenizer_load_buffer(const void *data, size_t size,
+                                                 pte_llm_tokenizer_format format, pte_llm_tokenizer **out);
+PTE_API void pte_llm_tokenizer_free(pte_llm_tokenizer *tok);
+PTE_API pte_llm_tokenizer_format pte_llm_tokenizer_get_format(const pte_llm_tokenizer *tok);
+/* Ids are 0 .. vocab_size - 1 (some may be unused). */
+PTE_API int32_t pte_llm_tokenizer_vocab_size(const pte_llm_tokenizer *tok);
+/* Add a special token (matched in text, decoded as its text); for tiktoken
+ * files, which do not carry them. */
+PTE_API pte_status pte_llm_tokenizer_add_special(pte_llm_tokenizer *tok, const char *text, int32_t id);
+/* The id of a token given its text (special tokens included), or -1. */
+PTE_API int32_t pte_llm_tokenizer_find(const pte_llm_tokenizer *tok, const char *text);
+/* BOS/EOS ids the file declares (sentencepiece), or -1. */
+PTE_API int32_t pte_llm_tokenizer_bos(const pte_llm_tokenizer *tok);
+PTE_API int32_t pte_llm_tokenizer_eos(const pte_llm_tokenizer *tok);
+
+/* Append the ids of text[0 .. len) to out. Special and added tokens in the
+ * text are matched as themselves. */
+PTE_API pte_status pte_llm_tokenizer_encode(const pte_llm_tokenizer *tok, const char *text, size_t len,
+                                            pte_llm_ids *out);
+/* The bytes id decodes to on its own (sentencepiece: '\xe2\x96\x81' as a
+ * space, byte pieces as their byte); NULL for an unknown id. */
+PTE_API const char *pte_llm_tokenizer_piece(const pte_llm_tokenizer *tok, int32_t id, size_t *len);
+
+/* Streamed decoding: push ids one at a time, get text that is always
+ * complete UTF-8 (a character split across tokens waits for its last
+ * byte; invalid bytes become U+FFFD). */
+typedef struct pte_llm_decoder {
+  const pte_llm_tokenizer *tok;
+  uint8_t pending[4];
+  int32_t npending;
+  int32_t emitted; /* tokens that produced text so far */
+  char *buf;
+  size_t cap;
+} pte_llm_decoder;
+PTE_API void pte_llm_decoder_init(pte_llm_decoder *d, const pte_llm_tokenizer *tok);
+/* Text for id (valid until the next call; *len may be 0); unknown ids fail. */
+PTE_API pte_status pte_llm_decoder_push(pte_llm_decoder *d, int32_t id, const char **text, size_t *len);
+/* What is still pending at the end (an incomplete character: U+FFFD). */
+PTE_API pte_status pte_llm_decoder_flush(pte_llm_decoder *d, const char **text, size_t *len);
+PTE_API void pte_llm_decoder_free(pte_llm_decoder *d);
 
 #ifdef __cplusplus
 }
