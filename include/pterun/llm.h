@@ -99,6 +99,69 @@ PTE_API pte_status pte_llm_decoder_push(pte_llm_decoder *d, int32_t id, const ch
 PTE_API pte_status pte_llm_decoder_flush(pte_llm_decoder *d, const char **text, size_t *len);
 PTE_API void pte_llm_decoder_free(pte_llm_decoder *d);
 
+/* ---- the text-generation runner ---- */
+
+/* What the program's metadata methods say (ExecuTorch's names:
+ * get_max_seq_len, get_max_context_len, get_vocab_size, get_bos_id,
+ * get_eos_ids / get_eos_id, use_kv_cache, enable_dynamic_shape), and what
+ * the runner made of "forward". -1 when absent. */
+typedef struct pte_llm_metadata {
+  int64_t max_seq_len, max_context_len, vocab_size, bos_id;
+  int64_t eos_ids[8];
+  int32_t n_eos;
+  int32_t use_kv_cache, enable_dynamic_shape; /* 0, 1 or -1 */
+  int64_t max_prefill; /* tokens per forward call: > 1 when the prompt goes in one call */
+} pte_llm_metadata;
+
+typedef struct pte_llm_config {
+  int32_t max_new_tokens;   /* default 64 (0: up to the sequence length) */
+  float temperature;        /* <= 0: greedy */
+  int32_t top_k;            /* 0: off */
+  float top_p;              /* 1: off */
+  float repetition_penalty; /* 1: off */
+  uint64_t seed;
+  bool echo; /* also print the prompt */
+} pte_llm_config;
+#define PTE_LLM_CONFIG_INIT \
+  { 64, 0.0f, 0, 1.0f, 1.0f, 0, false }
+
+typedef struct pte_llm_stats {
+  int64_t prompt_tokens, generated_tokens, prefill_calls;
+  double load_ms, prefill_ms, ttft_ms, decode_ms;
+  double prompt_tokens_per_s, generated_tokens_per_s;
+  int64_t peak_rss_bytes; /* the process's peak resident memory */
+  bool stopped_at_eos;
+} pte_llm_stats;
+
+typedef struct pte_llm_runner pte_llm_runner;
+/* Text as it is generated (complete UTF-8). */
+typedef void (*pte_llm_text_fn)(void *user, const char *text, size_t len);
+
+/* Load a program (and .ptd, may be NULL) and a tokenizer file. */
+PTE_API pte_status pte_llm_runner_create(const char *model_path, const char *data_path,
+                                         const char *tokenizer_path, pte_llm_runner **out);
+PTE_API void pte_llm_runner_free(pte_llm_runner *r);
+PTE_API const pte_llm_metadata *pte_llm_runner_metadata(const pte_llm_runner *r);
+PTE_API const pte_llm_tokenizer *pte_llm_runner_tokenizer(const pte_llm_runner *r);
+/* Generate from the prompt, continuing after what was generated before
+ * unless reset; `on_text` may be NULL. `tokens` (may be NULL) receives the
+ * generated ids. */
+PTE_API pte_status pte_llm_runner_generate(pte_llm_runner *r, const char *prompt,
+                                           const pte_llm_config *config, pte_llm_text_fn on_text, void *user,
+                                           pte_llm_ids *tokens, pte_llm_stats *stats);
+/* At most n tokens per forward call (1: token by token, as for programs
+ * without a dynamic length); 0 restores what the program allows. */
+PTE_API void pte_llm_runner_set_max_prefill(pte_llm_runner *r, int64_t n);
+/* Ask a running generate to stop after the current token (from its text
+ * callback or another thread). */
+PTE_API void pte_llm_runner_stop(pte_llm_runner *r);
+/* Start over at position 0 (the KV cache is rewritten as positions refill). */
+PTE_API void pte_llm_runner_reset(pte_llm_runner *r);
+/* Next token from logits[0 .. n) with config's sampling; `history` (the
+ * ids so far) for the repetition penalty; `rng` the sampler's state. */
+PTE_API int32_t pte_llm_sample(const float *logits, int64_t n, const pte_llm_config *config,
+                               const int32_t *history, size_t nhistory, uint64_t *rng);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,6 +1,8 @@
 /* The LLM custom operators (libpterun_llm): registration, every zoo/llm
  * case on 1 and 3 threads, and hostile start positions, which must fail
  * with a message naming the problem (never write outside a cache). */
+#include <pterun/kernels_optimized.h>
+#include <pterun/kernels_portable.h>
 #include <pterun/llm.h>
 #include <pterun/threadpool.h>
 
@@ -9,10 +11,16 @@
 #include "../../cli/npy.h"
 #include "../common/test_util.h"
 
+/* Shared builds register by linking; static ones (make test-static) here. */
+static void register_all(void) {
+  if (pte_kernels_portable_register() || pte_kernels_optimized_register() || pte_llm_register())
+    fprintf(stderr, "register: %s\n", pte_last_error());
+}
+
 static const char *const kOps[] = {"llama::custom_sdpa.out", "llama::sdpa_with_kv_cache.out",
                                    "llama::update_cache.out", "llama::update_cache_with_indices.out"};
 
-TEST(registered_by_linking) {
+TEST(registered) {
   CHECK(pte_llm_count() == 4, "count %d", (int)pte_llm_count());
   CHECK_OK(pte_llm_register()); /* idempotent */
   for (size_t i = 0; i < sizeof kOps / sizeof kOps[0]; i++) {
@@ -126,5 +134,7 @@ TEST(masked_attention_ignores_start_pos) {
         "%s", msg);
 }
 
-TEST_MAIN(T(registered_by_linking), T(zoo_cases_on_1_and_3_threads),
-          T(start_pos_outside_the_cache_is_refused), T(masked_attention_ignores_start_pos))
+TEST(setup) { register_all(); }
+
+TEST_MAIN(T(setup), T(registered), T(zoo_cases_on_1_and_3_threads), T(start_pos_outside_the_cache_is_refused),
+          T(masked_attention_ignores_start_pos))

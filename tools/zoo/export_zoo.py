@@ -439,8 +439,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if not args.only:
         for g in GROUPS:
             gd = os.path.join(out, g)
-            if os.path.isdir(gd):
-                shutil.rmtree(gd)
+            if not os.path.isdir(gd):
+                continue
+            for c in os.listdir(gd):
+                # zoo/llm/tiny_*: exported by zoo_llm.py --model from its own venv
+                if not (g == "llm" and c.startswith("tiny_")):
+                    shutil.rmtree(os.path.join(gd, c))
 
     jobs = [(s.group, s.name, out, args.only) for s in todo]
     print(f"exporting {len(jobs)} programs ({sum(len(s.case_names) for s in todo)} cases max) with {args.jobs} job(s) into {out}",

@@ -134,3 +134,96 @@ def build_llm_specs() -> List[Spec]:
     _spec("update_cache_with_indices", "llama::update_cache_with_indices.out", UpdateCacheWithIndices, uci, 2, (0,),
           "update_cache_with_indices: cache[b, indices[b, s]] = value[b, s], a repeated index keeps the last")
     return list(_SPECS)
+
+
+# ---------------------------------------------------------------------------
+# A tiny random-weight Llama-style model for the runner (zoo/llm/tiny_llama):
+# its own small tokenizer trained here, the model saved locally and exported
+# with optimum-executorch (transformers' ExecuTorch integration: static KV
+# cache, custom_sdpa and update_cache, dynamic prefill length; portable
+# recipe, fp32), and eager greedy tokens. Needs transformers and
+# optimum-executorch, which pin their own versions, so it runs from a
+# separate venv:
+#   /work/venv-llm/bin/python tools/zoo/zoo_llm.py --model zoo/llm/tiny_llama
+# (export_zoo.py keeps zoo/llm/tiny_* when it regenerates the group.)
+# ---------------------------------------------------------------------------
+
+TINY_PROMPTS = ["The runtime loads a program", "Hello, world! It's"]
+TINY_NEW_TOKENS = 12
+TINY_MAX_SEQ = 48
+
+
+def _train_tiny_tokenizer(out_json: str) -> Any:
+    import os
+
+    from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    with open(os.path.join(here, "..", "..", "README.md"), encoding="utf-8") as f:
+        text = f.read()[:30000]
+    pat = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|"
+           r"\s*[\r\n]+|\s+(?!\S)|\s+")
+    tok = Tokenizer(models.BPE(ignore_merges=True))
+    tok.pre_tokenizer = pre_tokenizers.Sequence([
+        pre_tokenizers.Split(Regex(pat), behavior="isolated", invert=False),
+        pre_tokenizers.ByteLevel(add_prefix_space=False, trim_offsets=True, use_regex=False)])
+    tok.decoder = decoders.ByteLevel()
+    chunks = [text[i:i + 400] for i in range(0, len(text), 400)]
+    tok.train_from_iterator(chunks, trainers.BpeTrainer(
+        vocab_size=320, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        special_tokens=["<|begin_of_text|>", "<|end_of_text|>"], show_progress=False))
+    tok.save(out_json)
+    return tok
+
+
+def export_tiny_llama(out_dir: str) -> None:
+    import json
+    import os
+    import tempfile
+
+    from transformers import AutoModelForCausalLM, LlamaConfig, LlamaForCausalLM
+
+    os.makedirs(out_dir, exist_ok=True)
+    tok = _train_tiny_tokenizer(os.path.join(out_dir, "tokenizer.json"))
+    bos, eos = tok.token_to_id("<|begin_of_text|>"), tok.token_to_id("<|end_of_text|>")
+    cfg = LlamaConfig(vocab_size=tok.get_vocab_size(), hidden_size=16, intermediate_size=32, num_hidden_layers=2,
+                      num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=TINY_MAX_SEQ,
+                      bos_token_id=bos, eos_token_id=eos, tie_word_embeddings=True, rope_theta=10000.0,
+                      initializer_range=0.5)  # large weights: varied tokens, so the test can tell
+    torch.manual_seed(0)
+    model = LlamaForCausalLM(cfg).eval()
+    with tempfile.TemporaryDirectory() as td:
+        model.save_pretrained(td)
+        import optimum.exporters.executorch.convert  # noqa: F401  (registers the custom_sdpa attention)
+        from optimum.exporters.executorch.recipes.portable import export_to_executorch_with_portable
+        from optimum.exporters.executorch.tasks.causal_lm import load_causal_lm_model
+
+        module = load_causal_lm_model(td, use_custom_sdpa=True, use_custom_kv_cache=True, max_seq_len=TINY_MAX_SEQ)
+        progs = export_to_executorch_with_portable(module)
+        et = next(iter(progs.values()))
+        with open(os.path.join(out_dir, "model.pte"), "wb") as f:
+            f.write(bytes(et.buffer))
+        eager = AutoModelForCausalLM.from_pretrained(td, attn_implementation="sdpa").eval()
+    cases = []
+    for prompt in TINY_PROMPTS:
+        ids = [bos] + tok.encode(prompt, add_special_tokens=False).ids
+        with torch.no_grad():
+            out = eager.generate(torch.tensor([ids]), max_new_tokens=TINY_NEW_TOKENS, do_sample=False,
+                                 eos_token_id=eos, pad_token_id=eos)
+        cases.append({"prompt": prompt, "prompt_ids": ids, "tokens": out[0, len(ids):].tolist()})
+    ops = sorted({f"{o.name}.{o.overload}" if o.overload else o.name
+                  for o in et.executorch_program.execution_plan[0].operators})
+    with open(os.path.join(out_dir, "expected.json"), "w") as f:
+        json.dump({"description": "random-weight Llama-style model (2 layers, hidden 16, 4 heads over 2 kv heads), "
+                   "exported with optimum-executorch (custom_sdpa, custom KV cache, dynamic prefill, portable), "
+                   "eager greedy tokens", "max_new_tokens": TINY_NEW_TOKENS, "bos": bos, "eos": eos,
+                   "operators": ops, "cases": cases}, f, indent=1)
+        f.write("\n")
+
+
+if __name__ == "__main__":
+    import argparse
+
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--model", required=True, help="output folder for the tiny Llama program")
+    export_tiny_llama(ap.parse_args().model)
