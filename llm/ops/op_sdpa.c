@@ -218,7 +218,9 @@ static pte_status attention(pte_kernel_ctx *ctx, const pte_tensor *q, const pte_
 /* One scores slot per pool thread, for the shapes at their upper bounds. */
 static size_t attn_scratch(const pte_tensor *q, const pte_tensor *k) {
   if (!q || !k || q->dim != 4 || k->dim != 4 || q->sizes[1] < 0 || k->sizes[1] < 0) return 0;
-  if (k->sizes[1] > ((int64_t)1 << 24)) return 0; /* refused at run time */
+  /* beyond a million positions: no scratch, refused at run time (keeps a
+   * hostile cache length from reserving gigabytes) */
+  if (k->sizes[1] > ((int64_t)1 << 20)) return 0;
   return k_scratch_round(k_slots() * attn_slot_floats(q->sizes[1], k->sizes[1]) * sizeof(float));
 }
 
