@@ -540,7 +540,10 @@ done:
   return rc;
 }
 
+int pterun_generate_main(int argc, char **argv); /* generate.c */
+
 int main(int argc, char **argv) {
+  if (argc > 1 && !strcmp(argv[1], "generate")) return pterun_generate_main(argc - 1, argv + 1);
   options o;
   int pr = parse_args(argc, argv, &o);
   if (pr == -1) {

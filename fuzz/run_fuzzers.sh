@@ -51,4 +51,14 @@ if [ -x "$build/fuzz/xnnpack/fuzz_xnnpack_payload" ]; then
     grep -E "Done" "$work/xnnpack.log" | tail -1
   fi
 fi
+# The four tokenizer targets share about one fuzzer's time (small inputs).
+if [ -x "$build/fuzz/tokenizers/fuzz_tokenizer_json" ]; then
+  if ! "$root/fuzz/tokenizers/run.sh" "$build" $((secs / 3 > 5 ? secs / 3 : 5)) >"$work/tokenizers.log" 2>&1; then
+    tail -60 "$work/tokenizers.log" >&2
+    echo "fuzz_tokenizer_* FAILED" >&2
+    status=1
+  else
+    grep -E "^==|Done" "$work/tokenizers.log"
+  fi
+fi
 exit $status

@@ -28,7 +28,6 @@ _REWRITTEN = {
 # program exports one yet.
 _DATA_DEPENDENT = {
     "aten::masked_select.out": "", "aten::nonzero.out": "", "aten::repeat_interleave.Tensor_out": "",
-    "aten::_local_scalar_dense": "Tensor.item()",
 }
 # Scalar ops on symbolic sizes that zoo/models/dynamic_arith does not produce:
 # the exporter emits the .Scalar overloads for sizes; comparisons and

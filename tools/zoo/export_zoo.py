@@ -37,7 +37,7 @@ import torch  # noqa: E402
 
 from zoo_common import Built, Spec, seed_for  # noqa: E402
 
-GROUPS = ("ops", "models", "xnnpack")
+GROUPS = ("ops", "models", "xnnpack", "llm")
 
 
 # ---------------------------------------------------------------------------
@@ -50,11 +50,12 @@ _REGISTRY: Optional[List[Spec]] = None
 def all_specs() -> List[Spec]:
     global _REGISTRY
     if _REGISTRY is None:
+        from zoo_llm import build_llm_specs
         from zoo_models import build_model_specs
         from zoo_ops import build_op_specs
         from zoo_training import build_training_specs
 
-        specs = build_op_specs() + build_training_specs() + build_model_specs()
+        specs = build_op_specs() + build_training_specs() + build_model_specs() + build_llm_specs()
         seen = set()
         for s in specs:
             for cn in s.case_names:
@@ -439,8 +440,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if not args.only:
         for g in GROUPS:
             gd = os.path.join(out, g)
-            if os.path.isdir(gd):
-                shutil.rmtree(gd)
+            if not os.path.isdir(gd):
+                continue
+            for c in os.listdir(gd):
+                # zoo/llm/tiny_*: exported by zoo_llm.py --model from its own venv
+                if not (g == "llm" and c.startswith("tiny_")):
+                    shutil.rmtree(os.path.join(gd, c))
 
     jobs = [(s.group, s.name, out, args.only) for s in todo]
     print(f"exporting {len(jobs)} programs ({sum(len(s.case_names) for s in todo)} cases max) with {args.jobs} job(s) into {out}",
