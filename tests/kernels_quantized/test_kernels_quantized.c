@@ -113,6 +113,14 @@ static pte_status dequantize(const void *q, int64_t n, double scale, int64_t zp,
 
 /* ---- semantics ---- */
 
+/* Static builds do not register libraries when linked. */
+TEST(registers) {
+  CHECK_OK(pte_kernels_portable_register());
+  CHECK_OK(pte_kernels_optimized_register());
+  CHECK_OK(pte_kernels_quantized_register());
+  CHECK(pte_kernels_quantized_count() == 19, "%d operators", (int)pte_kernels_quantized_count());
+}
+
 TEST(rounds_half_to_even) {
   /* x / 0.25 = 0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 0.75, 3.25 */
   const float x[] = {0.125f, 0.375f, 0.625f, -0.125f, -0.375f, -0.625f, 0.1875f, 0.8125f};
@@ -424,7 +432,7 @@ TEST(quantized_zoo_cases) {
   }
 }
 
-TEST_MAIN(T(rounds_half_to_even), T(clamps_to_the_quant_range), T(every_quantized_dtype),
+TEST_MAIN(T(registers), T(rounds_half_to_even), T(clamps_to_the_quant_range), T(every_quantized_dtype),
           T(per_channel_and_per_token), T(choose_qparams_corners), T(embedding_unpacking),
           T(mixed_linear_groups), T(parallel_matches_serial), T(hostile_scales_and_zero_points),
           T(hostile_embeddings), T(quantized_zoo_cases))

@@ -68,18 +68,20 @@ pte_status q_embedding(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs, int
   K_CHECK(k_contiguous(ctx, idx, "indices"));
   K_CHECK(k_args_have_data(ctx, args, nargs - 2));
 
+  /* every index in range, and the parameters of the rows it reads finite
+   * (any value, but not NaN or infinite; only those rows: a vocabulary can
+   * be large) */
   const int64_t n = pte_tensor_numel(idx);
   for (int64_t i = 0; i < n; i++) {
     int64_t r = idx->dtype == PTE_INT64 ? ((const int64_t *)idx->data)[i] : ((const int32_t *)idx->data)[i];
     if (r < 0 || r >= rows)
       return K_FAIL("index %lld is out of range for %lld rows", (long long)r, (long long)rows);
-  }
-  /* scales can be any float, but not NaN or infinite */
-  for (int64_t i = 0, ns = pte_tensor_numel(scales); i < ns; i++) {
-    double s = q_load_d(scales->data, scales->dtype, i);
-    double z = zps ? q_load_d(zps->data, zps->dtype, i) : 0;
-    if (!isfinite(s) || !isfinite(z))
-      return K_FAIL("weight scale %g / zero point %g (entry %lld) is not finite", s, z, (long long)i);
+    for (int64_t p = r * groups; p < (r + 1) * groups; p++) {
+      double s = q_load_d(scales->data, scales->dtype, p);
+      double z = zps ? q_load_d(zps->data, zps->dtype, p) : 0;
+      if (!isfinite(s) || !isfinite(z))
+        return K_FAIL("weight scale %g / zero point %g (row %lld) is not finite", s, z, (long long)r);
+    }
   }
   int64_t sizes[PTE_MAX_DIM];
   memcpy(sizes, idx->sizes, sizeof(int64_t) * (size_t)idx->dim);
