@@ -104,6 +104,10 @@ def run_executorch(path, meta, inputs):
     global _ET_RUNTIME
     import torch
     if _ET_RUNTIME is None:
+        try:  # quantized programs need ExecuTorch's quantized kernels registered
+            import executorch.kernels.quantized  # noqa: F401
+        except Exception:  # noqa: BLE001
+            pass
         from executorch.runtime import Runtime
         _ET_RUNTIME = Runtime.get()
     kwargs = {}

@@ -71,8 +71,17 @@ const char *compare_npy(const pte_tensor *t, const char *npy_path, double rtol, 
         want = ((const int32_t *)a.data)[i];
         break;
       case PTE_BOOL:
+      case PTE_UINT8:
         got = ((const uint8_t *)t->data)[i];
         want = ((const uint8_t *)a.data)[i];
+        break;
+      case PTE_INT8:
+        got = ((const int8_t *)t->data)[i];
+        want = ((const int8_t *)a.data)[i];
+        break;
+      case PTE_INT16:
+        got = ((const int16_t *)t->data)[i];
+        want = ((const int16_t *)a.data)[i];
         break;
       default:
         snprintf(msg, sizeof msg, "unsupported dtype");

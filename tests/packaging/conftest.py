@@ -113,7 +113,7 @@ def zoo_copy(installed):
     dst = os.path.join(installed.root, "zoo")
     if not os.path.isdir(dst):
         for case in ("models/add", "models/mlp", "models/small_cnn", "models/transformer_tiny",
-                     "models/external_weights", "xnnpack/mlp", "xnnpack/small_cnn"):
+                     "models/external_weights", "xnnpack/mlp", "xnnpack/small_cnn", "quantized/pt2e_static_cnn"):
             src = os.path.join(REPO, "zoo", case)
             if os.path.isdir(src):
                 shutil.copytree(src, os.path.join(dst, case))

@@ -483,6 +483,71 @@ def test_runtime_only_program_loads_components_at_run_time(installed, tmp_path):
     assert r.stdout.startswith("ok"), r.stdout
 
 
+
+QUANT_APP_C = r"""
+/* Runs a quantized program (int8 PT2E CNN) on a raw float32 input file and
+ * prints its float32 output. */
+#include <pterun/kernels_quantized.h>
+#include <pterun/runtime.h>
+#include <stdio.h>
+
+int main(int argc, char **argv) {
+  static float in[3 * 8 * 8];
+  FILE *f = argc > 2 ? fopen(argv[2], "rb") : NULL;
+  if (!f || fread(in, sizeof in, 1, f) != 1) return 2;
+  fclose(f);
+  pte_program *p = NULL;
+  pte_method *m = NULL;
+  int64_t sizes[4] = {1, 3, 8, 8};
+  pte_tensor t;
+  pte_tensor_init(&t, PTE_FLOAT32, 4, sizes, in);
+  if (pte_program_load_file(argv[1], NULL, &p) || pte_method_load(p, "forward", NULL, &m) ||
+      pte_method_set_input_tensor(m, 0, &t) || pte_method_execute(m)) {
+    fprintf(stderr, "failed: %s\n", pte_last_error());
+    return 1;
+  }
+  const pte_tensor *out = pte_method_output(m, 0)->u.tensor;
+  printf("%d quantized operators\n", (int)pte_kernels_quantized_count());
+  for (int64_t i = 0; i < pte_tensor_numel(out); i++) printf("%.9g ", ((const float *)out->data)[i]);
+  printf("\n");
+  pte_method_free(m);
+  pte_program_free(p);
+  return 0;
+}
+"""
+
+
+def test_quantized_program_links_kernels_quantized(installed, zoo_copy, tmp_path):
+    """A C program that links pterun::kernels_quantized (no register call:
+    the library is kept on the link line and registers itself) runs a
+    quantized zoo case; pkg-config knows the library too."""
+    case = os.path.join(zoo_copy, "quantized", "pt2e_static_cnn")
+    (tmp_path / "q.c").write_text(QUANT_APP_C)
+    (tmp_path / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.20)\nproject(q C)\n"
+        "find_package(pterun 0.1 REQUIRED COMPONENTS runtime kernels_portable kernels_quantized)\n"
+        "add_executable(q q.c)\n"
+        "target_link_libraries(q PRIVATE pterun::runtime pterun::kernels_portable pterun::kernels_quantized)\n")
+    cmake_dir = run([installed.python, "-m", "pterun", "--cmake-dir"], cwd=installed.root).stdout.strip()
+    run(["cmake", "-S", str(tmp_path), "-B", str(tmp_path / "b"), f"-Dpterun_DIR={cmake_dir}"], cwd=str(tmp_path))
+    run(["cmake", "--build", str(tmp_path / "b")], cwd=str(tmp_path))
+    exe = str(tmp_path / "b" / "q")
+    needed, _s, _r = readelf_dynamic(exe)
+    assert "libpterun_kernels_quantized.so.0" in needed, needed
+    x = np.load(os.path.join(case, "inputs", "0.npy"))
+    x.astype(np.float32).tofile(str(tmp_path / "x.bin"))
+    r = run([exe, os.path.join(case, "model.pte"), str(tmp_path / "x.bin")], cwd=str(tmp_path))
+    lines = r.stdout.strip().splitlines()
+    assert lines[0] == "19 quantized operators", r.stdout
+    got = np.array([float(v) for v in lines[1].split()], dtype=np.float32)
+    meta = json.load(open(os.path.join(case, "case.json")))
+    want = np.load(os.path.join(case, "expected", "0.npy")).reshape(-1)
+    np.testing.assert_allclose(got, want, rtol=0, atol=meta["atol"])
+    pc = run([installed.python, "-m", "pterun", "--pkg-config-path"], cwd=installed.root).stdout.strip()
+    libs = run(["pkg-config", "--libs", "pterun-kernels-quantized"], cwd=str(tmp_path),
+               env=clean_env({"PKG_CONFIG_PATH": pc})).stdout
+    assert "pterun_kernels_quantized" in libs, libs
+
 CUSTOM_OP_C = r"""
 /* A custom operator library built out of tree against the installed pterun. */
 #include <pterun/runtime.h>

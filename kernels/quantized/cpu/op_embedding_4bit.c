@@ -1,0 +1,21 @@
+/* quantized_decomposed::embedding_4bit.out(Tensor weight, Tensor weight_scales,
+ *     Tensor? weight_zero_points, int weight_quant_min, int weight_quant_max,
+ *     Tensor indices, *, Tensor(a!) out)
+ * quantized_decomposed::embedding_4bit.dtype_out(..., ScalarType? dtype=None,
+ *     Tensor(a!) out): the same with the scales in any float dtype.
+ *
+ * out[..., j] = (w[index, j] - zero_point) * scale, with a 4-bit table and
+ * one scale (and zero point) per row or per group of a row (see
+ * util/embedding.c). */
+#include "util/qutil.h"
+
+static pte_status embedding_4bit_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
+  return q_embedding(ctx, args, nargs, 4, false);
+}
+
+static pte_status embedding_4bit_dtype_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
+  return q_embedding(ctx, args, nargs, 4, true);
+}
+
+PTE_QUANT_KERNEL(embedding_4bit_out, "quantized_decomposed::embedding_4bit.out")
+PTE_QUANT_KERNEL(embedding_4bit_dtype_out, "quantized_decomposed::embedding_4bit.dtype_out")
