@@ -4,6 +4,7 @@
  *   pterun run model.pte [--data model.ptd] [--method NAME] [--input a.npy]...
  *              [--output-dir DIR] [--iterations N] [--warmup N] [--library PATH]...
  *              [--profile] [--etdump FILE] [--trace FILE] [--debug-tensors DIR]
+ *   pterun verify model.bpte [--method NAME] [--rtol R] [--atol A]
  *
  * Uses only the public headers. */
 #define _POSIX_C_SOURCE 200809L
@@ -18,6 +19,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "commands.h"
 #include "npy.h"
 #include "pterun_components.h"
 
@@ -58,6 +60,7 @@ static void usage(FILE *f) {
           "                  [--output-dir DIR] [--iterations N] [--warmup N] [--library PATH]...\n"
           "                  [--disable KERNEL_LIBRARY]... [--quiet]\n"
           "                  [--profile] [--etdump FILE] [--trace FILE] [--debug-tensors DIR]\n"
+          "       pterun verify MODEL.bpte [--method NAME] [--rtol R] [--atol A] [--data FILE.ptd]...\n"
           "       pterun operators | backends | version\n");
 }
 
@@ -540,7 +543,22 @@ done:
   return rc;
 }
 
+/* Commands that parse their own arguments (each in its own file). */
+static const struct {
+  const char *name;
+  pterun_command_fn run;
+} commands[] = {
+    {"verify", pterun_cmd_verify},
+};
+
 int main(int argc, char **argv) {
+  if (argc >= 2) {
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+      if (strcmp(argv[1], commands[i].name)) continue;
+      if (pterun_register_built_components()) return fail("registering components");
+      return commands[i].run(argc, argv);
+    }
+  }
   options o;
   int pr = parse_args(argc, argv, &o);
   if (pr == -1) {

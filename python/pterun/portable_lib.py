@@ -27,7 +27,8 @@ __all__ = [
     "Verification", "TensorInfo", "MethodMeta", "ExecuTorchProgram", "ExecuTorchMethod", "ExecuTorchModule",
     "_load_for_executorch", "_load_for_executorch_from_buffer", "_load_program", "_load_program_from_buffer",
     "_get_registered_backend_names", "_is_available", "_get_operator_names", "_unsafe_reset_threadpool",
-    "_threadpool_get_thread_count",
+    "_threadpool_get_thread_count", "BundledModule", "_load_bundled_program_from_buffer",
+    "_load_for_executorch_from_bundled_program",
 ]
 
 
@@ -235,6 +236,22 @@ class ExecuTorchModule:
     def method_meta(self, method_name: str) -> MethodMeta:
         return self._prog().method_meta(method_name)
 
+    def load_bundled_input(self, bundle: "BundledModule", method_name: str, testset_idx: int) -> None:
+        """Make test case `testset_idx` of the bundle's suite for `method_name` the method's inputs."""
+        m = self._method(method_name)
+        m._m.bundled_set_inputs(bundle._b, testset_idx)
+        m._last = None
+
+    def verify_result_with_bundled_expected_output(self, bundle: "BundledModule", method_name: str,
+                                                   testset_idx: int, rtol: float = 1e-5,
+                                                   atol: float = 1e-8) -> List[Any]:
+        """Check the outputs of the last run against the case's expected ones:
+        raises (naming the worst element) if any is off by more than
+        atol + rtol * |expected|; returns the outputs."""
+        m = self._method(method_name)
+        m._m.bundled_check(bundle._b, testset_idx, float(rtol), float(atol))
+        return m.get_outputs() if m._last is not None else []
+
     def method_names(self) -> List[str]:
         return list(self._prog()._names)
 
@@ -243,6 +260,44 @@ class ExecuTorchModule:
 
     def write_etdump_result_to_file(self, path: str, debug_buffer_path: Optional[str] = None) -> None:
         _no_etdump(True)
+
+
+class BundledModule:
+    """A loaded BundledProgram (.bpte): a program and test cases per method."""
+
+    def __init__(self, b: Any):
+        self._b = b
+        self._mod: Optional[ExecuTorchModule] = None
+
+    def verify_result_with_bundled_expected_output(self, method_name: str, testset_idx: int,
+                                                   rtol: float = 1e-5, atol: float = 1e-8) -> List[Any]:
+        """Run case `testset_idx` of `method_name` and check it (raises on a mismatch)."""
+        if self._mod is None:
+            self._mod = _load_for_executorch_from_bundled_program(self)
+        self._mod.load_bundled_input(self, method_name, testset_idx)
+        self._mod.plan_execute(method_name)
+        return self._mod.verify_result_with_bundled_expected_output(self, method_name, testset_idx, rtol, atol)
+
+    @property
+    def method_test_suites(self) -> Dict[str, int]:
+        """{method name: number of test cases} (pterun's addition)."""
+        return dict(self._b.suites())
+
+
+def _load_bundled_program_from_buffer(buffer: Any, non_const_pool_size: int = 0) -> BundledModule:
+    """Load a .bpte from bytes; `non_const_pool_size` is accepted and unused
+    (pterun sizes memory from the program)."""
+    if not hasattr(_pterun, "load_bundled"):
+        raise Error("this build of pterun has no bundled_program component")
+    return BundledModule(_pterun.load_bundled(buffer))
+
+
+def _load_for_executorch_from_bundled_program(module: BundledModule, data_map_buffer: Any = None,
+                                              enable_etdump: bool = False,
+                                              debug_buffer_size: int = 0) -> ExecuTorchModule:
+    """The bundle's program as a module; `data_map_buffer` is .ptd bytes or a path."""
+    _no_etdump(enable_etdump)
+    return _module(_pterun.load_buffer, module._b.program_bytes(), data_map_buffer)
 
 
 def _data_list(data: Any) -> Optional[List[Any]]:

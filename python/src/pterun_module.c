@@ -300,11 +300,13 @@ typedef struct {
   Py_buffer views[MAX_INPUTS];
   pte_tensor tensors[MAX_INPUTS];
   int nviews;
+  PyObject *inputs_owner; /* a bundled program whose case is the current input */
 } MethodObject;
 
 static void release_views(MethodObject *self) {
   for (int k = 0; k < self->nviews; k++) PyBuffer_Release(&self->views[k]);
   self->nviews = 0;
+  Py_CLEAR(self->inputs_owner);
 }
 
 static void method_dealloc(MethodObject *self) {
@@ -348,6 +350,7 @@ static PyObject *method_new(ProgramObject *program, const char *name) {
   if (!self) return NULL;
   self->method = NULL;
   self->nviews = 0;
+  self->inputs_owner = NULL;
   Py_INCREF(program);
   self->program = program;
   pte_status st;
@@ -562,10 +565,115 @@ static PyObject *method_handle(MethodObject *self, PyObject *unused) {
   return PyLong_FromVoidPtr(self->method);
 }
 
+#ifdef PTERUN_HAVE_BUNDLED_PROGRAM
+/* ---------------------------------------------------------------------- */
+/* Bundled programs (.bpte)                                               */
+/* ---------------------------------------------------------------------- */
+
+typedef struct {
+  PyObject_HEAD pte_bundled_program *bp;
+} BundledObject;
+
+static void bundled_dealloc(BundledObject *self) {
+  pte_bundled_program_free(self->bp);
+  Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *bundled_program_bytes(BundledObject *self, PyObject *unused) {
+  size_t n;
+  const void *p = pte_bundled_program_program(self->bp, &n);
+  return PyBytes_FromStringAndSize((const char *)p, (Py_ssize_t)n);
+}
+
+/* suites() -> [(method name, case count)] */
+static PyObject *bundled_suites(BundledObject *self, PyObject *unused) {
+  int32_t n = pte_bundled_program_suite_count(self->bp);
+  PyObject *l = PyList_New(n);
+  if (!l) return NULL;
+  for (int32_t i = 0; i < n; i++) {
+    const char *name = pte_bundled_program_suite_method(self->bp, i);
+    PyObject *t = Py_BuildValue("(si)", name, (int)pte_bundled_program_case_count(self->bp, name));
+    if (!t) {
+      Py_DECREF(l);
+      return NULL;
+    }
+    PyList_SET_ITEM(l, i, t);
+  }
+  return l;
+}
+
+static PyMethodDef bundled_methods[] = {
+    {"program_bytes", (PyCFunction)bundled_program_bytes, METH_NOARGS, "The embedded .pte."},
+    {"suites", (PyCFunction)bundled_suites, METH_NOARGS, "[(method, number of cases)]"},
+    {NULL, NULL, 0, NULL}};
+
+static PyTypeObject BundledType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "pterun._pterun.BundledProgram",
+    .tp_basicsize = sizeof(BundledObject),
+    .tp_dealloc = (destructor)bundled_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "A loaded BundledProgram (internal; use pterun.portable_lib).",
+    .tp_methods = bundled_methods,
+};
+
+/* load_bundled(buffer) -> BundledProgram (the bytes are copied) */
+static PyObject *mod_load_bundled(PyObject *mod, PyObject *args) {
+  Py_buffer b;
+  if (!PyArg_ParseTuple(args, "y*", &b)) return NULL;
+  BundledObject *self = PyObject_New(BundledObject, &BundledType);
+  if (!self) {
+    PyBuffer_Release(&b);
+    return NULL;
+  }
+  self->bp = NULL;
+  pte_status st = pte_bundled_program_load_buffer(b.buf, (size_t)b.len, &self->bp);
+  PyBuffer_Release(&b);
+  if (st) {
+    Py_DECREF(self);
+    return raise_status(st);
+  }
+  return (PyObject *)self;
+}
+
+/* bundled_set_inputs(bundle, case): the case's inputs become the method's;
+ * they read the bundle's memory, so the method holds the bundle until its
+ * inputs are set again. */
+static PyObject *method_bundled_set_inputs(MethodObject *self, PyObject *args) {
+  BundledObject *b;
+  int index;
+  if (!PyArg_ParseTuple(args, "O!i", &BundledType, &b, &index)) return NULL;
+  release_views(self);
+  pte_status st = pte_bundled_program_set_inputs(b->bp, self->method, index);
+  if (st) return raise_status(st);
+  Py_INCREF(b);
+  self->inputs_owner = (PyObject *)b;
+  Py_RETURN_NONE;
+}
+
+/* bundled_check(bundle, case, rtol, atol): raises naming the worst element. */
+static PyObject *method_bundled_check(MethodObject *self, PyObject *args) {
+  BundledObject *b;
+  int index;
+  double rtol, atol;
+  if (!PyArg_ParseTuple(args, "O!idd", &BundledType, &b, &index, &rtol, &atol)) return NULL;
+  pte_bundled_mismatch w;
+  pte_status st = pte_bundled_program_check_outputs(b->bp, self->method, index, rtol, atol, &w);
+  if (st) return raise_status(st);
+  return Py_BuildValue("{s:i,s:L,s:d,s:d}", "output", (int)w.output, "element", (long long)w.element,
+                       "actual", w.actual, "expected", w.expected);
+}
+#endif
+
 static PyMethodDef method_methods[] = {
     {"execute", (PyCFunction)method_execute, METH_O, "Run with a sequence of inputs."},
     {"set_inputs", (PyCFunction)method_set_inputs, METH_O, "Check and bind a sequence of inputs."},
     {"run", (PyCFunction)method_run, METH_NOARGS, "Run with the inputs last set."},
+#ifdef PTERUN_HAVE_BUNDLED_PROGRAM
+    {"bundled_set_inputs", (PyCFunction)method_bundled_set_inputs, METH_VARARGS,
+     "Set the inputs of a bundled program's test case."},
+    {"bundled_check", (PyCFunction)method_bundled_check, METH_VARARGS,
+     "Check the outputs against a bundled test case's expected ones."},
+#endif
     {"memory_used", (PyCFunction)method_memory, METH_NOARGS, "Bytes allocated for the method."},
     {"_handle", (PyCFunction)method_handle, METH_NOARGS, "Address of the pte_method (for other extensions)."},
     {NULL, NULL, 0, NULL}};
@@ -657,6 +765,9 @@ static PyObject *mod_version(PyObject *m, PyObject *u) { return PyUnicode_FromSt
 static PyMethodDef module_methods[] = {
     {"load", mod_load, METH_VARARGS, "load(path, data=None) -> Program"},
     {"load_buffer", mod_load_buffer, METH_VARARGS, "load_buffer(buffer, data=None) -> Program"},
+#ifdef PTERUN_HAVE_BUNDLED_PROGRAM
+    {"load_bundled", mod_load_bundled, METH_VARARGS, "load_bundled(buffer) -> BundledProgram"},
+#endif
     {"registered_backends", mod_registered_backends, METH_NOARGS, "Names of the registered backends."},
     {"registered_operators", mod_registered_operators, METH_NOARGS, "Names of the registered operators."},
     {"backend_available", mod_backend_available, METH_VARARGS, "Whether a backend is registered and usable."},
@@ -680,6 +791,9 @@ PyMODINIT_FUNC PyInit__pterun(void);
 
 PyMODINIT_FUNC PyInit__pterun(void) {
   if (PyType_Ready(&ProgramType) < 0 || PyType_Ready(&MethodType) < 0) return NULL;
+#ifdef PTERUN_HAVE_BUNDLED_PROGRAM
+  if (PyType_Ready(&BundledType) < 0) return NULL;
+#endif
   /* Components this extension links are registered explicitly as well, so
    * the bindings work the same with static component archives. */
   pte_status st = pterun_register_built_components();

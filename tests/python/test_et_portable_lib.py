@@ -315,3 +315,97 @@ def test_etdump_refused_clearly():  # (ours) enable_etdump points at pterun.prof
 
 
 pterun = P.pterun
+
+
+# --- bundled programs (.bpte) ---------------------------------------------
+
+def _bundle(exec_prog, suites):
+    from executorch.devtools.bundled_program.core import BundledProgram
+    from executorch.devtools.bundled_program.serialize import serialize_from_bundled_program_to_flatbuffer
+    return serialize_from_bundled_program_to_flatbuffer(BundledProgram(exec_prog, suites))
+
+
+class _TwoMethods(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("b", 2 * torch.ones(2, 2, dtype=torch.int32))
+
+    def encode(self, x, q, a: int = 2):
+        return torch.add(x * 3, self.b, alpha=a) + q
+
+    def decode(self, x, q, a: int = 2):
+        return torch.add(x * q, self.b, alpha=a)
+
+
+def _sample_bundle(wrong=False):
+    from executorch.devtools.bundled_program.config import MethodTestCase, MethodTestSuite
+    m = _TwoMethods()
+    torch.manual_seed(0)
+    cases = {n: [[torch.randint(-5, 5, (2, 2), dtype=torch.int32), torch.randint(-5, 5, (2, 2), dtype=torch.int32), 2]
+                 for _ in range(2)] for n in ("encode", "decode")}
+    prog = P._lower({n: (getattr(m, n), tuple(cases[n][0])) for n in cases})
+    suites = []
+    for n, cs in cases.items():
+        tcs = []
+        for k, c in enumerate(cs):
+            e = getattr(m, n)(*c)
+            if wrong and n == "decode" and k == 1:
+                e = e.clone()
+                e[1, 0] += 7
+            tcs.append(MethodTestCase(inputs=c, expected_outputs=[e]))
+        suites.append(MethodTestSuite(method_name=n, test_cases=tcs))
+    return _bundle(prog, suites)
+
+
+def test_sample_model_e2e():  # devtools/bundled_program/test/test_end2end.py: test_sample_model_e2e
+    b = rt._load_bundled_program_from_buffer(_sample_bundle())
+    for name in ("encode", "decode"):
+        for k in range(2):
+            b.verify_result_with_bundled_expected_output(name, k)
+    assert b.method_test_suites == {"encode": 2, "decode": 2}
+
+
+def test_bundled_mismatch_names_the_element():  # (ours) a wrong expectation fails where it is wrong
+    b = rt._load_bundled_program_from_buffer(_sample_bundle(wrong=True))
+    b.verify_result_with_bundled_expected_output("decode", 0)
+    with pytest.raises(RuntimeError, match=r"method 'decode' case 1: output 0 element 2 "):
+        b.verify_result_with_bundled_expected_output("decode", 1)
+    b.verify_result_with_bundled_expected_output("decode", 1, atol=7.5)  # the tolerance is applied
+
+
+def test_bundled_module_api():  # (ours) load_bundled_input, plan_execute, verify on a module
+    b = rt._load_bundled_program_from_buffer(_sample_bundle())
+    m = rt._load_for_executorch_from_bundled_program(b)
+    assert sorted(m.method_names()) == ["decode", "encode"]
+    m.load_bundled_input(b, "encode", 1)
+    out = m.plan_execute("encode")
+    assert out[0].dtype == torch.int32
+    assert m.verify_result_with_bundled_expected_output(b, "encode", 1)[0].equal(out[0])
+    with pytest.raises(RuntimeError, match="out of range"):
+        m.load_bundled_input(b, "encode", 2)
+
+
+def test_bundled_hostile():  # (ours) clear errors for what is not a .bpte
+    with pytest.raises(RuntimeError, match="BP08"):
+        rt._load_bundled_program_from_buffer(P.add()[0])
+    good = _sample_bundle()
+    with pytest.raises(RuntimeError, match="bundled program"):
+        rt._load_bundled_program_from_buffer(good[: len(good) // 2])
+
+
+def test_program_data_separation_bundled(tmp_path):  # test_program_data_separation (tests 5 and 6)
+    from executorch.devtools.bundled_program.config import MethodTestCase, MethodTestSuite
+    from executorch.exir import ExecutorchBackendConfig
+    m = P._Linear()
+    inputs = (torch.randn(3),)
+    prog = P._lower({"forward": (m, inputs)}, ExecutorchBackendConfig(external_constants=True))
+    data = bytes(prog._tensor_data["_default_external_constant"])
+    expected = m(inputs[0])
+    buf = _bundle(prog, [MethodTestSuite("forward", [MethodTestCase(inputs=list(inputs), expected_outputs=[expected])])])
+    b = rt._load_bundled_program_from_buffer(buf)
+    assert torch.allclose(rt._load_for_executorch_from_bundled_program(b, data).forward(inputs)[0], expected)
+    (tmp_path / "l.ptd").write_bytes(data)
+    mod = rt._load_for_executorch_from_bundled_program(b, str(tmp_path / "l.ptd"))
+    assert torch.allclose(mod.forward(inputs)[0], expected)
+    with pytest.raises(RuntimeError):
+        rt._load_for_executorch_from_bundled_program(b).forward(inputs)

@@ -1,0 +1,12 @@
+/* The CLI's commands: each takes the whole command line (argv[1] is its
+ * name) and returns the exit status. A command in its own file declares its
+ * entry point here and adds a row to the table in pterun.c. */
+#ifndef PTERUN_CLI_COMMANDS_H
+#define PTERUN_CLI_COMMANDS_H
+
+typedef int (*pterun_command_fn)(int argc, char **argv);
+
+/* pterun verify MODEL.bpte: run a BundledProgram's test cases (verify.c). */
+int pterun_cmd_verify(int argc, char **argv);
+
+#endif
