@@ -8,5 +8,8 @@ typedef int (*pterun_command_fn)(int argc, char **argv);
 
 /* pterun verify MODEL.bpte: run a BundledProgram's test cases (verify.c). */
 int pterun_cmd_verify(int argc, char **argv);
+/* Run and check every case of a .bpte (or one method's): 0 when all pass. */
+int pterun_verify_bundle(const char *model, const char *method, double rtol, double atol,
+                         const char *const *data, int ndata);
 
 #endif

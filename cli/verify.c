@@ -93,6 +93,23 @@ int pterun_cmd_verify(int argc, char **argv) {
             "usage: pterun verify MODEL.bpte [--method NAME] [--rtol R] [--atol A] [--data FILE.ptd]...\n");
     return 2;
   }
+  return pterun_verify_bundle(model, method, rtol, atol, data, ndata);
+#endif
+}
+
+int pterun_verify_bundle(const char *model, const char *method, double rtol, double atol,
+                         const char *const *data, int ndata) {
+#ifndef PTERUN_HAVE_BUNDLED_PROGRAM
+  (void)model;
+  (void)method;
+  (void)rtol;
+  (void)atol;
+  (void)data;
+  (void)ndata;
+  fprintf(stderr, "pterun: this build has no bundled_program component\n");
+  return 2;
+#else
+  if (ndata > MAX_DATA) ndata = MAX_DATA;
   pte_bundled_program *bp = NULL;
   pte_program *program = NULL;
   pte_data_map *maps[MAX_DATA];
