@@ -8,9 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pterun_components.h"
-
-int pterun_generate_main(int argc, char **argv);
+#include "commands.h"
 
 static void put(void *user, const char *text, size_t len) {
   (void)user;
@@ -34,11 +32,11 @@ static bool num(const char *s, double lo, double hi, double *out) {
   return true;
 }
 
-int pterun_generate_main(int argc, char **argv) {
+int pterun_cmd_generate(int argc, char **argv) {
   const char *model = NULL, *tok = NULL, *prompt = NULL, *data = NULL;
   pte_llm_config c = PTE_LLM_CONFIG_INIT;
   bool quiet = false, print_ids = false;
-  for (int i = 1; i < argc; i++) {
+  for (int i = 2; i < argc; i++) {
     const char *a = argv[i];
     double v;
     bool has = i + 1 < argc;
@@ -79,10 +77,6 @@ int pterun_generate_main(int argc, char **argv) {
     }
   }
   if (!model || !tok || !prompt) return usage();
-  if (pterun_register_built_components()) {
-    fprintf(stderr, "pterun generate: %s\n", pte_last_error());
-    return 1;
-  }
   pte_llm_runner *r = NULL;
   if (pte_llm_runner_create(model, data, tok, &r) != PTE_OK) {
     fprintf(stderr, "pterun generate: %s\n", pte_last_error());

@@ -4,6 +4,14 @@
  *   pterun run model.pte [--data model.ptd] [--method NAME] [--input a.npy]...
  *              [--output-dir DIR] [--iterations N] [--warmup N] [--library PATH]...
  *              [--profile] [--etdump FILE] [--trace FILE] [--debug-tensors DIR]
+ *   pterun verify model.bpte [--method NAME] [--rtol R] [--atol A]
+ *
+ * `run` also takes ExecuTorch's executor_runner flags (--model_path,
+ * --data_path, --inputs a.bin,b.bin, --output_file BASE, --num_executions,
+ * --method_name, --etdump_path, --cpu_threads, --print_output,
+ * --bundleio_rtol/--bundleio_atol), as --flag VALUE or --flag=VALUE; as
+ * there, a raw input file holds the tensor's bytes and a .bpte model runs
+ * its bundled cases.
  *
  * Uses only the public headers. */
 #define _POSIX_C_SOURCE 200809L
@@ -18,6 +26,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "commands.h"
 #include "npy.h"
 #include "pterun_components.h"
 
@@ -30,6 +39,7 @@ typedef struct options {
   int ndata;
   const char *method;
   const char *inputs[MAX_FILES];
+  char *owned_inputs[MAX_FILES]; /* split from --inputs */
   int ninputs;
   const char *libraries[MAX_FILES];
   int nlibraries;
@@ -44,6 +54,11 @@ typedef struct options {
   const char *etdump;        /* write an ETDump file */
   const char *trace;         /* write a Chrome trace */
   const char *debug_tensors; /* write every instruction's outputs here */
+  /* executor_runner's flags */
+  const char *output_file; /* raw outputs to <output_file>-<i>.bin */
+  int print_all;           /* --print_output all: every element */
+  int cpu_threads;         /* >0: resize the thread pool; -1: leave it */
+  double bundle_rtol, bundle_atol;
 } options;
 
 static int fail(const char *what) {
@@ -52,37 +67,110 @@ static int fail(const char *what) {
 }
 
 static void usage(FILE *f) {
-  fprintf(f,
-          "usage: pterun info MODEL.pte [--data FILE.ptd]... [--json]\n"
-          "       pterun run MODEL.pte [--data FILE.ptd]... [--method NAME] [--input FILE.npy]...\n"
-          "                  [--output-dir DIR] [--iterations N] [--warmup N] [--library PATH]...\n"
-          "                  [--disable KERNEL_LIBRARY]... [--quiet]\n"
-          "                  [--profile] [--etdump FILE] [--trace FILE] [--debug-tensors DIR]\n"
-          "       pterun operators | backends | version\n");
+  fprintf(
+      f,
+      "usage: pterun info MODEL.pte [--data FILE.ptd]... [--json]\n"
+      "       pterun run MODEL.pte [--data FILE.ptd]... [--method NAME] [--input FILE.npy]...\n"
+      "                  [--output-dir DIR] [--iterations N] [--warmup N] [--library PATH]...\n"
+      "                  [--disable KERNEL_LIBRARY]... [--quiet]\n"
+      "                  [--profile] [--etdump FILE] [--trace FILE] [--debug-tensors DIR]\n"
+      "       pterun run also takes executor_runner's flags: --model_path, --data_path,\n"
+      "                  --inputs A,B (raw bytes or .npy), --output_file BASE, --num_executions N,\n"
+      "                  --method_name, --etdump_path, --cpu_threads N, --print_output none|summary|all,\n"
+      "                  --bundleio_rtol R, --bundleio_atol A (FLAG=VALUE works too)\n"
+      "       pterun verify MODEL.bpte [--method NAME] [--rtol R] [--atol A] [--data FILE.ptd]...\n"
+      "       pterun operators | backends | version\n");
 }
 
 static int parse_args(int argc, char **argv, options *o) {
   memset(o, 0, sizeof *o);
   o->iterations = 1;
   o->warmup = 0;
+  o->cpu_threads = -1;
+  o->bundle_rtol = o->bundle_atol = 0.01; /* executor_runner's defaults */
   if (argc < 2) return -1;
   o->command = argv[1];
   for (int i = 2; i < argc; i++) {
     const char *a = argv[i];
     const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+    /* gflags' --flag=value: the name is compared, the value used in place */
+    char name[64];
+    const char *eq = strncmp(a, "--", 2) == 0 ? strchr(a, '=') : NULL;
+    if (eq && (size_t)(eq - a) < sizeof name) {
+      memcpy(name, a, (size_t)(eq - a));
+      name[eq - a] = 0;
+      a = name;
+      next = eq + 1;
+    } else {
+      eq = NULL;
+    }
 #define NEED_VALUE()                                         \
   if (!next) {                                               \
     fprintf(stderr, "pterun: option %s needs a value\n", a); \
     return -2;                                               \
   }                                                          \
-  i++
+  if (!eq) i++
 #define PUSH(arr, n)                                     \
   if (n >= MAX_FILES) {                                  \
     fprintf(stderr, "pterun: too many %s options\n", a); \
     return -2;                                           \
   }                                                      \
   arr[n++] = next
-    if (!strcmp(a, "--data")) {
+    if (!strcmp(a, "--model_path")) {
+      NEED_VALUE();
+      o->model = next;
+    } else if (!strcmp(a, "--inputs")) { /* comma list; each split off into the input list */
+      NEED_VALUE();
+      for (const char *p = next; *p;) {
+        const char *c = strchr(p, ',');
+        size_t n = c ? (size_t)(c - p) : strlen(p);
+        if (o->ninputs >= MAX_FILES) {
+          fprintf(stderr, "pterun: too many inputs\n");
+          return -2;
+        }
+        char *dup = (char *)malloc(n + 1);
+        if (!dup) return -2;
+        memcpy(dup, p, n);
+        dup[n] = 0;
+        o->inputs[o->ninputs] = dup;
+        o->owned_inputs[o->ninputs++] = dup;
+        p += n + (c ? 1 : 0);
+      }
+    } else if (!strcmp(a, "--output_file")) {
+      NEED_VALUE();
+      o->output_file = next;
+    } else if (!strcmp(a, "--print_output")) {
+      NEED_VALUE();
+      if (!strcmp(next, "none")) o->quiet = 1;
+      else if (!strcmp(next, "all")) o->print_all = 1;
+      else if (strcmp(next, "summary")) {
+        fprintf(stderr, "pterun: --print_output takes none, summary or all, not '%s'\n", next);
+        return -2;
+      }
+    } else if (!strcmp(a, "--cpu_threads")) {
+      NEED_VALUE();
+      char *end;
+      long v = strtol(next, &end, 10);
+      if (*end || v < -1 || v > 4096) {
+        fprintf(stderr, "pterun: invalid value '%s' for %s\n", next, a);
+        return -2;
+      }
+      o->cpu_threads = (int)v;
+    } else if (!strcmp(a, "--bundleio_rtol") || !strcmp(a, "--bundleio_atol")) {
+      NEED_VALUE();
+      char *end;
+      double v = strtod(next, &end);
+      if (*end || !(v >= 0)) {
+        fprintf(stderr, "pterun: invalid value '%s' for %s\n", next, a);
+        return -2;
+      }
+      if (a[11] == 'r') o->bundle_rtol = v;
+      else o->bundle_atol = v;
+    } else if (!strcmp(a, "--server_mode") || !strcmp(a, "--vgf_input_dump_dir") ||
+               !strcmp(a, "--dump_vgf_inputs_and_exit")) {
+      fprintf(stderr, "pterun: executor_runner's %s is not supported\n", a);
+      return -2;
+    } else if (!strcmp(a, "--data") || !strcmp(a, "--data_path")) {
       NEED_VALUE();
       PUSH(o->data, o->ndata);
     } else if (!strcmp(a, "--input")) {
@@ -94,13 +182,13 @@ static int parse_args(int argc, char **argv, options *o) {
     } else if (!strcmp(a, "--disable")) {
       NEED_VALUE();
       PUSH(o->disabled, o->ndisabled);
-    } else if (!strcmp(a, "--method")) {
+    } else if (!strcmp(a, "--method") || !strcmp(a, "--method_name")) {
       NEED_VALUE();
       o->method = next;
     } else if (!strcmp(a, "--output-dir")) {
       NEED_VALUE();
       o->output_dir = next;
-    } else if (!strcmp(a, "--etdump")) {
+    } else if (!strcmp(a, "--etdump") || !strcmp(a, "--etdump_path")) {
       NEED_VALUE();
       o->etdump = next;
     } else if (!strcmp(a, "--trace")) {
@@ -110,15 +198,16 @@ static int parse_args(int argc, char **argv, options *o) {
       NEED_VALUE();
       o->debug_tensors = next;
     } else if (!strcmp(a, "--profile")) o->profile = 1;
-    else if (!strcmp(a, "--iterations") || !strcmp(a, "--warmup")) {
+    else if (!strcmp(a, "--iterations") || !strcmp(a, "--num_executions") || !strcmp(a, "--warmup")) {
       NEED_VALUE();
       char *end;
       long v = strtol(next, &end, 10);
-      if (*end || v < 0 || v > 100000000 || (!strcmp(a, "--iterations") && v < 1)) {
+      int warmup = !strcmp(a, "--warmup");
+      if (*end || v < 0 || v > 100000000 || (!warmup && v < 1)) {
         fprintf(stderr, "pterun: invalid value '%s' for %s\n", next, a);
         return -2;
       }
-      if (!strcmp(a, "--iterations")) o->iterations = (int)v;
+      if (!warmup) o->iterations = (int)v;
       else o->warmup = (int)v;
     } else if (!strcmp(a, "--json")) o->json = 1;
     else if (!strcmp(a, "--quiet")) o->quiet = 1;
@@ -319,7 +408,7 @@ static void fill_generated(pte_tensor *t, uint64_t seed) {
   if (t->dtype != PTE_FLOAT32 && t->dtype != PTE_FLOAT64) memset(t->data, 0, pte_tensor_nbytes(t));
 }
 
-static void print_value(int32_t i, const pte_value *v) {
+static void print_value(int32_t i, const pte_value *v, int all) {
   if (v->tag != PTE_TAG_TENSOR) {
     if (v->tag == PTE_TAG_INT) printf("output %d: Int %lld\n", (int)i, (long long)v->u.i);
     else if (v->tag == PTE_TAG_DOUBLE) printf("output %d: Double %g\n", (int)i, v->u.d);
@@ -332,7 +421,8 @@ static void print_value(int32_t i, const pte_value *v) {
   pte_shape_str(t->dim, t->sizes, shape, sizeof shape);
   printf("output %d: %s %s [", (int)i, pte_dtype_name(t->dtype), shape);
   int64_t n = pte_tensor_numel(t);
-  for (int64_t k = 0; k < n && k < 8 && t->data; k++) {
+  int64_t shown = all ? n : 8;
+  for (int64_t k = 0; k < n && k < shown && t->data; k++) {
     if (k) printf(", ");
     switch (t->dtype) {
       case PTE_FLOAT32: printf("%.6g", ((const float *)t->data)[k]); break;
@@ -343,7 +433,7 @@ static void print_value(int32_t i, const pte_value *v) {
       default: printf("?"); break;
     }
   }
-  printf("%s]\n", n > 8 ? ", ..." : "");
+  printf("%s]\n", n > shown ? ", ..." : "");
 }
 
 /* ---- profiling (--profile, --etdump, --trace, --debug-tensors) ---- */
@@ -403,7 +493,58 @@ static int profiler_finish(const options *o, pte_etdump *e) {
   return 0;
 }
 
+/* executor_runner's input files: the tensor's bytes, nothing else. */
+static int is_npy(const char *path) {
+  size_t n = strlen(path);
+  return n >= 4 && !strcmp(path + n - 4, ".npy");
+}
+
+static pte_status read_raw(const char *path, size_t want, void **out) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return pte_error(PTE_ERR_IO, "cannot open %s: %s", path, strerror(errno));
+  *out = malloc(want ? want : 1);
+  size_t got = *out ? fread(*out, 1, want, f) : 0;
+  int extra = fgetc(f) != EOF;
+  fclose(f);
+  if (!*out) return pte_error(PTE_ERR_OUT_OF_MEMORY, "out of memory for %s", path);
+  if (got != want || extra)
+    return pte_error(PTE_ERR_INVALID_ARGUMENT, "%s: the input takes %zu bytes, the file holds %s%zu", path,
+                     want, extra ? "more than " : "", got);
+  return PTE_OK;
+}
+
+/* executor_runner's --output_file: <base>-<i>.bin, the tensor's bytes, row-major. */
+static pte_status write_raw(const char *base, int32_t i, const pte_tensor *t) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s-%d.bin", base, (int)i);
+  size_t n = pte_tensor_nbytes(t);
+  void *buf = malloc(n ? n : 1);
+  if (!buf) return pte_error(PTE_ERR_OUT_OF_MEMORY, "out of memory writing %s", path);
+  pte_tensor dst;
+  pte_status st = pte_tensor_init(&dst, t->dtype, t->dim, t->sizes, buf);
+  if (!st && n) st = pte_tensor_copy(&dst, t);
+  FILE *f = st ? NULL : fopen(path, "wb");
+  if (!st && (!f || fwrite(buf, 1, n, f) != n)) st = pte_error(PTE_ERR_IO, "cannot write %s", path);
+  if (f && fclose(f) && !st) st = pte_error(PTE_ERR_IO, "cannot write %s", path);
+  free(buf);
+  return st;
+}
+
+/* A .bpte given to `run` (executor_runner's bundled IO): its cases, checked. */
+static int is_bundle(const char *path) {
+  unsigned char head[8];
+  FILE *f = path ? fopen(path, "rb") : NULL;
+  size_t n = f ? fread(head, 1, sizeof head, f) : 0;
+  if (f) fclose(f);
+  return n == sizeof head && !memcmp(head + 4, "BP08", 4);
+}
+
 static int cmd_run(const options *o) {
+  if (is_bundle(o->model))
+    return pterun_verify_bundle(o->model, o->method, o->bundle_rtol, o->bundle_atol, o->data, o->ndata);
+#ifdef PTERUN_HAVE_THREADPOOL
+  if (o->cpu_threads > 0 && pte_threadpool_set_threads((size_t)o->cpu_threads)) return fail("--cpu_threads");
+#endif
   pte_etdump *prof = NULL;
   if (o->profile || o->etdump || o->trace || o->debug_tensors) {
     if (!(prof = profiler_create(o))) return 1;
@@ -445,7 +586,15 @@ static int cmd_run(const options *o) {
       rc = fail(NULL);
       goto done;
     }
-    if (o->ninputs) {
+    if (o->ninputs && !is_npy(o->inputs[i])) {
+      if (info.tag != PTE_TAG_TENSOR || read_raw(o->inputs[i], info.nbytes, &owned[i])) {
+        if (info.tag != PTE_TAG_TENSOR)
+          pte_error(PTE_ERR_INVALID_ARGUMENT, "input %d is a %s", (int)i, pte_tag_name(info.tag));
+        rc = fail("input");
+        goto done;
+      }
+      pte_tensor_init(&tensors[i], info.dtype, info.dim, info.sizes, owned[i]);
+    } else if (o->ninputs) {
       npy_array a;
       if (npy_read_file(o->inputs[i], &a, &owned[i])) {
         rc = fail("input");
@@ -508,7 +657,11 @@ static int cmd_run(const options *o) {
   }
   for (int32_t i = 0; i < nout; i++) {
     const pte_value *v = pte_method_output(m, i);
-    if (!o->quiet) print_value(i, v);
+    if (!o->quiet) print_value(i, v, o->print_all);
+    if (o->output_file && v->tag == PTE_TAG_TENSOR && write_raw(o->output_file, i, v->u.tensor)) {
+      rc = fail(NULL);
+      goto done;
+    }
     if (o->output_dir) {
       if (v->tag != PTE_TAG_TENSOR) {
         fprintf(stderr, "pterun: output %d is a %s; only tensors are written\n", (int)i,
@@ -540,10 +693,23 @@ done:
   return rc;
 }
 
-int pterun_generate_main(int argc, char **argv); /* generate.c */
+/* Commands that parse their own arguments (each in its own file). */
+static const struct {
+  const char *name;
+  pterun_command_fn run;
+} commands[] = {
+    {"verify", pterun_cmd_verify},
+    {"generate", pterun_cmd_generate},
+};
 
 int main(int argc, char **argv) {
-  if (argc > 1 && !strcmp(argv[1], "generate")) return pterun_generate_main(argc - 1, argv + 1);
+  if (argc >= 2) {
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+      if (strcmp(argv[1], commands[i].name)) continue;
+      if (pterun_register_built_components()) return fail("registering components");
+      return commands[i].run(argc, argv);
+    }
+  }
   options o;
   int pr = parse_args(argc, argv, &o);
   if (pr == -1) {
@@ -553,7 +719,11 @@ int main(int argc, char **argv) {
   if (pr) return 2;
   if (pterun_register_built_components()) return fail("registering components");
   if (!strcmp(o.command, "info")) return cmd_info(&o);
-  if (!strcmp(o.command, "run")) return cmd_run(&o);
+  if (!strcmp(o.command, "run")) {
+    int rc = cmd_run(&o);
+    for (int i = 0; i < o.ninputs; i++) free(o.owned_inputs[i]);
+    return rc;
+  }
   if (!strcmp(o.command, "version")) {
     printf("pterun %s\n", pte_version());
     return 0;

@@ -61,4 +61,14 @@ if [ -x "$build/fuzz/tokenizers/fuzz_tokenizer_json" ]; then
     grep -E "^==|Done" "$work/tokenizers.log"
   fi
 fi
+if [ -x "$build/fuzz/bundled_program/fuzz_bundled_program" ]; then
+  echo "== fuzz_bundled_program for ${secs}s"
+  if ! "$root/fuzz/bundled_program/run.sh" "$build" "$secs" >"$work/bundled_program.log" 2>&1; then
+    tail -60 "$work/bundled_program.log" >&2
+    echo "fuzz_bundled_program FAILED" >&2
+    status=1
+  else
+    grep -E "stat::number_of_executed_units|Done" "$work/bundled_program.log" | tail -2
+  fi
+fi
 exit $status

@@ -4,7 +4,8 @@
     program = pterun.load("model.pte", data="model.ptd")   # data is optional
     method = program.method("forward")
     outputs = method(x)              # numpy arrays, buffers or torch tensors in,
-                                     # numpy arrays out
+                                     # numpy arrays out (torch tensors for dtypes
+                                     # numpy cannot hold, such as bfloat16)
     pterun.registered_backends(), pterun.registered_operators()
 
 The bindings are glue over the same shared libraries a C program links
@@ -18,7 +19,7 @@ from typing import Any, Dict, List, Optional, Sequence, Union
 
 import numpy as _np
 
-from . import _pterun
+from . import _convert, _pterun
 from ._pterun import Error
 
 __all__ = [
@@ -32,41 +33,15 @@ __version__: str = _pterun.runtime_version()
 
 _PKG_DIR = _os.path.dirname(_os.path.abspath(__file__))
 
-# pte dtype codes (ExecuTorch ScalarType) -> numpy dtypes
-_NP_DTYPES = {
-    0: _np.uint8, 1: _np.int8, 2: _np.int16, 3: _np.int32, 4: _np.int64, 5: _np.float16,
-    6: _np.float32, 7: _np.float64, 11: _np.bool_, 27: _np.uint16, 28: _np.uint32, 29: _np.uint64,
-}
+_NP_DTYPES = _convert.NP_DTYPES
 
 
 def _to_buffer(x: Any) -> Any:
-    """numpy arrays and buffer objects pass through; torch tensors and other
-    DLPack producers are viewed without a copy; anything non-contiguous is
-    made contiguous."""
-    if isinstance(x, (bool, int, float)) or x is None:
-        return x
-    if isinstance(x, _np.ndarray):
-        arr = x
-    elif hasattr(x, "__dlpack__"):
-        try:
-            arr = _np.from_dlpack(x)
-        except (TypeError, RuntimeError, BufferError):
-            arr = _np.asarray(x.detach().cpu() if hasattr(x, "detach") else x)
-    else:
-        arr = _np.asarray(x)
-    if not arr.flags.c_contiguous:
-        arr = _np.ascontiguousarray(arr)
-    return arr
+    return _convert.to_input(x)
 
 
 def _from_output(o: Any) -> Any:
-    if isinstance(o, tuple) and len(o) == 3 and isinstance(o[0], bytearray):
-        data, code, shape = o
-        dtype = _NP_DTYPES.get(code)
-        if dtype is None:
-            raise Error(f"output dtype code {code} has no numpy equivalent")
-        return _np.frombuffer(data, dtype=dtype).reshape(shape)
-    return o
+    return _convert.from_output(o, want_torch=False)
 
 
 class TensorSpec:
@@ -103,7 +78,7 @@ class Method:
     def execute(self, inputs: Sequence[Any]) -> List[Any]:
         if _ACTIVE_PROFILES:
             _ACTIVE_PROFILES[-1]._attach(self)
-        return [_from_output(o) for o in self._m.execute([_to_buffer(x) for x in inputs])]
+        return [_from_output(o) for o in self._m.execute([_convert.to_input(x, i) for i, x in enumerate(inputs)])]
 
     def __call__(self, *inputs: Any) -> Union[Any, List[Any]]:
         outs = self.execute(inputs)

@@ -37,12 +37,16 @@ static PyObject *raise_status(pte_status st) {
 typedef struct {
   PyObject_HEAD pte_program *program;
   pte_data_map *maps[MAX_MAPS];
+  void *map_bytes[MAX_MAPS]; /* copies of .ptd buffers given as bytes (a map reads them in place) */
   int nmaps;
 } ProgramObject;
 
 static void program_dealloc(ProgramObject *self) {
   pte_program_free(self->program);
-  for (int i = 0; i < self->nmaps; i++) pte_data_map_free(self->maps[i]);
+  for (int i = 0; i < self->nmaps; i++) {
+    pte_data_map_free(self->maps[i]);
+    PyMem_Free(self->map_bytes[i]);
+  }
   Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -166,51 +170,79 @@ static PyTypeObject ProgramType = {
     .tp_methods = program_methods,
 };
 
-/* load(path, data_paths) */
+/* Attach the data maps of `data_obj` (None or a sequence of paths and
+ * bytes-like objects) to self; buffers are copied so the caller may drop them. */
+static int load_maps(ProgramObject *self, PyObject *data_obj) {
+  if (data_obj == Py_None) return 0;
+  PyObject *seq = PySequence_Fast(data_obj, "data must be a path, a buffer or a sequence of them");
+  if (!seq) return -1;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+  if (n > MAX_MAPS) {
+    Py_DECREF(seq);
+    PyErr_SetString(PyExc_ValueError, "too many data files");
+    return -1;
+  }
+  for (Py_ssize_t i = 0; i < n; i++) {
+    PyObject *item = PySequence_Fast_GET_ITEM(seq, i);
+    pte_status st;
+    int k = self->nmaps;
+    self->map_bytes[k] = NULL;
+    if (PyObject_CheckBuffer(item)) {
+      Py_buffer b;
+      if (PyObject_GetBuffer(item, &b, PyBUF_C_CONTIGUOUS) != 0) goto fail;
+      /* the allocator's blocks are aligned for any scalar, which the map's tensors need */
+      self->map_bytes[k] = PyMem_Malloc(b.len ? (size_t)b.len : 1);
+      if (!self->map_bytes[k]) {
+        PyBuffer_Release(&b);
+        PyErr_NoMemory();
+        goto fail;
+      }
+      memcpy(self->map_bytes[k], b.buf, (size_t)b.len);
+      size_t len = (size_t)b.len;
+      PyBuffer_Release(&b);
+      st = pte_data_map_load_buffer(self->map_bytes[k], len, NULL, &self->maps[k]);
+    } else {
+      PyObject *p = NULL;
+      if (!PyUnicode_FSConverter(item, &p)) goto fail;
+      const char *cp = PyBytes_AS_STRING(p);
+      Py_BEGIN_ALLOW_THREADS
+        st = pte_data_map_load_file(cp, NULL, &self->maps[k]);
+      Py_END_ALLOW_THREADS
+      Py_DECREF(p);
+    }
+    if (st) {
+      PyMem_Free(self->map_bytes[k]);
+      raise_status(st);
+      goto fail;
+    }
+    self->nmaps++;
+  }
+  Py_DECREF(seq);
+  return 0;
+fail:
+  Py_DECREF(seq);
+  return -1;
+}
+
+static ProgramObject *program_alloc(void) {
+  ProgramObject *self = PyObject_New(ProgramObject, &ProgramType);
+  if (!self) return NULL;
+  self->program = NULL;
+  self->nmaps = 0;
+  return self;
+}
+
+/* load(path, data=None): data is None or a sequence of .ptd paths or buffers. */
 static PyObject *mod_load(PyObject *mod, PyObject *args) {
   PyObject *path_obj, *data_obj = Py_None;
   if (!PyArg_ParseTuple(args, "O&|O", PyUnicode_FSConverter, &path_obj, &data_obj)) return NULL;
-  ProgramObject *self = PyObject_New(ProgramObject, &ProgramType);
-  if (!self) {
-    Py_DECREF(path_obj);
-    return NULL;
-  }
-  self->program = NULL;
-  self->nmaps = 0;
-  pte_status st = PTE_OK;
-  if (data_obj != Py_None) {
-    PyObject *seq = PySequence_Fast(data_obj, "data must be a path or a sequence of paths");
-    if (!seq) goto error;
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-    if (n > MAX_MAPS) {
-      Py_DECREF(seq);
-      PyErr_SetString(PyExc_ValueError, "too many data files");
-      goto error;
-    }
-    for (Py_ssize_t i = 0; i < n; i++) {
-      PyObject *p = NULL;
-      if (!PyUnicode_FSConverter(PySequence_Fast_GET_ITEM(seq, i), &p)) {
-        Py_DECREF(seq);
-        goto error;
-      }
-      const char *cp = PyBytes_AS_STRING(p);
-      Py_BEGIN_ALLOW_THREADS
-        st = pte_data_map_load_file(cp, NULL, &self->maps[self->nmaps]);
-      Py_END_ALLOW_THREADS
-      Py_DECREF(p);
-      if (st) {
-        Py_DECREF(seq);
-        raise_status(st);
-        goto error;
-      }
-      self->nmaps++;
-    }
-    Py_DECREF(seq);
-  }
+  ProgramObject *self = program_alloc();
+  if (!self || load_maps(self, data_obj)) goto error;
   pte_program_options po = PTE_PROGRAM_OPTIONS_INIT;
   po.data_maps = self->maps;
   po.num_data_maps = self->nmaps;
   const char *cpath = PyBytes_AS_STRING(path_obj);
+  pte_status st;
   Py_BEGIN_ALLOW_THREADS
     st = pte_program_load_file(cpath, &po, &self->program);
   Py_END_ALLOW_THREADS
@@ -222,7 +254,35 @@ static PyObject *mod_load(PyObject *mod, PyObject *args) {
   return (PyObject *)self;
 error:
   Py_DECREF(path_obj);
-  Py_DECREF(self);
+  Py_XDECREF(self);
+  return NULL;
+}
+
+/* load_buffer(buffer, data=None): the program's bytes are copied (aligned by
+ * the runtime), so any bytes-like object will do and may be dropped after. */
+static PyObject *mod_load_buffer(PyObject *mod, PyObject *args) {
+  Py_buffer b;
+  PyObject *data_obj = Py_None;
+  if (!PyArg_ParseTuple(args, "y*|O", &b, &data_obj)) return NULL;
+  ProgramObject *self = program_alloc();
+  if (!self || load_maps(self, data_obj)) goto error;
+  pte_program_options po = PTE_PROGRAM_OPTIONS_INIT;
+  po.data_maps = self->maps;
+  po.num_data_maps = self->nmaps;
+  po.flags = PTE_LOAD_COPY;
+  pte_status st;
+  Py_BEGIN_ALLOW_THREADS
+    st = pte_program_load_buffer(b.buf, (size_t)b.len, &po, &self->program);
+  Py_END_ALLOW_THREADS
+  if (st) {
+    raise_status(st);
+    goto error;
+  }
+  PyBuffer_Release(&b);
+  return (PyObject *)self;
+error:
+  PyBuffer_Release(&b);
+  Py_XDECREF(self);
   return NULL;
 }
 
@@ -230,13 +290,28 @@ error:
 /* Method                                                                 */
 /* ---------------------------------------------------------------------- */
 
+#define MAX_INPUTS 16
+
 typedef struct {
   PyObject_HEAD ProgramObject *program; /* keeps the program alive */
   pte_method *method;
+  /* The inputs last set: unplanned inputs are read in place at execute, so
+   * their buffers stay held until the next set_inputs. */
+  Py_buffer views[MAX_INPUTS];
+  pte_tensor tensors[MAX_INPUTS];
+  int nviews;
+  PyObject *inputs_owner; /* a bundled program whose case is the current input */
 } MethodObject;
+
+static void release_views(MethodObject *self) {
+  for (int k = 0; k < self->nviews; k++) PyBuffer_Release(&self->views[k]);
+  self->nviews = 0;
+  Py_CLEAR(self->inputs_owner);
+}
 
 static void method_dealloc(MethodObject *self) {
   pte_method_free(self->method);
+  release_views(self);
   Py_XDECREF(self->program);
   Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -274,6 +349,8 @@ static PyObject *method_new(ProgramObject *program, const char *name) {
   self = PyObject_New(MethodObject, &MethodType);
   if (!self) return NULL;
   self->method = NULL;
+  self->nviews = 0;
+  self->inputs_owner = NULL;
   Py_INCREF(program);
   self->program = program;
   pte_status st;
@@ -324,8 +401,72 @@ static PyObject *value_to_py(const pte_value *v) {
   }
 }
 
-/* execute(inputs) -> list; tensors come back as (bytearray, dtype_code, shape). */
-static PyObject *method_execute(MethodObject *self, PyObject *arg) {
+/* A tensor input from a buffer: its own format names the dtype, or, for
+ * dtypes no buffer format spells (bfloat16, float8, ...), the tuple
+ * (buffer, dtype_code, shape) gives them over raw bytes. */
+static int tensor_from_input(MethodObject *self, Py_ssize_t i, PyObject *o, pte_tensor *t) {
+  PyObject *buf_obj = o, *shape_obj = NULL;
+  int dt = -1;
+  if (PyTuple_Check(o)) {
+    if (!PyArg_ParseTuple(o, "OiO", &buf_obj, &dt, &shape_obj)) return -1;
+    if (pte_dtype_size(dt) == 0) {
+      PyErr_Format(g_error, "input %zd: unknown dtype code %d", i, dt);
+      return -1;
+    }
+  }
+  Py_buffer *b = &self->views[self->nviews];
+  if (PyObject_GetBuffer(buf_obj, b, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) != 0) return -1;
+  self->nviews++;
+  int64_t sizes[PTE_MAX_DIM];
+  int ndim;
+  if (shape_obj) {
+    PyObject *seq = PySequence_Fast(shape_obj, "shape must be a sequence");
+    if (!seq) return -1;
+    ndim = (int)PySequence_Fast_GET_SIZE(seq);
+    if (ndim > PTE_MAX_DIM) {
+      Py_DECREF(seq);
+      PyErr_Format(g_error, "input %zd: too many dimensions", i);
+      return -1;
+    }
+    int64_t numel = 1;
+    for (int k = 0; k < ndim; k++) {
+      sizes[k] = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(seq, k));
+      if (sizes[k] < 0) {
+        Py_DECREF(seq);
+        if (!PyErr_Occurred()) PyErr_Format(g_error, "input %zd: negative size", i);
+        return -1;
+      }
+      numel *= sizes[k];
+    }
+    Py_DECREF(seq);
+    if ((uint64_t)b->len != (uint64_t)numel * pte_dtype_size(dt)) {
+      PyErr_Format(g_error, "input %zd: %zd bytes for a %s tensor of %lld elements", i, b->len,
+                   pte_dtype_name(dt), (long long)numel);
+      return -1;
+    }
+  } else {
+    dt = format_dtype(b);
+    if (dt < 0) {
+      PyErr_Format(g_error, "input %zd: unsupported buffer format '%s'", i, b->format ? b->format : "?");
+      return -1;
+    }
+    if (b->ndim > PTE_MAX_DIM) {
+      PyErr_Format(g_error, "input %zd: too many dimensions", i);
+      return -1;
+    }
+    ndim = b->ndim;
+    for (int k = 0; k < ndim; k++) sizes[k] = b->shape ? b->shape[k] : b->len / b->itemsize;
+  }
+  pte_status st = pte_tensor_init(t, dt, ndim, sizes, b->buf);
+  if (st) {
+    raise_status(st);
+    return -1;
+  }
+  return 0;
+}
+
+/* set_inputs(inputs): check and bind every input of the method. */
+static PyObject *method_set_inputs(MethodObject *self, PyObject *arg) {
   PyObject *seq = PySequence_Fast(arg, "inputs must be a sequence");
   if (!seq) return NULL;
   Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
@@ -335,40 +476,20 @@ static PyObject *method_execute(MethodObject *self, PyObject *arg) {
     return PyErr_Format(g_error, "method '%s' takes %d inputs, %zd given", pte_method_name(self->method),
                         (int)want, n);
   }
-  pte_status st = PTE_OK;
-  PyObject *result = NULL;
-  Py_buffer views[16];
-  int nviews = 0;
-  if (n > 16) {
+  if (n > MAX_INPUTS) {
     Py_DECREF(seq);
     return PyErr_Format(g_error, "too many inputs (%zd)", n);
   }
+  release_views(self);
+  PyObject *result = NULL;
   for (Py_ssize_t i = 0; i < n; i++) {
     PyObject *o = PySequence_Fast_GET_ITEM(seq, i);
     pte_value v;
     memset(&v, 0, sizeof v);
-    pte_tensor t;
-    if (PyObject_CheckBuffer(o)) {
-      Py_buffer *b = &views[nviews];
-      if (PyObject_GetBuffer(o, b, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) != 0) goto done;
-      nviews++;
-      int dt = format_dtype(b);
-      if (dt < 0) {
-        PyErr_Format(g_error, "input %zd: unsupported buffer format '%s'", i, b->format ? b->format : "?");
-        goto done;
-      }
-      int64_t sizes[PTE_MAX_DIM];
-      if (b->ndim > PTE_MAX_DIM) {
-        PyErr_Format(g_error, "input %zd: too many dimensions", i);
-        goto done;
-      }
-      for (int k = 0; k < b->ndim; k++) sizes[k] = b->shape ? b->shape[k] : b->len / b->itemsize;
-      if ((st = pte_tensor_init(&t, dt, b->ndim, sizes, b->buf))) {
-        raise_status(st);
-        goto done;
-      }
+    if (PyObject_CheckBuffer(o) || PyTuple_Check(o)) {
+      if (tensor_from_input(self, i, o, &self->tensors[i])) goto done;
       v.tag = PTE_TAG_TENSOR;
-      v.u.tensor = &t;
+      v.u.tensor = &self->tensors[i];
     } else if (PyBool_Check(o)) {
       v.tag = PTE_TAG_BOOL;
       v.u.b = o == Py_True;
@@ -386,35 +507,48 @@ static PyObject *method_execute(MethodObject *self, PyObject *arg) {
                    Py_TYPE(o)->tp_name);
       goto done;
     }
-    if ((st = pte_method_set_input(self->method, (int32_t)i, &v))) {
+    pte_status st = pte_method_set_input(self->method, (int32_t)i, &v);
+    if (st) {
       raise_status(st);
       goto done;
     }
   }
+  result = Py_None;
+  Py_INCREF(result);
+done:
+  if (!result) release_views(self);
+  Py_DECREF(seq);
+  return result;
+}
+
+/* run() -> list: execute with the inputs set; tensors come back as
+ * (bytearray, dtype_code, shape), copied, so later runs do not change them. */
+static PyObject *method_run(MethodObject *self, PyObject *unused) {
+  pte_status st;
   Py_BEGIN_ALLOW_THREADS
     st = pte_method_execute(self->method);
   Py_END_ALLOW_THREADS
-  if (st) {
-    raise_status(st);
-    goto done;
-  }
-  {
-    int32_t nout = pte_method_num_outputs(self->method);
-    result = PyList_New(nout);
-    if (!result) goto done;
-    for (int32_t i = 0; i < nout; i++) {
-      PyObject *o = value_to_py(pte_method_output(self->method, i));
-      if (!o) {
-        Py_CLEAR(result);
-        goto done;
-      }
-      PyList_SET_ITEM(result, i, o);
+  if (st) return raise_status(st);
+  int32_t nout = pte_method_num_outputs(self->method);
+  PyObject *result = PyList_New(nout);
+  if (!result) return NULL;
+  for (int32_t i = 0; i < nout; i++) {
+    PyObject *o = value_to_py(pte_method_output(self->method, i));
+    if (!o) {
+      Py_DECREF(result);
+      return NULL;
     }
+    PyList_SET_ITEM(result, i, o);
   }
-done:
-  for (int k = 0; k < nviews; k++) PyBuffer_Release(&views[k]);
-  Py_DECREF(seq);
   return result;
+}
+
+/* execute(inputs) -> list: set_inputs, then run. */
+static PyObject *method_execute(MethodObject *self, PyObject *arg) {
+  PyObject *r = method_set_inputs(self, arg);
+  if (!r) return NULL;
+  Py_DECREF(r);
+  return method_run(self, NULL);
 }
 
 static PyObject *method_get_name(MethodObject *self, void *c) {
@@ -431,8 +565,115 @@ static PyObject *method_handle(MethodObject *self, PyObject *unused) {
   return PyLong_FromVoidPtr(self->method);
 }
 
+#ifdef PTERUN_HAVE_BUNDLED_PROGRAM
+/* ---------------------------------------------------------------------- */
+/* Bundled programs (.bpte)                                               */
+/* ---------------------------------------------------------------------- */
+
+typedef struct {
+  PyObject_HEAD pte_bundled_program *bp;
+} BundledObject;
+
+static void bundled_dealloc(BundledObject *self) {
+  pte_bundled_program_free(self->bp);
+  Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *bundled_program_bytes(BundledObject *self, PyObject *unused) {
+  size_t n;
+  const void *p = pte_bundled_program_program(self->bp, &n);
+  return PyBytes_FromStringAndSize((const char *)p, (Py_ssize_t)n);
+}
+
+/* suites() -> [(method name, case count)] */
+static PyObject *bundled_suites(BundledObject *self, PyObject *unused) {
+  int32_t n = pte_bundled_program_suite_count(self->bp);
+  PyObject *l = PyList_New(n);
+  if (!l) return NULL;
+  for (int32_t i = 0; i < n; i++) {
+    const char *name = pte_bundled_program_suite_method(self->bp, i);
+    PyObject *t = Py_BuildValue("(si)", name, (int)pte_bundled_program_case_count(self->bp, name));
+    if (!t) {
+      Py_DECREF(l);
+      return NULL;
+    }
+    PyList_SET_ITEM(l, i, t);
+  }
+  return l;
+}
+
+static PyMethodDef bundled_methods[] = {
+    {"program_bytes", (PyCFunction)bundled_program_bytes, METH_NOARGS, "The embedded .pte."},
+    {"suites", (PyCFunction)bundled_suites, METH_NOARGS, "[(method, number of cases)]"},
+    {NULL, NULL, 0, NULL}};
+
+static PyTypeObject BundledType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "pterun._pterun.BundledProgram",
+    .tp_basicsize = sizeof(BundledObject),
+    .tp_dealloc = (destructor)bundled_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "A loaded BundledProgram (internal; use pterun.portable_lib).",
+    .tp_methods = bundled_methods,
+};
+
+/* load_bundled(buffer) -> BundledProgram (the bytes are copied) */
+static PyObject *mod_load_bundled(PyObject *mod, PyObject *args) {
+  Py_buffer b;
+  if (!PyArg_ParseTuple(args, "y*", &b)) return NULL;
+  BundledObject *self = PyObject_New(BundledObject, &BundledType);
+  if (!self) {
+    PyBuffer_Release(&b);
+    return NULL;
+  }
+  self->bp = NULL;
+  pte_status st = pte_bundled_program_load_buffer(b.buf, (size_t)b.len, &self->bp);
+  PyBuffer_Release(&b);
+  if (st) {
+    Py_DECREF(self);
+    return raise_status(st);
+  }
+  return (PyObject *)self;
+}
+
+/* bundled_set_inputs(bundle, case): the case's inputs become the method's;
+ * they read the bundle's memory, so the method holds the bundle until its
+ * inputs are set again. */
+static PyObject *method_bundled_set_inputs(MethodObject *self, PyObject *args) {
+  BundledObject *b;
+  int index;
+  if (!PyArg_ParseTuple(args, "O!i", &BundledType, &b, &index)) return NULL;
+  release_views(self);
+  pte_status st = pte_bundled_program_set_inputs(b->bp, self->method, index);
+  if (st) return raise_status(st);
+  Py_INCREF(b);
+  self->inputs_owner = (PyObject *)b;
+  Py_RETURN_NONE;
+}
+
+/* bundled_check(bundle, case, rtol, atol): raises naming the worst element. */
+static PyObject *method_bundled_check(MethodObject *self, PyObject *args) {
+  BundledObject *b;
+  int index;
+  double rtol, atol;
+  if (!PyArg_ParseTuple(args, "O!idd", &BundledType, &b, &index, &rtol, &atol)) return NULL;
+  pte_bundled_mismatch w;
+  pte_status st = pte_bundled_program_check_outputs(b->bp, self->method, index, rtol, atol, &w);
+  if (st) return raise_status(st);
+  return Py_BuildValue("{s:i,s:L,s:d,s:d}", "output", (int)w.output, "element", (long long)w.element,
+                       "actual", w.actual, "expected", w.expected);
+}
+#endif
+
 static PyMethodDef method_methods[] = {
     {"execute", (PyCFunction)method_execute, METH_O, "Run with a sequence of inputs."},
+    {"set_inputs", (PyCFunction)method_set_inputs, METH_O, "Check and bind a sequence of inputs."},
+    {"run", (PyCFunction)method_run, METH_NOARGS, "Run with the inputs last set."},
+#ifdef PTERUN_HAVE_BUNDLED_PROGRAM
+    {"bundled_set_inputs", (PyCFunction)method_bundled_set_inputs, METH_VARARGS,
+     "Set the inputs of a bundled program's test case."},
+    {"bundled_check", (PyCFunction)method_bundled_check, METH_VARARGS,
+     "Check the outputs against a bundled test case's expected ones."},
+#endif
     {"memory_used", (PyCFunction)method_memory, METH_NOARGS, "Bytes allocated for the method."},
     {"_handle", (PyCFunction)method_handle, METH_NOARGS, "Address of the pte_method (for other extensions)."},
     {NULL, NULL, 0, NULL}};
@@ -468,6 +709,14 @@ static PyObject *mod_registered_operators(PyObject *m, PyObject *u) {
   if (!l) return NULL;
   for (int32_t i = 0; i < n; i++) PyList_SET_ITEM(l, i, PyUnicode_FromString(pte_operator_name(i)));
   return l;
+}
+
+/* backend_available(name): registered, and its is_available() says yes. */
+static PyObject *mod_backend_available(PyObject *m, PyObject *args) {
+  const char *name;
+  if (!PyArg_ParseTuple(args, "s", &name)) return NULL;
+  const pte_backend *be = pte_backend_find(name);
+  return PyBool_FromLong(be && (!be->is_available || be->is_available(be->user)));
 }
 
 static PyObject *mod_library_load(PyObject *m, PyObject *args) {
@@ -514,9 +763,14 @@ static PyObject *mod_threadpool_identity(PyObject *m, PyObject *u) {
 static PyObject *mod_version(PyObject *m, PyObject *u) { return PyUnicode_FromString(pte_version()); }
 
 static PyMethodDef module_methods[] = {
-    {"load", mod_load, METH_VARARGS, "load(path, data_paths=None) -> Program"},
+    {"load", mod_load, METH_VARARGS, "load(path, data=None) -> Program"},
+    {"load_buffer", mod_load_buffer, METH_VARARGS, "load_buffer(buffer, data=None) -> Program"},
+#ifdef PTERUN_HAVE_BUNDLED_PROGRAM
+    {"load_bundled", mod_load_bundled, METH_VARARGS, "load_bundled(buffer) -> BundledProgram"},
+#endif
     {"registered_backends", mod_registered_backends, METH_NOARGS, "Names of the registered backends."},
     {"registered_operators", mod_registered_operators, METH_NOARGS, "Names of the registered operators."},
+    {"backend_available", mod_backend_available, METH_VARARGS, "Whether a backend is registered and usable."},
     {"registry_identity", glue_registry_identity, METH_NOARGS, "Address of the runtime's registry."},
     {"library_load", mod_library_load, METH_VARARGS, "Load a component or operator library."},
     {"library_load_all", mod_library_load_all, METH_NOARGS,
@@ -537,6 +791,9 @@ PyMODINIT_FUNC PyInit__pterun(void);
 
 PyMODINIT_FUNC PyInit__pterun(void) {
   if (PyType_Ready(&ProgramType) < 0 || PyType_Ready(&MethodType) < 0) return NULL;
+#ifdef PTERUN_HAVE_BUNDLED_PROGRAM
+  if (PyType_Ready(&BundledType) < 0) return NULL;
+#endif
   /* Components this extension links are registered explicitly as well, so
    * the bindings work the same with static component archives. */
   pte_status st = pterun_register_built_components();

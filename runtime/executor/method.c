@@ -446,11 +446,12 @@ static pte_status build_instructions(pte_method *m, const pte_plan *plan, size_t
                 "instruction %d: no registered kernel for '%s' accepts these arguments (tensor dtypes: %s)",
                 (int)i, in->name, dt);
           }
-          if (!strstr(missing, in->name) && mlen < sizeof missing) {
+          /* Counted whether or not the name is listed yet: strstr finds an
+           * empty name everywhere, which once let such a method load with no kernel. */
+          if ((!in->name[0] || !strstr(missing, in->name)) && mlen < sizeof missing)
             mlen += (size_t)snprintf(missing + mlen, sizeof missing - mlen, "%s%s", nmissing ? ", " : "",
-                                     in->name);
-            nmissing++;
-          }
+                                     in->name[0] ? in->name : "(unnamed)");
+          nmissing++;
           break;
         }
         in->fn = k->fn;

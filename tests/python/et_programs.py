@@ -1,0 +1,87 @@
+"""Small programs for the tests of pterun's ExecuTorch-shaped Python API
+(test_et_*.py), exported with the executorch package once per session.
+
+Each builder returns (program bytes, example inputs). Exporting is the slow
+part (about a second each), so results are cached.
+"""
+import functools
+
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("executorch.exir")
+pterun = pytest.importorskip("pterun")
+
+from executorch.exir import ExecutorchBackendConfig, to_edge  # noqa: E402
+from torch.export import export  # noqa: E402
+
+
+class _Fn(torch.nn.Module):
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, *args):
+        return self.fn(*args)
+
+
+def _lower(methods, config=None):
+    """methods: {name: (callable or module, inputs)} -> ExecutorchProgramManager."""
+    exported = {n: export(f if isinstance(f, torch.nn.Module) else _Fn(f), i, strict=True)
+                for n, (f, i) in methods.items()}
+    return to_edge(exported).to_executorch(config=config)
+
+
+def _two():
+    return (torch.ones(2, 2), torch.ones(2, 2))
+
+
+@functools.lru_cache(None)
+def add():
+    """forward(x, y) = x + y on 2x2 float tensors."""
+    return _lower({"forward": (lambda x, y: x + y, _two())}).buffer, _two()
+
+
+@functools.lru_cache(None)
+def two_methods():
+    """forward = x + y, forward2 = x + y + 1."""
+    return _lower({"forward": (lambda x, y: x + y, _two()),
+                   "forward2": (lambda x, y: x + y + 1, _two())}).buffer, _two()
+
+
+@functools.lru_cache(None)
+def double():
+    """forward(x) = x + x, a single input."""
+    return _lower({"forward": (lambda x: x + x, (torch.ones(2, 2),))}).buffer, (torch.ones(2, 2),)
+
+
+def _upsample(x):
+    return torch.nn.functional.interpolate(x, scale_factor=2, mode="nearest")
+
+
+@functools.lru_cache(None)
+def channels_last(default_out=False):
+    """Nearest upsampling of a channels-last input (output contiguous if default_out)."""
+    fn = (lambda x: _upsample(x).to(memory_format=torch.contiguous_format)) if default_out else _upsample
+    x = torch.arange(24, dtype=torch.float32).reshape(1, 2, 3, 4).to(memory_format=torch.channels_last)
+    return _lower({"forward": (fn, (x,))}).buffer, (x,), fn
+
+
+class _Linear(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.linear = torch.nn.Linear(3, 3)
+
+    def forward(self, x):
+        return self.linear(x)
+
+
+@functools.lru_cache(None)
+def linear_external():
+    """A linear layer whose weights live in a .ptd: (pte bytes, ptd bytes, inputs, eager module)."""
+    m = _Linear()
+    inputs = (torch.randn(3),)
+    prog = _lower({"forward": (m, inputs)}, ExecutorchBackendConfig(external_constants=True))
+    data = bytes(prog._tensor_data.pop("_default_external_constant"))
+    return prog.buffer, data, inputs, m
