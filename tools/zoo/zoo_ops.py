@@ -851,6 +851,95 @@ def _kept_ops() -> None:
          "aten::upsample_nearest2d.out", "upsample_nearest2d(x, [6, 10])", (aten.upsample_nearest2d.default,))
 
 
+# ---------------------------------------------------------------------------
+# Operators ExecuTorch's portable library has that came later (issue 15):
+# padding by reflection/replication, glu, logit, var_mean, grid_sampler_2d,
+# antialiased bilinear resize, bit shifts, pdist.
+# ---------------------------------------------------------------------------
+
+TOL_BICUBIC = (1e-5, 1e-5, "eager sums bicubic's 16 weighted taps in float32 (pterun in double): "
+               "results near zero differ by ~1e-6 absolute")
+
+
+def _more_ops() -> None:
+    def kept(name, fn, inputs, op, desc, keep=(), tol=TOL_EW):
+        case(name, fn, inputs, op, desc, tol=tol, preserve=keep)
+
+    sfx = {F32: "f32", F64: "f64", I32: "i32", I64: "i64", BOOL: "bool"}
+    pads = {1: ((2, 1), (2, 3, 5)), 2: ((1, 2, 2, 0), (1, 2, 3, 4)), 3: ((1, 0, 2, 1, 0, 2), (1, 2, 3, 3, 4))}
+    for mode, torch_mode in (("reflection", "reflect"), ("replication", "replicate")):
+        for nd, (pad, shape) in pads.items():
+            op = f"aten::{mode}_pad{nd}d.out"
+            f = lambda x, pad=pad, m=torch_mode: F.pad(x, pad, mode=m)
+            keep = (getattr(aten, f"{mode}_pad{nd}d").default,)
+            for dt in (F32, F64, I64, I32):
+                gen = (
+                    (lambda shape=shape, dt=dt: (ri(-50, 50, *shape, dt=dt),)) if dt in (I32, I64) else
+                    (lambda shape=shape, dt=dt: (rn(*shape, dt=dt),)))
+                kept(f"{mode}_pad{nd}d_{sfx[dt]}", f, gen, op, f"F.pad(x, {pad}, mode='{torch_mode}'), {DT_NAME[dt]}", keep)
+            # padding on one side only, and no batch dim
+            kept(f"{mode}_pad{nd}d_nobatch_f32", lambda x, pad=pad, m=torch_mode: F.pad(x, pad, mode=m),
+                 lambda shape=shape: (rn(*shape[1:]),), op, f"F.pad(x, {pad}, mode='{torch_mode}') without a batch dim", keep)
+    for dt in (F32, F64):
+        kept(f"glu_{sfx[dt]}", lambda x: F.glu(x, 1), lambda dt=dt: (rn(2, 6, 3, dt=dt),), "aten::glu.out",
+             f"glu(x, dim=1), {DT_NAME[dt]}", (aten.glu.default,), TOL_TRANSC)
+        kept(f"logit_{sfx[dt]}", torch.logit, lambda dt=dt: (uni(2, 3, 4, lo=0.02, hi=0.98, dt=dt),), "aten::logit.out",
+             f"logit(x), {DT_NAME[dt]}", (aten.logit.default,), TOL_TRANSC)
+        kept(f"logit_eps_{sfx[dt]}", lambda x: torch.logit(x, eps=0.1), lambda dt=dt: (uni(2, 3, 4, lo=0.0, hi=1.0, dt=dt),),
+             "aten::logit.out", f"logit(x, eps=0.1) clamps into [0.1, 0.9], {DT_NAME[dt]}", (aten.logit.default,), TOL_TRANSC)
+        kept(f"var_mean_{sfx[dt]}", lambda x: tuple(torch.var_mean(x, 1, keepdim=True)), lambda dt=dt: (rn(2, 5, 3, dt=dt),),
+             "aten::var_mean.correction_out", f"var_mean(x, dim=1, keepdim=True) -> (var, mean), {DT_NAME[dt]}",
+             (aten.var_mean.correction,), TOL_TRANSC)
+        kept(f"pdist_{sfx[dt]}", F.pdist, lambda dt=dt: (rn(5, 3, dt=dt),), "aten::_pdist_forward.out",
+             f"pdist(x) (p=2), {DT_NAME[dt]}", (aten._pdist_forward.default,), TOL_TRANSC)
+        kept(f"upsample_bilinear2d_aa_down_{sfx[dt]}",
+             lambda x: F.interpolate(x, size=(3, 2), mode="bilinear", antialias=True),
+             lambda dt=dt: (rn(1, 2, 7, 9, dt=dt),), "aten::_upsample_bilinear2d_aa.out",
+             f"interpolate(x, size=(3, 2), bilinear, antialias) shrinks, {DT_NAME[dt]}",
+             (aten._upsample_bilinear2d_aa.default,), TOL_TRANSC)
+    kept("var_mean_all_correction0_f32", lambda x: tuple(torch.var_mean(x, correction=0)), lambda: (rn(3, 4),),
+         "aten::var_mean.correction_out", "var_mean(x, correction=0) over all elements", (aten.var_mean.correction,),
+         TOL_TRANSC)
+    kept("logit_i64", torch.logit, lambda: (ri(0, 2, 2, 3),), "aten::logit.out", "logit(x) of int64 0/1 -> float32 (-inf, inf)",
+         (aten.logit.default,), TOL_TRANSC)
+    for p in (0.0, 1.0, 3.0, float("inf")):
+        kept(f"pdist_p{'inf' if p == float('inf') else int(p)}_f32", lambda x, p=p: F.pdist(x, p),
+             lambda p=p: (small_ints_f(4, 3) if p == 0 else rn(4, 3),), "aten::_pdist_forward.out", f"pdist(x, p={p})",
+             (aten._pdist_forward.default,), TOL_TRANSC)
+    kept("upsample_bilinear2d_aa_up_f32", lambda x: F.interpolate(x, size=(5, 7), mode="bilinear", antialias=True),
+         lambda: (rn(1, 2, 3, 4),), "aten::_upsample_bilinear2d_aa.out", "interpolate(x, size=(5, 7), bilinear, antialias) grows",
+         (aten._upsample_bilinear2d_aa.default,), TOL_TRANSC)
+    kept("upsample_bilinear2d_aa_align_f32",
+         lambda x: F.interpolate(x, size=(4, 3), mode="bilinear", antialias=True, align_corners=True),
+         lambda: (rn(2, 1, 6, 8),), "aten::_upsample_bilinear2d_aa.out",
+         "interpolate(x, size=(4, 3), bilinear, antialias, align_corners=True)", (aten._upsample_bilinear2d_aa.default,),
+         TOL_TRANSC)
+    for mode in ("bilinear", "nearest", "bicubic"):
+        for pm in ("zeros", "border", "reflection"):
+            for align in (False, True):
+                if mode != "bilinear" and align:
+                    continue
+                kept(f"grid_sample_{mode}_{pm}{'_align' if align else ''}_f32",
+                     lambda x, g, m=mode, pm=pm, a=align: F.grid_sample(x, g, mode=m, padding_mode=pm, align_corners=a),
+                     lambda: (rn(2, 3, 4, 5), uni(2, 3, 4, 2, lo=-1.3, hi=1.3)), "aten::grid_sampler_2d.out",
+                     f"grid_sample(x, grid, mode={mode}, padding_mode={pm}, align_corners={align})",
+                     (aten.grid_sampler_2d.default,), TOL_TRANSC if mode != "bicubic" else TOL_BICUBIC)
+    kept("grid_sample_bilinear_f64", lambda x, g: F.grid_sample(x, g, align_corners=False),
+         lambda: (rn(1, 2, 4, 4, dt=F64), uni(1, 3, 3, 2, lo=-1.2, hi=1.2, dt=F64)), "aten::grid_sampler_2d.out",
+         "grid_sample(x, grid), float64", (aten.grid_sampler_2d.default,), TOL_TRANSC)
+    for d, f in (("left", torch.bitwise_left_shift), ("right", torch.bitwise_right_shift)):
+        op = f"aten::bitwise_{d}_shift.Tensor_out"
+        for dt in (I64, I32):
+            kept(f"bitwise_{d}_shift_{sfx[dt]}", f, lambda dt=dt: (ri(-100, 100, 2, 3, dt=dt), ri(0, 12, 2, 3, dt=dt)), op,
+                 f"bitwise_{d}_shift(x, y), {DT_NAME[dt]}", (getattr(aten, f"bitwise_{d}_shift").Tensor,))
+        kept(f"bitwise_{d}_shift_i64_wide", f, lambda: (ri(-100, 100, 2, 4), torch.tensor([[0, 63, 64, 70], [-1, 1, 62, 100]])),
+             op, f"bitwise_{d}_shift(x, y) with shifts past the width and negative ones, int64",
+             (getattr(aten, f"bitwise_{d}_shift").Tensor,))
+        kept(f"bitwise_{d}_shift_scalar_i64", lambda x, f=f: f(x, 3), lambda: (ri(-100, 100, 2, 3),),
+             f"aten::bitwise_{d}_shift.Tensor_Scalar_out", f"bitwise_{d}_shift(x, 3)",
+             (getattr(aten, f"bitwise_{d}_shift").Tensor_Scalar,))
+
+
 def build_op_specs() -> List[Spec]:
     if not _SPECS:
         _binary_arith()
@@ -866,6 +955,7 @@ def build_op_specs() -> List[Spec]:
         _creation()
         _copies()
         _kept_ops()
+        _more_ops()
     return list(_SPECS)
 
 
@@ -894,6 +984,12 @@ REQUIRED_OPS = [
     "aten::gather.out", "aten::index.Tensor_out",
     "aten::full.out", "aten::full_like.out", "aten::arange.start_out", "aten::scalar_tensor.out",
     "dim_order_ops::_clone_dim_order.out", "dim_order_ops::_to_dim_order_copy.out",
+    "aten::reflection_pad1d.out", "aten::reflection_pad2d.out", "aten::reflection_pad3d.out",
+    "aten::replication_pad1d.out", "aten::replication_pad2d.out", "aten::replication_pad3d.out",
+    "aten::glu.out", "aten::logit.out", "aten::var_mean.correction_out", "aten::grid_sampler_2d.out",
+    "aten::_upsample_bilinear2d_aa.out", "aten::bitwise_left_shift.Tensor_out",
+    "aten::bitwise_left_shift.Tensor_Scalar_out", "aten::bitwise_right_shift.Tensor_out",
+    "aten::bitwise_right_shift.Tensor_Scalar_out", "aten::_pdist_forward.out",
 ]
 
 # Variants the brief asks for explicitly (case names that must exist).
