@@ -126,11 +126,19 @@ endfunction()
 
 # The kernel table of a kernel library: `out` receives one K(fn) line per
 # `macro(fn, ...)` declaration in src_dir/op_*.c, regenerated at build time.
+# In a selective build (cmake/selective.cmake) only the selected operators.
 function(pterun_kernel_list out src_dir macro comment)
   file(GLOB _ops CONFIGURE_DEPENDS ${src_dir}/op_*.c)
+  set(_select "")
+  if(PTERUN_SELECTIVE)
+    set(_select -DSELECT=${PROJECT_BINARY_DIR}/selected_operators.txt)
+    list(APPEND _ops ${PROJECT_BINARY_DIR}/selected_operators.txt)
+  endif()
   add_custom_command(OUTPUT ${out}
-    COMMAND ${CMAKE_COMMAND} -DOUT=${out} -DSRC_DIR=${src_dir} -DMACRO=${macro}
+    COMMAND ${CMAKE_COMMAND} -DOUT=${out} -DSRC_DIR=${src_dir} -DMACRO=${macro} ${_select}
             -P ${PROJECT_SOURCE_DIR}/cmake/gen_kernel_list.cmake
     DEPENDS ${_ops} ${PROJECT_SOURCE_DIR}/cmake/gen_kernel_list.cmake
     COMMENT "${comment}" VERBATIM)
 endfunction()
+
+include(${CMAKE_CURRENT_LIST_DIR}/selective.cmake)

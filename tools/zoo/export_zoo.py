@@ -254,7 +254,11 @@ def export_spec(group: str, name: str, out_root: str, only: Optional[str]) -> Li
         from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
 
         partitioner = [XnnpackPartitioner()]
-    compile_config = EdgeCompileConfig(preserve_ops=list(spec.preserve_ops)) if spec.preserve_ops else None
+    # A preserved op may be outside the core ATen opset (the bit shifts): the
+    # verifier must let it through too.
+    compile_config = (EdgeCompileConfig(preserve_ops=list(spec.preserve_ops),
+                                        _core_aten_ops_exception_list=list(spec.preserve_ops))
+                      if spec.preserve_ops else None)
     edge = to_edge_transform_and_lower(eps, partitioner=partitioner, compile_config=compile_config)
     et_cfg = ExecutorchBackendConfig(
         remove_view_copy=spec.remove_view_copy,

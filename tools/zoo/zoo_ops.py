@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 import torch
@@ -35,6 +36,8 @@ from zoo_common import (
 aten = torch.ops.aten
 
 _SPECS: List[Spec] = []
+# What each case() was called with, for the dtype variants (_dtype_cases).
+_CASE_ARGS: dict = {}
 
 DT_NAME = {F32: "float32", F64: "float64", I32: "int32", I64: "int64", BOOL: "bool"}
 
@@ -76,6 +79,8 @@ def case(
             cases=[CaseIO(name, "forward", ins, full_desc)],
         )
 
+    _CASE_ARGS[name] = dict(fn=fn, inputs=inputs, op=op, desc=desc, tol=tol, preserve=preserve,
+                            remove_view_copy=remove_view_copy, module=module)
     rtol, atol, reason = tol
     _SPECS.append(
         Spec(
@@ -851,7 +856,246 @@ def _kept_ops() -> None:
          "aten::upsample_nearest2d.out", "upsample_nearest2d(x, [6, 10])", (aten.upsample_nearest2d.default,))
 
 
+# ---------------------------------------------------------------------------
+# Operators ExecuTorch's portable library has that came later (issue 15):
+# padding by reflection/replication, glu, logit, var_mean, grid_sampler_2d,
+# antialiased bilinear resize, bit shifts, pdist.
+# ---------------------------------------------------------------------------
+
+TOL_BICUBIC = (1e-5, 1e-5, "eager sums bicubic's 16 weighted taps in float32 (pterun in double): "
+               "results near zero differ by ~1e-6 absolute")
+
+
+def _more_ops() -> None:
+    def kept(name, fn, inputs, op, desc, keep=(), tol=TOL_EW):
+        case(name, fn, inputs, op, desc, tol=tol, preserve=keep)
+
+    sfx = {F32: "f32", F64: "f64", I32: "i32", I64: "i64", BOOL: "bool"}
+    pads = {1: ((2, 1), (2, 3, 5)), 2: ((1, 2, 2, 0), (1, 2, 3, 4)), 3: ((1, 0, 2, 1, 0, 2), (1, 2, 3, 3, 4))}
+    for mode, torch_mode in (("reflection", "reflect"), ("replication", "replicate")):
+        for nd, (pad, shape) in pads.items():
+            op = f"aten::{mode}_pad{nd}d.out"
+            f = lambda x, pad=pad, m=torch_mode: F.pad(x, pad, mode=m)
+            keep = (getattr(aten, f"{mode}_pad{nd}d").default,)
+            for dt in (F32, F64, I64, I32):
+                gen = (
+                    (lambda shape=shape, dt=dt: (ri(-50, 50, *shape, dt=dt),)) if dt in (I32, I64) else
+                    (lambda shape=shape, dt=dt: (rn(*shape, dt=dt),)))
+                kept(f"{mode}_pad{nd}d_{sfx[dt]}", f, gen, op, f"F.pad(x, {pad}, mode='{torch_mode}'), {DT_NAME[dt]}", keep)
+            # padding on one side only, and no batch dim
+            kept(f"{mode}_pad{nd}d_nobatch_f32", lambda x, pad=pad, m=torch_mode: F.pad(x, pad, mode=m),
+                 lambda shape=shape: (rn(*shape[1:]),), op, f"F.pad(x, {pad}, mode='{torch_mode}') without a batch dim", keep)
+    for dt in (F32, F64):
+        kept(f"glu_{sfx[dt]}", lambda x: F.glu(x, 1), lambda dt=dt: (rn(2, 6, 3, dt=dt),), "aten::glu.out",
+             f"glu(x, dim=1), {DT_NAME[dt]}", (aten.glu.default,), TOL_TRANSC)
+        kept(f"logit_{sfx[dt]}", torch.logit, lambda dt=dt: (uni(2, 3, 4, lo=0.02, hi=0.98, dt=dt),), "aten::logit.out",
+             f"logit(x), {DT_NAME[dt]}", (aten.logit.default,), TOL_TRANSC)
+        kept(f"logit_eps_{sfx[dt]}", lambda x: torch.logit(x, eps=0.1), lambda dt=dt: (uni(2, 3, 4, lo=0.0, hi=1.0, dt=dt),),
+             "aten::logit.out", f"logit(x, eps=0.1) clamps into [0.1, 0.9], {DT_NAME[dt]}", (aten.logit.default,), TOL_TRANSC)
+        kept(f"var_mean_{sfx[dt]}", lambda x: tuple(torch.var_mean(x, 1, keepdim=True)), lambda dt=dt: (rn(2, 5, 3, dt=dt),),
+             "aten::var_mean.correction_out", f"var_mean(x, dim=1, keepdim=True) -> (var, mean), {DT_NAME[dt]}",
+             (aten.var_mean.correction,), TOL_TRANSC)
+        kept(f"pdist_{sfx[dt]}", F.pdist, lambda dt=dt: (rn(5, 3, dt=dt),), "aten::_pdist_forward.out",
+             f"pdist(x) (p=2), {DT_NAME[dt]}", (aten._pdist_forward.default,), TOL_TRANSC)
+        kept(f"upsample_bilinear2d_aa_down_{sfx[dt]}",
+             lambda x: F.interpolate(x, size=(3, 2), mode="bilinear", antialias=True),
+             lambda dt=dt: (rn(1, 2, 7, 9, dt=dt),), "aten::_upsample_bilinear2d_aa.out",
+             f"interpolate(x, size=(3, 2), bilinear, antialias) shrinks, {DT_NAME[dt]}",
+             (aten._upsample_bilinear2d_aa.default,), TOL_TRANSC)
+    kept("var_mean_all_correction0_f32", lambda x: tuple(torch.var_mean(x, correction=0)), lambda: (rn(3, 4),),
+         "aten::var_mean.correction_out", "var_mean(x, correction=0) over all elements", (aten.var_mean.correction,),
+         TOL_TRANSC)
+    kept("logit_i64", torch.logit, lambda: (ri(0, 2, 2, 3),), "aten::logit.out", "logit(x) of int64 0/1 -> float32 (-inf, inf)",
+         (aten.logit.default,), TOL_TRANSC)
+    for p in (0.0, 1.0, 3.0, float("inf")):
+        kept(f"pdist_p{'inf' if p == float('inf') else int(p)}_f32", lambda x, p=p: F.pdist(x, p),
+             lambda p=p: (small_ints_f(4, 3) if p == 0 else rn(4, 3),), "aten::_pdist_forward.out", f"pdist(x, p={p})",
+             (aten._pdist_forward.default,), TOL_TRANSC)
+    kept("upsample_bilinear2d_aa_up_f32", lambda x: F.interpolate(x, size=(5, 7), mode="bilinear", antialias=True),
+         lambda: (rn(1, 2, 3, 4),), "aten::_upsample_bilinear2d_aa.out", "interpolate(x, size=(5, 7), bilinear, antialias) grows",
+         (aten._upsample_bilinear2d_aa.default,), TOL_TRANSC)
+    kept("upsample_bilinear2d_aa_align_f32",
+         lambda x: F.interpolate(x, size=(4, 3), mode="bilinear", antialias=True, align_corners=True),
+         lambda: (rn(2, 1, 6, 8),), "aten::_upsample_bilinear2d_aa.out",
+         "interpolate(x, size=(4, 3), bilinear, antialias, align_corners=True)", (aten._upsample_bilinear2d_aa.default,),
+         TOL_TRANSC)
+    for mode in ("bilinear", "nearest", "bicubic"):
+        for pm in ("zeros", "border", "reflection"):
+            for align in (False, True):
+                if mode != "bilinear" and align:
+                    continue
+                kept(f"grid_sample_{mode}_{pm}{'_align' if align else ''}_f32",
+                     lambda x, g, m=mode, pm=pm, a=align: F.grid_sample(x, g, mode=m, padding_mode=pm, align_corners=a),
+                     lambda: (rn(2, 3, 4, 5), uni(2, 3, 4, 2, lo=-1.3, hi=1.3)), "aten::grid_sampler_2d.out",
+                     f"grid_sample(x, grid, mode={mode}, padding_mode={pm}, align_corners={align})",
+                     (aten.grid_sampler_2d.default,), TOL_TRANSC if mode != "bicubic" else TOL_BICUBIC)
+    kept("grid_sample_bilinear_f64", lambda x, g: F.grid_sample(x, g, align_corners=False),
+         lambda: (rn(1, 2, 4, 4, dt=F64), uni(1, 3, 3, 2, lo=-1.2, hi=1.2, dt=F64)), "aten::grid_sampler_2d.out",
+         "grid_sample(x, grid), float64", (aten.grid_sampler_2d.default,), TOL_TRANSC)
+    for d, f in (("left", torch.bitwise_left_shift), ("right", torch.bitwise_right_shift)):
+        op = f"aten::bitwise_{d}_shift.Tensor_out"
+        for dt in (I64, I32):
+            kept(f"bitwise_{d}_shift_{sfx[dt]}", f, lambda dt=dt: (ri(-100, 100, 2, 3, dt=dt), ri(0, 12, 2, 3, dt=dt)), op,
+                 f"bitwise_{d}_shift(x, y), {DT_NAME[dt]}", (getattr(aten, f"bitwise_{d}_shift").Tensor,))
+        kept(f"bitwise_{d}_shift_i64_wide", f, lambda: (ri(-100, 100, 2, 4), torch.tensor([[0, 63, 64, 70], [-1, 1, 62, 100]])),
+             op, f"bitwise_{d}_shift(x, y) with shifts past the width and negative ones, int64",
+             (getattr(aten, f"bitwise_{d}_shift").Tensor,))
+        kept(f"bitwise_{d}_shift_scalar_i64", lambda x, f=f: f(x, 3), lambda: (ri(-100, 100, 2, 3),),
+             f"aten::bitwise_{d}_shift.Tensor_Scalar_out", f"bitwise_{d}_shift(x, 3)",
+             (getattr(aten, f"bitwise_{d}_shift").Tensor_Scalar,))
+
+
+# ---------------------------------------------------------------------------
+# Dtype variants: for every operator, its first float32 case again with
+# float16, bfloat16, uint8, int8 and int16 inputs (one tiny case per pair).
+# The float32 inputs become the dtype (integers: rounded from 4x the
+# values, magnitudes for uint8); bfloat16, which .npy cannot hold, crosses
+# as float32 and is cast inside the program (exactly: the values are
+# bfloat16 ones), with bfloat16 outputs cast back. Only the pairs that
+# ExecuTorch 1.5.1's portable kernels take are kept (DTYPE_PAIRS: measured
+# by running its runtime on every candidate, `--dtype-candidates`).
+# ---------------------------------------------------------------------------
+
+F16, BF16, U8, I8, I16 = torch.float16, torch.bfloat16, torch.uint8, torch.int8, torch.int16
+DTYPE_SFX = {F16: "f16", BF16: "bf16", U8: "u8", I8: "i8", I16: "i16"}
+TOL_HALF = (2e-3, 1e-3, "float16 results: eager and pterun may round a float intermediate differently (one ulp)")
+TOL_BF16 = (1.6e-2, 1e-2, "bfloat16 results: eager and pterun may round a float intermediate differently (one ulp)")
+
+
+def _dtype_inputs(inputs, dt):
+    def conv(t):
+        if t.dtype != F32:
+            return t
+        if dt == BF16:
+            return t.to(BF16).to(F32)
+        if dt == F16:
+            return t.to(F16)
+        v = torch.round((t.abs() if dt == U8 else t) * 4)
+        return v.clamp(0 if dt == U8 else -100, 100).to(dt)
+    return lambda: tuple(conv(t) for t in inputs())
+
+
+def _dtype_fn(fn, dt):
+    if dt != BF16:
+        return fn
+
+    def run(*args):
+        out = fn(*(a.to(BF16) if a.dtype == F32 else a for a in args))
+        return torch.utils._pytree.tree_map(
+            lambda t: t.to(F32) if isinstance(t, torch.Tensor) and t.dtype == BF16 else t, out)
+    return run
+
+
+def dtype_candidates() -> List[Tuple[str, str, torch.dtype]]:
+    """(variant name, base case, dtype) for every operator's first float32 case."""
+    seen, out = set(), []
+    for s in list(_SPECS):
+        a = _CASE_ARGS.get(s.name)
+        if not a or a["module"] is not None or s.op in seen or not s.name.endswith("_f32"):
+            continue
+        seen.add(s.op)
+        for dt, sfx in DTYPE_SFX.items():
+            out.append((f"dt_{s.name[:-4]}_{sfx}", s.name, dt))
+    return out
+
+
+def _dtype_cases(only_measured: bool) -> None:
+    for name, base, dt in dtype_candidates():
+        if only_measured and DTYPE_SFX[dt] not in DTYPE_PAIRS.get(base, "").split():
+            continue
+        a = _CASE_ARGS[base]
+        tol = a["tol"]
+        if dt in (F16, BF16):
+            tol = DTYPE_TOL.get((base, dt), TOL_HALF if dt == F16 else TOL_BF16)
+        case(name, _dtype_fn(a["fn"], dt), _dtype_inputs(a["inputs"], dt), a["op"],
+             f"{a['desc']}, {str(dt)[6:]} variant of {base}", tol, a["preserve"], a["remove_view_copy"])
+
+
+# base case -> the dtypes of its variants that ExecuTorch's kernels take
+# (its runtime ran them). Left out although ExecuTorch runs them: uint8
+# upsample_bilinear2d and _upsample_bilinear2d_aa, where eager computes in
+# fixed point over separable passes (ExecuTorch disagrees with eager too)
+# and pterun refuses uint8.
+DTYPE_PAIRS: dict = {
+    "abs_f32": "f16 bf16 u8 i8 i16", "acos_f32": "f16 bf16 u8 i8 i16", "acosh_f32": "f16 bf16 u8 i8 i16",
+    "adaptive_avg_pool2d_f32": "f16 bf16", "add_f32": "f16 bf16 u8 i8 i16", "add_scalar_overload_f32": "f16 bf16",
+    "addmm_f32": "f16 bf16 u8 i8 i16", "amax_dim_f32": "f16 bf16 u8 i8 i16", "amin_dim_f32": "f16 bf16 u8 i8 i16",
+    "any_dim_f32": "f16 bf16 u8 i8 i16", "arange_f32": "f16 bf16 u8 i8 i16", "argmax_dim_f32": "f16 bf16 u8 i8 i16",
+    "argmin_dim_f32": "f16 bf16 u8 i8 i16", "as_strided_f32": "f16 bf16 u8 i8 i16", "asin_f32": "f16 bf16 u8 i8 i16",
+    "asinh_f32": "f16 bf16 u8 i8 i16", "atan2_f32": "f16 bf16 u8 i8 i16", "atan_f32": "f16 bf16 u8 i8 i16",
+    "atanh_f32": "f16 bf16 u8 i8 i16", "avg_pool2d_f32": "f16 bf16", "batch_norm_f32": "f16 bf16",
+    "batch_norm_no_stats_f32": "f16 bf16", "bmm_f32": "f16 bf16 u8 i8 i16", "cat_dim0_f32": "f16 bf16 u8 i8 i16",
+    "ceil_f32": "f16 bf16 u8 i8 i16", "clamp_f32": "f16 bf16 u8 i8 i16", "clamp_tensor_f32": "f16 bf16 u8 i8 i16",
+    "clone_f32": "f16 bf16 u8 i8 i16", "constant_pad_1d_f32": "f16 bf16 u8 i8 i16",
+    "conv2d_f32": "f16 bf16 u8 i8 i16", "copy_broadcast_f32": "f16 bf16 u8 i8 i16",
+    "copy_inplace_f32": "f16 u8 i8 i16", "cos_f32": "f16 bf16 u8 i8 i16", "cosh_f32": "f16 bf16 u8 i8 i16",
+    "cumsum_f32": "f16 bf16 u8 i8 i16", "diagonal_f32": "f16 bf16 u8 i8 i16", "div_f32": "f16 bf16 u8 i8 i16",
+    "div_scalar_mode_floor_f32": "f16 bf16 u8 i8 i16", "div_scalar_overload_f32": "f16 bf16 u8 i8 i16",
+    "div_trunc_f32": "f16 bf16 u8 i8 i16", "elu_f32": "f16 bf16", "embedding_f32": "f16 bf16 u8 i8 i16",
+    "eq_f32": "f16 bf16 u8 i8 i16", "eq_scalar_f32": "f16 bf16 u8 i8 i16", "erf_f32": "f16 bf16 u8 i8 i16",
+    "exp_f32": "f16 bf16 u8 i8 i16", "expand_copy_f32": "f16 bf16 u8 i8 i16", "expm1_f32": "f16 bf16 u8 i8 i16",
+    "fill_scalar_f32": "f16 bf16 u8 i8 i16", "fill_tensor_f32": "f16 bf16 u8 i8 i16",
+    "flip_f32": "f16 bf16 u8 i8 i16", "floor_f32": "f16 bf16 u8 i8 i16", "fmod_f32": "f16 bf16 u8 i8 i16",
+    "full_f32": "f16 bf16 u8 i8 i16", "full_like_f32": "f16 bf16 u8 i8 i16", "gather_dim1_f32": "f16 bf16 u8 i8 i16",
+    "ge_f32": "f16 bf16 u8 i8 i16", "ge_scalar_f32": "f16 bf16 u8 i8 i16", "gelu_f32": "f16 bf16",
+    "glu_f32": "f16 bf16", "grid_sample_bilinear_zeros_f32": "f16 bf16", "group_norm_f32": "f16 bf16",
+    "gt_f32": "f16 bf16 u8 i8 i16", "gt_scalar_f32": "f16 bf16 u8 i8 i16", "hardtanh_f32": "f16 bf16 i8 i16",
+    "index_put_f32": "f16 bf16 u8 i8 i16", "index_select_dim0_f32": "f16 bf16 u8 i8 i16",
+    "index_tensor_f32": "f16 bf16 u8 i8 i16", "isinf_f32": "f16 bf16 u8 i8 i16", "isnan_f32": "f16 bf16 u8 i8 i16",
+    "layer_norm_f32": "f16 bf16", "le_f32": "f16 bf16 u8 i8 i16", "le_scalar_f32": "f16 bf16 u8 i8 i16",
+    "leaky_relu_f32": "f16 bf16", "linear_kept_f32": "f16 bf16 u8 i8 i16", "log10_f32": "f16 bf16 u8 i8 i16",
+    "log1p_f32": "f16 bf16 u8 i8 i16", "log2_f32": "f16 bf16 u8 i8 i16", "log_f32": "f16 bf16 u8 i8 i16",
+    "log_softmax_lastdim_f32": "f16 bf16", "logical_and_f32": "f16 bf16 u8 i8 i16",
+    "logical_not_f32": "f16 bf16 u8 i8 i16", "logical_or_f32": "f16 bf16 u8 i8 i16",
+    "logical_xor_f32": "f16 bf16 u8 i8 i16", "logit_f32": "u8 i8 i16", "lt_f32": "f16 bf16 u8 i8 i16",
+    "lt_scalar_f32": "f16 bf16 u8 i8 i16", "masked_fill_f32": "f16 bf16 i8 i16",
+    "masked_scatter_f32": "f16 bf16 u8 i8 i16", "max_all_f32": "f16 bf16 u8 i8 i16",
+    "max_dim_f32": "f16 bf16 u8 i8 i16", "max_pool2d_f32": "f16 bf16 u8 i8 i16", "maximum_f32": "f16 bf16 u8 i8 i16",
+    "mean_all_f32": "f16 bf16", "mean_dim_f32": "f16 bf16", "min_dim_keepdim_f32": "f16 bf16 u8 i8 i16",
+    "minimum_f32": "f16 bf16 u8 i8 i16", "mm_f32": "f16 bf16 u8 i8 i16", "mul_f32": "f16 bf16 u8 i8 i16",
+    "mul_scalar_overload_f32": "f16 bf16 u8 i8 i16", "narrow_copy_kept_f32": "f16 bf16 u8 i8 i16",
+    "ne_f32": "f16 bf16 u8 i8 i16", "ne_scalar_f32": "f16 bf16 u8 i8 i16", "neg_f32": "f16 bf16 u8 i8 i16",
+    "permute_copy_f32": "f16 bf16 u8 i8 i16", "pixel_shuffle_f32": "f16 bf16 u8 i8 i16",
+    "pixel_unshuffle_f32": "f16 bf16 u8 i8 i16", "pow_scalar_f32": "f16 bf16 u8 i8 i16",
+    "pow_ts_f32": "f16 bf16 u8 i8 i16", "pow_tt_f32": "f16 bf16 u8 i8 i16", "prod_all_f32": "f16 bf16 u8 i8 i16",
+    "prod_dim_f32": "f16 bf16 u8 i8 i16", "reciprocal_f32": "f16 bf16 u8 i8 i16",
+    "reflection_pad1d_f32": "f16 bf16 u8 i8 i16", "reflection_pad2d_f32": "f16 bf16 u8 i8 i16",
+    "reflection_pad3d_f32": "f16 bf16 u8 i8 i16", "relu_f32": "f16 bf16 u8 i8 i16",
+    "remainder_f32": "f16 bf16 u8 i8 i16", "repeat_f32": "f16 bf16 u8 i8 i16",
+    "replication_pad1d_f32": "f16 bf16 u8 i8 i16", "replication_pad2d_f32": "f16 bf16 u8 i8 i16",
+    "replication_pad3d_f32": "f16 bf16 u8 i8 i16", "roll_kept_f32": "f16 bf16 u8 i8 i16",
+    "round_f32": "f16 bf16 u8 i8 i16", "rsqrt_f32": "f16 bf16 u8 i8 i16",
+    "rsub_scalar_overload_f32": "f16 bf16 u8 i8 i16", "scalar_tensor_f32": "f16 bf16 u8 i8 i16",
+    "scatter_add_f32": "f16 bf16 u8 i8 i16", "scatter_src_f32": "f16 bf16 u8 i8 i16",
+    "scatter_value_f32": "f16 bf16 u8 i8 i16", "select_copy_f32": "f16 bf16 u8 i8 i16",
+    "select_scatter_f32": "f16 bf16 u8 i8 i16", "sigmoid_f32": "f16 bf16 u8 i8 i16", "sign_f32": "f16 bf16 u8 i8 i16",
+    "sin_f32": "f16 bf16 u8 i8 i16", "sinh_f32": "f16 bf16 u8 i8 i16", "slice_copy_f32": "f16 bf16 u8 i8 i16",
+    "slice_scatter_f32": "f16 bf16 u8 i8 i16", "softmax_lastdim_f32": "f16 bf16",
+    "split_tensor_f32": "f16 bf16 u8 i8 i16", "split_with_sizes_f32": "f16 bf16 u8 i8 i16",
+    "sqrt_f32": "f16 bf16 u8 i8 i16", "squeeze_copy_dim_f32": "f16 bf16 u8 i8 i16",
+    "squeeze_dim_f32": "f16 bf16 u8 i8 i16", "stack_kept_f32": "f16 bf16 u8 i8 i16", "sub_f32": "f16 bf16 u8 i8 i16",
+    "sub_scalar_overload_f32": "f16 bf16 u8 i8 i16", "sum_dim_f32": "f16 bf16 u8 i8 i16",
+    "t_f32": "f16 bf16 u8 i8 i16", "tan_f32": "f16 bf16 u8 i8 i16", "tanh_f32": "f16 bf16 u8 i8 i16",
+    "to_f64_to_f32": "f16 bf16 u8 i8 i16", "topk_f32": "f16 bf16 u8 i8 i16",
+    "transpose_kept_f32": "f16 bf16 u8 i8 i16", "tril_f32": "f16 bf16 u8 i8 i16", "trunc_f32": "f16 bf16 u8 i8 i16",
+    "unbind_kept_f32": "f16 bf16 u8 i8 i16", "unfold_f32": "f16 bf16 u8 i8 i16",
+    "unsqueeze_copy_f32": "f16 bf16 u8 i8 i16", "upsample_bilinear2d_f32": "f16 bf16",
+    "upsample_nearest2d_scale2_f32": "f16 bf16 u8", "var_dim_f32": "f16 bf16", "var_dim_unbiased_f32": "f16 bf16",
+    "var_mean_f32": "f16 bf16", "view_copy_f32": "f16 bf16 u8 i8 i16", "where_f32": "f16 bf16 u8 i8 i16",
+}
+
+# Variants whose reference is less precise than the kernels: eager's
+# grid_sampler_2d computes the sampling coordinates in float16/bfloat16
+# (ExecuTorch's kernel differs from eager by the same amount as pterun's).
+DTYPE_TOL = {
+    ("grid_sample_bilinear_zeros_f32", F16): (2e-2, 1e-2, "eager computes grid_sample's coordinates in float16"),
+    ("grid_sample_bilinear_zeros_f32", BF16): (5e-2, 3e-2, "eager computes grid_sample's coordinates in bfloat16"),
+}
+
+
 def build_op_specs() -> List[Spec]:
+    # PTERUN_ZOO_DTYPE_CANDIDATES=1: every dtype variant, to measure DTYPE_PAIRS
+    dtype_candidates = os.environ.get("PTERUN_ZOO_DTYPE_CANDIDATES") == "1"
     if not _SPECS:
         _binary_arith()
         _division()
@@ -866,6 +1110,8 @@ def build_op_specs() -> List[Spec]:
         _creation()
         _copies()
         _kept_ops()
+        _more_ops()
+        _dtype_cases(not dtype_candidates)
     return list(_SPECS)
 
 
@@ -894,6 +1140,12 @@ REQUIRED_OPS = [
     "aten::gather.out", "aten::index.Tensor_out",
     "aten::full.out", "aten::full_like.out", "aten::arange.start_out", "aten::scalar_tensor.out",
     "dim_order_ops::_clone_dim_order.out", "dim_order_ops::_to_dim_order_copy.out",
+    "aten::reflection_pad1d.out", "aten::reflection_pad2d.out", "aten::reflection_pad3d.out",
+    "aten::replication_pad1d.out", "aten::replication_pad2d.out", "aten::replication_pad3d.out",
+    "aten::glu.out", "aten::logit.out", "aten::var_mean.correction_out", "aten::grid_sampler_2d.out",
+    "aten::_upsample_bilinear2d_aa.out", "aten::bitwise_left_shift.Tensor_out",
+    "aten::bitwise_left_shift.Tensor_Scalar_out", "aten::bitwise_right_shift.Tensor_out",
+    "aten::bitwise_right_shift.Tensor_Scalar_out", "aten::_pdist_forward.out",
 ]
 
 # Variants the brief asks for explicitly (case names that must exist).

@@ -3,7 +3,7 @@
  * counts differing coordinates, p = inf takes the max), batch dims
  * broadcast. Accumulates in double; compute_mode only selects ATen's
  * algorithm. */
-#include "util/kernel_util.h"
+#include "util/nn_util.h"
 
 static pte_status cdist_forward_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
   pte_tensor *x1, *x2, *out;
@@ -55,13 +55,9 @@ static pte_status cdist_forward_out(pte_kernel_ctx *ctx, pte_value **args, int32
         for (int64_t m = 0; m < M; m++) {
           double d = fabs(k_get_d(x1->data, x1->dtype, o1 + i * r1 + m * c1) -
                           k_get_d(x2->data, x2->dtype, o2 + j * r2 + m * c2));
-          if (p == 0) acc += d != 0;
-          else if (p == 1) acc += d;
-          else if (p == 2) acc += d * d;
-          else if (isinf(p)) acc = d > acc || d != d ? d : acc;
-          else acc += pow(d, p);
+          acc = kn_dist_acc(acc, d, p);
         }
-        double v = p == 0 || p == 1 || isinf(p) ? acc : p == 2 ? sqrt(acc) : pow(acc, 1.0 / p);
+        double v = kn_dist_finish(acc, p);
         k_set_d(out->data, out->dtype, k_offset(out->dim, out->sizes, out->strides, bi * P * R + i * R + j),
                 v);
       }

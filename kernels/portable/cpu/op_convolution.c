@@ -2,7 +2,8 @@
  *     SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding,
  *     SymInt groups, *, Tensor(a!) out)
  * 1-D, 2-D and 3-D (de)convolution with stride, padding, dilation, groups
- * (depthwise included), output_padding and optional bias, for float dtypes.
+ * (depthwise included), output_padding and optional bias, for float and
+ * integer dtypes.
  * Inputs are [N, C, *spatial] (or unbatched [C, *spatial]).
  *
  * Every case is mapped onto 3 spatial dims (D, H, W) with leading size-1
@@ -249,14 +250,19 @@ static view5 view_of(const pte_tensor *t, bool batched, int32_t S) {
 static void conv_generic(const conv_geom *g, const pte_tensor *x, view5 vx, const pte_tensor *w, view5 vw,
                          const pte_tensor *bias, pte_tensor *y, view5 vy) {
   int64_t o3[3];
+  /* integers accumulate in int64, wrapping (ATen wraps in the dtype: the
+   * same bits once stored) */
+  bool ints = k_is_int(y->dtype);
   for (int64_t n = 0; n < g->N; n++)
     for (int64_t oc = 0; oc < g->OC; oc++) {
       int64_t gr = oc / g->ocg, ocl = oc % g->ocg;
       double b0 = bias ? k_get_d(bias->data, bias->dtype, oc * bias->strides[0]) : 0.0;
+      uint64_t bi0 = bias && ints ? (uint64_t)k_get_i(bias->data, bias->dtype, oc * bias->strides[0]) : 0;
       for (o3[0] = 0; o3[0] < g->out[0]; o3[0]++)
         for (o3[1] = 0; o3[1] < g->out[1]; o3[1]++)
           for (o3[2] = 0; o3[2] < g->out[2]; o3[2]++) {
             double acc = b0;
+            uint64_t acci = bi0;
             for (int64_t ic = 0; ic < g->icg; ic++) {
               int64_t icc = gr * g->icg + ic;
               int64_t k3[3];
@@ -284,12 +290,16 @@ static void conv_generic(const conv_geom *g, const pte_tensor *x, view5 vx, cons
                     int64_t wo =
                         g->transposed ? icc * vw.st[0] + ocl * vw.st[1] : oc * vw.st[0] + ic * vw.st[1];
                     for (int j = 0; j < 3; j++) wo += k3[j] * vw.st[2 + j];
-                    acc += k_get_d(x->data, x->dtype, xo) * k_get_d(w->data, w->dtype, wo);
+                    if (ints)
+                      acci +=
+                          (uint64_t)k_get_i(x->data, x->dtype, xo) * (uint64_t)k_get_i(w->data, w->dtype, wo);
+                    else acc += k_get_d(x->data, x->dtype, xo) * k_get_d(w->data, w->dtype, wo);
                   }
             }
             int64_t yo = n * vy.st[0] + oc * vy.st[1];
             for (int j = 0; j < 3; j++) yo += o3[j] * vy.st[2 + j];
-            k_set_d(y->data, y->dtype, yo, acc);
+            if (ints) k_set_i(y->data, y->dtype, yo, (int64_t)acci);
+            else k_set_d(y->data, y->dtype, yo, acc);
           }
     }
 }
@@ -311,7 +321,8 @@ static pte_status convolution_out(pte_kernel_ctx *ctx, pte_value **args, int32_t
   bool batched = in->dim == w->dim;
   if (!batched && in->dim != w->dim - 1)
     return K_FAIL("input of rank %d does not fit a weight of rank %d", (int)in->dim, (int)w->dim);
-  if (!k_is_float(in->dtype)) return K_FAIL("not implemented for %s", pte_dtype_name(in->dtype));
+  if (!k_is_float(in->dtype) && !k_is_int(in->dtype))
+    return K_FAIL("not implemented for %s", pte_dtype_name(in->dtype));
   if (w->dtype != in->dtype || out->dtype != in->dtype || (bias && bias->dtype != in->dtype))
     return K_FAIL("input, weight, bias and out must have the same dtype (%s, %s, %s, %s)",
                   pte_dtype_name(in->dtype), pte_dtype_name(w->dtype),

@@ -3,6 +3,15 @@
 
 #define JCHUNK 256
 
+/* alpha/beta arrive as doubles: a hostile program's huge ones saturate
+ * instead of overflowing the conversion. */
+static int64_t sat_i64(double v) {
+  if (v != v) return 0;
+  if (v >= 9223372036854775807.0) return INT64_MAX;
+  if (v <= -9223372036854775808.0) return INT64_MIN;
+  return (int64_t)v;
+}
+
 void k_gemm(int32_t dtype, int64_t M, int64_t N, int64_t K, const void *a, int64_t sa0, int64_t sa1,
             const void *b, int64_t sb0, int64_t sb1, void *c, int64_t sc0, int64_t sc1, const void *bias,
             int64_t sbias0, int64_t sbias1, double alpha, double beta) {
@@ -49,7 +58,7 @@ void k_gemm(int32_t dtype, int64_t M, int64_t N, int64_t K, const void *a, int64
     }
     return;
   }
-  int64_t ia = (int64_t)alpha, ib = (int64_t)beta;
+  int64_t ia = sat_i64(alpha), ib = sat_i64(beta);
   for (int64_t i = 0; i < M; i++) {
     for (int64_t j = 0; j < N; j++) {
       uint64_t acc = 0;

@@ -9,6 +9,19 @@
  * (same shape, same float dtype). Uses the max-subtraction trick. */
 pte_status kn_softmax(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs, bool is_log);
 
+/* p-norm distances (cdist, pdist): accumulate one |difference| d, then
+ * finish; p = 0 counts non-zero differences, p = inf takes the max. */
+static inline double kn_dist_acc(double acc, double d, double p) {
+  if (p == 0) return acc + (d != 0);
+  if (p == 1) return acc + d;
+  if (p == 2) return acc + d * d;
+  if (isinf(p)) return d > acc || d != d ? d : acc;
+  return acc + pow(d, p);
+}
+static inline double kn_dist_finish(double acc, double p) {
+  return p == 0 || p == 1 || isinf(p) ? acc : p == 2 ? sqrt(acc) : pow(acc, 1.0 / p);
+}
+
 /* Split `t`'s shape around dim d into outer * size(d) * inner. */
 static inline void kn_split(const pte_tensor *t, int32_t d, int64_t *outer, int64_t *len, int64_t *inner) {
   int64_t o = 1, in = 1;

@@ -166,6 +166,12 @@ pte_status kr_anyall(pte_kernel_ctx *ctx, const pte_tensor *self, const int64_t 
 
 pte_status kr_var(pte_kernel_ctx *ctx, const pte_tensor *self, const int64_t *dims, int32_t ndims,
                   bool keepdim, double correction, bool take_sqrt, pte_tensor *out) {
+  return kr_var_mean(ctx, self, dims, ndims, keepdim, correction, take_sqrt, out, NULL);
+}
+
+pte_status kr_var_mean(pte_kernel_ctx *ctx, const pte_tensor *self, const int64_t *dims, int32_t ndims,
+                       bool keepdim, double correction, bool take_sqrt, pte_tensor *out,
+                       pte_tensor *mean_out) {
   K_CHECK(k_has_data(ctx, self, "self"));
   if (!k_is_float(self->dtype))
     return K_FAIL("std and var only support floating point dtypes, got %s", pte_dtype_name(self->dtype));
@@ -174,7 +180,11 @@ pte_status kr_var(pte_kernel_ctx *ctx, const pte_tensor *self, const int64_t *di
                   pte_dtype_name(self->dtype));
   kr_plan p;
   K_CHECK(kr_plan_init(ctx, &p, self, dims, ndims, keepdim));
+  if (mean_out && mean_out->dtype != self->dtype)
+    return K_FAIL("mean output dtype %s differs from the input dtype %s", pte_dtype_name(mean_out->dtype),
+                  pte_dtype_name(self->dtype));
   K_CHECK(k_out(ctx, out, p.r.out_dim, p.r.out_sizes));
+  if (mean_out) K_CHECK(k_out(ctx, mean_out, p.r.out_dim, p.r.out_sizes));
   double n = (double)p.r.inner_numel;
   double div = n - correction > 0 ? n - correction : 0;
   _Alignas(16) double buf[KR_CHUNK];
@@ -191,6 +201,7 @@ pte_status kr_var(pte_kernel_ctx *ctx, const pte_tensor *self, const int64_t *di
       for (int64_t j = 0; j < m; j++) ss += (buf[j] - mean) * (buf[j] - mean);
     double v = n == 0 ? NAN : ss / div;
     k_set_d(out->data, out->dtype, kr_offset(out, o), take_sqrt ? sqrt(v) : v);
+    if (mean_out) k_set_d(mean_out->data, mean_out->dtype, kr_offset(mean_out, o), n == 0 ? NAN : mean);
   }
   return PTE_OK;
 }

@@ -55,6 +55,9 @@ static inline int64_t kr_offset(const pte_tensor *t, int64_t i) {
  * all) with divisor max(N - correction, 0); floating point only. */
 pte_status kr_var(pte_kernel_ctx *ctx, const pte_tensor *self, const int64_t *dims, int32_t ndims,
                   bool keepdim, double correction, bool take_sqrt, pte_tensor *out);
+/* The same, also writing the mean into `mean` (self's dtype; NULL: none). */
+pte_status kr_var_mean(pte_kernel_ctx *ctx, const pte_tensor *self, const int64_t *dims, int32_t ndims,
+                       bool keepdim, double correction, bool take_sqrt, pte_tensor *out, pte_tensor *mean);
 
 /* The argument forms of the reductions' out overloads, each followed by
  * its 1 or 2 out tensors (and the out passed back):
