@@ -7,7 +7,8 @@
 
 #include "klayer.h"
 
-/* Each op file ends with one or more of these; register.c lists them. */
+/* Each op file ends with one or more of these, each on one line (CMake
+ * collects them into register.c's table). */
 #define PTE_LLM_KERNEL(fn, opname, accepts, scratch) \
   const pte_kernel pte_llm_kernel_##fn = {opname, fn, accepts, scratch};
 

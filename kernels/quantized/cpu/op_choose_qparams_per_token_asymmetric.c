@@ -27,5 +27,7 @@ static pte_status choose_qparams_per_token_asymmetric_out(pte_kernel_ctx *ctx, p
   return PTE_OK;
 }
 
-PTE_QUANT_KERNEL(choose_qparams_per_token_asymmetric_out,
-                 "quantized_decomposed::choose_qparams_per_token_asymmetric.out")
+/* one line: CMake's kernel-list scan (a selective build) reads the name here */
+// clang-format off
+PTE_QUANT_KERNEL(choose_qparams_per_token_asymmetric_out, "quantized_decomposed::choose_qparams_per_token_asymmetric.out")
+// clang-format on
