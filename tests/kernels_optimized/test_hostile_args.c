@@ -91,6 +91,10 @@ static void mutate_dir(const char *group, totals *t) {
   char rel[512];
   while ((e = readdir(d))) {
     if (e->d_name[0] == '.') continue;
+    /* dt_*: an operator's float32 case again in another dtype, the same
+     * arguments and structure; mutating them doubles the time (ASan) and
+     * mostly reaches the same argument checks */
+    if (!strncmp(e->d_name, "dt_", 3)) continue;
     snprintf(rel, sizeof rel, "%s/%s", group, e->d_name);
     mutate_program(rel, t);
   }
