@@ -11,7 +11,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 
 apt_pkgs=(build-essential cmake ninja-build pkg-config clang libclang-rt-14-dev
           clang-format binutils
-          libxnnpack-dev libpthreadpool-dev libcpuinfo-dev python3-venv python3-dev)
+          libxnnpack-dev libpthreadpool-dev libcpuinfo-dev python3-venv python3-dev
+          gcc-aarch64-linux-gnu qemu-user)
 missing=()
 for p in "${apt_pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

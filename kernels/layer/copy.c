@@ -58,7 +58,7 @@ static void copy_row(size_t es, uint8_t *d, int64_t ds, const uint8_t *s, int64_
 /* dst[i*dd + j] = src[i + j*sc], an R x C block, in tiles so both sides
  * stay in cache (and in the TLB) instead of striding through one of them. */
 static void transpose(size_t es, uint8_t *d, int64_t dd, const uint8_t *s, int64_t sc, int64_t R, int64_t C) {
-  if (es == 4 && R >= 8 && C >= 8 && k_isa_get() >= K_ISA_AVX2) {
+  if (es == 4 && R >= 8 && C >= 8 && (k_isa_get() == K_ISA_AVX2 || k_isa_get() == K_ISA_AVX512)) {
     k_transpose4_avx2(s, sc, d, dd, R, C);
     return;
   }

@@ -15,6 +15,7 @@ static gemm_arch arch(void) {
   switch (k_isa_get()) {
     case K_ISA_AVX512: return (gemm_arch){8, 32, k_ukr_avx512_8x32, k_axpy_avx512};
     case K_ISA_AVX2: return (gemm_arch){4, 24, k_ukr_avx2_4x24, k_axpy_avx2};
+    case K_ISA_NEON: return (gemm_arch){8, 12, k_ukr_neon_8x12, k_axpy_neon};
     default: return (gemm_arch){4, 16, k_ukr_generic_4x16, k_axpy_generic};
   }
 }

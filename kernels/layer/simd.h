@@ -25,9 +25,11 @@ void k_ukr_generic_4x16(int64_t kc, const float *a, const float *b, float *c, in
 void k_ukr_avx2_4x24(int64_t kc, const float *a, const float *b, float *c, int64_t ldc, const k_tile_epi *e);
 void k_ukr_avx512_8x32(int64_t kc, const float *a, const float *b, float *c, int64_t ldc,
                        const k_tile_epi *e);
+void k_ukr_neon_8x12(int64_t kc, const float *a, const float *b, float *c, int64_t ldc, const k_tile_epi *e);
 void k_axpy_generic(float *y, const float *x, float a, int64_t n);
 void k_axpy_avx2(float *y, const float *x, float a, int64_t n);
 void k_axpy_avx512(float *y, const float *x, float a, int64_t n);
+void k_axpy_neon(float *y, const float *x, float a, int64_t n);
 
 /* C of a small product computed straight from A and B, no packing (B with
  * unit column stride, C with unit column stride, K > 0). */
