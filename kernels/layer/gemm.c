@@ -348,7 +348,7 @@ void k_sgemm(const k_sgemm_desc *g) {
   if (g->K > 0 && g->sb0 == 1 && g->sa1 == 1 && !g->pack_b && g->M <= DOTS_MAX_M) {
     k_isa isa = k_isa_get();
     dots_job dj = {g, isa == K_ISA_AVX512 ? k_dot_tile_avx512 : k_dot_tile_avx2, isa == K_ISA_AVX512 ? 4 : 2};
-    if (isa >= K_ISA_AVX2) {
+    if (isa == K_ISA_AVX2 || isa == K_ISA_AVX512) { /* NEON: the packed path (no dots kernel yet) */
       size_t blocks = (size_t)((g->N + 3) / 4);
       if (g->parallel) k_parallel_for(blocks, flops, dots_cols, &dj);
       else dots_cols(&dj, 0, blocks);
