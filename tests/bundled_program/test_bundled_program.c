@@ -38,6 +38,10 @@ static pte_status bp_run_case(loaded *l, int32_t c, double rtol, double atol, pt
   return st;
 }
 
+/* Shared builds register the portable kernels by linking; static ones
+ * (make test-static) here. Registering the same library again is harmless. */
+TEST(setup) { CHECK_OK(pte_kernels_portable_register()); }
+
 TEST(good_file_passes) {
   loaded l;
   CHECK_OK(load(DIR "good.bpte", "forward", &l));
@@ -166,5 +170,5 @@ TEST(unnamed_operator_fails_to_load) {
         pte_last_error());
 }
 
-TEST_MAIN(T(good_file_passes), T(bad_case_named_with_worst_element), T(tolerances), T(wrong_use),
+TEST_MAIN(T(setup), T(good_file_passes), T(bad_case_named_with_worst_element), T(tolerances), T(wrong_use),
           T(hostile_files), T(unnamed_operator_fails_to_load))
