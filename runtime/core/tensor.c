@@ -74,8 +74,11 @@ void pte_tensor_compute_strides(pte_tensor *t) {
   for (int32_t i = t->dim - 1; i >= 0; i--) {
     int32_t d = t->dim_order[i];
     t->strides[d] = stride;
-    /* A zero-size dim keeps the stride, as ATen does, so strides stay nonzero. */
-    if (t->sizes[d] > 0) stride *= t->sizes[d];
+    /* A zero-size dim keeps the stride, as ATen does, so strides stay nonzero.
+     * Unsigned: only a tensor with a zero-size dim can have other dims whose
+     * product passes 2^63 (callers bound the bytes), and it has no element a
+     * wrapped stride could reach. */
+    if (t->sizes[d] > 0) stride = (int64_t)((uint64_t)stride * (uint64_t)t->sizes[d]);
   }
 }
 

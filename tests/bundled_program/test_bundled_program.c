@@ -170,5 +170,17 @@ TEST(unnamed_operator_fails_to_load) {
         pte_last_error());
 }
 
-TEST_MAIN(T(setup), T(good_file_passes), T(bad_case_named_with_worst_element), T(tolerances), T(wrong_use),
-          T(hostile_files), T(unnamed_operator_fails_to_load))
+/* fuzz/regress/bundled_program/: files that once broke the loader load or
+ * fail with a message (under the sanitizers: without undefined behaviour). */
+TEST(regress_files) {
+  const char *files[] = {PTERUN_SOURCE_DIR "/fuzz/regress/bundled_program/zero_dim_huge_strides.bpte"};
+  for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+    pte_bundled_program *bp = NULL;
+    pte_status st = pte_bundled_program_load_file(files[i], &bp);
+    CHECK(st == PTE_OK || pte_last_error()[0], "%s: %s without a message", files[i], pte_status_name(st));
+    pte_bundled_program_free(bp);
+  }
+}
+
+TEST_MAIN(T(setup), T(regress_files), T(good_file_passes), T(bad_case_named_with_worst_element),
+          T(tolerances), T(wrong_use), T(hostile_files), T(unnamed_operator_fails_to_load))

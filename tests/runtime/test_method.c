@@ -296,8 +296,20 @@ TEST(disable_kernel_library) {
   CHECK(run_case(zoo_path("models/mlp"), "forward", NULL, 1e-4, 1e-5, err, sizeof err) == PTE_OK, "%s", err);
 }
 
-TEST_MAIN(T(register_portable_kernels), T(disable_kernel_library), T(zoo_mlp_matches_eager),
-          T(zoo_models_match_eager), T(metadata_without_loading), T(wrong_inputs_are_named),
-          T(dynamic_batch_within_bounds), T(control_flow_and_symbolic_sizes), T(two_methods),
-          T(external_weights_need_the_ptd), T(buffer_loads), T(missing_file_and_method),
+/* A zero-size dim lets the other dims multiply past 2^63 within any byte
+ * bound: the strides must not overflow (UBSan caught it, found by
+ * fuzz_bundled_program), and the tensor has no elements. */
+TEST(zero_size_dim_beside_huge_dims) {
+  const int64_t sizes[4] = {(int64_t)1 << 40, 0, (int64_t)1 << 40, (int64_t)1 << 40};
+  pte_tensor t;
+  CHECK_OK(pte_tensor_init(&t, PTE_FLOAT32, 4, sizes, NULL));
+  CHECK(pte_tensor_numel(&t) == 0, "numel %lld", (long long)pte_tensor_numel(&t));
+  CHECK(t.strides[3] == 1 && t.strides[2] == (int64_t)1 << 40, "strides %lld %lld", (long long)t.strides[2],
+        (long long)t.strides[3]);
+}
+
+TEST_MAIN(T(zero_size_dim_beside_huge_dims), T(register_portable_kernels), T(disable_kernel_library),
+          T(zoo_mlp_matches_eager), T(zoo_models_match_eager), T(metadata_without_loading),
+          T(wrong_inputs_are_named), T(dynamic_batch_within_bounds), T(control_flow_and_symbolic_sizes),
+          T(two_methods), T(external_weights_need_the_ptd), T(buffer_loads), T(missing_file_and_method),
           T(caller_provided_memory), T(kernel_selection_by_priority))
