@@ -144,7 +144,7 @@ def build_llm_specs() -> List[Spec]:
 # recipe, fp32), and eager greedy tokens. Needs transformers and
 # optimum-executorch, which pin their own versions, so it runs from a
 # separate venv:
-#   /work/venv-llm/bin/python tools/zoo/zoo_llm.py --model zoo/llm/tiny_llama
+#   <exporter-venv>/bin/python tools/zoo/zoo_llm.py --model zoo/llm/tiny_llama
 # (export_zoo.py keeps zoo/llm/tiny_* when it regenerates the group.)
 # ---------------------------------------------------------------------------
 
