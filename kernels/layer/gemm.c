@@ -116,6 +116,14 @@ static inline float with_bias(const k_sgemm_desc *g, float v, int64_t i, int64_t
   return v;
 }
 
+/* Element (i, j) of C from its scaled product v: bias terms, accumulation
+ * onto the old value, clamp (the scalar paths' one epilogue). */
+static inline void put(const k_sgemm_desc *g, float *c, float v, int64_t i, int64_t j, bool accumulate) {
+  v = with_bias(g, v, i, j);
+  v = accumulate ? *c + v : v;
+  *c = g->clamp ? clampf(v, g->lo, g->hi) : v;
+}
+
 typedef struct gemm_job {
   const k_sgemm_desc *g;
   gemm_arch ar;
@@ -243,10 +251,7 @@ static void small_m_cols(void *ctx, size_t b0, size_t b1) {
     float *c = g->c + i * g->sc0 + j0;
     for (int64_t j = 0; j < n; j++) c[j] = 0.0f;
     for (int64_t k = 0; k < g->K; k++) rj->axpy(c, g->b + k * g->sb0 + j0, g->a[i * g->sa0 + k * g->sa1], n);
-    for (int64_t j = 0; j < n; j++) {
-      float v = with_bias(g, g->alpha * c[j], i, j0 + j);
-      c[j] = g->clamp ? clampf(v, g->lo, g->hi) : v;
-    }
+    for (int64_t j = 0; j < n; j++) put(g, &c[j], g->alpha * c[j], i, j0 + j, false);
   }
 }
 
@@ -275,12 +280,9 @@ static void dots_cols(void *ctx, size_t b0, size_t b1) {
       float t[4][4];
       dj->tile(g->K, a, b, rows == 1 ? 1 : dj->mr, t);
       for (int64_t i = 0; i < rows; i++)
-        for (int64_t j = 0; j < cols; j++) {
-          float *c = g->c + (i0 + i) * g->sc0 + (j0 + j) * sc1;
-          float v = with_bias(g, g->alpha * t[i][j], i0 + i, j0 + j);
-          v = g->accumulate ? *c + v : v;
-          *c = g->clamp ? clampf(v, g->lo, g->hi) : v;
-        }
+        for (int64_t j = 0; j < cols; j++)
+          put(g, g->c + (i0 + i) * g->sc0 + (j0 + j) * sc1, g->alpha * t[i][j], i0 + i, j0 + j,
+              g->accumulate);
     }
   }
 }
@@ -365,12 +367,7 @@ void k_sgemm(const k_sgemm_desc *g) {
   if (g->K <= 0) {
     /* no products: C = beta * bias (or unchanged when accumulating) */
     for (int64_t i = 0; i < g->M; i++)
-      for (int64_t j = 0; j < g->N; j++) {
-        float *c = g->c + i * g->sc0 + j * sc1;
-        float v = with_bias(g, 0.0f, i, j);
-        v = g->accumulate ? *c + v : v;
-        *c = g->clamp ? clampf(v, g->lo, g->hi) : v;
-      }
+      for (int64_t j = 0; j < g->N; j++) put(g, g->c + i * g->sc0 + j * sc1, 0.0f, i, j, g->accumulate);
     return;
   }
   /* small products stay on this thread: waking the pool costs more (and
