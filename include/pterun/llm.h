@@ -17,10 +17,10 @@
  *
  * Tokenizers (pte_llm_tokenizer_*): Hugging Face tokenizer.json (BPE with
  * the byte-level pre-tokenizer and decoder, GPT-2 and Llama-3 split
- * patterns, added tokens), tiktoken files (Llama-3 split pattern; special
- * tokens are added by the caller) and sentencepiece .model files (BPE and
- * unigram, identity normalization). Text is bytes: invalid UTF-8 is read
- * as U+FFFD per maximal invalid subpart, as Python's "replace" does.
+ * patterns, added tokens), tiktoken files (Llama-3 split pattern; the file
+ * has no special tokens: the runner adds Llama-3's, a caller may add its own) and sentencepiece .model files
+ * (BPE and unigram, identity normalization). Text is bytes: invalid UTF-8 is read as U+FFFD per maximal
+ * invalid subpart, as Python's "replace" does.
  */
 #ifndef PTERUN_LLM_H
 #define PTERUN_LLM_H
@@ -67,6 +67,12 @@ PTE_API int32_t pte_llm_tokenizer_vocab_size(const pte_llm_tokenizer *tok);
 /* Add a special token (matched in text, decoded as its text); for tiktoken
  * files, which do not carry them. */
 PTE_API pte_status pte_llm_tokenizer_add_special(pte_llm_tokenizer *tok, const char *text, int32_t id);
+/* Add Llama-3's 256 special tokens after the last id, as Meta's and
+ * ExecuTorch's Llama-3 tokenizers do for a tiktoken file: <|begin_of_text|>
+ * (then the BOS id), <|end_of_text|> (the EOS id), ..., <|eot_id|>,
+ * <|python_tag|>, <|image|>, then <|reserved_special_token_N|> up to 256.
+ * Refused when one of them is already present. */
+PTE_API pte_status pte_llm_tokenizer_add_llama3_specials(pte_llm_tokenizer *tok);
 /* The id of a token given its text (special tokens included), or -1. */
 PTE_API int32_t pte_llm_tokenizer_find(const pte_llm_tokenizer *tok, const char *text);
 /* BOS/EOS ids the file declares (sentencepiece), or -1. */

@@ -121,6 +121,10 @@ pte_status pte_llm_runner_create(const char *model_path, const char *data_path, 
   pte_llm_runner *r = calloc(1, sizeof *r);
   if (!r) return tok_fail("out of memory");
   pte_status st = pte_llm_tokenizer_load_file(tokenizer_path, &r->tok);
+  /* A tiktoken file carries no specials; the runner reads it as Llama-3's
+   * (its split pattern), so it gets Llama-3's, as ExecuTorch's runner does. */
+  if (!st && pte_llm_tokenizer_get_format(r->tok) == PTE_LLM_TOKENIZER_TIKTOKEN)
+    st = pte_llm_tokenizer_add_llama3_specials(r->tok);
   if (!st && data_path) st = pte_data_map_load_file(data_path, NULL, &r->map);
   if (!st) {
     pte_program_options po = PTE_PROGRAM_OPTIONS_INIT;

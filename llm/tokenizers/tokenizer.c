@@ -264,6 +264,43 @@ pte_status pte_llm_tokenizer_add_special(pte_llm_tokenizer *t, const char *text,
   return st ? st : tok_finish(t);
 }
 
+/* Llama-3's named specials (the Llama 3.1+ list of Meta's and ExecuTorch's
+ * tokenizers); the rest of the 256 are reserved_special_token_2, _3, ... */
+static const char *const kLlama3Named[] = {"<|begin_of_text|>",
+                                           "<|end_of_text|>",
+                                           "<|reserved_special_token_0|>",
+                                           "<|reserved_special_token_1|>",
+                                           "<|finetune_right_pad_id|>",
+                                           "<|step_id|>",
+                                           "<|start_header_id|>",
+                                           "<|end_header_id|>",
+                                           "<|eom_id|>",
+                                           "<|eot_id|>",
+                                           "<|python_tag|>",
+                                           "<|image|>"};
+enum { LLAMA3_NUM_SPECIALS = 256 };
+
+pte_status pte_llm_tokenizer_add_llama3_specials(pte_llm_tokenizer *t) {
+  const int32_t base = t->n, nnamed = (int32_t)(sizeof kLlama3Named / sizeof kLlama3Named[0]);
+  char name[64];
+  /* all checked before any is added, so a refusal leaves the tokenizer as it was */
+  for (int pass = 0; pass < 2; pass++)
+    for (int32_t i = 0; i < LLAMA3_NUM_SPECIALS; i++) {
+      const char *text = i < nnamed ? kLlama3Named[i] : name;
+      if (i >= nnamed) snprintf(name, sizeof name, "<|reserved_special_token_%d|>", (int)(i - nnamed + 2));
+      if (pass == 0 && pte_llm_tokenizer_find(t, text) >= 0)
+        return tok_fail("special token '%s' exists", text);
+      /* one map rebuild at the end, not one per token */
+      pte_status st = pass ? tok_set_piece(t, base + i, text, strlen(text), TA_ADDED | TA_SPECIAL) : PTE_OK;
+      if (st) return st;
+    }
+  pte_status st = tok_finish(t);
+  if (st) return st;
+  t->bos_id = base;
+  t->eos_id = base + 1;
+  return PTE_OK;
+}
+
 /* Encode a stretch of text without added tokens. */
 static pte_status encode_plain(const pte_llm_tokenizer *t, const uint8_t *s, size_t n, pte_llm_ids *out) {
   uint8_t *tmp = NULL;

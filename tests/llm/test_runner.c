@@ -264,8 +264,24 @@ TEST(errors_name_the_problem) {
   CHECK(strstr(pte_last_error(), "forward"), "%s", pte_last_error());
 }
 
+/* A tiktoken file gets Llama-3's specials from the runner (BOS/EOS among
+ * them); any program loads beside it, so tiny_llama does. */
+TEST(tiktoken_gets_llama3_specials) {
+  pte_llm_runner *r = NULL;
+  char model[1024];
+  snprintf(model, sizeof model, "%s", zoo_path(TINY "model.pte"));
+  CHECK_OK(
+      pte_llm_runner_create(model, NULL, PTERUN_SOURCE_DIR "/tests/llm/tokenizers/data/llama3.tiktoken", &r));
+  const pte_llm_tokenizer *tok = pte_llm_runner_tokenizer(r);
+  int32_t n = pte_llm_tokenizer_vocab_size(tok) - 256;
+  CHECK(pte_llm_tokenizer_find(tok, "<|begin_of_text|>") == n && pte_llm_tokenizer_bos(tok) == n, "bos");
+  CHECK(pte_llm_tokenizer_find(tok, "<|eot_id|>") == n + 9 && pte_llm_tokenizer_eos(tok) == n + 1, "eot/eos");
+  pte_llm_runner_free(r);
+}
+
 TEST(setup) { register_all(); }
 
 TEST_MAIN(T(setup), T(metadata_methods), T(prefill_in_one_call), T(prefill_token_by_token),
           T(prefill_in_chunks_of_5), T(portable_kernels_alone), T(state_persists_until_reset),
-          T(seeded_sampling), T(stop_from_the_callback), T(sampler_rules), T(errors_name_the_problem))
+          T(seeded_sampling), T(stop_from_the_callback), T(sampler_rules), T(errors_name_the_problem),
+          T(tiktoken_gets_llama3_specials))

@@ -177,6 +177,33 @@ TEST(tiktoken_with_specials) {
   pte_llm_tokenizer_free(tok);
 }
 
+/* Llama-3's 256 specials against pytorch_tokenizers' TiktokenTokenizer on the
+ * same file (ids after the ranks, BOS/EOS, the reserved names). */
+TEST(tiktoken_llama3_specials) {
+  pte_llm_tokenizer *tok = load("llama3.tiktoken");
+  CHECK(tok, "load");
+  int32_t n = pte_llm_tokenizer_vocab_size(tok);
+  CHECK_OK(pte_llm_tokenizer_add_llama3_specials(tok));
+  CHECK(pte_llm_tokenizer_vocab_size(tok) == n + 256, "vocab %d", pte_llm_tokenizer_vocab_size(tok));
+  CHECK(pte_llm_tokenizer_bos(tok) == n && pte_llm_tokenizer_eos(tok) == n + 1, "bos %d eos %d",
+        pte_llm_tokenizer_bos(tok), pte_llm_tokenizer_eos(tok));
+  CHECK(pte_llm_tokenizer_find(tok, "<|eot_id|>") == n + 9, "eot");
+  CHECK(pte_llm_tokenizer_find(tok, "<|reserved_special_token_245|>") == n + 255 &&
+            pte_llm_tokenizer_find(tok, "<|reserved_special_token_246|>") < 0,
+        "last reserved");
+  CHECK(pte_llm_tokenizer_add_llama3_specials(tok) != PTE_OK && strstr(pte_last_error(), "exists"),
+        "added twice");
+  CHECK(pte_llm_tokenizer_vocab_size(tok) == n + 256, "a refusal changed the vocabulary");
+  check_against_ref(tok, "llama3_tiktoken_specials.ref", true);
+  pte_llm_tokenizer_free(tok);
+  /* one of them already there: refused, nothing added */
+  tok = load("llama3.tiktoken");
+  CHECK_OK(pte_llm_tokenizer_add_special(tok, "<|eot_id|>", n));
+  CHECK(pte_llm_tokenizer_add_llama3_specials(tok) != PTE_OK, "accepted over an existing special");
+  CHECK(pte_llm_tokenizer_vocab_size(tok) == n + 1 && pte_llm_tokenizer_bos(tok) == -1, "partly added");
+  pte_llm_tokenizer_free(tok);
+}
+
 TEST(sentencepiece_bpe_byte_fallback) {
   pte_llm_tokenizer *tok = load("spm_bpe.model");
   CHECK(tok, "load");
@@ -304,5 +331,5 @@ TEST(hostile_files_are_refused_with_a_message) {
 }
 
 TEST_MAIN(T(hf_gpt2_byte_level_bpe), T(hf_llama3_split_and_added_tokens), T(tiktoken_with_specials),
-          T(sentencepiece_bpe_byte_fallback), T(sentencepiece_unigram), T(streaming_holds_split_characters),
-          T(hostile_files_are_refused_with_a_message))
+          T(tiktoken_llama3_specials), T(sentencepiece_bpe_byte_fallback), T(sentencepiece_unigram),
+          T(streaming_holds_split_characters), T(hostile_files_are_refused_with_a_message))

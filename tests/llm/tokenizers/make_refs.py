@@ -3,6 +3,7 @@
   python make_refs.py --train   train the tokenizers into data/ (locally, from
                                 the text below and the repository's README;
                                 nothing from a hub), then write the references
+  python make_refs.py --train-spm  retrain only the sentencepiece models
   python make_refs.py           rewrite data/*.ref from the committed tokenizers
 
 Each .ref file holds one line per corpus entry: the input bytes (hex), the
@@ -81,6 +82,16 @@ CORPUS = [
 ]
 
 
+SPECIALS_CORPUS = [
+    b"<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\nhello<|eot_id|>",
+    b"<|start_header_id|>assistant<|end_header_id|>\n\n<|python_tag|>x = 1<|eom_id|>",
+    b"<|image|><|finetune_right_pad_id|><|step_id|><|reserved_special_token_0|><|reserved_special_token_1|>",
+    b"<|reserved_special_token_2|> <|reserved_special_token_247|><|reserved_special_token_248|>",
+    b"<|reserved_special_token_9|><|reserved_special_token_99|>< |eot_id|><|eot_id|<|eot_id|>>",
+    b"<|end_of_text|>",
+]
+
+
 def text_of(raw: bytes) -> str:
     return raw.decode("utf-8", "replace")
 
@@ -93,7 +104,6 @@ def train_text() -> str:
 
 def train() -> None:
     from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
-    import sentencepiece as spm
 
     os.makedirs(DATA, exist_ok=True)
     text = train_text()
@@ -126,18 +136,31 @@ def train() -> None:
                 continue
             f.write(f"{base64.b64encode(bytes(byte_of[c] for c in t)).decode()} {n}\n")
             n += 1
-    # sentencepiece: BPE with byte fallback, unigram without (unknown -> <unk>)
-    txt = os.path.join(DATA, "spm_train.txt")
-    with open(txt, "w", encoding="utf-8") as f:
-        f.write(text)
-    for kind, extra in (("bpe", dict(byte_fallback=True, vocab_size=500)),
-                        ("unigram", dict(byte_fallback=False, vocab_size=400))):
-        spm.SentencePieceTrainer.train(input=txt, model_prefix=os.path.join(DATA, f"spm_{kind}"), model_type=kind,
-                                       normalization_rule_name="identity", character_coverage=0.98, hard_vocab_limit=False,
-                                       num_threads=1, user_defined_symbols=["<|eot_id|>"], minloglevel=2,
-                                       **extra)
-        os.remove(os.path.join(DATA, f"spm_{kind}.vocab"))
-    os.remove(txt)
+    train_spm()
+
+
+def train_spm() -> None:
+    import sentencepiece as spm
+
+    # sentencepiece: BPE with byte fallback, unigram without (unknown -> <unk>).
+    # The model records its trainer's input and prefix: relative names, run
+    # from data/, so that no folder of the machine that trained it is kept.
+    txt = "spm_train.txt"
+    cwd = os.getcwd()
+    os.chdir(DATA)
+    try:
+        with open(txt, "w", encoding="utf-8") as f:
+            f.write(train_text())
+        for kind, extra in (("bpe", dict(byte_fallback=True, vocab_size=500)),
+                            ("unigram", dict(byte_fallback=False, vocab_size=400))):
+            spm.SentencePieceTrainer.train(input=txt, model_prefix=f"spm_{kind}", model_type=kind,
+                                           normalization_rule_name="identity", character_coverage=0.98,
+                                           hard_vocab_limit=False, num_threads=1, user_defined_symbols=["<|eot_id|>"],
+                                           minloglevel=2, **extra)
+            os.remove(f"spm_{kind}.vocab")
+        os.remove(txt)
+    finally:
+        os.chdir(cwd)
 
 
 def _bytes_to_unicode():
@@ -152,9 +175,9 @@ def _bytes_to_unicode():
     return {b: chr(c) for b, c in zip(bs, cs)}
 
 
-def write_ref(name: str, encode, decode) -> None:
+def write_ref(name: str, encode, decode, corpus=CORPUS) -> None:
     with open(os.path.join(DATA, name + ".ref"), "w") as f:
-        for raw in CORPUS:
+        for raw in corpus:
             ids = encode(text_of(raw))
             out = decode(ids)
             f.write(f"{raw.hex()}\t{' '.join(map(str, ids))}\t{out.hex()}\n")
@@ -178,6 +201,12 @@ def refs() -> None:
     enc = tiktoken.Encoding("llama3_tiny", pat_str=LLAMA3_PAT, mergeable_ranks=ranks, special_tokens=specials)
     write_ref("llama3_tiktoken", lambda t: enc.encode(t, allowed_special="all"),
               lambda ids: enc.decode_bytes(ids))
+    # Llama-3's 256 specials the way ExecuTorch's own tokenizer package adds
+    # them to a tiktoken file (pte_llm_tokenizer_add_llama3_specials)
+    from pytorch_tokenizers.tiktoken import TiktokenTokenizer
+    tt = TiktokenTokenizer(os.path.join(DATA, "llama3.tiktoken"))
+    write_ref("llama3_tiktoken_specials", lambda t: tt.encode(t, bos=False, eos=False, allowed_special="all"),
+              lambda ids: tt.model.decode_bytes(ids), CORPUS + SPECIALS_CORPUS)
     for kind in ("bpe", "unigram"):
         sp = spm.SentencePieceProcessor(model_file=os.path.join(DATA, f"spm_{kind}.model"))
         write_ref(f"spm_{kind}", lambda t: sp.encode(t), lambda ids: sp.decode(ids).encode("utf-8"))
@@ -186,9 +215,12 @@ def refs() -> None:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--train", action="store_true")
+    ap.add_argument("--train-spm", action="store_true")
     a = ap.parse_args()
     if a.train:
         train()
+    elif a.train_spm:
+        train_spm()
     refs()
 
 
