@@ -7,6 +7,7 @@
 #include <pterun/kernels_portable.h>
 #include <pterun/llm.h>
 
+#include <math.h>
 #include <stdint.h>
 
 #include "../common/test_util.h"
@@ -264,6 +265,65 @@ TEST(errors_name_the_problem) {
   CHECK(strstr(pte_last_error(), "forward"), "%s", pte_last_error());
 }
 
+/* forward(tokens [1, n], positions [n]) on a method; the last logits row
+ * copied to out[0 .. 320). */
+static pte_status forward_last(pte_method *m, const int64_t *tok, const int64_t *pos, int64_t n, float *out) {
+  int64_t s0[2] = {1, n}, s1[1] = {n};
+  pte_tensor tt, tp;
+  pte_tensor_init(&tt, PTE_INT64, 2, s0, (void *)tok);
+  pte_tensor_init(&tp, PTE_INT64, 1, s1, (void *)pos);
+  pte_status st = pte_method_set_input_tensor(m, 0, &tt);
+  if (!st) st = pte_method_set_input_tensor(m, 1, &tp);
+  if (!st) st = pte_method_execute(m);
+  if (st) return st;
+  const pte_tensor *t = pte_method_output(m, 0)->u.tensor;
+  memcpy(out, (const float *)t->data + (pte_tensor_numel(t) - 320), 320 * sizeof(float));
+  return PTE_OK;
+}
+
+static float max_diff(const float *a, const float *b, int n) {
+  float d = 0;
+  for (int i = 0; i < n; i++) d = fabsf(a[i] - b[i]) > d ? fabsf(a[i] - b[i]) : d;
+  return d;
+}
+
+/* The KV cache is a mutable buffer of the method: it persists across
+ * execute calls (a prefix, then one token, gives the logits of the whole
+ * sequence in one call), belongs to one method (a second method of the same
+ * program starts empty), and a method loaded again starts from the
+ * program's initial state, which is how a caller resets it. */
+TEST(kv_cache_buffers_persist_per_method) {
+  pte_program *prog = NULL;
+  CHECK_OK(pte_program_load_file(zoo_path(TINY "model.pte"), NULL, &prog));
+  pte_method *whole = NULL, *split = NULL, *fresh = NULL;
+  CHECK_OK(pte_method_load(prog, "forward", NULL, &whole));
+  CHECK_OK(pte_method_load(prog, "forward", NULL, &split));
+  const int64_t tok[6] = {0, 17, 93, 5, 211, 42}, pos[6] = {0, 1, 2, 3, 4, 5};
+  float ref[320], got[320], cold[320], again[320];
+  CHECK_OK(forward_last(whole, tok, pos, 6, ref));
+  CHECK_OK(forward_last(split, tok, pos, 4, got));
+  CHECK_OK(forward_last(split, tok + 4, pos + 4, 1, got));
+  CHECK_OK(forward_last(split, tok + 5, pos + 5, 1, got));
+  CHECK(max_diff(ref, got, 320) < 1e-4f, "prefix then tokens: %g from one call", max_diff(ref, got, 320));
+  /* the same two tokens on a method that has seen nothing */
+  CHECK_OK(pte_method_load(prog, "forward", NULL, &fresh));
+  CHECK_OK(forward_last(fresh, tok + 4, pos + 4, 2, cold));
+  CHECK(max_diff(ref, cold, 320) > 1e-3f, "an empty cache gave the full context's logits");
+  /* whole's cache holds the sequence: positions 4..5 again see it */
+  CHECK_OK(forward_last(whole, tok + 4, pos + 4, 2, again));
+  CHECK(max_diff(ref, again, 320) < 1e-4f, "rewriting positions 4..5: %g", max_diff(ref, again, 320));
+  /* reset: load the method again; it starts from the initial (empty) cache */
+  pte_method_free(whole);
+  whole = NULL;
+  CHECK_OK(pte_method_load(prog, "forward", NULL, &whole));
+  CHECK_OK(forward_last(whole, tok + 4, pos + 4, 2, again));
+  CHECK(max_diff(cold, again, 320) < 1e-5f, "a reloaded method kept state: %g", max_diff(cold, again, 320));
+  pte_method_free(whole);
+  pte_method_free(split);
+  pte_method_free(fresh);
+  pte_program_free(prog);
+}
+
 /* A tiktoken file gets Llama-3's specials from the runner (BOS/EOS among
  * them); any program loads beside it, so tiny_llama does. */
 TEST(tiktoken_gets_llama3_specials) {
@@ -284,4 +344,4 @@ TEST(setup) { register_all(); }
 TEST_MAIN(T(setup), T(metadata_methods), T(prefill_in_one_call), T(prefill_token_by_token),
           T(prefill_in_chunks_of_5), T(portable_kernels_alone), T(state_persists_until_reset),
           T(seeded_sampling), T(stop_from_the_callback), T(sampler_rules), T(errors_name_the_problem),
-          T(tiktoken_gets_llama3_specials))
+          T(tiktoken_gets_llama3_specials), T(kv_cache_buffers_persist_per_method))
