@@ -62,3 +62,46 @@ def test_text_llm_runner_greedy_tokens(installed):
     r = installed.py(code)
     assert "greedy ok" in r.stdout, r.stdout
     assert exp["cases"], exp
+
+
+def test_kv_cache_state_persists_and_resets(installed):
+    """The KV cache (mutable buffers) persists across execute calls of one
+    method, a program loaded again starts empty, and TextLLMRunner.reset
+    starts a new conversation."""
+    tiny = tiny_copy(installed)
+    code = textwrap.dedent(f"""
+        import json
+        import numpy as np
+        from pterun.llm import GenerationConfig, TextLLMRunner
+        from pterun.runtime import Runtime
+        model = {os.path.join(tiny, "model.pte")!r}
+        rt = Runtime.get()
+        tok = [0, 17, 93, 5, 211, 42]
+
+        def last(m, t, pos):
+            out = m.execute([np.array([t], dtype=np.int64), np.array(pos, dtype=np.int64)])[0]
+            return np.asarray(out)[0, -1]
+
+        ref = last(rt.load_program(model).load_method("forward"), tok, list(range(6)))
+        split = rt.load_program(model).load_method("forward")
+        last(split, tok[:4], [0, 1, 2, 3])
+        got = last(split, tok[4:], [4, 5])
+        assert np.abs(got - ref).max() < 1e-4, np.abs(got - ref).max()
+        cold = last(rt.load_program(model).load_method("forward"), tok[4:], [4, 5])
+        assert np.abs(cold - ref).max() > 1e-3, "an empty cache gave the full context's logits"
+
+        exp = json.load(open({os.path.join(tiny, "expected.json")!r}))
+        r = TextLLMRunner(model, {os.path.join(tiny, "tokenizer.json")!r})
+        cfg = GenerationConfig(max_new_tokens=exp["max_new_tokens"], temperature=0, echo=False)
+        a, b = exp["cases"][0], exp["cases"][1]
+        r.generate(a["prompt"], cfg)
+        assert r.last_tokens == a["tokens"]
+        r.generate(b["prompt"], cfg)  # continues the first conversation
+        assert r.last_tokens != b["tokens"], "the second prompt ignored the first"
+        r.reset()
+        r.generate(b["prompt"], cfg)
+        assert r.last_tokens == b["tokens"], (r.last_tokens, b["tokens"])
+        print("state ok")
+    """)
+    r = installed.py(code)
+    assert "state ok" in r.stdout, r.stdout
