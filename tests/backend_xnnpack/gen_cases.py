@@ -179,6 +179,23 @@ class TransposeBack(nn.Module):
         return (x.transpose(0, 1) * 2.0).transpose(0, 1) + 1.0
 
 
+class AttnDynamicSeq(nn.Module):
+    """One attention block as the partitioner emits it for a sequence of
+    dynamic length: linears, reshape and permute into heads, bmm, softmax,
+    bmm, permute and reshape back, a linear."""
+
+    def __init__(self, dim=8, heads=2):
+        super().__init__()
+        self.heads, self.hd = heads, dim // heads
+        self.q, self.k, self.v, self.out = (nn.Linear(dim, dim) for _ in range(4))
+
+    def forward(self, x):
+        s = x.shape[0]
+        q, k, v = (t.reshape(s, self.heads, self.hd).permute(1, 0, 2) for t in (self.q(x), self.k(x), self.v(x)))
+        a = torch.softmax(torch.bmm(q, k.permute(0, 2, 1)) * self.hd ** -0.5, dim=-1)
+        return self.out(torch.bmm(a, v).permute(1, 0, 2).reshape(s, self.heads * self.hd))
+
+
 class CnnDynamic(nn.Module):
     def __init__(self):
         super().__init__()
@@ -370,6 +387,10 @@ REJECT_SHAPE = {
     "linear_dynamic_seq": (lambda: nn.Linear(6, 4), lambda: (rn(2, 5, 6),),
                            ({1: torch.export.Dim("seq", min=1, max=5)},), lambda: (rn(2, 3, 6),),
                            "only the leading dimension may be smaller"),
+    # attention over a dynamic sequence: the sequence leads, but bmm and
+    # softmax mix its rows, so no shorter one can run on the built runtime
+    "attn_dynamic_seq": (AttnDynamicSeq, lambda: (rn(6, 8),), ({0: torch.export.Dim("seq", min=2, max=6)},),
+                         lambda: (rn(3, 8),), "cannot reshape a runtime"),
     "transpose_dynamic_batch": (TransposeBack,
                                 lambda: (rn(4, 3),), ({0: torch.export.Dim("batch", min=1, max=4)},),
                                 lambda: (rn(2, 3),), "cannot reshape a runtime"),
