@@ -66,8 +66,10 @@ def test_text_llm_runner_greedy_tokens(installed):
 
 def test_kv_cache_state_persists_and_resets(installed):
     """The KV cache (mutable buffers) persists across execute calls of one
-    method, a program loaded again starts empty, and TextLLMRunner.reset
-    starts a new conversation."""
+    method, each program's method has its own, writing from position 0
+    again replaces the context (a cache without initial bytes is not zeroed
+    at load, so nothing reads what a fresh one holds), and
+    TextLLMRunner.reset starts a new conversation."""
     tiny = tiny_copy(installed)
     code = textwrap.dedent(f"""
         import json
@@ -76,19 +78,26 @@ def test_kv_cache_state_persists_and_resets(installed):
         from pterun.runtime import Runtime
         model = {os.path.join(tiny, "model.pte")!r}
         rt = Runtime.get()
-        tok = [0, 17, 93, 5, 211, 42]
+        tok, alt = [0, 17, 93, 5, 211, 42], [0, 250, 3, 77]
 
         def last(m, t, pos):
             out = m.execute([np.array([t], dtype=np.int64), np.array(pos, dtype=np.int64)])[0]
             return np.asarray(out)[0, -1]
 
-        ref = last(rt.load_program(model).load_method("forward"), tok, list(range(6)))
-        split = rt.load_program(model).load_method("forward")
+        progs = [rt.load_program(model) for _ in range(3)]  # kept alive: three methods at once
+        whole, split, other = (p.load_method("forward") for p in progs)
+        ref = last(whole, tok, list(range(6)))
         last(split, tok[:4], [0, 1, 2, 3])
         got = last(split, tok[4:], [4, 5])
         assert np.abs(got - ref).max() < 1e-4, np.abs(got - ref).max()
-        cold = last(rt.load_program(model).load_method("forward"), tok[4:], [4, 5])
-        assert np.abs(cold - ref).max() > 1e-3, "an empty cache gave the full context's logits"
+        last(other, alt, [0, 1, 2, 3])
+        moved = last(other, tok[4:], [4, 5])
+        assert np.abs(moved - ref).max() > 1e-3, "another prefix gave the same logits"
+        again = last(split, tok[4:], [4, 5])
+        assert np.abs(again - ref).max() < 1e-4, "another method's prefix reached this one"
+        last(other, tok[:4], [0, 1, 2, 3])
+        again = last(other, tok[4:], [4, 5])
+        assert np.abs(again - ref).max() < 1e-4, "rewriting from position 0 kept the old context"
 
         exp = json.load(open({os.path.join(tiny, "expected.json")!r}))
         r = TextLLMRunner(model, {os.path.join(tiny, "tokenizer.json")!r})
