@@ -93,6 +93,13 @@ static void pack_b_dense(const k_sgemm_desc *g, int64_t k0, int64_t kc, int64_t 
       memcpy(dst + k * NR, src + k * g->sb0, (size_t)nr * sizeof(float));
       for (int64_t j = nr; j < NR; j++) dst[k * NR + j] = 0.0f;
     }
+  } else if (g->sb0 == 1 && kc >= 8 && nr >= 8 &&
+             (k_isa_get() == K_ISA_AVX2 || k_isa_get() == K_ISA_AVX512)) {
+    /* B transposed (linear's weight) by 8x8 register blocks: a scalar
+     * gather here cost half the products at 64 rows of A */
+    k_transpose4_avx2(src, g->sb1, dst, NR, kc, nr);
+    for (int64_t k = 0; k < kc; k++)
+      for (int64_t j = nr; j < NR; j++) dst[k * NR + j] = 0.0f;
   } else {
     /* B transposed (linear's weight): walk it along its contiguous dim */
     for (int64_t j = 0; j < nr; j++) {
