@@ -14,21 +14,13 @@ typedef struct igemm_job {
   o_ukr_ind_fn ukr;
   int64_t npanels, mpanels, mgroups, items, chunks;
   int64_t row_tiles; /* > 0: tiles follow output rows (OW a multiple of NR), this many a row */
-  int64_t kslices;   /* K split in this many slices (only when read in place, not row tiles) */
 } igemm_job;
-
-/* K slices of about this many rows: a slice of the tile's input (KC x NR
- * floats) stays in L1 across the row panels, and the slice of the weights
- * (M x KC) in L2 across the column panels. Without them the late layers of
- * a ResNet (K = 2304..4608) streamed all their weights from L3 once per
- * column panel. */
-#define IG_KC 256
 
 /* Write an MR x NR result tile to the output, dropping pad columns. The
  * tile's columns fall into runs on output rows; the runs are the same for
  * every row of the tile, so they are worked out once. */
 static void igemm_store(const o_igemm *g, const float *tmp, int64_t NR, int64_t i0, int64_t mr, int64_t j0,
-                        int64_t nr, bool first) {
+                        int64_t nr) {
   int64_t src[NR_MAX + 1], dst[NR_MAX + 1], len[NR_MAX + 1];
   int nseg = 0;
   int64_t j = 0, q = j0, r = q / g->Wp, col = q % g->Wp;
@@ -52,11 +44,7 @@ static void igemm_store(const o_igemm *g, const float *tmp, int64_t NR, int64_t 
     const float *t = tmp + i * NR;
     float *crow = g->c + (i0 + i) * g->ldc;
     const float bias = g->row_bias ? g->row_bias[i0 + i] : 0.0f;
-    for (int s = 0; s < nseg; s++) {
-      /* the first K slice writes with the bias, later ones add to it */
-      if (first) kt->binary(O_ADD, t + src[s], 1, &bias, 0, crow + dst[s], len[s], 1.0f);
-      else kt->binary(O_ADD, t + src[s], 1, crow + dst[s], 1, crow + dst[s], len[s], 1.0f);
-    }
+    for (int s = 0; s < nseg; s++) kt->binary(O_ADD, t + src[s], 1, &bias, 0, crow + dst[s], len[s], 1.0f);
   }
 }
 
@@ -67,25 +55,6 @@ static void igemm_chunk(void *ctx, size_t c0, size_t c1) {
   const o_igemm *g = jb->g;
   const int64_t MR = jb->MR, NR = jb->NR;
   float tmp[MR_MAX * NR_MAX] __attribute__((aligned(64)));
-  if (jb->kslices > 1) {
-    for (size_t c = c0; c < c1; c++) {
-      int64_t it0 = (int64_t)c * jb->items / jb->chunks, it1 = ((int64_t)c + 1) * jb->items / jb->chunks;
-      for (int64_t s = 0; s < jb->kslices; s++) {
-        int64_t k0 = s * g->K / jb->kslices, kc = (s + 1) * g->K / jb->kslices - k0;
-        for (int64_t it = it0; it < it1; it++) {
-          int64_t jp = it / jb->mgroups, mg = it % jb->mgroups;
-          int64_t j0 = jp * NR, nr = min64(NR, g->Q - j0);
-          int64_t p0 = mg * jb->mpanels / jb->mgroups, p1 = (mg + 1) * jb->mpanels / jb->mgroups;
-          for (int64_t p = p0; p < p1; p++) {
-            int64_t mr = min64(MR, g->M - p * MR);
-            jb->ukr(kc, g->a + p * MR * g->K + k0, g->K, mr, g->b + j0, g->boff + k0, tmp, NR, NULL);
-            igemm_store(g, tmp, NR, p * MR, mr, j0, nr, s == 0);
-          }
-        }
-      }
-    }
-    return;
-  }
   for (size_t c = c0; c < c1; c++) {
     float *panel = g->pack_b ? g->panels + c * (o_igemm_panel_bytes(g->K) / sizeof(float)) : NULL;
     int64_t packed = -1;
@@ -117,7 +86,7 @@ static void igemm_chunk(void *ctx, size_t c0, size_t c1) {
       for (int64_t p = p0; p < p1; p++) {
         int64_t mr = min64(MR, g->M - p * MR);
         jb->ukr(g->K, g->a + p * MR * g->K, g->K, mr, b, boff, tmp, NR, NULL);
-        igemm_store(g, tmp, NR, p * MR, mr, j0, nr, true);
+        igemm_store(g, tmp, NR, p * MR, mr, j0, nr);
       }
     }
   }
@@ -137,7 +106,6 @@ void o_igemm_run(const o_igemm *g, size_t slots_avail) {
   jb.row_tiles = !g->pack_b && g->OW % jb.NR == 0 ? g->OW / jb.NR : 0;
   jb.npanels = jb.row_tiles ? ((g->Q - g->OW) / g->Wp + 1) * jb.row_tiles : (g->Q + jb.NR - 1) / jb.NR;
   jb.mpanels = (g->M + jb.MR - 1) / jb.MR;
-  jb.kslices = g->pack_b || jb.row_tiles ? 1 : (g->K + IG_KC - 1) / IG_KC;
   if (g->pack_b)
     for (int64_t k = 0; k < g->K; k++) g->lin[k] = k * jb.NR;
   double flops = (double)g->M * (double)g->Q * (double)g->K;
@@ -149,7 +117,6 @@ void o_igemm_run(const o_igemm *g, size_t slots_avail) {
    * packing slot when panels are packed) */
   int64_t chunks = slots > 1 ? slots * 4 : 1;
   if (g->pack_b) chunks = min64(slots, (int64_t)(slots_avail ? slots_avail : 1));
-  if (jb.kslices > 1) chunks = slots; /* each chunk keeps its slice of the weights in L2 over its tiles */
   jb.chunks = min64(chunks, jb.items);
   k_parallel_chunks((size_t)jb.chunks, igemm_chunk, &jb);
 }
