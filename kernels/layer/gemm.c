@@ -41,8 +41,9 @@ static gemm_arch arch(void) {
 #define DOTS_MAX_M 4
 #endif
 #define MR_MAX K_SGEMM_MR_MAX
-#ifndef A_IN_PLACE
-#define A_IN_PLACE 1
+/* A read in place (not packed) up to this many columns of C */
+#ifndef A_IN_PLACE_MAX_N
+#define A_IN_PLACE_MAX_N 1024
 #endif
 
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
@@ -231,8 +232,10 @@ static void blocked(const k_sgemm_desc *g, const gemm_arch *ar, float *buf, size
   /* A with contiguous rows is read in place by the AVX-512 kernel: its 8
    * rows are 8 sequential streams, as cheap as a packed panel, and packing
    * (a scalar transpose of all of A per call) cost as much as the products
-   * when N is small (a convolution's weights on a 7x7 map). */
-  jb.a_in_place = g->sa1 == 1 && ar->ukr == k_ukr_avx512_8x32 && A_IN_PLACE;
+   * when N is small (a convolution's weights on a 7x7 map). Over wide
+   * products packing is amortized and the packed panel was a little faster
+   * at tiny K (MobileNetV2's 16- and 24-channel 1x1s on 112x112, 56x56). */
+  jb.a_in_place = g->sa1 == 1 && ar->ukr == k_ukr_avx512_8x32 && g->N <= A_IN_PLACE_MAX_N;
   const int64_t MR = ar->MR, NR = ar->NR;
   size_t abytes = a_bytes(g->M, g->K, kcb, mcb);
   jb.apack = buf;
