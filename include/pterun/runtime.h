@@ -492,6 +492,10 @@ typedef struct pte_program pte_program;
 #define PTE_LOAD_COPY 0x1u  /* buffer loads: copy the bytes (else the caller keeps them alive) */
 #define PTE_LOAD_READ 0x2u  /* file loads: read into memory instead of mapping */
 #define PTE_LOAD_MLOCK 0x4u /* file loads: lock the mapping in memory */
+/* file loads: page the whole mapping in while loading, so that the first
+ * execute takes no page faults on the weights (they are read lazily from
+ * the mapping otherwise) */
+#define PTE_LOAD_PREFAULT 0x8u
 
 typedef struct pte_program_options {
   uint32_t abi; /* PTE_ABI_VERSION (PTE_PROGRAM_OPTIONS_INIT) */

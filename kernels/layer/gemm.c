@@ -41,6 +41,10 @@ static gemm_arch arch(void) {
 #define DOTS_MAX_M 4
 #endif
 #define MR_MAX K_SGEMM_MR_MAX
+/* A read in place (not packed) up to this many columns of C */
+#ifndef A_IN_PLACE_MAX_N
+#define A_IN_PLACE_MAX_N 1024
+#endif
 
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 static int64_t round_up(int64_t a, int64_t m) { return (a + m - 1) / m * m; }
@@ -90,6 +94,13 @@ static void pack_b_dense(const k_sgemm_desc *g, int64_t k0, int64_t kc, int64_t 
       memcpy(dst + k * NR, src + k * g->sb0, (size_t)nr * sizeof(float));
       for (int64_t j = nr; j < NR; j++) dst[k * NR + j] = 0.0f;
     }
+  } else if (g->sb0 == 1 && kc >= 8 && nr >= 8 &&
+             (k_isa_get() == K_ISA_AVX2 || k_isa_get() == K_ISA_AVX512)) {
+    /* B transposed (linear's weight) by 8x8 register blocks: a scalar
+     * gather here cost half the products at 64 rows of A */
+    k_transpose4_avx2(src, g->sb1, dst, NR, kc, nr);
+    for (int64_t k = 0; k < kc; k++)
+      for (int64_t j = nr; j < NR; j++) dst[k * NR + j] = 0.0f;
   } else {
     /* B transposed (linear's weight): walk it along its contiguous dim */
     for (int64_t j = 0; j < nr; j++) {
@@ -135,7 +146,19 @@ typedef struct gemm_job {
   size_t bstride;
   bool first, last; /* first K slice: write (bias), later ones accumulate; last: clamp */
   bool direct;      /* full tiles go straight to C (unit column stride, no bias matrix) */
+  bool a_in_place;  /* A's rows read where they are, not packed (see blocked) */
 } gemm_job;
+
+/* The microkernel on row panel ap: packed, or A's own rows from i0, k0. */
+static void run_ukr(const gemm_job *jb, const float *ap, int64_t i0, int64_t mr, const float *bp, float *c,
+                    int64_t ldc, const k_tile_epi *e) {
+  if (jb->a_in_place) {
+    const k_sgemm_desc *g = jb->g;
+    k_ukr_avx512_8x32_a(jb->kc, g->a + i0 * g->sa0 + jb->k0, g->sa0, mr, bp, c, ldc, e);
+  } else {
+    jb->ar.ukr(jb->kc, ap, bp, c, ldc, e);
+  }
+}
 
 static void tile(const gemm_job *jb, const float *ap, const float *bp, int64_t i0, int64_t mr, int64_t j0,
                  int64_t nr) {
@@ -150,7 +173,7 @@ static void tile(const gemm_job *jb, const float *ap, const float *bp, int64_t i
   float *c = g->c + i0 * g->sc0 + j0 * jb->sc1;
   if (jb->direct && mr == MR && nr == NR) {
     k_tile_epi e = {g->alpha, beta, rb, cb, acc};
-    jb->ar.ukr(jb->kc, ap, bp, c, g->sc0, &e);
+    run_ukr(jb, ap, i0, mr, bp, c, g->sc0, &e);
     if (clamp)
       for (int64_t i = 0; i < mr; i++)
         for (int64_t j = 0; j < nr; j++) c[i * g->sc0 + j] = clampf(c[i * g->sc0 + j], g->lo, g->hi);
@@ -158,7 +181,7 @@ static void tile(const gemm_job *jb, const float *ap, const float *bp, int64_t i
   }
   float tmp[MR_MAX * NR_MAX] __attribute__((aligned(64)));
   k_tile_epi e = {1.0f, 0.0f, NULL, NULL, false};
-  jb->ar.ukr(jb->kc, ap, bp, tmp, NR, &e);
+  run_ukr(jb, ap, i0, mr, bp, tmp, NR, &e);
   for (int64_t i = 0; i < mr; i++)
     for (int64_t j = 0; j < nr; j++) {
       float v = g->alpha * tmp[i * NR + j];
@@ -206,6 +229,13 @@ static void blocked(const k_sgemm_desc *g, const gemm_arch *ar, float *buf, size
   jb.ar = *ar;
   jb.sc1 = g->sc1 ? g->sc1 : 1;
   jb.direct = jb.sc1 == 1 && !g->bias;
+  /* A with contiguous rows is read in place by the AVX-512 kernel: its 8
+   * rows are 8 sequential streams, as cheap as a packed panel, and packing
+   * (a scalar transpose of all of A per call) cost as much as the products
+   * when N is small (a convolution's weights on a 7x7 map). Over wide
+   * products packing is amortized and the packed panel was a little faster
+   * at tiny K (MobileNetV2's 16- and 24-channel 1x1s on 112x112, 56x56). */
+  jb.a_in_place = g->sa1 == 1 && ar->ukr == k_ukr_avx512_8x32 && g->N <= A_IN_PLACE_MAX_N;
   const int64_t MR = ar->MR, NR = ar->NR;
   size_t abytes = a_bytes(g->M, g->K, kcb, mcb);
   jb.apack = buf;
@@ -219,7 +249,7 @@ static void blocked(const k_sgemm_desc *g, const gemm_arch *ar, float *buf, size
     for (int64_t m0 = 0; m0 < g->M; m0 += mcb) {
       jb.m0 = m0;
       jb.mc = min64(mcb, g->M - m0);
-      pack_a(g, m0, jb.mc, k0, jb.kc, MR, buf);
+      if (!jb.a_in_place) pack_a(g, m0, jb.mc, k0, jb.kc, MR, buf);
       jb.npanels = (g->N + NR - 1) / NR;
       jb.mpanels = (jb.mc + MR - 1) / MR;
       /* Enough work items for every slot: split row panels into groups when

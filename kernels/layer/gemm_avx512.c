@@ -21,6 +21,20 @@ void k_ukr_avx512_8x32(int64_t kc, const float *a, const float *b, float *c, int
   }
   u512_store(acc, U512_MR, c, ldc, e);
 }
+void k_ukr_avx512_8x32_a(int64_t kc, const float *a, int64_t lda, int64_t mr, const float *b, float *c,
+                         int64_t ldc, const k_tile_epi *e) {
+  const float *ar[U512_MR];
+  for (int i = 0; i < U512_MR; i++) ar[i] = a + (i < mr ? i : mr - 1) * lda;
+  __m512 acc[U512_MR][2];
+  u512_zero(acc);
+  for (int64_t k = 0; k < kc; k++) {
+    const __m512 b0 = _mm512_load_ps(b), b1 = _mm512_load_ps(b + 16);
+#pragma GCC unroll 8
+    for (int i = 0; i < U512_MR; i++) u512_fma_row(acc[i], ar[i][k], b0, b1);
+    b += 32;
+  }
+  u512_store(acc, U512_MR, c, ldc, e);
+}
 void k_axpy_avx512(float *y, const float *x, float a, int64_t n) {
   for (int64_t i = 0; i < n; i++) y[i] += a * x[i];
 }
@@ -148,6 +162,10 @@ void k_dot_tile_avx512(int64_t K, const float *const a[4], const float *const b[
 void k_ukr_avx512_8x32(int64_t kc, const float *a, const float *b, float *c, int64_t ldc,
                        const k_tile_epi *e) {
   (void)kc, (void)a, (void)b, (void)c, (void)ldc, (void)e;
+}
+void k_ukr_avx512_8x32_a(int64_t kc, const float *a, int64_t lda, int64_t mr, const float *b, float *c,
+                         int64_t ldc, const k_tile_epi *e) {
+  (void)kc, (void)a, (void)lda, (void)mr, (void)b, (void)c, (void)ldc, (void)e;
 }
 void k_axpy_avx512(float *y, const float *x, float a, int64_t n) { (void)y, (void)x, (void)a, (void)n; }
 void k_sgemm_direct_avx512(const k_sgemm_desc *g) { (void)g; }

@@ -25,6 +25,10 @@ void k_ukr_generic_4x16(int64_t kc, const float *a, const float *b, float *c, in
 void k_ukr_avx2_4x24(int64_t kc, const float *a, const float *b, float *c, int64_t ldc, const k_tile_epi *e);
 void k_ukr_avx512_8x32(int64_t kc, const float *a, const float *b, float *c, int64_t ldc,
                        const k_tile_epi *e);
+/* The same tile with A read in place: rows a, a + lda, ... (rows from mr on
+ * repeat row mr - 1, computed, never stored), each contiguous along k. */
+void k_ukr_avx512_8x32_a(int64_t kc, const float *a, int64_t lda, int64_t mr, const float *b, float *c,
+                         int64_t ldc, const k_tile_epi *e);
 void k_ukr_neon_8x12(int64_t kc, const float *a, const float *b, float *c, int64_t ldc, const k_tile_epi *e);
 void k_axpy_generic(float *y, const float *x, float a, int64_t n);
 void k_axpy_avx2(float *y, const float *x, float a, int64_t n);

@@ -26,10 +26,23 @@ pte_status pte_file_map_open(const char *path, uint32_t flags, const pte_allocat
     return pte_error(PTE_ERR_INVALID_PROGRAM, "'%s' is empty", path);
   }
   if (!(flags & PTE_LOAD_READ)) {
-    void *p = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    int mflags = MAP_PRIVATE;
+#ifdef MAP_POPULATE
+    if (flags & PTE_LOAD_PREFAULT) mflags |= MAP_POPULATE;
+#endif
+    void *p = mmap(NULL, size, PROT_READ, mflags, fd, 0);
     if (p != MAP_FAILED) {
       close(fd);
       if (flags & PTE_LOAD_MLOCK) (void)mlock(p, size);
+#ifndef MAP_POPULATE
+      if (flags & PTE_LOAD_PREFAULT) { /* one read per page maps it */
+        volatile const char *b = p;
+        long pg = sysconf(_SC_PAGESIZE);
+        char sink = 0;
+        for (size_t i = 0; i < size; i += (size_t)(pg > 0 ? pg : 4096)) sink ^= b[i];
+        (void)sink;
+      }
+#endif
       out->data = p;
       out->size = size;
       out->mapped = 1;

@@ -16,6 +16,12 @@
 
 #include "method.h"
 
+static double cpu_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 static double now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -59,18 +65,23 @@ static double bench(int64_t n, size_t threads) {
   return 2.0 * (double)n * (double)n * (double)n / best * 1e-9;
 }
 
-/* One convolution, N x C x H x W, OC x C x 3 x 3, padding 1: microseconds. */
-static double bench_conv(int64_t C, int64_t OC, int64_t H, int64_t s, size_t threads) {
+/* One convolution, N x C x H x W, OC x C x KS x KS, padding (KS-1)/2:
+ * microseconds (wall, or this thread's CPU time when `cpu`). */
+static double bench_conv_k(int64_t C, int64_t OC, int64_t H, int64_t s, int64_t KS, int cpu, int reps,
+                           size_t threads) {
   pte_threadpool_set_threads(threads);
-  int64_t xs[4] = {1, C, H, H}, ws[4] = {OC, C, 3, 3}, OH = (H - 1) / s + 1, ys[4] = {1, OC, OH, OH};
+  const int64_t pad = (KS - 1) / 2;
+  int64_t xs[4] = {1, C, H, H}, ws[4] = {OC, C, KS, KS}, OH = (H + 2 * pad - KS) / s + 1,
+          ys[4] = {1, OC, OH, OH};
   pte_tensor x, w, y;
   float *dx = calloc((size_t)(C * H * H), 4), *dw = calloc((size_t)(OC * C * 9), 4),
         *dy = calloc((size_t)(OC * OH * OH), 4);
   pte_tensor_init(&x, PTE_FLOAT32, 4, xs, dx);
   pte_tensor_init(&w, PTE_FLOAT32, 4, ws, dw);
   pte_tensor_init(&y, PTE_FLOAT32, 4, ys, dy);
-  pte_value items[6] = {{PTE_TAG_INT, 0, {.i = s}}, {PTE_TAG_INT, 0, {.i = s}}, {PTE_TAG_INT, 0, {.i = 1}},
-                        {PTE_TAG_INT, 0, {.i = 1}}, {PTE_TAG_INT, 0, {.i = 1}}, {PTE_TAG_INT, 0, {.i = 1}}};
+  pte_value items[6] = {{PTE_TAG_INT, 0, {.i = s}},   {PTE_TAG_INT, 0, {.i = s}},
+                        {PTE_TAG_INT, 0, {.i = pad}}, {PTE_TAG_INT, 0, {.i = pad}},
+                        {PTE_TAG_INT, 0, {.i = 1}},   {PTE_TAG_INT, 0, {.i = 1}}};
   pte_value *ip[6] = {&items[0], &items[1], &items[2], &items[3], &items[4], &items[5]};
   pte_value zero = {PTE_TAG_INT, 0, {.i = 0}};
   pte_value *zp[2] = {&zero, &zero};
@@ -94,13 +105,13 @@ static double bench_conv(int64_t C, int64_t OC, int64_t H, int64_t s, size_t thr
   m->scratch_size = bytes + 64;
   pte_kernel_ctx ctx = {m, "aten::convolution.out"};
   double best = 1e30;
-  for (int r = 0; r < 2000; r++) {
-    double t0 = now();
+  for (int r = 0; r < reps; r++) {
+    double t0 = cpu ? cpu_now() : now();
     if (k->fn(&ctx, args, 11)) {
       fprintf(stderr, "conv failed: %s\n", pte_last_error());
       exit(1);
     }
-    double t = now() - t0;
+    double t = (cpu ? cpu_now() : now()) - t0;
     if (t < best) best = t;
   }
   free(m->scratch);
@@ -109,7 +120,30 @@ static double bench_conv(int64_t C, int64_t OC, int64_t H, int64_t s, size_t thr
   return best * 1e6;
 }
 
+static double bench_conv(int64_t C, int64_t OC, int64_t H, int64_t s, size_t threads) {
+  return bench_conv_k(C, OC, H, s, 3, 0, 2000, threads);
+}
+
 int main(int argc, char **argv) {
+  if (argc > 1 && !strcmp(argv[1], "resnet18")) { /* its convolutions, 1 thread, thread CPU time */
+    pte_kernels_optimized_register();
+    static const int64_t cfg[][6] = {
+        {3, 64, 224, 2, 7, 1},   {64, 64, 56, 1, 3, 4},   {64, 128, 56, 2, 3, 1},  {128, 128, 28, 1, 3, 3},
+        {64, 128, 56, 2, 1, 1},  {128, 256, 28, 2, 3, 1}, {256, 256, 14, 1, 3, 3}, {128, 256, 28, 2, 1, 1},
+        {256, 512, 14, 2, 3, 1}, {512, 512, 7, 1, 3, 3},  {256, 512, 14, 2, 1, 1}};
+    double total = 0, flops_all = 0;
+    for (int i = 0; i < 11; i++) {
+      const int64_t *c = cfg[i], OH = (c[2] + 2 * ((c[4] - 1) / 2) - c[4]) / c[3] + 1;
+      double us = bench_conv_k(c[0], c[1], c[2], c[3], c[4], 1, 20, 1);
+      double fl = 2.0 * (double)(c[1] * OH * OH * c[0] * c[4] * c[4]);
+      total += us * (double)c[5], flops_all += fl * (double)c[5];
+      printf("C%lld OC%lld %lldx%lld k%lld s%lld x%lld: %.0f us %.1f GFLOP/s\n", (long long)c[0],
+             (long long)c[1], (long long)c[2], (long long)c[2], (long long)c[4], (long long)c[3],
+             (long long)c[5], us, fl / us * 1e-3);
+    }
+    printf("all convolutions: %.2f ms, %.1f GFLOP/s\n", total * 1e-3, flops_all / total * 1e-3);
+    return 0;
+  }
   if (argc > 2 && !strcmp(argv[1], "conv1")) { /* one config, the pool as the environment sets it */
     pte_kernels_optimized_register();
     printf("%.1f us\n", bench_conv(16, 16, 32, 1, (size_t)atoll(argv[2])));

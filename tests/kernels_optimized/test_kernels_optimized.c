@@ -502,6 +502,11 @@ static void test_convolution(void) {
   conv_case(2, 1, 24, 96, 1, 8, 8, 1, 1, 1, 0, 1, false, false, true);
   conv_case(2, 2, 64, 300, 1, 9, 9, 3, 3, 1, 1, 1, true, false, true); /* K > KC, M > MC */
   conv_case(2, 1, 32, 64, 1, 8, 8, 3, 3, 1, 1, 1, false, false, true); /* narrow maps: packed panels */
+  /* read in place with K in slices (K > 256): rows not a whole panel,
+   * stride 1 and 2, a 7x7 map, two samples */
+  conv_case(2, 2, 40, 20, 1, 14, 14, 3, 3, 1, 1, 1, true, false, true);
+  conv_case(2, 1, 64, 12, 1, 28, 28, 3, 3, 2, 1, 1, true, false, true);
+  conv_case(2, 1, 72, 9, 1, 7, 7, 3, 3, 1, 1, 1, false, false, true);
   conv_case(2, 1, 32, 64, 1, 16, 16, 3, 3, 2, 1, 1, false, false, true);
   conv_case(2, 1, 8, 20, 1, 9, 9, 3, 3, 1, 1, 1, true, false, true);
   /* rows a whole number of tiles wide (48 = 2x24 = 3x16, 64 = 2x32): tiles follow the rows */

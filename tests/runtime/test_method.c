@@ -196,6 +196,57 @@ TEST(buffer_loads) {
   pte_program_free(p);
 }
 
+/* Resident kB of this process's mapping of `path` (/proc/self/smaps), -1
+ * if there is none or no smaps. */
+static long mapped_rss_kb(const char *path) {
+  FILE *f = fopen("/proc/self/smaps", "r");
+  if (!f) return -1;
+  char line[4096];
+  long rss = -1;
+  int in = 0;
+  size_t n = strlen(path);
+  while (fgets(line, sizeof line, f)) {
+    size_t l = strlen(line);
+    while (l && (line[l - 1] == '\n' || line[l - 1] == ' ')) line[--l] = 0;
+    if (strchr(line, '-') && strchr(line, ' ') && line[0] != 'R') {
+      const char *sp = strrchr(line, ' ');
+      in = l >= n && !strcmp(line + l - n, path) && sp;
+    } else if (in && !strncmp(line, "Rss:", 4)) {
+      rss = (rss < 0 ? 0 : rss) + atol(line + 4);
+    }
+  }
+  fclose(f);
+  return rss;
+}
+
+/* PTE_LOAD_PREFAULT pages the whole mapping in at load: the weights are
+ * resident before the first execute. */
+TEST(prefault_pages_the_mapping_in) {
+  const char *rel = "models/resnet_tiny/model.pte";
+  char path[4096];
+  snprintf(path, sizeof path, "%s", zoo_path(rel));
+  FILE *f = fopen(path, "rb");
+  CHECK(f, "open");
+  fseek(f, 0, SEEK_END);
+  long size_kb = ftell(f) / 1024;
+  fclose(f);
+  pte_program *p = NULL;
+  pte_program_options o = PTE_PROGRAM_OPTIONS_INIT;
+  CHECK_OK(pte_program_load_file(path, &o, &p));
+  long lazy = mapped_rss_kb(path);
+  pte_program_free(p);
+  if (lazy < 0) return; /* no smaps (not Linux) */
+  o.flags = PTE_LOAD_PREFAULT;
+  CHECK_OK(pte_program_load_file(path, &o, &p));
+  long eager = mapped_rss_kb(path);
+  CHECK(eager >= size_kb - 4, "prefaulted mapping has %ld of %ld kB resident", eager, size_kb);
+  CHECK(lazy < eager, "the lazy mapping was already resident (%ld kB): the test shows nothing", lazy);
+  pte_method *m = NULL;
+  CHECK_OK(pte_method_load(p, "forward", NULL, &m));
+  pte_method_free(m);
+  pte_program_free(p);
+}
+
 TEST(missing_file_and_method) {
   pte_program *p = NULL;
   CHECK_FAILS(pte_program_load_file("/nonexistent/model.pte", NULL, &p), PTE_ERR_NOT_FOUND,
@@ -311,5 +362,5 @@ TEST(zero_size_dim_beside_huge_dims) {
 TEST_MAIN(T(zero_size_dim_beside_huge_dims), T(register_portable_kernels), T(disable_kernel_library),
           T(zoo_mlp_matches_eager), T(zoo_models_match_eager), T(metadata_without_loading),
           T(wrong_inputs_are_named), T(dynamic_batch_within_bounds), T(control_flow_and_symbolic_sizes),
-          T(two_methods), T(external_weights_need_the_ptd), T(buffer_loads), T(missing_file_and_method),
-          T(caller_provided_memory), T(kernel_selection_by_priority))
+          T(two_methods), T(external_weights_need_the_ptd), T(buffer_loads), T(prefault_pages_the_mapping_in),
+          T(missing_file_and_method), T(caller_provided_memory), T(kernel_selection_by_priority))
