@@ -38,6 +38,7 @@ PTERUN_PY = "pterun-py"
 ET_C = "executorch-c"
 ET_PY = "executorch-py"
 EAGER = "eager"
+ORT = "onnxruntime"
 RUNTIME_LABELS = {
     PTERUN_C: "pterun C",
     PTERUN_CLI: "pterun CLI",
@@ -45,6 +46,7 @@ RUNTIME_LABELS = {
     ET_C: "ExecuTorch C++",
     ET_PY: "ExecuTorch Python",
     EAGER: "PyTorch eager",
+    ORT: "ONNX Runtime",
 }
 FORMS = ("nondelegated", "delegated")
 
@@ -244,6 +246,16 @@ def fetch_outputs(w: Worker, mid: str, tmp: str) -> List[np.ndarray]:
 # ---------------------------------------------------------------------------
 
 
+def process_cpu_ns(pid: int) -> Optional[int]:
+    """User + system CPU time of a process, all its threads (Linux /proc; clock-tick resolution)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) * 1_000_000_000 // os.sysconf("SC_CLK_TCK")
+
+
 def quantiles(xs: Sequence[float]) -> Dict[str, float]:
     s = sorted(xs)
     q = np.percentile(s, [25, 50, 75]) if len(s) > 1 else [s[0]] * 3
@@ -285,10 +297,23 @@ class Entry:
     warmup: int = 2
     round_medians: List[Optional[float]] = field(default_factory=list)
     allocs: List[int] = field(default_factory=list)
+    # The worker process's user+sys CPU time over the timed rounds (warm-ups
+    # included) and the calls made in them: CPU per call beside wall time,
+    # which on a shared machine says what the runtime itself spent.
+    cpu_ns: int = 0
+    calls: int = 0
+
+    def cpu_per_call_us(self) -> Optional[float]:
+        return self.cpu_ns / self.calls / 1e3 if self.calls else None
 
     def run_round(self, env: Dict[str, str]) -> None:
         if self.worker is not None:
+            c0 = process_cpu_ns(self.worker.proc.pid)
             reply = self.worker.cmd("run", self.mid, self.warmup, self.iters)
+            c1 = process_cpu_ns(self.worker.proc.pid)
+            if c0 is not None and c1 is not None:
+                self.cpu_ns += c1 - c0
+                self.calls += self.warmup + self.iters
             times = [int(t) for t in reply[1].split(",")]
             self.round_medians.append(float(statistics.median(times)))
             if int(reply[0]) >= 0:
