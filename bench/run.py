@@ -983,6 +983,13 @@ def main(argv: Optional[List[str]] = None) -> int:
         results["best_vs_eager"] = head["best_vs_eager_python"]
         if realsize is not None:
             results["realsize"] = realsize
+        # Measured by bench/selective_size.py --record, not here: kept across runs.
+        prev = os.path.join(args.out, "results.json")
+        if os.path.isfile(prev):
+            with open(prev) as f:
+                kept = json.load(f).get("selective_build")
+            if kept:
+                results["selective_build"] = kept
         results["errors"] = errors
         results["warnings"] = warnings_
         results["elapsed_s"] = round(time.time() - t_start, 1)
