@@ -367,6 +367,9 @@ def real_cell(mt: Dict[str, Any], form: str, rt: str, notes: Notes) -> str:
     if x:
         cpu = x.get("cpu_per_call_us")
         return f"{ms(x['median_us'])} / {ms(cpu)}" if cpu is not None else ms(x["median_us"])
+    one = mt.get("single_call_us", {}).get(form, {}).get(rt)
+    if one is not None:
+        return f"{ms(one)} (once) [not timed]"
     why = mt["status"].get(form, {}).get(rt, "not available")
     return "**ERROR** " + why[7:] if why.startswith("error: ") else notes.ref(why)
 

@@ -86,6 +86,8 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
                     help="interpreter with transformers and onnxruntime (tools/deps_real.sh) for the real-size "
                          "models' eager and ONNX Runtime peers")
     ap.add_argument("--real-repeat", type=int, default=8, help="interleaved rounds per real-size model")
+    ap.add_argument("--real-slow-ms", type=float, default=1500.0,
+                    help="a real-size form slower than this per call is timed once, not in the rounds")
     ap.add_argument("--no-real", action="store_true", help="skip the real-size models")
     ap.add_argument("--no-zoo", action="store_true",
                     help="real-size models only; the zoo figures are kept from the results.json already in --out")
@@ -761,8 +763,17 @@ def measure_real_case(case: H.Case, onnx: Optional[str], workers: Dict[str, Work
             if status[form][rt] == "ok" or status[form][rt].startswith("error: wrong"):
                 loaded.append((w, mid))
             if status[form][rt] == "ok":
-                entries.append(Entry(rt, form, w, mid))
+                # A form that takes seconds a call (ExecuTorch's portable
+                # convolution on a 224x224 CNN) would take the run's whole
+                # budget: timed once, reported, left out of the rounds.
+                t_ns = statistics.median(int(x) for x in w.cmd("run", mid, 0, 1)[1].split(","))
+                if t_ns > args.real_slow_ms * 1e6:
+                    status[form][rt] = f"not timed: one call took {t_ns / 1e9:.1f} s (over {args.real_slow_ms:.0f} ms)"
+                    single.setdefault(form, {})[rt] = t_ns / 1e3
+                else:
+                    entries.append(Entry(rt, form, w, mid))
 
+    single: Dict[str, Dict[str, float]] = {}
     for form in FORMS:
         for rt in (PTERUN_C, ET_C):
             add(rt, form, case.forms.get(form))
@@ -779,7 +790,7 @@ def measure_real_case(case: H.Case, onnx: Optional[str], workers: Dict[str, Work
     t0 = time.time()
     H.round_robin(entries, args.real_repeat, env)
     log(f"  {case.name}: {len(entries)} timed entries x {args.real_repeat} rounds in {time.time() - t0:.1f} s")
-    result: Dict[str, Any] = {"status": status, "flops": flops, "latency": {}}
+    result: Dict[str, Any] = {"status": status, "flops": flops, "latency": {}, "single_call_us": single}
     for e in entries:
         result["latency"].setdefault(e.form, {})[e.runtime] = dict(
             H.summarize_latency(e.round_medians), iterations_per_round=e.iters, round_medians_ns=e.round_medians,
@@ -821,7 +832,9 @@ def real_memory_and_load(case: H.Case, status: Dict[str, Dict[str, str]], worker
                          errors: List[str]) -> Tuple[Dict[str, Any], Dict[str, Any]]:
     """Load time (interleaved, as for the zoo) and peak resident memory (a
     fresh process each), pterun C vs ExecuTorch C++, both forms."""
-    load = measure_load_times(case, workers, status, 4)
+    # Loading executes nothing: a form too slow to time still has a load time.
+    loadable = {f: {rt: "ok" if v.startswith("not timed") else v for rt, v in by.items()} for f, by in status.items()}
+    load = measure_load_times(case, workers, loadable, 4)
     mem: Dict[str, Any] = {}
     for form in FORMS:
         for rt in (PTERUN_C, ET_C):

@@ -88,3 +88,13 @@ def test_report_without_real_size_is_the_zoo_report(results):
     del res["realsize"], res["selective_build"]
     md = report.markdown(res)
     assert "## Real-size models" not in md and "## Selective build" not in md and "## Headline" in md
+
+
+def test_a_form_too_slow_to_time_shows_its_single_call():
+    mt = model_thread(1.0)
+    del mt["latency"]["nondelegated"][ET_C]
+    mt["status"]["nondelegated"][ET_C] = "not timed: one call took 9.5 s (over 1500 ms)"
+    mt["single_call_us"] = {"nondelegated": {ET_C: 9.5e6}}
+    assert report.real_cell(mt, "nondelegated", ET_C, report.Notes()) == "9500.0 (once) [not timed]"
+    # ExecuTorch's best is then its delegated form.
+    assert run.derive_real_ratios(mt)["best_vs_executorch"]["peer_form"] == "delegated"
