@@ -24,7 +24,7 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -326,17 +326,18 @@ class Entry:
             raise BenchError(f"pterun CLI failed ({p.returncode}): {' '.join(argv)}: {p.stderr.strip()[-400:]}")
         self.round_medians.append(float(m.group(1)) * 1e6)
 
-    def calibrate(self, target_ns: float, env: Dict[str, str], min_iters: int, max_iters: int) -> None:
+    def calibrate(self, target_ns: float, env: Dict[str, str], min_iters: int, max_iters: int,
+                  probe: Tuple[int, int] = (3, 5), min_warmup: int = 2) -> None:
         """Warms up and picks the iteration count that fills about target_ns per round."""
         if self.worker is not None:
-            reply = self.worker.cmd("run", self.mid, 3, 5)
+            reply = self.worker.cmd("run", self.mid, *probe)
             t = statistics.median(int(x) for x in reply[1].split(","))
         else:
             self.iters, self.warmup = 5, 1
             self.run_round(env)
             t = self.round_medians.pop()
         self.iters = int(min(max_iters, max(min_iters, target_ns / max(t, 1.0))))
-        self.warmup = max(2, self.iters // 10)
+        self.warmup = max(min_warmup, self.iters // 10)
 
 
 def round_robin(entries: List[Entry], rounds: int, env: Dict[str, str]) -> None:

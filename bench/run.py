@@ -785,8 +785,10 @@ def measure_real_case(case: H.Case, onnx: Optional[str], workers: Dict[str, Work
     else:
         status["onnx"][ORT] = "not available: no model.onnx"
     flops = int(workers[EAGER].cmd("flops", f"{case.name}:eager")[0]) if status["eager"].get(EAGER) == "ok" else None
+    # Real layers take tens of ms a call, on a machine others share: few calls
+    # per round (one warm-up, at least two timed), the rounds give the spread.
     for e in entries:
-        e.calibrate(args.round_ns, env, 3, 1000)
+        e.calibrate(args.round_ns, env, 2, 1000, probe=(1, 2), min_warmup=1)
     t0 = time.time()
     H.round_robin(entries, args.real_repeat, env)
     log(f"  {case.name}: {len(entries)} timed entries x {args.real_repeat} rounds in {time.time() - t0:.1f} s")
