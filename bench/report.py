@@ -404,17 +404,30 @@ def realsize_section(res: Dict[str, Any], notes: Notes) -> List[str]:
             out += table(["model"] + [c for _, _, c in REAL_COLUMNS], rows)
     out += ["### Ratios", "",
             "pterun's faster form against each peer's faster form, and pterun's XNNPACK-delegated form against "
-            "ExecuTorch's on the same file: per-round wall-time ratios, median (min–max); < 1: pterun faster.", ""]
+            "ExecuTorch's on the same file: per-round wall-time ratios, median (min–max); < 1: pterun faster. "
+            "The last column gives the same four ratios from CPU time per call (same forms). On a machine "
+            "loaded by others, 2-thread figures mostly measure oversubscription: a runtime whose workers spin "
+            "while waiting (its CPU per call grows with the thread count) loses most there.", ""]
     rows = []
     for name, m in rs["models"].items():
         for t, mt in sorted(m["threads"].items(), key=lambda kv: int(kv[0])):
             r = mt.get("ratios", {})
             b = r.get("best_vs_executorch") or r.get("best_vs_onnxruntime") or {}
+            cpu = []
+            for key, rt in (("best_vs_executorch", ET_C), ("best_vs_onnxruntime", ORT), ("best_vs_eager", EAGER)):
+                x = r.get(key)
+                a = x and mt["latency"].get(x["pterun_form"], {}).get(PTERUN_C, {}).get("cpu_per_call_us")
+                c = x and mt["latency"].get(x["peer_form"], {}).get(rt, {}).get("cpu_per_call_us")
+                cpu.append(f"{a / c:.2f}" if a and c else "n/a")
+            a = mt["latency"].get("delegated", {}).get(PTERUN_C, {}).get("cpu_per_call_us")
+            c = mt["latency"].get("delegated", {}).get(ET_C, {}).get("cpu_per_call_us")
+            cpu.append(f"{a / c:.2f}" if a and c else "n/a")
             rows.append([name, t, b.get("pterun_form", "n/a"), ratio(r.get("best_vs_executorch")),
                          ratio(r.get("best_vs_onnxruntime")), ratio(r.get("best_vs_eager")),
-                         ratio(r.get("delegated_vs_executorch_delegated"))])
+                         ratio(r.get("delegated_vs_executorch_delegated")), " / ".join(cpu)])
     out += table(["model", "threads", "pterun best form", "pterun best / ExecuTorch best",
-                  "/ ONNX Runtime", "/ eager", "delegated / ExecuTorch delegated"], rows)
+                  "/ ONNX Runtime", "/ eager", "delegated / ExecuTorch delegated",
+                  "same four, CPU per call"], rows)
     sp = [(n, m["pterun_speedup"]) for n, m in rs["models"].items() if m.get("pterun_speedup", {}).get("best")]
     if sp:
         t0, t1 = sp[0][1]["threads"]
