@@ -25,7 +25,7 @@ FUZZ_SEED ?= 1
 EXAMPLE ?= zoo/models/mobilenet_v2_tiny
 
 .PHONY: demo test deps pydeps toolchain build test-format test-c test-conformance test-clang test-sanitize fuzz \
-        test-static test-python test-aarch64 wheel clean bench bench-quick
+        test-static test-python test-aarch64 wheel clean bench bench-quick realdeps realsize test-realsize
 
 deps:
 	tools/deps.sh
@@ -61,6 +61,23 @@ test-c: build
 test-conformance: build pydeps
 	$(PY) tools/conformance.py --pterun $(BUILD)/cli/pterun zoo
 	$(PY) tools/conformance.py --no-executorch -q --arg=--disable --arg=kernels_optimized --pterun $(BUILD)/cli/pterun zoo
+
+# The real-size benchmark models come from transformers model classes, whose
+# pins clash with .venv's (tokenizers): tools/deps_real.sh makes .venv-real
+# beside it (it sees .venv's torch and executorch). make test checks one
+# reduced-size model (BERT-style, 1 layer, 32 wide) against eager through the
+# CLI, both forms, and its ONNX export against ONNX Runtime.
+REAL_PY := $(CURDIR)/.venv-real/bin/python
+realdeps: pydeps
+	tools/deps_real.sh $(VENV) $(CURDIR)/.venv-real
+
+test-realsize: build realdeps
+	$(REAL_PY) bench/realsize.py --small --models bert --out $(BUILD)/realsize-ci
+	$(PY) tools/conformance.py --no-executorch -q --pterun $(BUILD)/cli/pterun $(BUILD)/realsize-ci
+
+# The five real-size models (large: under $(BUILD)/realsize, never committed).
+realsize: realdeps
+	$(REAL_PY) bench/realsize.py --out $(BUILD)/realsize
 
 test-clang: deps
 	CC=$(TOOLBIN)/clang $(CONFIGURE) -S . -B $(BUILD)-clang -DCMAKE_BUILD_TYPE=Release
@@ -119,7 +136,7 @@ test-python: build pydeps
 	$(PY) -m pip install -q --no-build-isolation .
 	$(PY) -m pytest -q tests/python tests/packaging
 
-test: toolchain test-format test-c test-conformance test-clang test-static test-sanitize fuzz test-python \
+test: toolchain test-format test-c test-conformance test-realsize test-clang test-static test-sanitize fuzz test-python \
       test-aarch64
 	@echo "make test: all passed"
 

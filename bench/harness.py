@@ -24,7 +24,7 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -38,6 +38,7 @@ PTERUN_PY = "pterun-py"
 ET_C = "executorch-c"
 ET_PY = "executorch-py"
 EAGER = "eager"
+ORT = "onnxruntime"
 RUNTIME_LABELS = {
     PTERUN_C: "pterun C",
     PTERUN_CLI: "pterun CLI",
@@ -45,6 +46,7 @@ RUNTIME_LABELS = {
     ET_C: "ExecuTorch C++",
     ET_PY: "ExecuTorch Python",
     EAGER: "PyTorch eager",
+    ORT: "ONNX Runtime",
 }
 FORMS = ("nondelegated", "delegated")
 
@@ -244,6 +246,16 @@ def fetch_outputs(w: Worker, mid: str, tmp: str) -> List[np.ndarray]:
 # ---------------------------------------------------------------------------
 
 
+def process_cpu_ns(pid: int) -> Optional[int]:
+    """User + system CPU time of a process, all its threads (Linux /proc; clock-tick resolution)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) * 1_000_000_000 // os.sysconf("SC_CLK_TCK")
+
+
 def quantiles(xs: Sequence[float]) -> Dict[str, float]:
     s = sorted(xs)
     q = np.percentile(s, [25, 50, 75]) if len(s) > 1 else [s[0]] * 3
@@ -285,10 +297,23 @@ class Entry:
     warmup: int = 2
     round_medians: List[Optional[float]] = field(default_factory=list)
     allocs: List[int] = field(default_factory=list)
+    # The worker process's user+sys CPU time over the timed rounds (warm-ups
+    # included) and the calls made in them: CPU per call beside wall time,
+    # which on a shared machine says what the runtime itself spent.
+    cpu_ns: int = 0
+    calls: int = 0
+
+    def cpu_per_call_us(self) -> Optional[float]:
+        return self.cpu_ns / self.calls / 1e3 if self.calls else None
 
     def run_round(self, env: Dict[str, str]) -> None:
         if self.worker is not None:
+            c0 = process_cpu_ns(self.worker.proc.pid)
             reply = self.worker.cmd("run", self.mid, self.warmup, self.iters)
+            c1 = process_cpu_ns(self.worker.proc.pid)
+            if c0 is not None and c1 is not None:
+                self.cpu_ns += c1 - c0
+                self.calls += self.warmup + self.iters
             times = [int(t) for t in reply[1].split(",")]
             self.round_medians.append(float(statistics.median(times)))
             if int(reply[0]) >= 0:
@@ -301,17 +326,18 @@ class Entry:
             raise BenchError(f"pterun CLI failed ({p.returncode}): {' '.join(argv)}: {p.stderr.strip()[-400:]}")
         self.round_medians.append(float(m.group(1)) * 1e6)
 
-    def calibrate(self, target_ns: float, env: Dict[str, str], min_iters: int, max_iters: int) -> None:
+    def calibrate(self, target_ns: float, env: Dict[str, str], min_iters: int, max_iters: int,
+                  probe: Tuple[int, int] = (3, 5), min_warmup: int = 2) -> None:
         """Warms up and picks the iteration count that fills about target_ns per round."""
         if self.worker is not None:
-            reply = self.worker.cmd("run", self.mid, 3, 5)
+            reply = self.worker.cmd("run", self.mid, *probe)
             t = statistics.median(int(x) for x in reply[1].split(","))
         else:
             self.iters, self.warmup = 5, 1
             self.run_round(env)
             t = self.round_medians.pop()
         self.iters = int(min(max_iters, max(min_iters, target_ns / max(t, 1.0))))
-        self.warmup = max(2, self.iters // 10)
+        self.warmup = max(min_warmup, self.iters // 10)
 
 
 def round_robin(entries: List[Entry], rounds: int, env: Dict[str, str]) -> None:

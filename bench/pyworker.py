@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Python side of the benchmark driver protocol (driver/bench_driver.h).
 
-    python3 bench/pyworker.py {pterun|executorch|eager} [--threads N]
+    python3 bench/pyworker.py {pterun|executorch|eager|onnxruntime} [--threads N]
 
 One process per runtime, driven by bench/run.py over stdin/stdout exactly
 like the C drivers, so the orchestrator treats every runtime the same way.
@@ -10,9 +10,10 @@ Each `run` iteration is one Python call as an application makes it:
 * pterun:     method.execute([numpy arrays])        (pterun's bindings)
 * executorch: method.execute([torch tensors])       (executorch.runtime)
 * eager:      module(*torch tensors) under torch.inference_mode()
+* onnxruntime: session.run(None, {name: numpy array}) (`load` takes the .onnx)
 
 The eager module is rebuilt from tools/zoo/zoo_models.py with the exporter's
-seeds (see zoo_eager.py); `load` takes the case's model.pte only to find its
+seeds, or for a real-size case from bench/realsize.py (see zoo_eager.py); `load` takes the case's model.pte only to find its
 case.json. Heap allocations are not counted here (reported as -1).
 """
 from __future__ import annotations
@@ -177,7 +178,38 @@ class EagerRuntime(Runtime):
         return int(counter.get_total_flops())
 
 
-RUNTIMES = {"pterun": PterunRuntime, "executorch": ExecutorchRuntime, "eager": EagerRuntime}
+class OnnxRuntime(Runtime):
+    """ONNX Runtime's CPU provider on the .onnx exported from the same eager
+    module (bench/realsize.py); N intra-op threads, one inter-op thread."""
+
+    name = "onnxruntime"
+
+    def __init__(self, threads: int) -> None:
+        import onnxruntime
+
+        self.ort = onnxruntime
+        self.threads = threads
+
+    def info(self) -> Dict[str, Any]:
+        return {"runtime": "onnxruntime", "version": self.ort.__version__, "intra_op_threads": self.threads,
+                "providers": self.ort.get_available_providers()}
+
+    def load(self, pte, ptd, method, inputs):
+        so = self.ort.SessionOptions()
+        if self.threads > 0:
+            so.intra_op_num_threads = self.threads
+        so.inter_op_num_threads = 1
+        so.execution_mode = self.ort.ExecutionMode.ORT_SEQUENTIAL
+        t0 = time.perf_counter()
+        sess = self.ort.InferenceSession(pte, so, providers=["CPUExecutionProvider"])
+        t1 = time.perf_counter()
+        feed = {i.name: x for i, x in zip(sess.get_inputs(), inputs)}
+        run = sess.run
+        return Loaded(lambda: run(None, feed), sess), (t1 - t0) * 1e3, 0.0
+
+
+RUNTIMES = {"pterun": PterunRuntime, "executorch": ExecutorchRuntime, "eager": EagerRuntime,
+            "onnxruntime": OnnxRuntime}
 
 
 def to_numpy(x: Any) -> np.ndarray:

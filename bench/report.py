@@ -6,7 +6,7 @@ import json
 import os
 from typing import Any, Dict, List, Optional
 
-from harness import EAGER, ET_C, ET_PY, FORMS, PTERUN_C, PTERUN_CLI, PTERUN_PY, REPO, RUNTIME_LABELS
+from harness import EAGER, ET_C, ET_PY, FORMS, ORT, PTERUN_C, PTERUN_CLI, PTERUN_PY, REPO, RUNTIME_LABELS
 
 TIMED = (PTERUN_C, PTERUN_CLI, PTERUN_PY, ET_C, ET_PY)
 
@@ -349,6 +349,152 @@ def sizes_table(res: Dict[str, Any]) -> List[str]:
     return out
 
 
+# ---------------------------------------------------------------------------
+# Real-size models (results["realsize"], from run.py's measure_realsize)
+# ---------------------------------------------------------------------------
+
+REAL_COLUMNS = (("nondelegated", PTERUN_C, "pterun own kernels"), ("delegated", PTERUN_C, "pterun XNNPACK"),
+                ("nondelegated", ET_C, "ExecuTorch"), ("delegated", ET_C, "ExecuTorch XNNPACK"),
+                ("onnx", ORT, "ONNX Runtime"), ("eager", EAGER, "eager"))
+
+
+def ms(x_us: Optional[float]) -> str:
+    return "n/a" if x_us is None else f"{x_us / 1e3:.1f}"
+
+
+def real_cell(mt: Dict[str, Any], form: str, rt: str, notes: Notes) -> str:
+    x = mt.get("latency", {}).get(form, {}).get(rt)
+    if x:
+        cpu = x.get("cpu_per_call_us")
+        return f"{ms(x['median_us'])} / {ms(cpu)}" if cpu is not None else ms(x["median_us"])
+    one = mt.get("single_call_us", {}).get(form, {}).get(rt)
+    if one is not None:
+        return f"{ms(one)} (once) [not timed]"
+    why = mt["status"].get(form, {}).get(rt, "not available")
+    return "**ERROR** " + why[7:] if why.startswith("error: ") else notes.ref(why)
+
+
+def realsize_section(res: Dict[str, Any], notes: Notes) -> List[str]:
+    rs = res.get("realsize")
+    if not rs:
+        return []
+    when = f" on {rs['date']}" if rs.get("date") else ""
+    la0, la1 = rs.get("loadavg_start"), rs.get("loadavg_end")
+    out = ["## Real-size models", "",
+           f"Measured{when}; fp32, architectures from Hugging Face `transformers` "
+           f"({(rs.get('generator') or {}).get('transformers')}) model classes with random weights from a fixed "
+           "seed (`bench/realsize.py`), exported non-delegated and XNNPACK-delegated, and to ONNX from the same eager "
+           "module. Every peer runs at the same thread count in fresh processes (pterun: PTERUN_NUM_THREADS; "
+           "ExecuTorch: thread pool reset to N; ONNX Runtime: N intra-op threads, 1 inter-op; eager: "
+           f"torch.set_num_threads(N)), interleaved round-robin, {rs['rounds']} rounds, every output checked "
+           "against eager first.", "",
+           "**The machine was busy**: it is shared with other engineers who build on its 2 cores (1-min load "
+           f"average {la0[0]:.1f} at the start of this section, {la1[0]:.1f} at its end). Each cell is therefore "
+           "*wall median / CPU per call* in ms: the CPU time is the worker process's user + system time "
+           "(every thread) over the timed rounds divided by its calls, which other processes' load "
+           "does not inflate the way it inflates wall time (with 2 threads it adds both threads' time).", ""]
+    for t in sorted({t for m in rs["models"].values() for t in m["threads"]}, key=int):
+        rows = []
+        for name, m in rs["models"].items():
+            mt = m["threads"].get(t)
+            if mt:
+                rows.append([name] + [real_cell(mt, f, rt, notes) for f, rt, _ in REAL_COLUMNS])
+        if rows:
+            out += [f"### {t} thread(s): latency, ms (wall median / CPU per call)", ""]
+            out += table(["model"] + [c for _, _, c in REAL_COLUMNS], rows)
+    out += ["### Ratios", "",
+            "pterun's faster form against each peer's faster form, and pterun's XNNPACK-delegated form against "
+            "ExecuTorch's on the same file: per-round wall-time ratios, median (min–max); < 1: pterun faster. "
+            "The last column gives the same four ratios from CPU time per call (same forms). On a machine "
+            "loaded by others, 2-thread figures mostly measure oversubscription: a runtime whose workers spin "
+            "while waiting (its CPU per call grows with the thread count) loses most there.", ""]
+    rows = []
+    for name, m in rs["models"].items():
+        for t, mt in sorted(m["threads"].items(), key=lambda kv: int(kv[0])):
+            r = mt.get("ratios", {})
+            b = r.get("best_vs_executorch") or r.get("best_vs_onnxruntime") or {}
+            cpu = []
+            for key, rt in (("best_vs_executorch", ET_C), ("best_vs_onnxruntime", ORT), ("best_vs_eager", EAGER)):
+                x = r.get(key)
+                a = x and mt["latency"].get(x["pterun_form"], {}).get(PTERUN_C, {}).get("cpu_per_call_us")
+                c = x and mt["latency"].get(x["peer_form"], {}).get(rt, {}).get("cpu_per_call_us")
+                cpu.append(f"{a / c:.2f}" if a and c else "n/a")
+            a = mt["latency"].get("delegated", {}).get(PTERUN_C, {}).get("cpu_per_call_us")
+            c = mt["latency"].get("delegated", {}).get(ET_C, {}).get("cpu_per_call_us")
+            cpu.append(f"{a / c:.2f}" if a and c else "n/a")
+            rows.append([name, t, b.get("pterun_form", "n/a"), ratio(r.get("best_vs_executorch")),
+                         ratio(r.get("best_vs_onnxruntime")), ratio(r.get("best_vs_eager")),
+                         ratio(r.get("delegated_vs_executorch_delegated")), " / ".join(cpu)])
+    out += table(["model", "threads", "pterun best form", "pterun best / ExecuTorch best",
+                  "/ ONNX Runtime", "/ eager", "delegated / ExecuTorch delegated",
+                  "same four, CPU per call"], rows)
+    sp = [(n, m["pterun_speedup"]) for n, m in rs["models"].items() if m.get("pterun_speedup", {}).get("best")]
+    if sp:
+        t0, t1 = sp[0][1]["threads"]
+        out += [f"pterun's best form, {t1} threads against {t0} (wall): " +
+                ", ".join(f"{n} {x['best']:.2f}×" for n, x in sp) + ".", ""]
+    out += ["### % of measured sgemm peak", "",
+            "FLOPs of the eager module (torch's FlopCounterMode: matrix products and convolutions, 2 per "
+            "multiply-add) over each runtime's fastest form's wall median, against this machine's measured "
+            "sgemm peak at that thread count (numpy's BLAS and XNNPACK's fully-connected operator, best rate).", ""]
+    rows = []
+    for name, m in rs["models"].items():
+        for t, mt in sorted(m["threads"].items(), key=lambda kv: int(kv[0])):
+            rf = mt.get("roofline", {})
+            cells = []
+            for rt in (PTERUN_C, ET_C, ORT, EAGER):
+                x = rf.get(rt)
+                cells.append(f"{100 * x['fraction_of_peak']:.0f}% ({x['gflops']:.1f})" if x else "n/a")
+            rows.append([name, m.get("bound", ""), t, num((m.get("flops") or 0) / 1e9, "{:.2f}"),
+                         num(rf.get("peak_gflops"), "{:.1f}")] + cells)
+    out += table(["model", "bound by", "threads", "GFLOP", "peak GFLOP/s", "pterun % (GFLOP/s)", "ExecuTorch",
+                  "ONNX Runtime", "eager"], rows)
+    out += ["### Load time and peak resident memory, pterun vs ExecuTorch", "",
+            "Load: program + method (map, verify, memory plan, operators, delegate init with weight packing), "
+            "median of interleaved loads from a warm page cache. Peak: VmHWM of a fresh process after load and "
+            f"10 executes, minus the bare C process ({mb(rs.get('memory_baseline_kb', {}).get('c_kb'))}); in "
+            "parentheses the part the model added (peak minus the driver's start-up).", ""]
+    rows = []
+    for name, m in rs["models"].items():
+        for form in FORMS:
+            ld, mem = m.get("load", {}).get(form, {}), m.get("memory", {}).get(form, {})
+            base = rs.get("memory_baseline_kb", {}).get("c_kb", 0)
+            cells = []
+            for rt in (PTERUN_C, ET_C):
+                x = ld.get(rt)
+                cells.append(f"{x['total_ms']:.1f}" if x else "n/a")
+            p, e = ld.get(PTERUN_C), ld.get(ET_C)
+            cells.append(num(p["total_ms"] / e["total_ms"]) if p and e else "n/a")
+            for rt in (PTERUN_C, ET_C):
+                x = mem.get(rt)
+                cells.append(f"{mb(x['peak_kb'] - base)} ({mb(x['peak_kb'] - x['startup_kb'])})" if x else "n/a")
+            p, e = mem.get(PTERUN_C), mem.get(ET_C)
+            cells.append(num((p["peak_kb"] - base) / (e["peak_kb"] - base)) if p and e and e["peak_kb"] > base
+                         else "n/a")
+            rows.append([name if form == "nondelegated" else "", form] + cells)
+    out += table(["model", "form", "pterun load ms", "ExecuTorch load ms", "ratio", "pterun peak",
+                  "ExecuTorch peak", "ratio"], rows)
+    out += [f"- {RUNTIME_LABELS[rt]}: {why}" for rt, why in rs.get("availability", {}).items() if why != "ok"]
+    out += [f"- real-size ERROR: {e}" for e in rs.get("errors", [])]
+    return out + [""]
+
+
+def selective_section(res: Dict[str, Any]) -> List[str]:
+    """bench/selective_size.py's rows (it records them into results.json)."""
+    sel = res.get("selective_build")
+    if not sel:
+        return []
+    out = ["## Selective build", "",
+           f"Written by `bench/selective_size.py` ({sel.get('date', '?')}). Kernel libraries (portable + optimized) "
+           "built with `-DPTERUN_SELECT_PROGRAMS=<program>` against the full build, stripped "
+           "(`strip --strip-unneeded`).", ""]
+    rows = [[r["program"], str(r["operators"]), kb(r["full_bytes"]), kb(r["selective_bytes"]),
+             f"{kb(r['full_bytes'] - r['selective_bytes'])} ({100 * (r['full_bytes'] - r['selective_bytes']) / r['full_bytes']:.0f}%)"]
+            for r in sel.get("rows", [])]
+    out += table(["program", "operators", "full", "selective", "saved"], rows)
+    return out
+
+
 def markdown(res: Dict[str, Any]) -> str:
     m = res["machine"]
     v = m["versions"]
@@ -377,6 +523,12 @@ def markdown(res: Dict[str, Any]) -> str:
         out += ["## ERRORS", ""] + [f"- {e}" for e in res["errors"]] + [""]
     if res.get("warnings"):
         out += ["## Warnings", ""] + [f"- {w}" for w in res["warnings"]] + [""]
+    out += realsize_section(res, notes)
+    if res.get("realsize"):
+        out += ["## Zoo models: per-call overhead", "",
+                "The zoo's models run in microseconds: the figures below measure what a runtime costs per call, "
+                "per instruction and per load, not kernel speed (the real-size models above do)." +
+                (f" Measured on {m['date']}." if res["realsize"].get("date") else ""), ""]
     out += headline(res)
     out += latency_tables(res, notes)
     out += load_table(res, notes)
@@ -385,6 +537,7 @@ def markdown(res: Dict[str, Any]) -> str:
     out += overhead_tables(res)
     out += roofline_table(res)
     out += sizes_table(res)
+    out += selective_section(res)
     out += ["## Not available", ""]
     out += [f"- {RUNTIME_LABELS[rt]}: {why}" for rt, why in res["availability"].items() if why != "ok"]
     out += notes.render() + [""]
@@ -413,6 +566,11 @@ def json_view(res: Dict[str, Any]) -> Dict[str, Any]:
     paths relative to the checkout."""
     r = repo_relative(copy.deepcopy(res))
     for m in r["models"].values():
+        for mt in m["threads"].values():
+            for f in mt.get("latency", {}).values():
+                for x in f.values():
+                    x.pop("round_medians_ns", None)
+    for m in (r.get("realsize") or {}).get("models", {}).values():
         for mt in m["threads"].values():
             for f in mt.get("latency", {}).values():
                 for x in f.values():

@@ -50,7 +50,7 @@ sys.path.insert(0, HERE)
 
 import harness as H  # noqa: E402
 import report  # noqa: E402
-from harness import (EAGER, ET_C, ET_PY, FORMS, PTERUN_C, PTERUN_CLI, PTERUN_PY, BenchError,  # noqa: E402
+from harness import (EAGER, ET_C, ET_PY, FORMS, ORT, PTERUN_C, PTERUN_CLI, PTERUN_PY, BenchError,  # noqa: E402
                      CommandError, Entry, Worker, log)
 
 REPO = H.REPO
@@ -79,6 +79,18 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     ap.add_argument("--zoo", default=os.path.join(REPO, "zoo"))
     ap.add_argument("--no-build", action="store_true", help="do not (re)build the drivers")
     ap.add_argument("--round-ms", type=float, help="target time per runtime per round (default 25; --quick 3)")
+    ap.add_argument("--realsize", default=os.path.join(REPO, "build", "realsize"),
+                    help="real-size models written by bench/realsize.py (make realsize); skipped when absent")
+    ap.add_argument("--real-models", help="comma-separated real-size models (default: every one in --realsize)")
+    ap.add_argument("--real-python", default=os.path.join(REPO, ".venv-real", "bin", "python"),
+                    help="interpreter with transformers and onnxruntime (tools/deps_real.sh) for the real-size "
+                         "models' eager and ONNX Runtime peers")
+    ap.add_argument("--real-repeat", type=int, default=8, help="interleaved rounds per real-size model")
+    ap.add_argument("--real-slow-ms", type=float, default=1500.0,
+                    help="a real-size form slower than this per call is timed once, not in the rounds")
+    ap.add_argument("--no-real", action="store_true", help="skip the real-size models")
+    ap.add_argument("--no-zoo", action="store_true",
+                    help="real-size models only; the zoo figures are kept from the results.json already in --out")
     args = ap.parse_args(argv)
     cores = len(os.sched_getaffinity(0))
     if args.threads:
@@ -698,6 +710,213 @@ def roofline(results: Dict[str, Any]) -> Dict[str, Any]:
 
 
 # ---------------------------------------------------------------------------
+# Real-size models (bench/realsize.py): pterun vs ExecuTorch, ONNX Runtime, eager
+# ---------------------------------------------------------------------------
+
+REAL_PEERS = (PTERUN_C, ET_C, EAGER, ORT)
+
+
+def real_workers(paths: Dict[str, str], args: argparse.Namespace, threads: int, avail: Dict[str, str],
+                 log_dir: str) -> Dict[str, Worker]:
+    """The native drivers and, in the transformers environment, eager and ONNX Runtime."""
+    env = runtime_env(threads)
+    argvs = {PTERUN_C: worker_argv(PTERUN_C, paths, args.python, threads),
+             ET_C: worker_argv(ET_C, paths, args.python, threads),
+             EAGER: [args.real_python, os.path.join(HERE, "pyworker.py"), "eager", "--threads", str(threads)],
+             ORT: [args.real_python, os.path.join(HERE, "pyworker.py"), "onnxruntime", "--threads", str(threads)]}
+    up: Dict[str, Worker] = {}
+    for rt, argv in argvs.items():
+        if rt in avail:
+            continue
+        if rt in (EAGER, ORT) and not os.path.isfile(args.real_python):
+            avail[rt] = f"not available: no {args.real_python} (tools/deps_real.sh)"
+            continue
+        w = Worker(rt, argv, env, log_dir, f".real.t{threads}")
+        try:
+            w.start_info()
+            up[rt] = w
+        except CommandError as e:
+            avail[rt] = f"not available: {e}"
+            log(f"{H.RUNTIME_LABELS[rt]}: {avail[rt]}")
+    return up
+
+
+def measure_real_case(case: H.Case, onnx: Optional[str], workers: Dict[str, Worker], args: argparse.Namespace,
+                      threads: int, avail: Dict[str, str], tmp: str, errors: List[str]) -> Dict[str, Any]:
+    """One real-size model at one thread setting: every peer loaded and checked
+    against eager's expected output, then timed interleaved; wall time per call
+    and the worker process's CPU time per call."""
+    env = runtime_env(threads)
+    status: Dict[str, Dict[str, str]] = {"nondelegated": {}, "delegated": {}, "eager": {}, "onnx": {}}
+    entries: List[Entry] = []
+    loaded: List[Tuple[Worker, str]] = []
+
+    def add(rt: str, form: str, prog: Optional[H.Program]) -> None:
+        w = workers.get(rt)
+        if prog is None:
+            status[form][rt] = "not available: not generated"
+        elif w is None:
+            status[form][rt] = avail.get(rt, "not available")
+        else:
+            mid = f"{case.name}:{form}"
+            status[form][rt] = load_model(w, mid, prog, case, tmp, errors)
+            if status[form][rt] == "ok" or status[form][rt].startswith("error: wrong"):
+                loaded.append((w, mid))
+            if status[form][rt] == "ok":
+                # A form that takes seconds a call (ExecuTorch's portable
+                # convolution on a 224x224 CNN) would take the run's whole
+                # budget: timed once, reported, left out of the rounds.
+                t_ns = statistics.median(int(x) for x in w.cmd("run", mid, 0, 1)[1].split(","))
+                if t_ns > args.real_slow_ms * 1e6:
+                    status[form][rt] = f"not timed: one call took {t_ns / 1e9:.1f} s (over {args.real_slow_ms:.0f} ms)"
+                    single.setdefault(form, {})[rt] = t_ns / 1e3
+                else:
+                    entries.append(Entry(rt, form, w, mid))
+
+    single: Dict[str, Dict[str, float]] = {}
+    for form in FORMS:
+        for rt in (PTERUN_C, ET_C):
+            add(rt, form, case.forms.get(form))
+    plain = case.forms.get("nondelegated")
+    add(EAGER, "eager", plain)
+    if onnx and plain:
+        add(ORT, "onnx", H.Program("onnx", os.path.dirname(onnx), onnx, None, "forward", plain.rtol, plain.atol,
+                                   plain.expected))
+    else:
+        status["onnx"][ORT] = "not available: no model.onnx"
+    flops = int(workers[EAGER].cmd("flops", f"{case.name}:eager")[0]) if status["eager"].get(EAGER) == "ok" else None
+    # Real layers take tens of ms a call, on a machine others share: few calls
+    # per round (one warm-up, at least two timed), the rounds give the spread.
+    for e in entries:
+        e.calibrate(args.round_ns, env, 2, 1000, probe=(1, 2), min_warmup=1)
+    t0 = time.time()
+    H.round_robin(entries, args.real_repeat, env)
+    log(f"  {case.name}: {len(entries)} timed entries x {args.real_repeat} rounds in {time.time() - t0:.1f} s")
+    result: Dict[str, Any] = {"status": status, "flops": flops, "latency": {}, "single_call_us": single}
+    for e in entries:
+        result["latency"].setdefault(e.form, {})[e.runtime] = dict(
+            H.summarize_latency(e.round_medians), iterations_per_round=e.iters, round_medians_ns=e.round_medians,
+            cpu_per_call_us=e.cpu_per_call_us(), calls=e.calls)
+    for w, mid in loaded:
+        w.cmd("free", mid)
+    return result
+
+
+def real_best(mt: Dict[str, Any], rt: str) -> Optional[Tuple[str, Dict[str, Any]]]:
+    """A runtime's fastest form (by median) at one thread setting."""
+    cands = [(x["median_us"], f, x) for f, by in mt.get("latency", {}).items() for r, x in by.items() if r == rt]
+    if not cands:
+        return None
+    _, form, x = min(cands, key=lambda c: c[0])
+    return form, x
+
+
+def derive_real_ratios(mt: Dict[str, Any]) -> Dict[str, Any]:
+    """pterun's best form against each peer's best, and the delegated form
+    against ExecuTorch's delegated form on the same file, per round."""
+    r: Dict[str, Any] = {}
+    p = real_best(mt, PTERUN_C)
+    for key, rt in (("executorch", ET_C), ("onnxruntime", ORT), ("eager", EAGER)):
+        o = real_best(mt, rt)
+        pr = H.paired_ratio(p[1]["round_medians_ns"], o[1]["round_medians_ns"]) if p and o else None
+        r[f"best_vs_{key}"] = dict(pr, pterun_form=p[0], peer_form=o[0]) if pr else None
+    a, b = lat(mt, "delegated", PTERUN_C), lat(mt, "delegated", ET_C)
+    r["delegated_vs_executorch_delegated"] = H.paired_ratio(a["round_medians_ns"], b["round_medians_ns"]) \
+        if a and b else None
+    a, b = lat(mt, "nondelegated", PTERUN_C), lat(mt, "nondelegated", ET_C)
+    r["nondelegated_vs_executorch_nondelegated"] = H.paired_ratio(a["round_medians_ns"], b["round_medians_ns"]) \
+        if a and b else None
+    return r
+
+
+def real_memory_and_load(case: H.Case, status: Dict[str, Dict[str, str]], workers: Dict[str, Worker],
+                         paths: Dict[str, str], args: argparse.Namespace, log_dir: str,
+                         errors: List[str]) -> Tuple[Dict[str, Any], Dict[str, Any]]:
+    """Load time (interleaved, as for the zoo) and peak resident memory (a
+    fresh process each), pterun C vs ExecuTorch C++, both forms."""
+    # Loading executes nothing: a form too slow to time still has a load time.
+    loadable = {f: {rt: "ok" if v.startswith("not timed") else v for rt, v in by.items()} for f, by in status.items()}
+    load = measure_load_times(case, workers, loadable, 4)
+    mem: Dict[str, Any] = {}
+    for form in FORMS:
+        for rt in (PTERUN_C, ET_C):
+            if status[form].get(rt) != "ok":
+                continue
+            try:
+                mem.setdefault(form, {})[rt] = memory_one(rt, case, form, paths, args, log_dir)
+            except (BenchError, CommandError) as e:
+                errors.append(f"memory of {case.name} ({form}) on {H.RUNTIME_LABELS[rt]}: {e}")
+    return load, mem
+
+
+def measure_realsize(paths: Dict[str, str], args: argparse.Namespace, avail: Dict[str, str], tmp: str,
+                     log_dir: str, errors: List[str]) -> Optional[Dict[str, Any]]:
+    """The real-size section of results.json (None when no models were generated)."""
+    index_path = os.path.join(args.realsize, "index.json")
+    if args.no_real or args.quick or not os.path.isfile(index_path):
+        if not args.no_real and not args.quick:
+            log(f"no real-size models in {args.realsize} (make realsize): skipped")
+        return None
+    with open(index_path) as f:
+        index = json.load(f)
+    names = args.real_models.split(",") if args.real_models else list(index["models"])
+    cases = {n: H.load_case(args.realsize, n, tmp) for n in names}
+    onnx = {n: os.path.join(args.realsize, "onnx", n, "model.onnx") for n in names}
+    onnx = {n: p if os.path.isfile(p) else None for n, p in onnx.items()}
+    real_avail = {k: v for k, v in avail.items() if k in (PTERUN_C, ET_C)}
+    out: Dict[str, Any] = {"generator": {k: index.get(k) for k in ("transformers", "torch")},
+                           "loadavg_start": list(os.getloadavg()), "rounds": args.real_repeat, "models": {}}
+    for n in names:
+        out["models"][n] = {"description": index["models"][n]["description"], "bound": index["models"][n]["bound"],
+                            "small": index["models"][n].get("small", False), "threads": {}}
+    for ti, threads in enumerate(args.thread_list):
+        log(f"== real-size models, {threads} thread(s)")
+        workers = real_workers(paths, args, threads, real_avail, log_dir)
+        try:
+            for rt, w in workers.items():
+                out.setdefault("runtime_info", {}).setdefault(str(threads), {})[rt] = w.info
+            for n in names:
+                m = measure_real_case(cases[n], onnx[n], workers, args, threads, real_avail, tmp, errors)
+                out["models"][n]["flops"] = m.pop("flops") or out["models"][n].get("flops")
+                m["ratios"] = derive_real_ratios(m)
+                out["models"][n]["threads"][str(threads)] = m
+                if ti == 0:
+                    log(f"  {n}: load time and peak memory")
+                    out["models"][n]["load"], out["models"][n]["memory"] = real_memory_and_load(
+                        cases[n], m["status"], workers, paths, args, log_dir, errors)
+        finally:
+            for w in workers.values():
+                w.close()
+    out["memory_baseline_kb"] = bare_baselines(paths, args.python)
+    log("sgemm peak (for the real-size models)")
+    out["sgemm"] = sgemm_peaks(paths, args)
+    out["availability"] = {rt: real_avail.get(rt, "ok") for rt in REAL_PEERS}
+    out["loadavg_end"] = list(os.getloadavg())
+    real_roofline(out)
+    return out
+
+
+def real_roofline(out: Dict[str, Any]) -> None:
+    """Each peer's rate on its fastest form as a fraction of the measured sgemm peak."""
+    for n, m in out["models"].items():
+        flops = m.get("flops")
+        for t, mt in m["threads"].items():
+            peak = out["sgemm"].get(t, {}).get("peak_gflops")
+            row: Dict[str, Any] = {"peak_gflops": peak}
+            for rt in REAL_PEERS:
+                b = real_best(mt, rt)
+                if b and flops and peak:
+                    g = flops / (b[1]["median_us"] * 1e-6) / 1e9
+                    row[rt] = {"form": b[0], "gflops": g, "fraction_of_peak": g / peak}
+            mt["roofline"] = row
+        ts = sorted(m["threads"], key=int)
+        if len(ts) > 1:
+            a, b = real_best(m["threads"][ts[0]], PTERUN_C), real_best(m["threads"][ts[-1]], PTERUN_C)
+            m["pterun_speedup"] = {"threads": [int(ts[0]), int(ts[-1])],
+                                   "best": a[1]["median_us"] / b[1]["median_us"] if a and b else None}
+
+
+# ---------------------------------------------------------------------------
 # Main
 # ---------------------------------------------------------------------------
 
@@ -721,6 +940,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     avail: Dict[str, str] = {}
     try:
         paths = build(args, avail)
+        # Real-size models first: they are what the report leads with.
+        realsize = measure_realsize(paths, args, avail, tmp, log_dir, errors)
+        if args.no_zoo:
+            return write_realsize_only(args, realsize, errors, t_start)
         names = args.models.split(",") if args.models else ["mlp"] if args.quick else default_models(args.zoo)
         cases = [H.load_case(args.zoo, n, tmp) for n in names]
         results: Dict[str, Any] = {"schema": 1, "models": {c.name: {"threads": {}} for c in cases}}
@@ -773,6 +996,15 @@ def main(argv: Optional[List[str]] = None) -> int:
         results["nondelegated_vs_executorch"] = head["nondelegated_vs_executorch_c"]
         results["delegated_vs_executorch"] = head["delegated_vs_executorch_c"]
         results["best_vs_eager"] = head["best_vs_eager_python"]
+        if realsize is not None:
+            results["realsize"] = realsize
+        # Measured by bench/selective_size.py --record, not here: kept across runs.
+        prev = os.path.join(args.out, "results.json")
+        if os.path.isfile(prev):
+            with open(prev) as f:
+                kept = json.load(f).get("selective_build")
+            if kept:
+                results["selective_build"] = kept
         results["errors"] = errors
         results["warnings"] = warnings_
         results["elapsed_s"] = round(time.time() - t_start, 1)
@@ -791,6 +1023,28 @@ def main(argv: Optional[List[str]] = None) -> int:
             log(f"ERROR: {e}")
         return 1
     return 0
+
+
+def write_realsize_only(args: argparse.Namespace, realsize: Optional[Dict[str, Any]], errors: List[str],
+                        t_start: float) -> int:
+    """--no-zoo: the real-size section replaces the one in --out's results.json,
+    whose zoo figures stay as they were (and say when they were measured)."""
+    path = os.path.join(args.out, "results.json")
+    if realsize is None or not os.path.isfile(path):
+        log(f"--no-zoo needs real-size models and an earlier {path}")
+        return 1
+    with open(path) as f:
+        results = json.load(f)
+    results["realsize"] = realsize
+    results["realsize"]["elapsed_s"] = round(time.time() - t_start, 1)
+    results["realsize"]["date"] = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    results["realsize"]["errors"] = errors
+    results.setdefault("warnings", [])
+    report.write_all(results, args.out)
+    log(f"wrote the real-size section into {args.out}/results.md, results.json")
+    for e in errors:
+        log(f"ERROR: {e}")
+    return 1 if errors else 0
 
 
 def check_pterun_python(workers: Dict[str, Worker], warnings_: List[str]) -> None:

@@ -5,6 +5,11 @@ the full build and prints the stripped sizes of both, as a row for
 bench/results.md.
 
     python3 bench/selective_size.py --build build [--model zoo/models/mobilenet_v2_tiny/model.pte]
+                                    [--record bench/results.json]
+
+--record adds the row to results.json's "selective_build" (replacing the
+same program's) and re-renders results.md, whose "Selective build" section
+bench/report.py writes from it.
 
 The full libraries are taken from --build (built if missing); the selective
 build goes to <build>/bench-selective (reused on the next run).
@@ -45,6 +50,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--build", default=os.path.join(REPO, "build"))
     ap.add_argument("--model", default=os.path.join(REPO, "zoo", "models", "mobilenet_v2_tiny", "model.pte"))
+    ap.add_argument("--record", help="results.json to record the row into (results.md is re-rendered)")
     args = ap.parse_args()
     full, sel = os.path.abspath(args.build), os.path.join(os.path.abspath(args.build), "bench-selective")
     model = os.path.abspath(args.model)
@@ -63,7 +69,24 @@ def main() -> int:
     name = os.path.relpath(model, REPO)
     print(f"| selective build for {name} ({len(ops)} operators) | kernel libraries (portable + optimized), "
           f"stripped | {a / 1024:.1f} KB → {b / 1024:.1f} KB | saves {(a - b) / 1024:.1f} KB ({100 * (a - b) / a:.0f}%) |")
+    if args.record:
+        record(args.record, {"program": name, "operators": len(ops), "full_bytes": a, "selective_bytes": b})
     return 0
+
+
+def record(path: str, row: dict) -> None:
+    import datetime
+    import json
+
+    import report
+
+    with open(path) as f:
+        res = json.load(f)
+    sel = res.setdefault("selective_build", {"rows": []})
+    sel["rows"] = [r for r in sel["rows"] if r["program"] != row["program"]] + [row]
+    sel["date"] = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    res.setdefault("warnings", [])
+    report.write_all(res, os.path.dirname(os.path.abspath(path)))
 
 
 if __name__ == "__main__":
