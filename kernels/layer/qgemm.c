@@ -5,6 +5,9 @@
 
 #include <math.h>
 #include <stdlib.h>
+#if defined(__aarch64__)
+#include <sys/auxv.h>
+#endif
 
 /* ---- qd8 activations ---------------------------------------------------- */
 
@@ -221,6 +224,7 @@ void k_qukr_generic(const k_qtile *t) {
 typedef struct qarch {
   int mr, np;
   k_qukr_fn ukr;
+  const char *name;
 } qarch;
 
 static qarch qarch_get(void) {
@@ -230,16 +234,25 @@ static qarch qarch_get(void) {
       /* AVX-512 without VNNI (Skylake-X) runs the AVX2 kernel */
       __builtin_cpu_init();
       if (__builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw"))
-        return (qarch){8, 2, k_qukr_avx512vnni};
-      return (qarch){2, 1, k_qukr_avx2};
-    case K_ISA_AVX2: return (qarch){2, 1, k_qukr_avx2};
+        return (qarch){6, 2, k_qukr_avx512vnni, "avx512vnni"};
+      return (qarch){2, 1, k_qukr_avx2, "avx2"};
+    case K_ISA_AVX2: return (qarch){2, 1, k_qukr_avx2, "avx2"};
 #endif
-#if defined(PTERUN_QGEMM_NEON)
-    case K_ISA_NEON: return (qarch){4, 1, k_qukr_neon};
+#if defined(__aarch64__)
+    case K_ISA_NEON: {
+      /* PTERUN_OPT_ISA=neon-nodot runs the plain NEON kernel on a CPU
+       * with the dot product (so tests cover both) */
+      const char *env = getenv("PTERUN_OPT_ISA");
+      if ((getauxval(AT_HWCAP) & HWCAP_ASIMDDP) && !(env && !strcmp(env, "neon-nodot")))
+        return (qarch){4, 1, k_qukr_neondot, "neondot"};
+      return (qarch){4, 1, k_qukr_neon, "neon"};
+    }
 #endif
-    default: return (qarch){4, 1, k_qukr_generic};
+    default: return (qarch){4, 1, k_qukr_generic, "generic"};
   }
 }
+
+const char *k_qgemm_kernel(void) { return qarch_get().name; }
 
 typedef struct qjob {
   const k_qgemm_desc *g;

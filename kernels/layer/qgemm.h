@@ -53,9 +53,10 @@ static inline const float *k_qbias(const k_qgemm_packed *p, int64_t panel) {
 
 typedef void (*k_qukr_fn)(const k_qtile *t);
 void k_qukr_generic(const k_qtile *t);
-void k_qukr_avx512vnni(const k_qtile *t); /* MR 8, NP 2 */
+void k_qukr_avx512vnni(const k_qtile *t); /* MR 6, NP 2 */
 void k_qukr_avx2(const k_qtile *t);       /* MR 2, NP 1 */
-void k_qukr_neon(const k_qtile *t);
+void k_qukr_neon(const k_qtile *t);       /* MR 4, NP 1 */
+void k_qukr_neondot(const k_qtile *t);    /* MR 4, NP 1 */
 
 /* The last (partial) 4 bytes of a row of K bytes, zero-padded. */
 static inline int32_t k_qload_tail(const int8_t *a, int64_t k, int64_t K) {

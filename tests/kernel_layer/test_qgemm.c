@@ -282,5 +282,20 @@ TEST(qgemm_refusals) {
   CHECK(k_qgemm_pack(&q4, buf, sizeof buf, &why), "int4 per group: %s", why);
 }
 
-TEST_MAIN(T(qd8_hand_computed), T(qd8_properties), T(qgemm_serial), T(qgemm_three_threads), T(qgemm_large),
-          T(qgemm_refusals))
+/* The kernel the instruction-set choice asks for is the one that runs. */
+TEST(qgemm_kernel_named) {
+  const char *want = getenv("PTERUN_OPT_ISA"), *got = k_qgemm_kernel();
+  printf("qgemm kernel: %s\n", got);
+  if (!want) return;
+  if (!strcmp(want, "generic")) CHECK(!strcmp(got, "generic"), "generic asked, %s runs", got);
+  if (!strcmp(want, "avx2")) CHECK(!strcmp(got, "avx2"), "avx2 asked, %s runs", got);
+  if (!strcmp(want, "neon-nodot")) CHECK(!strcmp(got, "neon"), "plain neon asked, %s runs", got);
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+  if (!strcmp(want, "avx512") && __builtin_cpu_supports("avx512vnni"))
+    CHECK(!strcmp(got, "avx512vnni"), "avx512 on a VNNI CPU, %s runs", got);
+#endif
+}
+
+TEST_MAIN(T(qgemm_kernel_named), T(qd8_hand_computed), T(qd8_properties), T(qgemm_serial),
+          T(qgemm_three_threads), T(qgemm_large), T(qgemm_refusals))
