@@ -24,25 +24,43 @@ static int32_t qd8_zero_point(float lo, float hi, float inv) {
   return (int32_t)rintf(zp);
 }
 
-static void quantize_row(int64_t K, const float *x, int8_t *q, k_qd8_params *qp) {
+static void minmax_generic(int64_t K, const float *x, float *plo, float *phi) {
   float lo = 0.0f, hi = 0.0f;
   for (int64_t k = 0; k < K; k++) {
     lo = x[k] < lo ? x[k] : lo;
     hi = x[k] > hi ? x[k] : hi;
   }
-  const float inv = qd8_inv_step(lo, hi);
-  const int32_t zp = qd8_zero_point(lo, hi, inv);
-  qp->zero_point = zp;
-  qp->scale = 1.0f / inv;
+  *plo = lo, *phi = hi;
+}
+
+static void convert_generic(int64_t K, const float *x, float inv, int32_t zp, int8_t *q) {
   /* clamping before rounding gives the same result (integer bounds) and
-   * puts NaN in range */
-  const float zmin = (float)(-128 - zp), zmax = (float)(127 - zp);
+   * puts NaN in range; 1.5 * 2^23 added and taken away rounds |v| < 2^22
+   * half to even (rintf in the default mode, which may be a call) */
+  const float zmin = (float)(-128 - zp), zmax = (float)(127 - zp), magic = 12582912.0f;
   for (int64_t k = 0; k < K; k++) {
     float v = x[k] * inv;
     v = v > zmin ? v : zmin;
     v = v < zmax ? v : zmax;
-    q[k] = (int8_t)((int32_t)rintf(v) + zp);
+    q[k] = (int8_t)((int32_t)((v + magic) - magic) + zp);
   }
+}
+
+static void quantize_row(int64_t K, const float *x, int8_t *q, k_qd8_params *qp) {
+  k_qminmax_fn minmax = minmax_generic;
+  k_qconvert_fn convert = convert_generic;
+#if defined(PTERUN_QGEMM_X86)
+  k_isa isa = k_isa_get();
+  if (isa == K_ISA_AVX512) minmax = k_qminmax_avx512, convert = k_qconvert_avx512;
+  else if (isa == K_ISA_AVX2) minmax = k_qminmax_avx2, convert = k_qconvert_avx2;
+#endif
+  float lo, hi;
+  minmax(K, x, &lo, &hi);
+  const float inv = qd8_inv_step(lo, hi);
+  const int32_t zp = qd8_zero_point(lo, hi, inv);
+  qp->zero_point = zp;
+  qp->scale = 1.0f / inv;
+  convert(K, x, inv, zp, q);
 }
 
 void k_qd8_quantize_rows(int64_t M, int64_t K, const float *a, int64_t lda, int8_t *q, int64_t ldq,

@@ -58,6 +58,16 @@ void k_qukr_avx2(const k_qtile *t);       /* MR 2, NP 1 */
 void k_qukr_neon(const k_qtile *t);       /* MR 4, NP 1 */
 void k_qukr_neondot(const k_qtile *t);    /* MR 4, NP 1 */
 
+/* qd8 rows in two passes: the range (started at [0, 0], NaN skipped) and
+ * q = clamp(rint(x * inv) + zp) with the bounds applied before rounding
+ * (NaN goes to the low bound). */
+typedef void (*k_qminmax_fn)(int64_t K, const float *x, float *lo, float *hi);
+typedef void (*k_qconvert_fn)(int64_t K, const float *x, float inv, int32_t zp, int8_t *q);
+void k_qminmax_avx2(int64_t K, const float *x, float *lo, float *hi);
+void k_qconvert_avx2(int64_t K, const float *x, float inv, int32_t zp, int8_t *q);
+void k_qminmax_avx512(int64_t K, const float *x, float *lo, float *hi);
+void k_qconvert_avx512(int64_t K, const float *x, float inv, int32_t zp, int8_t *q);
+
 /* The last (partial) 4 bytes of a row of K bytes, zero-padded. */
 static inline int32_t k_qload_tail(const int8_t *a, int64_t k, int64_t K) {
   int32_t v = 0;

@@ -101,3 +101,49 @@ void k_qukr_avx2(const k_qtile *t) {
     }
   }
 }
+
+/* qd8 rows (see qgemm.h): min/max_ps return their second operand when the
+ * first is NaN, so NaN neither widens the range nor leaves it */
+void k_qminmax_avx2(int64_t K, const float *x, float *lo, float *hi) {
+  __m256 l = _mm256_setzero_ps(), h = _mm256_setzero_ps();
+  int64_t k = 0;
+  for (; k + 8 <= K; k += 8) {
+    __m256 v = _mm256_loadu_ps(x + k);
+    l = _mm256_min_ps(v, l);
+    h = _mm256_max_ps(v, h);
+  }
+  float lb[8], hb[8];
+  _mm256_storeu_ps(lb, l);
+  _mm256_storeu_ps(hb, h);
+  float a = lb[0], b = hb[0];
+  for (int i = 1; i < 8; i++) {
+    a = lb[i] < a ? lb[i] : a;
+    b = hb[i] > b ? hb[i] : b;
+  }
+  for (; k < K; k++) {
+    a = x[k] < a ? x[k] : a;
+    b = x[k] > b ? x[k] : b;
+  }
+  *lo = a, *hi = b;
+}
+
+void k_qconvert_avx2(int64_t K, const float *x, float inv, int32_t zp, int8_t *q) {
+  const __m256 s = _mm256_set1_ps(inv), zmin = _mm256_set1_ps((float)(-128 - zp)),
+               zmax = _mm256_set1_ps((float)(127 - zp));
+  const __m256i z = _mm256_set1_epi32(zp);
+  int64_t k = 0;
+  for (; k + 8 <= K; k += 8) {
+    __m256 v = _mm256_mul_ps(_mm256_loadu_ps(x + k), s);
+    v = _mm256_min_ps(_mm256_max_ps(v, zmin), zmax);
+    /* the default rounding mode: half to even, as rintf */
+    __m256i i = _mm256_add_epi32(_mm256_cvtps_epi32(v), z);
+    __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(i), _mm256_extracti128_si256(i, 1));
+    _mm_storel_epi64((__m128i *)(void *)(q + k), _mm_packs_epi16(w, w));
+  }
+  for (; k < K; k++) {
+    float v = x[k] * inv;
+    v = v > (float)(-128 - zp) ? v : (float)(-128 - zp);
+    v = v < (float)(127 - zp) ? v : (float)(127 - zp);
+    q[k] = (int8_t)(_mm_cvtss_si32(_mm_set_ss(v)) + zp);
+  }
+}

@@ -86,3 +86,36 @@ void k_qukr_avx512vnni(const k_qtile *t) {
     }
   }
 }
+
+/* qd8 rows (see qgemm.h): min/max_ps return their second operand when the
+ * first is NaN, so NaN neither widens the range nor leaves it */
+void k_qminmax_avx512(int64_t K, const float *x, float *lo, float *hi) {
+  __m512 l = _mm512_setzero_ps(), h = _mm512_setzero_ps();
+  int64_t k = 0;
+  for (; k + 16 <= K; k += 16) {
+    __m512 v = _mm512_loadu_ps(x + k);
+    l = _mm512_min_ps(v, l);
+    h = _mm512_max_ps(v, h);
+  }
+  if (k < K) {
+    __m512 v = _mm512_maskz_loadu_ps((__mmask16)((1u << (K - k)) - 1), x + k);
+    l = _mm512_min_ps(v, l);
+    h = _mm512_max_ps(v, h);
+  }
+  *lo = _mm512_reduce_min_ps(l);
+  *hi = _mm512_reduce_max_ps(h);
+}
+
+void k_qconvert_avx512(int64_t K, const float *x, float inv, int32_t zp, int8_t *q) {
+  const __m512 s = _mm512_set1_ps(inv), zmin = _mm512_set1_ps((float)(-128 - zp)),
+               zmax = _mm512_set1_ps((float)(127 - zp));
+  const __m512i z = _mm512_set1_epi32(zp);
+  for (int64_t k = 0; k < K; k += 16) {
+    const __mmask16 m = K - k >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (K - k)) - 1);
+    __m512 v = _mm512_mul_ps(_mm512_maskz_loadu_ps(m, x + k), s);
+    v = _mm512_min_ps(_mm512_max_ps(v, zmin), zmax);
+    /* the default rounding mode: half to even, as rintf */
+    __m512i i = _mm512_add_epi32(_mm512_cvtps_epi32(v), z);
+    _mm512_mask_cvtsepi32_storeu_epi8(q + k, m, i);
+  }
+}

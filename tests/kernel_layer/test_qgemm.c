@@ -52,6 +52,14 @@ TEST(qd8_hand_computed) {
   const float n[3] = {-1.0f, NAN, 3.0f};
   k_qd8_quantize_rows(1, 3, n, 3, q, 3, &p);
   CHECK(p.zero_point == -64 && q[0] == -128 && q[2] == 127, "NaN row: zp %d", (int)p.zero_point);
+  /* the same in the vector loops: a long row, NaN in the first block */
+  float r[41];
+  int8_t qr[41];
+  for (int i = 0; i < 41; i++) r[i] = (float)(i % 5) - 1.0f; /* -1 .. 3 */
+  r[3] = NAN;
+  k_qd8_quantize_rows(1, 41, r, 41, qr, 41, &p);
+  CHECK(p.zero_point == -64 && qr[0] == -128 && qr[4] == 127 && qr[39] == 127 && qr[3] == -128,
+        "long NaN row: zp %d q %d %d %d %d", (int)p.zero_point, qr[0], qr[4], qr[39], qr[3]);
 }
 
 TEST(qd8_properties) {
