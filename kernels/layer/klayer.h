@@ -342,9 +342,10 @@ typedef struct k_qgemm_desc {
 size_t k_qgemm_scratch(int64_t M, int64_t K);
 /* false only when float32 activations need scratch that cannot be had. */
 bool k_qgemm(const k_qgemm_desc *g);
-/* The microkernel k_qgemm runs here: "avx512vnni", "avx2", "neondot",
- * "neon" or "generic" (from the CPU and PTERUN_OPT_ISA; "neon-nodot" picks
- * plain NEON on a CPU with the dot product). */
+/* The microkernel k_qgemm runs here: "avx512vnni", "avxvnni", "avx2",
+ * "neondot", "neon" or "generic" (from the CPU and PTERUN_OPT_ISA;
+ * "avx2-novnni" and "neon-nodot" pick the kernels without dot-product
+ * instructions on a CPU that has them). */
 const char *k_qgemm_kernel(void);
 
 /* ---------------------------------------------------------------------- */

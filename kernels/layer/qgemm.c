@@ -8,6 +8,9 @@
 #if defined(__aarch64__)
 #include <sys/auxv.h>
 #endif
+#if defined(PTERUN_QGEMM_X86)
+#include <cpuid.h>
+#endif
 
 /* ---- qd8 activations ---------------------------------------------------- */
 
@@ -245,16 +248,32 @@ typedef struct qarch {
   const char *name;
 } qarch;
 
+#if defined(PTERUN_QGEMM_X86)
+/* AVX-VNNI: CPUID leaf 7 subleaf 1, EAX bit 4 (older compilers' cpu
+ * builtins do not know it) */
+static bool has_avxvnni(void) {
+  unsigned a, b, c, d;
+  return __get_cpuid_count(7, 1, &a, &b, &c, &d) && (a >> 4 & 1);
+}
+#endif
+
 static qarch qarch_get(void) {
   switch (k_isa_get()) {
 #if defined(PTERUN_QGEMM_X86)
     case K_ISA_AVX512:
-      /* AVX-512 without VNNI (Skylake-X) runs the AVX2 kernel */
+    case K_ISA_AVX2: {
+      /* PTERUN_OPT_ISA=avx2-novnni runs the plain AVX2 kernel on a CPU with
+       * VNNI (so tests cover it); AVX-512 without VNNI (Skylake-X) runs an
+       * AVX2 kernel too */
+      const char *env = getenv("PTERUN_OPT_ISA");
+      const bool plain = env && !strcmp(env, "avx2-novnni");
       __builtin_cpu_init();
-      if (__builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw"))
+      if (!plain && k_isa_get() == K_ISA_AVX512 && __builtin_cpu_supports("avx512vnni") &&
+          __builtin_cpu_supports("avx512bw"))
         return (qarch){6, 2, k_qukr_avx512vnni, "avx512vnni"};
+      if (!plain && has_avxvnni()) return (qarch){3, 1, k_qukr_avxvnni, "avxvnni"};
       return (qarch){2, 1, k_qukr_avx2, "avx2"};
-    case K_ISA_AVX2: return (qarch){2, 1, k_qukr_avx2, "avx2"};
+    }
 #endif
 #if defined(__aarch64__)
     case K_ISA_NEON: {

@@ -55,6 +55,7 @@ typedef void (*k_qukr_fn)(const k_qtile *t);
 void k_qukr_generic(const k_qtile *t);
 void k_qukr_avx512vnni(const k_qtile *t); /* MR 6, NP 2 */
 void k_qukr_avx2(const k_qtile *t);       /* MR 2, NP 1 */
+void k_qukr_avxvnni(const k_qtile *t);    /* MR 3, NP 1 */
 void k_qukr_neon(const k_qtile *t);       /* MR 4, NP 1 */
 void k_qukr_neondot(const k_qtile *t);    /* MR 4, NP 1 */
 

@@ -2,9 +2,11 @@
  * columns). Without VNNI, bytes widen to int16 and vpmaddwd sums pairs
  * exactly (vpmaddubsw would saturate): each register holds 4 columns x 2
  * partial sums, folded together at the end of a group. */
-#include <immintrin.h>
-
 #include "qgemm.h"
+
+/* built with its ISA flags on x86-64 only (see CMakeLists.txt) */
+#if defined(__AVX2__)
+#include <immintrin.h>
 
 #define MR 2
 
@@ -147,3 +149,4 @@ void k_qconvert_avx2(int64_t K, const float *x, float inv, int32_t zp, int8_t *q
     q[k] = (int8_t)(_mm_cvtss_si32(_mm_set_ss(v)) + zp);
   }
 }
+#endif

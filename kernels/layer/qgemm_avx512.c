@@ -2,9 +2,11 @@
  * panels (32 columns) of int32 sums by vpdpbusd, which multiplies unsigned
  * by signed bytes: the activations are flipped to unsigned (x + 128) and
  * the zero-point term starts each group's sums at -(zp + 128) * colsum. */
-#include <immintrin.h>
-
 #include "qgemm.h"
+
+/* built with its ISA flags on x86-64 only (see CMakeLists.txt) */
+#if defined(__AVX512VNNI__)
+#include <immintrin.h>
 
 #define MR 6
 #define NP 2
@@ -119,3 +121,4 @@ void k_qconvert_avx512(int64_t K, const float *x, float inv, int32_t zp, int8_t 
     _mm512_mask_cvtsepi32_storeu_epi8(q + k, m, i);
   }
 }
+#endif
