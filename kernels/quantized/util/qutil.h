@@ -114,6 +114,18 @@ pte_status q_quantize_into(pte_kernel_ctx *ctx, const pte_tensor *in, pte_tensor
 pte_status q_dequantize_into(pte_kernel_ctx *ctx, const pte_tensor *in, pte_tensor *out, int32_t dtype,
                              int32_t out_dtype, q_affine *a);
 
+/* The whole of a quantize_per_* or dequantize_per_* operator: arguments
+ * read in their order, every check, the run. The operators differ in how
+ * the parameters come (two scalars, two one-element tensors, per index of
+ * an axis, per row of the last dim) and in dequantize's output dtype. */
+typedef enum q_affine_kind { Q_PER_TENSOR, Q_PER_TENSOR_T, Q_PER_CHANNEL, Q_PER_TOKEN } q_affine_kind;
+typedef struct q_affine_spec {
+  q_affine_kind kind;
+  bool dequantize;
+  int32_t nargs;
+} q_affine_spec;
+pte_status q_affine_op(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs, const q_affine_spec *s);
+
 /* choose_qparams: the input float32 and contiguous, qmin < qmax (int32),
  * the outputs float64 (scale) and int64 (zero point), contiguous, writable. */
 pte_status q_check_choose(pte_kernel_ctx *ctx, const pte_tensor *in, int64_t qmin, int64_t qmax,

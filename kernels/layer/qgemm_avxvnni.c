@@ -1,0 +1,94 @@
+/* The int8 product's AVX-VNNI microkernel (see qgemm.h), for AVX2 CPUs
+ * with the VEX-encoded vpdpbusd (Alder Lake and later) but no AVX-512: 3
+ * rows x 1 panel (two registers of 8 columns), all sums in registers.
+ * vpdpbusd multiplies unsigned by signed bytes, so the activations are
+ * flipped to unsigned (x + 128) and each group's sums start at -(zp + 128)
+ * * colsum, as in the AVX-512 kernel. */
+#include "qgemm.h"
+
+/* built with its ISA flags on x86-64 only (see CMakeLists.txt) */
+#if defined(__AVXVNNI__)
+#include <immintrin.h>
+
+#define MR 3
+
+void k_qukr_avxvnni(const k_qtile *t) {
+  const k_qgemm_packed *p = t->p;
+  const int64_t K = p->k, K4 = K / 4 * 4;
+  const int8_t *a[MR];
+  __m256i zu[MR];
+  for (int i = 0; i < MR; i++) {
+    int r = i < t->mr ? i : t->mr - 1;
+    a[i] = t->a + r * t->sa;
+    zu[i] = _mm256_set1_epi32(t->qp[r].zero_point + 128);
+  }
+  const int8_t *w = k_qw_panel(p, t->panel);
+  const int32_t *csum = k_qcsum(p, t->panel);
+  const float *scale = k_qscale(p, t->panel);
+  const __m256i flip = _mm256_set1_epi32((int)0x80808080u);
+  __m256 f[MR][2];
+  for (int i = 0; i < MR; i++) f[i][0] = f[i][1] = _mm256_setzero_ps();
+  for (int64_t g = 0; g < p->groups; g++) {
+    const int64_t k0 = g * p->glen, k1 = k0 + p->glen < K ? k0 + p->glen : K, k1f = k1 < K4 ? k1 : K4;
+    const __m256i cs0 = _mm256_loadu_si256((const __m256i *)(const void *)(csum + g * K_QNR));
+    const __m256i cs1 = _mm256_loadu_si256((const __m256i *)(const void *)(csum + g * K_QNR + 8));
+    __m256i acc[MR][2];
+#pragma GCC unroll 3
+    for (int i = 0; i < MR; i++) {
+      acc[i][0] = _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_mullo_epi32(zu[i], cs0));
+      acc[i][1] = _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_mullo_epi32(zu[i], cs1));
+    }
+    int64_t k = k0;
+    for (; k < k1f; k += 4) {
+      /* the panel's 4 k x 16 columns: columns 0-7 then 8-15 */
+      const __m256i b0 = _mm256_load_si256((const __m256i *)(const void *)(w + k * K_QNR));
+      const __m256i b1 = _mm256_load_si256((const __m256i *)(const void *)(w + k * K_QNR + 32));
+#pragma GCC unroll 3
+      for (int i = 0; i < MR; i++) {
+        int32_t v;
+        memcpy(&v, a[i] + k, 4);
+        const __m256i av = _mm256_xor_si256(_mm256_set1_epi32(v), flip);
+        acc[i][0] = _mm256_dpbusd_avx_epi32(acc[i][0], av, b0);
+        acc[i][1] = _mm256_dpbusd_avx_epi32(acc[i][1], av, b1);
+      }
+    }
+    if (k < k1) {
+      /* the row's last 1..3 bytes, zero-padded (the padded weights are 0) */
+      const __m256i b0 = _mm256_load_si256((const __m256i *)(const void *)(w + k * K_QNR));
+      const __m256i b1 = _mm256_load_si256((const __m256i *)(const void *)(w + k * K_QNR + 32));
+      for (int i = 0; i < MR; i++) {
+        const __m256i av = _mm256_xor_si256(_mm256_set1_epi32(k_qload_tail(a[i], k, K)), flip);
+        acc[i][0] = _mm256_dpbusd_avx_epi32(acc[i][0], av, b0);
+        acc[i][1] = _mm256_dpbusd_avx_epi32(acc[i][1], av, b1);
+      }
+    }
+    const __m256 sc0 = _mm256_loadu_ps(scale + g * K_QNR), sc1 = _mm256_loadu_ps(scale + g * K_QNR + 8);
+#pragma GCC unroll 3
+    for (int i = 0; i < MR; i++) {
+      f[i][0] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(acc[i][0]), sc0, f[i][0]);
+      f[i][1] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(acc[i][1]), sc1, f[i][1]);
+    }
+  }
+  const float *bias = k_qbias(p, t->panel);
+  const __m256 b0 = _mm256_loadu_ps(bias), b1 = _mm256_loadu_ps(bias + 8);
+  const __m256 lo = _mm256_set1_ps(t->lo), hi = _mm256_set1_ps(t->hi);
+  for (int i = 0; i < t->mr; i++) {
+    const __m256 sa = _mm256_set1_ps(t->qp[i].scale);
+    __m256 v0 = _mm256_fmadd_ps(f[i][0], sa, b0), v1 = _mm256_fmadd_ps(f[i][1], sa, b1);
+    if (t->clamp) {
+      v0 = _mm256_min_ps(_mm256_max_ps(v0, lo), hi);
+      v1 = _mm256_min_ps(_mm256_max_ps(v1, lo), hi);
+    }
+    float *c = t->c + i * t->sc;
+    if (t->nc == K_QNR) {
+      _mm256_storeu_ps(c, v0);
+      _mm256_storeu_ps(c + 8, v1);
+    } else {
+      float tmp[K_QNR];
+      _mm256_storeu_ps(tmp, v0);
+      _mm256_storeu_ps(tmp + 8, v1);
+      memcpy(c, tmp, sizeof(float) * (size_t)t->nc);
+    }
+  }
+}
+#endif
