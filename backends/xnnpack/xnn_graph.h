@@ -50,7 +50,18 @@ typedef struct xg_value {
   uint32_t flags;       /* XG_FLAG_EXTERNAL_* */
   size_t dims[XG_MAX_DIMS];
   size_t numel;
-  size_t nbytes;    /* numel * 4 (every value this delegate runs is fp32) */
+  size_t nbytes; /* bytes of the data: numel * esize (4-bit types: packed, two per byte) */
+  uint8_t esize; /* bytes per element: 4 for fp32, qint32, qcint32; 1 for the int8 types; 0 for 4-bit */
+  /* Quantization parameters (quantized values), checked at parse:
+   * per tensor: scale > 0 and finite, zero_point in the datatype's range;
+   * per channel (and per channel group): `nscales` scales (copied, aligned)
+   * along `channel_dim`, groups of `group_size` elements along the other
+   * dimension; per token: `nonbatch_dims` trailing dims share a scale. */
+  float scale;
+  int32_t zero_point;
+  uint32_t channel_dim, nscales, group_size, nonbatch_dims;
+  const float *scales;
+  bool conv_filter; /* a per-channel [N, K] filter that XNNPACK takes as [N, 1, 1, K] (xnn_nodes.c) */
   const void *data; /* static data */
   size_t data_size;
   int32_t producer; /* index of the node that writes it, -1 if none */
@@ -73,6 +84,7 @@ typedef struct xg_node {
   uint8_t nout;
   uint8_t exec;      /* XG_EXEC_*, set by xg_check */
   uint8_t copy_like; /* the node only copies bytes (reshape, copy, a transpose of size-1 dims) */
+  uint8_t quant;     /* a value of the node is quantized (set by xg_check) */
   uint32_t flags;
   uint32_t debug_handle;
   float out_min, out_max; /* -inf/+inf when the node has no OutputMinMax */

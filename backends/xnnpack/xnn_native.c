@@ -77,6 +77,29 @@ void xg_native_copy(const xg_graph *g, const xg_node *n, void *const *ptr, bool 
   if (ptr[1] != ptr[0]) memcpy(ptr[1], ptr[0], g->values[n->in[0]].nbytes);
 }
 
+/* fp32 <-> qint8 as XNNPACK's convert does it: x / scale (as a product with
+ * the reciprocal), rounded half to even, plus the zero point, saturated; and
+ * (q - zero point) * scale back. */
+void xg_native_convert(const xg_graph *g, const xg_node *n, void *const *ptr, bool index_int64) {
+  const xg_value *x = &g->values[n->in[0]], *o = &g->values[n->out[0]];
+  if (!n->quant) {
+    xg_native_copy(g, n, ptr, index_int64);
+  } else if (o->value_type == XG_VALUE_QUANTIZED) {
+    const float *in = (const float *)ptr[0], inv = 1.0f / o->scale;
+    const float lo = (float)(-128 - o->zero_point), hi = (float)(127 - o->zero_point);
+    int8_t *y = (int8_t *)ptr[1];
+    for (size_t i = 0; i < x->numel; i++) {
+      float v = in[i] * inv;
+      v = v < lo ? lo : v > hi ? hi : v; /* NaN stays NaN: sent to the zero point below */
+      y[i] = v == v ? (int8_t)((int32_t)nearbyintf(v) + o->zero_point) : (int8_t)o->zero_point;
+    }
+  } else {
+    const int8_t *in = (const int8_t *)ptr[0];
+    float *y = (float *)ptr[1];
+    for (size_t i = 0; i < x->numel; i++) y[i] = (float)((int32_t)in[i] - x->zero_point) * x->scale;
+  }
+}
+
 /* ---- softmax over the last dimension ---- */
 
 typedef struct softmax_job {
@@ -275,7 +298,7 @@ static void run_transpose(const xg_graph *g, const xg_node *n, void *const *ptr)
   strides_of(x->dims, x->ndims, sx);
   for (uint32_t d = 0; d < o->ndims; d++) ss[d] = sx[n->p.transpose.perm[d]];
   dims64(o->dims, o->ndims, dims);
-  k_copy_to_contiguous(ptr[1], ptr[0], ss, (int32_t)o->ndims, dims, sizeof(float), true);
+  k_copy_to_contiguous(ptr[1], ptr[0], ss, (int32_t)o->ndims, dims, x->esize, true);
 }
 
 void xg_native_slice(const xg_graph *g, const xg_node *n, void *const *ptr, bool index_int64) {
@@ -285,8 +308,8 @@ void xg_native_slice(const xg_graph *g, const xg_node *n, void *const *ptr, bool
   strides_of(x->dims, x->ndims, sx);
   dims64(o->dims, o->ndims, dims);
   for (uint32_t d = 0; d < x->ndims; d++) start += (int64_t)n->p.slice.offsets[d] * sx[d];
-  k_copy_to_contiguous(ptr[1], (const float *)ptr[0] + start, sx, (int32_t)o->ndims, dims, sizeof(float),
-                       true);
+  k_copy_to_contiguous(ptr[1], (const uint8_t *)ptr[0] + start * x->esize, sx, (int32_t)o->ndims, dims,
+                       x->esize, true);
 }
 
 void xg_native_constant_pad(const xg_graph *g, const xg_node *n, void *const *ptr, bool index_int64) {
@@ -310,13 +333,13 @@ void xg_native_concat(const xg_graph *g, const xg_node *n, void *const *ptr, boo
   int64_t outer = 1, inner = 1;
   for (uint32_t d = 0; d < axis; d++) outer *= (int64_t)o->dims[d];
   for (uint32_t d = axis + 1; d < o->ndims; d++) inner *= (int64_t)o->dims[d];
-  float *y = (float *)ptr[n->nin];
+  uint8_t *y = (uint8_t *)ptr[n->nin];
   const int64_t row = (int64_t)o->dims[axis] * inner;
   int64_t at = 0;
   for (uint32_t k = 0; k < n->nin; k++) {
     const int64_t chunk = (int64_t)g->values[n->in[k]].dims[axis] * inner;
     const int64_t dims[2] = {outer, chunk}, ss[2] = {chunk, 1}, ds[2] = {row, 1};
-    k_copy(y + at, ds, ptr[k], ss, 2, dims, sizeof(float), true);
+    k_copy(y + at * o->esize, ds, ptr[k], ss, 2, dims, o->esize, true);
     at += chunk;
   }
 }
