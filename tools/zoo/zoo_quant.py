@@ -289,16 +289,20 @@ def _last_output_scale(gm: torch.nn.Module) -> float:
 def _models() -> None:
     steps = 2
 
-    def cnn() -> Built:
+    def cnn(name: str = "pt2e_static_cnn", how: str = "not delegated") -> Built:
         model = _TinyCNN()
         x = torch.randn(1, 3, 8, 8)
         gm = _pt2e(model, (x,), dynamic=False)
         _models.cnn_step = _last_output_scale(gm)
         desc = (f"tiny CNN (conv-relu-conv-relu-pool-linear) quantized with PT2E XNNPACKQuantizer, static "
-                f"per-channel int8, not delegated. Tolerance: {steps} quantization steps of the output "
+                f"per-channel int8, {how}. Tolerance: {steps} quantization steps of the output "
                 f"(scale {_models.cnn_step:.6g}): float32 convolutions and products sum in another order than "
                 f"ExecuTorch's and may flip a rounding")
-        return Built(methods={"forward": (gm, (x,), None)}, cases=[CaseIO("pt2e_static_cnn", "forward", (x,), desc)])
+        return Built(methods={"forward": (gm, (x,), None)}, cases=[CaseIO(name, "forward", (x,), desc)])
+
+    def cnn_xnnpack() -> Built:
+        return cnn("pt2e_static_cnn_xnnpack", "delegated to XNNPACK (XnnpackPartitioner: int8 convolutions, "
+                   "fully connected, global average pooling and converts in one delegate)")
 
     def mlp() -> Built:
         model = _MLP()
@@ -322,6 +326,11 @@ def _models() -> None:
     _spec("pt2e_static_cnn", cnn, "tiny CNN, PT2E static per-channel int8, not delegated",
           atol=steps * _models.cnn_step * 1.001,
           reason=f"{steps} quantization steps of the output scale: float32 sums in another order may flip a rounding")
+    _spec("pt2e_static_cnn_xnnpack", cnn_xnnpack, "the same tiny CNN, PT2E static per-channel int8, delegated to XNNPACK",
+          atol=steps * _models.cnn_step * 1.001,
+          reason=f"{steps} quantization steps of the output scale: float32 sums in another order may flip a rounding")
+    _SPECS[-1].xnnpack = True
+    _SPECS[-1].seed_key = "pt2e_static_cnn"  # same weights and inputs as the plain case
     _spec("pt2e_dynamic_linear", mlp, "two linears, PT2E dynamic int8, not delegated",
           atol=steps * _models.mlp_step,
           reason=f"{steps} steps of an int8 grid over the output range: dynamic activation scales times float32 sums")
