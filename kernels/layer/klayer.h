@@ -243,6 +243,111 @@ void k_sgemm_batched(const k_sgemm_desc *g, int32_t dims, const int64_t *sizes, 
                      const int64_t *sb, const int64_t *sc);
 
 /* ---------------------------------------------------------------------- */
+/* int8 matrix product: dynamically quantized activations x int8/int4      */
+/* weights, float32 out (qgemm*.c)                                         */
+/* ---------------------------------------------------------------------- */
+
+/* qd8: one row of activations quantized at run time to int8, asymmetric,
+ * the way XNNPACK's qd8 convert does it: the row's range is widened to
+ * hold 0, [rmin, rmax] maps onto [-128, 127] (inverse step 255 / (rmax -
+ * rmin) in float, 1 for an all-zero row), the zero point is the one whose
+ * rounding error is smaller (from rmin or from rmax), clamped and rounded
+ * half to even; q = clamp(rint(x * inv_step) + zero_point). `scale` is
+ * the dequantization step, 1 / inv_step. */
+typedef struct k_qd8_params {
+  int32_t zero_point; /* -128 .. 127 */
+  float scale;
+} k_qd8_params;
+
+/* Quantize M rows of K floats (row stride lda elements) into q (row stride
+ * ldq bytes, ldq >= K), one k_qd8_params per row. Non-finite inputs give
+ * unspecified (but in-range) values. */
+void k_qd8_quantize_rows(int64_t M, int64_t K, const float *a, int64_t lda, int8_t *q, int64_t ldq,
+                         k_qd8_params *params);
+
+/* Weights as the caller holds them, described for packing: W[n][k] (n <
+ * N output channels, k < K), value w = stored - zero point, times a scale
+ * per channel (group == 0 or K) or per group of `group` consecutive k
+ * (K % group == 0, group % 4 == 0 unless group == K). */
+typedef enum k_qw_bits { K_QW_INT8 = 8, K_QW_INT4 = 4 } k_qw_bits;
+typedef struct k_qgemm_weights {
+  int64_t N, K;
+  k_qw_bits bits;
+  /* Storage: element (r, c) of a row-major matrix with rows of `stride`
+   * bytes (0: the densest, K or (K + 1) / 2 bytes, N when transposed); its
+   * rows are n and columns k, or with `transposed` rows k and columns n.
+   * int8: one signed byte per element. int4: two per byte along the row,
+   * column c in the low nibble when c is even; a nibble is unsigned 0..15
+   * (XNNPACK's qcint4/qbint4, usually with zero_point 8) or, with
+   * `nibble_signed`, two's complement -8..7. */
+  const void *data;
+  int64_t stride;
+  bool transposed;
+  bool nibble_signed;
+  /* Subtracted from every stored value (XNNPACK: 0 for int8, 8 for uint4
+   * nibbles); per-scale zero points (same shape as the scales) are added
+   * to it when given. The result must fit in int8. */
+  int32_t zero_point;
+  const int8_t *zero_points;
+  int64_t group;
+  /* Scales: float32, or bfloat16 (`scale_bf16`, XNNPACK's qbint4 group
+   * scales): N entries, or N x (K / group) with the group fastest. */
+  const float *scale;
+  const uint16_t *scale_bf16;
+  /* Optional N float32 biases, folded into the packed weights. */
+  const float *bias;
+} k_qgemm_weights;
+
+/* The packed weights (opaque: the layout follows the microkernels and may
+ * change). Built once at load into a caller's buffer of k_qgemm_packed_size
+ * bytes, 64-byte aligned; read-only afterwards and shareable by threads. */
+typedef struct k_qgemm_packed k_qgemm_packed;
+
+/* Bytes needed for packing w, or 0 when w is not valid (then *err, when
+ * err is not NULL, says why: shape, group, bits, missing data or scales). */
+size_t k_qgemm_packed_size(const k_qgemm_weights *w, const char **err);
+/* Pack w into dst (bytes >= k_qgemm_packed_size). Fails (NULL, *err set)
+ * on invalid descriptions, values that do not fit after the zero point,
+ * zero, negative or non-finite scales, a short or misaligned buffer. */
+const k_qgemm_packed *k_qgemm_pack(const k_qgemm_weights *w, void *dst, size_t bytes, const char **err);
+int64_t k_qgemm_packed_n(const k_qgemm_packed *p);
+int64_t k_qgemm_packed_k(const k_qgemm_packed *p);
+
+/* C[M,N] = clamp(sum_k (qa[m][k] - zp_m) * scale_m * w[n][k] * wscale + bias[n]).
+ * Zero-initialize and fill what applies. */
+typedef struct k_qgemm_desc {
+  int64_t M;
+  const k_qgemm_packed *w;
+  /* Activations: already quantized (qa, row stride sqa bytes, one
+   * k_qd8_params per row: XNNPACK's qd8 tensors) or float32 (a, row stride
+   * sa elements; quantized here row by row with k_qd8_quantize_rows). */
+  const int8_t *qa;
+  int64_t sqa;
+  const k_qd8_params *qparams;
+  const float *a;
+  int64_t sa;
+  float *c;
+  int64_t sc; /* row stride of C in elements (columns are contiguous) */
+  /* Fused clamp into [lo, hi] after the bias. */
+  bool clamp;
+  float lo, hi;
+  /* Space for the quantized activations when `a` is float32: at least
+   * k_qgemm_scratch(M, K) bytes, 64-byte aligned. NULL: allocated per call
+   * (k_qgemm then fails only if that allocation does). Unused with qa. */
+  void *scratch;
+  size_t scratch_bytes;
+  bool parallel; /* split over the pool when big enough */
+} k_qgemm_desc;
+
+size_t k_qgemm_scratch(int64_t M, int64_t K);
+/* false only when float32 activations need scratch that cannot be had. */
+bool k_qgemm(const k_qgemm_desc *g);
+/* The microkernel k_qgemm runs here: "avx512vnni", "avx2", "neondot",
+ * "neon" or "generic" (from the CPU and PTERUN_OPT_ISA; "neon-nodot" picks
+ * plain NEON on a CPU with the dot product). */
+const char *k_qgemm_kernel(void);
+
+/* ---------------------------------------------------------------------- */
 /* Strided copies                                                         */
 /* ---------------------------------------------------------------------- */
 

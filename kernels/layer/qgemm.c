@@ -1,0 +1,341 @@
+/* The int8 matrix product of the kernel layer (see klayer.h): qd8 row
+ * quantization, weight packing, the tiling over the pool and the generic
+ * microkernel. The ISA microkernels live in qgemm_<isa>.c. */
+#include "qgemm.h"
+
+#include <math.h>
+#include <stdlib.h>
+#if defined(__aarch64__)
+#include <sys/auxv.h>
+#endif
+
+/* ---- qd8 activations ---------------------------------------------------- */
+
+/* [lo, hi] holds 0 (so that 0 is exact: padding, ReLU zeros). */
+static float qd8_inv_step(float lo, float hi) { return lo == hi ? 1.0f : 255.0f / (hi - lo); }
+
+static int32_t qd8_zero_point(float lo, float hi, float inv) {
+  /* XNNPACK's choice between the zero point that maps lo exactly and the
+   * one that maps hi exactly, by the sign of their summed errors */
+  float lo_s = lo * inv, hi_s = hi * inv;
+  float zp = (-128.0f + lo_s) + (127.0f + hi_s) > 0.0f ? -128.0f - lo_s : 127.0f - hi_s;
+  if (!(zp >= -128.0f)) zp = -128.0f;
+  if (zp > 127.0f) zp = 127.0f;
+  return (int32_t)rintf(zp);
+}
+
+static void quantize_row(int64_t K, const float *x, int8_t *q, k_qd8_params *qp) {
+  float lo = 0.0f, hi = 0.0f;
+  for (int64_t k = 0; k < K; k++) {
+    lo = x[k] < lo ? x[k] : lo;
+    hi = x[k] > hi ? x[k] : hi;
+  }
+  const float inv = qd8_inv_step(lo, hi);
+  const int32_t zp = qd8_zero_point(lo, hi, inv);
+  qp->zero_point = zp;
+  qp->scale = 1.0f / inv;
+  /* clamping before rounding gives the same result (integer bounds) and
+   * puts NaN in range */
+  const float zmin = (float)(-128 - zp), zmax = (float)(127 - zp);
+  for (int64_t k = 0; k < K; k++) {
+    float v = x[k] * inv;
+    v = v > zmin ? v : zmin;
+    v = v < zmax ? v : zmax;
+    q[k] = (int8_t)((int32_t)rintf(v) + zp);
+  }
+}
+
+void k_qd8_quantize_rows(int64_t M, int64_t K, const float *a, int64_t lda, int8_t *q, int64_t ldq,
+                         k_qd8_params *params) {
+  for (int64_t m = 0; m < M; m++) quantize_row(K, a + m * lda, q + m * ldq, params + m);
+}
+
+/* ---- packing ------------------------------------------------------------ */
+
+static size_t align64(size_t n) { return (n + 63) & ~(size_t)63; }
+
+/* Longest group whose int32 sums cannot overflow: |a - zp| <= 255, |w| <=
+ * 128, and the zero-point term starts the sum at up to 255 * 128 * glen. */
+#define GLEN_MAX 16384
+
+typedef struct layout {
+  int64_t kp, glen, groups, panels, sgroups; /* sgroups: scale groups of the caller */
+  size_t off_csum, off_scale, off_bias, total;
+} layout;
+
+static bool plan(const k_qgemm_weights *w, layout *l, const char **err) {
+  const char *e = NULL;
+  if (!w) e = "no weights";
+  else if (w->N <= 0 || w->K <= 0 || w->N > ((int64_t)1 << 30) || w->K > ((int64_t)1 << 30))
+    e = "weights need 1 .. 2^30 rows and columns";
+  else if (w->bits != K_QW_INT8 && w->bits != K_QW_INT4) e = "weights must be int8 or int4";
+  else if (!w->data) e = "weights have no data";
+  else if (!w->scale && !w->scale_bf16) e = "weights have no scales";
+  else if (w->group < 0 || (w->group > 0 && w->group != w->K && (w->K % w->group || w->group % 4)))
+    e = "the group size must divide K and be a multiple of 4";
+  else if (w->stride < 0) e = "negative row stride";
+  if (!e && w->stride) {
+    int64_t cols = w->transposed ? w->N : w->K;
+    int64_t need = w->bits == K_QW_INT8 ? cols : (cols + 1) / 2;
+    if (w->stride < need) e = "the row stride is shorter than a row";
+  }
+  if (e) {
+    if (err) *err = e;
+    return false;
+  }
+  const bool per_group = w->group > 0 && w->group != w->K;
+  l->sgroups = per_group ? w->K / w->group : 1;
+  l->kp = (w->K + 3) / 4 * 4;
+  l->glen = per_group ? w->group : l->kp;
+  while (l->glen > GLEN_MAX) l->glen = (l->glen + 7) / 8 * 4; /* halve, keep a multiple of 4 */
+  l->groups = (l->kp + l->glen - 1) / l->glen;
+  l->panels = (w->N + K_QNR - 1) / K_QNR;
+  size_t wb = (size_t)(l->panels * l->kp * K_QNR);
+  size_t gb = (size_t)(l->panels * l->groups * K_QNR) * 4;
+  l->off_csum = 64 + align64(wb);
+  l->off_scale = l->off_csum + align64(gb);
+  l->off_bias = l->off_scale + align64(gb);
+  l->total = l->off_bias + align64((size_t)(l->panels * K_QNR) * 4);
+  if (l->total > UINT32_MAX) {
+    if (err) *err = "weights too large";
+    return false;
+  }
+  return true;
+}
+
+size_t k_qgemm_packed_size(const k_qgemm_weights *w, const char **err) {
+  layout l;
+  return plan(w, &l, err) ? l.total : 0;
+}
+
+static int32_t stored(const k_qgemm_weights *w, int64_t n, int64_t k) {
+  int64_t r = w->transposed ? k : n, c = w->transposed ? n : k;
+  const uint8_t *d = w->data;
+  if (w->bits == K_QW_INT8) {
+    int64_t s = w->stride ? w->stride : (w->transposed ? w->N : w->K);
+    return (int8_t)d[r * s + c];
+  }
+  int64_t s = w->stride ? w->stride : ((w->transposed ? w->N : w->K) + 1) / 2;
+  int32_t v = (d[r * s + c / 2] >> ((c & 1) * 4)) & 15;
+  return w->nibble_signed && v > 7 ? v - 16 : v;
+}
+
+static float bf16(uint16_t h) {
+  uint32_t u = (uint32_t)h << 16;
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+
+const k_qgemm_packed *k_qgemm_pack(const k_qgemm_weights *w, void *dst, size_t bytes, const char **err) {
+  layout l;
+  if (!plan(w, &l, err)) return NULL;
+  if (!dst || ((uintptr_t)dst & 63) || bytes < l.total) {
+    if (err) *err = "the packing buffer is missing, short or not 64-byte aligned";
+    return NULL;
+  }
+  const int64_t N = w->N, K = w->K, sg = l.sgroups;
+  /* scales and zero points first: a bad one refuses before any work */
+  for (int64_t i = 0; i < N * sg; i++) {
+    float s = w->scale ? w->scale[i] : bf16(w->scale_bf16[i]);
+    if (!(s > 0.0f) || !isfinite(s)) {
+      if (err) *err = "a weight scale is zero, negative or not finite";
+      return NULL;
+    }
+  }
+  memset(dst, 0, l.total);
+  k_qgemm_packed *p = dst;
+  *p = (k_qgemm_packed){.n = N,
+                        .k = K,
+                        .kp = l.kp,
+                        .glen = l.glen,
+                        .groups = l.groups,
+                        .panels = l.panels,
+                        .off_csum = (uint32_t)l.off_csum,
+                        .off_scale = (uint32_t)l.off_scale,
+                        .off_bias = (uint32_t)l.off_bias};
+  const int64_t kgroup = sg > 1 ? w->group : K; /* the caller's group length */
+  for (int64_t n = 0; n < N; n++) {
+    const int64_t pn = n / K_QNR, j = n % K_QNR;
+    int8_t *wp = (int8_t *)k_qw_panel(p, pn);
+    int32_t *cs = (int32_t *)k_qcsum(p, pn);
+    float *sc = (float *)k_qscale(p, pn);
+    for (int64_t k = 0; k < K; k++) {
+      int64_t g = k / kgroup;
+      int32_t zp = w->zero_point + (w->zero_points ? w->zero_points[n * sg + g] : 0);
+      int32_t v = stored(w, n, k) - zp;
+      if (v < -128 || v > 127) {
+        if (err) *err = "a weight does not fit in int8 after its zero point";
+        return NULL;
+      }
+      wp[(k / 4) * K_QNR * 4 + j * 4 + k % 4] = (int8_t)v;
+      cs[(k / l.glen) * K_QNR + j] += v;
+    }
+    for (int64_t g = 0; g < l.groups; g++) {
+      int64_t sgi = sg > 1 ? g : 0; /* internal groups are the caller's, or cut one scale */
+      sc[g * K_QNR + j] = w->scale ? w->scale[n * sg + sgi] : bf16(w->scale_bf16[n * sg + sgi]);
+    }
+    if (w->bias) ((float *)k_qbias(p, pn))[j] = w->bias[n];
+  }
+  return p;
+}
+
+int64_t k_qgemm_packed_n(const k_qgemm_packed *p) { return p->n; }
+int64_t k_qgemm_packed_k(const k_qgemm_packed *p) { return p->k; }
+
+/* ---- the generic microkernel -------------------------------------------- */
+
+void k_qukr_generic(const k_qtile *t) {
+  const k_qgemm_packed *p = t->p;
+  const int64_t K = p->k;
+  for (int r = 0; r < t->mr; r++) {
+    const int8_t *a = t->a + r * t->sa;
+    const int32_t za = t->qp[r].zero_point;
+    for (int pj = 0; pj < t->np; pj++) {
+      const int64_t panel = t->panel + pj;
+      const int8_t *w = k_qw_panel(p, panel);
+      const int32_t *cs = k_qcsum(p, panel);
+      const float *sc = k_qscale(p, panel), *bias = k_qbias(p, panel);
+      const int nc = pj == t->np - 1 ? t->nc : K_QNR;
+      float acc[K_QNR] = {0};
+      for (int64_t g = 0; g < p->groups; g++) {
+        int64_t k0 = g * p->glen, k1 = k0 + p->glen < K ? k0 + p->glen : K;
+        int32_t s[K_QNR];
+        for (int j = 0; j < K_QNR; j++) s[j] = -za * cs[g * K_QNR + j];
+        for (int64_t k = k0; k < k1; k++) {
+          const int8_t *wk = w + (k / 4) * K_QNR * 4 + k % 4;
+          for (int j = 0; j < K_QNR; j++) s[j] += (int32_t)a[k] * wk[j * 4];
+        }
+        for (int j = 0; j < K_QNR; j++) acc[j] += (float)s[j] * sc[g * K_QNR + j];
+      }
+      float *c = t->c + r * t->sc + pj * K_QNR;
+      const float sa = t->qp[r].scale;
+      for (int j = 0; j < nc; j++) {
+        float v = acc[j] * sa + bias[j];
+        if (t->clamp) v = v < t->lo ? t->lo : v > t->hi ? t->hi : v;
+        c[j] = v;
+      }
+    }
+  }
+}
+
+/* ---- the driver ---------------------------------------------------------- */
+
+typedef struct qarch {
+  int mr, np;
+  k_qukr_fn ukr;
+  const char *name;
+} qarch;
+
+static qarch qarch_get(void) {
+  switch (k_isa_get()) {
+#if defined(PTERUN_QGEMM_X86)
+    case K_ISA_AVX512:
+      /* AVX-512 without VNNI (Skylake-X) runs the AVX2 kernel */
+      __builtin_cpu_init();
+      if (__builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw"))
+        return (qarch){6, 2, k_qukr_avx512vnni, "avx512vnni"};
+      return (qarch){2, 1, k_qukr_avx2, "avx2"};
+    case K_ISA_AVX2: return (qarch){2, 1, k_qukr_avx2, "avx2"};
+#endif
+#if defined(__aarch64__)
+    case K_ISA_NEON: {
+      /* PTERUN_OPT_ISA=neon-nodot runs the plain NEON kernel on a CPU
+       * with the dot product (so tests cover both) */
+      const char *env = getenv("PTERUN_OPT_ISA");
+      if ((getauxval(AT_HWCAP) & HWCAP_ASIMDDP) && !(env && !strcmp(env, "neon-nodot")))
+        return (qarch){4, 1, k_qukr_neondot, "neondot"};
+      return (qarch){4, 1, k_qukr_neon, "neon"};
+    }
+#endif
+    default: return (qarch){4, 1, k_qukr_generic, "generic"};
+  }
+}
+
+const char *k_qgemm_kernel(void) { return qarch_get().name; }
+
+typedef struct qjob {
+  const k_qgemm_desc *g;
+  const int8_t *qa;
+  int64_t sqa;
+  const k_qd8_params *qp;
+  qarch ar;
+  int64_t mtiles, nblocks;
+} qjob;
+
+static void qjob_range(void *ctx, size_t b, size_t e) {
+  const qjob *jb = ctx;
+  const k_qgemm_desc *g = jb->g;
+  const k_qgemm_packed *p = g->w;
+  for (size_t i = b; i < e; i++) {
+    /* consecutive tiles share a weight block (it stays in cache while
+     * the row tiles stream by) */
+    int64_t nb = (int64_t)i / jb->mtiles, mt = (int64_t)i % jb->mtiles;
+    int64_t m0 = mt * jb->ar.mr, panel = nb * jb->ar.np;
+    int np = (int)(p->panels - panel < jb->ar.np ? p->panels - panel : jb->ar.np);
+    int64_t n_last = p->n - (panel + np - 1) * K_QNR;
+    k_qtile t = {.p = p,
+                 .a = jb->qa + m0 * jb->sqa,
+                 .sa = jb->sqa,
+                 .qp = jb->qp + m0,
+                 .mr = (int)(g->M - m0 < jb->ar.mr ? g->M - m0 : jb->ar.mr),
+                 .panel = panel,
+                 .np = np,
+                 .nc = (int)(n_last < K_QNR ? n_last : K_QNR),
+                 .c = g->c + m0 * g->sc + panel * K_QNR,
+                 .sc = g->sc,
+                 .clamp = g->clamp,
+                 .lo = g->lo,
+                 .hi = g->hi};
+    jb->ar.ukr(&t);
+  }
+}
+
+typedef struct qquant {
+  const k_qgemm_desc *g;
+  int8_t *q;
+  int64_t ldq;
+  k_qd8_params *qp;
+} qquant;
+
+static void quant_range(void *ctx, size_t b, size_t e) {
+  const qquant *qq = ctx;
+  const int64_t K = qq->g->w->k;
+  k_qd8_quantize_rows((int64_t)(e - b), K, qq->g->a + (int64_t)b * qq->g->sa, qq->g->sa,
+                      qq->q + (int64_t)b * qq->ldq, qq->ldq, qq->qp + b);
+}
+
+size_t k_qgemm_scratch(int64_t M, int64_t K) {
+  if (M <= 0 || K <= 0) return 0;
+  return align64((size_t)(M * ((K + 63) / 64 * 64))) + align64((size_t)M * sizeof(k_qd8_params));
+}
+
+bool k_qgemm(const k_qgemm_desc *g) {
+  const k_qgemm_packed *p = g->w;
+  if (g->M <= 0) return true;
+  qjob jb = {.g = g, .qa = g->qa, .sqa = g->sqa, .qp = g->qparams, .ar = qarch_get()};
+  void *heap = NULL;
+  const double flops = 2.0 * (double)g->M * (double)p->n * (double)p->k;
+  if (!g->qa) {
+    size_t need = k_qgemm_scratch(g->M, p->k);
+    void *buf = g->scratch;
+    if (!buf || g->scratch_bytes < need) {
+      heap = aligned_alloc(64, need);
+      if (!heap) return false;
+      buf = heap;
+    }
+    qquant qq = {.g = g, .q = buf, .ldq = (p->k + 63) / 64 * 64};
+    qq.qp = (k_qd8_params *)((char *)buf + align64((size_t)(g->M * qq.ldq)));
+    if (g->parallel) k_parallel_for((size_t)g->M, 4.0 * (double)g->M * (double)p->k, quant_range, &qq);
+    else quant_range(&qq, 0, (size_t)g->M);
+    jb.qa = qq.q, jb.sqa = qq.ldq, jb.qp = qq.qp;
+  }
+  jb.mtiles = (g->M + jb.ar.mr - 1) / jb.ar.mr;
+  jb.nblocks = (p->panels + jb.ar.np - 1) / jb.ar.np;
+  size_t tiles = (size_t)(jb.mtiles * jb.nblocks);
+  /* int8 work is cheaper per multiply-add than float32: count it at half */
+  if (g->parallel && flops * 0.5 >= K_PAR_MIN_FLOPS) k_parallel_for(tiles, flops * 0.5, qjob_range, &jb);
+  else qjob_range(&jb, 0, tiles);
+  free(heap);
+  return true;
+}

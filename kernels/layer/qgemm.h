@@ -1,0 +1,68 @@
+/* The int8 matrix product's packed layout and microkernels (internal to
+ * kernels/layer: qgemm.c drives, qgemm_<isa>.c hold the ISA kernels). */
+#ifndef PTERUN_KLAYER_QGEMM_H
+#define PTERUN_KLAYER_QGEMM_H
+
+#include "klayer.h"
+
+/* Columns per packed panel: one AVX-512 register of int32 lanes. */
+#define K_QNR 16
+
+/* Header of the packed weights (64 bytes), then, each part 64-byte aligned:
+ *  w:     panels x (kp / 4) x K_QNR x 4 int8 (4 consecutive k of a column
+ *         together: what one VNNI/sdot lane sums), zero past N and K;
+ *  csum:  panels x groups x K_QNR int32, the sums of each column's values
+ *         over a group (the activations' zero point times it is removed);
+ *  scale: panels x groups x K_QNR float;
+ *  bias:  panels x K_QNR float (0 when none).
+ * K is cut into groups of glen (a multiple of 4 but for the last) so the
+ * int32 sums of a group never overflow; per-channel scales repeat. */
+struct k_qgemm_packed {
+  int64_t n, k, kp, glen, groups, panels;
+  uint32_t off_csum, off_scale, off_bias, pad_;
+  uint8_t reserved_[8];
+};
+
+typedef struct k_qtile {
+  const k_qgemm_packed *p;
+  const int8_t *a; /* row 0 of the tile */
+  int64_t sa;      /* bytes */
+  const k_qd8_params *qp;
+  int mr;        /* valid rows */
+  int64_t panel; /* first panel */
+  int np;        /* panels in the block */
+  int nc;        /* valid columns of the last panel */
+  float *c;      /* row 0, column of the first panel */
+  int64_t sc;
+  bool clamp;
+  float lo, hi;
+} k_qtile;
+
+static inline const int8_t *k_qw_panel(const k_qgemm_packed *p, int64_t panel) {
+  return (const int8_t *)p + 64 + panel * (p->kp / 4) * K_QNR * 4;
+}
+static inline const int32_t *k_qcsum(const k_qgemm_packed *p, int64_t panel) {
+  return (const int32_t *)((const char *)p + p->off_csum) + panel * p->groups * K_QNR;
+}
+static inline const float *k_qscale(const k_qgemm_packed *p, int64_t panel) {
+  return (const float *)((const char *)p + p->off_scale) + panel * p->groups * K_QNR;
+}
+static inline const float *k_qbias(const k_qgemm_packed *p, int64_t panel) {
+  return (const float *)((const char *)p + p->off_bias) + panel * K_QNR;
+}
+
+typedef void (*k_qukr_fn)(const k_qtile *t);
+void k_qukr_generic(const k_qtile *t);
+void k_qukr_avx512vnni(const k_qtile *t); /* MR 6, NP 2 */
+void k_qukr_avx2(const k_qtile *t);       /* MR 2, NP 1 */
+void k_qukr_neon(const k_qtile *t);       /* MR 4, NP 1 */
+void k_qukr_neondot(const k_qtile *t);    /* MR 4, NP 1 */
+
+/* The last (partial) 4 bytes of a row of K bytes, zero-padded. */
+static inline int32_t k_qload_tail(const int8_t *a, int64_t k, int64_t K) {
+  int32_t v = 0;
+  memcpy(&v, a + k, (size_t)(K - k));
+  return v;
+}
+
+#endif

@@ -1,0 +1,103 @@
+/* The int8 product's AVX2 microkernel (see qgemm.h): 2 rows x 1 panel (16
+ * columns). Without VNNI, bytes widen to int16 and vpmaddwd sums pairs
+ * exactly (vpmaddubsw would saturate): each register holds 4 columns x 2
+ * partial sums, folded together at the end of a group. */
+#include <immintrin.h>
+
+#include "qgemm.h"
+
+#define MR 2
+
+static inline __m256i bcast4(int32_t v) {
+  return _mm256_broadcastsi128_si256(_mm_cvtepi8_epi16(_mm_set1_epi32(v)));
+}
+
+/* 4 registers of [c, c] pairs (columns 4j .. 4j+3) -> 2 of 8 columns in order */
+static inline void fold(const __m256i s[4], __m256i out[2]) {
+  out[0] = _mm256_permute4x64_epi64(_mm256_hadd_epi32(s[0], s[1]), 0xD8);
+  out[1] = _mm256_permute4x64_epi64(_mm256_hadd_epi32(s[2], s[3]), 0xD8);
+}
+
+/* 4 consecutive k of the panel's 16 columns into the sums */
+static inline void step(__m256i acc[MR][4], const __m256i av[MR], const int8_t *wk) {
+#pragma GCC unroll 4
+  for (int j = 0; j < 4; j++) {
+    __m256i b = _mm256_cvtepi8_epi16(_mm_load_si128((const __m128i *)(const void *)(wk + j * 16)));
+#pragma GCC unroll 2
+    for (int i = 0; i < MR; i++) acc[i][j] = _mm256_add_epi32(acc[i][j], _mm256_madd_epi16(b, av[i]));
+  }
+}
+
+void k_qukr_avx2(const k_qtile *t) {
+  const k_qgemm_packed *p = t->p;
+  const int64_t K = p->k, K4 = K / 4 * 4;
+  const int8_t *a[MR];
+  __m256i za[MR];
+  for (int i = 0; i < MR; i++) {
+    int r = i < t->mr ? i : t->mr - 1;
+    a[i] = t->a + r * t->sa;
+    za[i] = _mm256_set1_epi32(t->qp[r].zero_point);
+  }
+  const int8_t *w = k_qw_panel(p, t->panel);
+  const int32_t *csum = k_qcsum(p, t->panel);
+  const float *scale = k_qscale(p, t->panel);
+  __m256 f[MR][2];
+  for (int i = 0; i < MR; i++) f[i][0] = f[i][1] = _mm256_setzero_ps();
+  for (int64_t g = 0; g < p->groups; g++) {
+    const int64_t k0 = g * p->glen, k1 = k0 + p->glen < K ? k0 + p->glen : K, k1f = k1 < K4 ? k1 : K4;
+    __m256i acc[MR][4];
+#pragma GCC unroll 2
+    for (int i = 0; i < MR; i++)
+#pragma GCC unroll 4
+      for (int j = 0; j < 4; j++) acc[i][j] = _mm256_setzero_si256();
+    int64_t k = k0;
+    for (; k < k1f; k += 4) {
+      __m256i av[MR];
+#pragma GCC unroll 2
+      for (int i = 0; i < MR; i++) {
+        int32_t v;
+        memcpy(&v, a[i] + k, 4);
+        av[i] = bcast4(v);
+      }
+      step(acc, av, w + k * K_QNR);
+    }
+    if (k < k1) {
+      /* the row's last 1..3 bytes, zero-padded (the padded weights are 0) */
+      __m256i av[MR];
+      for (int i = 0; i < MR; i++) av[i] = bcast4(k_qload_tail(a[i], k, K));
+      step(acc, av, w + k * K_QNR);
+    }
+    const __m256i cs0 = _mm256_loadu_si256((const __m256i *)(const void *)(csum + g * K_QNR));
+    const __m256i cs1 = _mm256_loadu_si256((const __m256i *)(const void *)(csum + g * K_QNR + 8));
+    const __m256 sc0 = _mm256_loadu_ps(scale + g * K_QNR), sc1 = _mm256_loadu_ps(scale + g * K_QNR + 8);
+    for (int i = 0; i < MR; i++) {
+      __m256i s[2];
+      fold(acc[i], s);
+      s[0] = _mm256_sub_epi32(s[0], _mm256_mullo_epi32(za[i], cs0));
+      s[1] = _mm256_sub_epi32(s[1], _mm256_mullo_epi32(za[i], cs1));
+      f[i][0] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s[0]), sc0, f[i][0]);
+      f[i][1] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s[1]), sc1, f[i][1]);
+    }
+  }
+  const float *bias = k_qbias(p, t->panel);
+  const __m256 b0 = _mm256_loadu_ps(bias), b1 = _mm256_loadu_ps(bias + 8);
+  const __m256 lo = _mm256_set1_ps(t->lo), hi = _mm256_set1_ps(t->hi);
+  for (int i = 0; i < t->mr; i++) {
+    const __m256 sa = _mm256_set1_ps(t->qp[i].scale);
+    __m256 v0 = _mm256_fmadd_ps(f[i][0], sa, b0), v1 = _mm256_fmadd_ps(f[i][1], sa, b1);
+    if (t->clamp) {
+      v0 = _mm256_min_ps(_mm256_max_ps(v0, lo), hi);
+      v1 = _mm256_min_ps(_mm256_max_ps(v1, lo), hi);
+    }
+    float *c = t->c + i * t->sc;
+    if (t->nc == K_QNR) {
+      _mm256_storeu_ps(c, v0);
+      _mm256_storeu_ps(c + 8, v1);
+    } else {
+      float tmp[K_QNR];
+      _mm256_storeu_ps(tmp, v0);
+      _mm256_storeu_ps(tmp + 8, v1);
+      memcpy(c, tmp, sizeof(float) * (size_t)t->nc);
+    }
+  }
+}

@@ -1,0 +1,88 @@
+/* The int8 product's AVX-512 VNNI microkernel (see qgemm.h): 6 rows x 2
+ * panels (32 columns) of int32 sums by vpdpbusd, which multiplies unsigned
+ * by signed bytes: the activations are flipped to unsigned (x + 128) and
+ * the zero-point term starts each group's sums at -(zp + 128) * colsum. */
+#include <immintrin.h>
+
+#include "qgemm.h"
+
+#define MR 6
+#define NP 2
+
+void k_qukr_avx512vnni(const k_qtile *t) {
+  const k_qgemm_packed *p = t->p;
+  const int64_t K = p->k, K4 = K / 4 * 4;
+  const int8_t *a[MR];
+  __m512i zu[MR];
+  /* rows past mr repeat the last one (computed, never stored) */
+  for (int i = 0; i < MR; i++) {
+    int r = i < t->mr ? i : t->mr - 1;
+    a[i] = t->a + r * t->sa;
+    zu[i] = _mm512_set1_epi32(t->qp[r].zero_point + 128);
+  }
+  int64_t panel[NP];
+  const int8_t *w[NP];
+  for (int j = 0; j < NP; j++) {
+    panel[j] = t->panel + (j < t->np ? j : 0);
+    w[j] = k_qw_panel(p, panel[j]);
+  }
+  const __m512i flip = _mm512_set1_epi32((int)0x80808080u);
+  __m512 f[MR][NP];
+#pragma GCC unroll 8
+  for (int i = 0; i < MR; i++)
+#pragma GCC unroll 2
+    for (int j = 0; j < NP; j++) f[i][j] = _mm512_setzero_ps();
+  for (int64_t g = 0; g < p->groups; g++) {
+    const int64_t k0 = g * p->glen, k1 = k0 + p->glen < K ? k0 + p->glen : K, k1f = k1 < K4 ? k1 : K4;
+    __m512i acc[MR][NP];
+    __m512i cs[NP];
+#pragma GCC unroll 2
+    for (int j = 0; j < NP; j++) cs[j] = _mm512_loadu_si512(k_qcsum(p, panel[j]) + g * K_QNR);
+#pragma GCC unroll 8
+    for (int i = 0; i < MR; i++)
+#pragma GCC unroll 2
+      for (int j = 0; j < NP; j++)
+        acc[i][j] = _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_mullo_epi32(zu[i], cs[j]));
+    int64_t k = k0;
+    for (; k < k1f; k += 4) {
+      __m512i b[NP];
+#pragma GCC unroll 2
+      for (int j = 0; j < NP; j++) b[j] = _mm512_load_si512((const void *)(w[j] + k * K_QNR));
+#pragma GCC unroll 8
+      for (int i = 0; i < MR; i++) {
+        int32_t v;
+        memcpy(&v, a[i] + k, 4);
+        __m512i av = _mm512_xor_si512(_mm512_set1_epi32(v), flip);
+#pragma GCC unroll 2
+        for (int j = 0; j < NP; j++) acc[i][j] = _mm512_dpbusd_epi32(acc[i][j], av, b[j]);
+      }
+    }
+    if (k < k1) {
+      /* the row's last 1..3 bytes: zero-padded (the padded weights are 0) */
+      __m512i b[NP];
+      for (int j = 0; j < NP; j++) b[j] = _mm512_load_si512((const void *)(w[j] + k * K_QNR));
+      for (int i = 0; i < MR; i++) {
+        __m512i av = _mm512_xor_si512(_mm512_set1_epi32(k_qload_tail(a[i], k, K)), flip);
+        for (int j = 0; j < NP; j++) acc[i][j] = _mm512_dpbusd_epi32(acc[i][j], av, b[j]);
+      }
+    }
+    __m512 sc[NP];
+#pragma GCC unroll 2
+    for (int j = 0; j < NP; j++) sc[j] = _mm512_loadu_ps(k_qscale(p, panel[j]) + g * K_QNR);
+#pragma GCC unroll 8
+    for (int i = 0; i < MR; i++)
+#pragma GCC unroll 2
+      for (int j = 0; j < NP; j++) f[i][j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(acc[i][j]), sc[j], f[i][j]);
+  }
+  const __m512 lo = _mm512_set1_ps(t->lo), hi = _mm512_set1_ps(t->hi);
+  for (int j = 0; j < t->np; j++) {
+    const __m512 bias = _mm512_loadu_ps(k_qbias(p, panel[j]));
+    const int cols = j == t->np - 1 ? t->nc : K_QNR;
+    const __mmask16 m = (__mmask16)((1u << cols) - 1);
+    for (int i = 0; i < t->mr; i++) {
+      __m512 v = _mm512_fmadd_ps(f[i][j], _mm512_set1_ps(t->qp[i].scale), bias);
+      if (t->clamp) v = _mm512_min_ps(_mm512_max_ps(v, lo), hi);
+      _mm512_mask_storeu_ps(t->c + i * t->sc + j * K_QNR, m, v);
+    }
+  }
+}

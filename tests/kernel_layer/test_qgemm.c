@@ -1,0 +1,301 @@
+/* The kernel layer's int8 product (klayer.h, qgemm*.c) on its own: qd8 row
+ * quantization against hand-computed and property checks, weight packing
+ * (int8, int4 unsigned or signed nibbles, per channel or per group, float
+ * or bf16 scales, zero points, transposed storage) and k_qgemm against a
+ * double-precision reference over edge shapes, serial and on a pool of 3
+ * threads (ctest runs it once per instruction set), and the refusals of
+ * bad weights. */
+#define _POSIX_C_SOURCE 200809L
+#include <pterun/threadpool.h>
+
+#include <stdint.h>
+
+#include "../common/test_util.h"
+#include "klayer.h"
+
+static uint64_t g_rng = 0x2545f4914f6cdd1dull;
+static uint32_t urand(void) {
+  g_rng ^= g_rng << 13, g_rng ^= g_rng >> 7, g_rng ^= g_rng << 17;
+  return (uint32_t)(g_rng >> 32);
+}
+static float frand(void) { return (float)(urand() & 0xffff) / 32768.0f - 1.0f; }
+static int64_t irand(int64_t n) { return (int64_t)(urand() % (uint64_t)n); }
+
+TEST(qd8_hand_computed) {
+  /* [-1, 3]: step 4/255, inverse 63.75; the summed errors are positive,
+   * so the zero point is the one from -1: -64.25, rounded -64 */
+  const float x[5] = {-1.0f, 0.0f, 3.0f, 1.0f, 0.5f};
+  int8_t q[5];
+  k_qd8_params p;
+  k_qd8_quantize_rows(1, 5, x, 5, q, 5, &p);
+  CHECK(p.zero_point == -64, "zero point %d", (int)p.zero_point);
+  CHECK(p.scale == 1.0f / 63.75f, "scale %.9g", (double)p.scale);
+  CHECK(q[0] == -128 && q[1] == -64 && q[2] == 127 && q[3] == 0 && q[4] == -32, "q %d %d %d %d %d", q[0],
+        q[1], q[2], q[3], q[4]);
+  /* all positive: the range widens to 0, zero point -128 */
+  const float y[3] = {2.0f, 1.0f, 0.5f};
+  k_qd8_quantize_rows(1, 3, y, 3, q, 3, &p);
+  CHECK(p.zero_point == -128 && q[0] == 127 && q[1] == 0 && q[2] == -64, "positive row: zp %d q %d %d %d",
+        (int)p.zero_point, q[0], q[1], q[2]);
+  /* all negative: zero point 127; -127.5 rounds to even */
+  const float z[2] = {-2.0f, -1.0f};
+  k_qd8_quantize_rows(1, 2, z, 2, q, 2, &p);
+  CHECK(p.zero_point == 127 && q[0] == -128 && q[1] == -1, "negative row: zp %d q %d %d", (int)p.zero_point,
+        q[0], q[1]);
+  /* all zero: step 1, and XNNPACK's choice falls on the zero point from
+   * the top (127) */
+  const float o[2] = {0.0f, 0.0f};
+  k_qd8_quantize_rows(1, 2, o, 2, q, 2, &p);
+  CHECK(p.zero_point == 127 && p.scale == 1.0f && q[0] == 127 && q[1] == 127, "zero row: zp %d scale %g",
+        (int)p.zero_point, (double)p.scale);
+  /* NaN lands in range, the rest of the row as without it */
+  const float n[3] = {-1.0f, NAN, 3.0f};
+  k_qd8_quantize_rows(1, 3, n, 3, q, 3, &p);
+  CHECK(p.zero_point == -64 && q[0] == -128 && q[2] == 127, "NaN row: zp %d", (int)p.zero_point);
+}
+
+TEST(qd8_properties) {
+  enum { K = 97, M = 40 };
+  static float a[M * K];
+  static int8_t q[M * 128];
+  k_qd8_params p[M];
+  for (int i = 0; i < M * K; i++) a[i] = frand() * (float)(1 + i / K) + (i / K % 3 == 0 ? 1.5f : 0.0f);
+  k_qd8_quantize_rows(M, K, a, K, q, 128, p);
+  for (int m = 0; m < M; m++) {
+    CHECK(p[m].zero_point >= -128 && p[m].zero_point <= 127 && p[m].scale > 0, "row %d params", m);
+    int lo = 127, hi = -128;
+    for (int k = 0; k < K; k++) {
+      double back = (double)(q[m * 128 + k] - p[m].zero_point) * p[m].scale;
+      CHECK(fabs(back - a[m * K + k]) <= 0.5001 * p[m].scale, "row %d k %d: %g back as %g", m, k,
+            (double)a[m * K + k], back);
+      lo = q[m * 128 + k] < lo ? q[m * 128 + k] : lo;
+      hi = q[m * 128 + k] > hi ? q[m * 128 + k] : hi;
+    }
+    CHECK(lo == -128 || hi == 127, "row %d uses [%d, %d] of the range", m, lo, hi);
+  }
+}
+
+typedef struct qcase {
+  int64_t M, N, K, group;
+  int bits;
+  bool transposed, nibble_signed, zps, bf16, bias, clamp, f32_in, parallel;
+} qcase;
+
+static uint16_t to_bf16(float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  return (uint16_t)(u >> 16); /* truncation: the value used is the bf16 one */
+}
+static float from_bf16(uint16_t h) {
+  uint32_t u = (uint32_t)h << 16;
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+
+/* Runs one case; returns the worst error relative to its bound (> 1 fails),
+ * or -1 when the kernel refused. */
+static double qcheck(const qcase *t, const char **why) {
+  const int64_t M = t->M, N = t->N, K = t->K;
+  const int64_t sg = t->group ? K / t->group : 1, G = t->group ? t->group : K;
+  const int64_t rows = t->transposed ? K : N, cols = t->transposed ? N : K;
+  const int64_t stride = t->bits == 8 ? cols + (t->transposed ? 3 : 0) : (cols + 1) / 2 + 1;
+  uint8_t *wd = calloc((size_t)(rows * stride + 1), 1);
+  int32_t *wv = malloc(sizeof(int32_t) * (size_t)(N * K)); /* the values after zero points */
+  float *sc = malloc(sizeof(float) * (size_t)(N * sg));
+  uint16_t *sb = malloc(sizeof(uint16_t) * (size_t)(N * sg));
+  int8_t *zp = malloc((size_t)(N * sg));
+  float *bias = malloc(sizeof(float) * (size_t)N);
+  float *a = malloc(sizeof(float) * (size_t)(M * K + 1));
+  int8_t *qa = malloc((size_t)(M * (K + 5)));
+  k_qd8_params *qp = malloc(sizeof(k_qd8_params) * (size_t)M);
+  float *c = malloc(sizeof(float) * (size_t)(M * (N + 3))),
+        *c2 = malloc(sizeof(float) * (size_t)(M * (N + 3)));
+  const int32_t base_zp = t->bits == 4 && !t->nibble_signed ? 8 : 0;
+  for (int64_t i = 0; i < N * sg; i++) {
+    sc[i] = 0.001f + (float)(urand() % 1000) / 20000.0f;
+    sb[i] = to_bf16(sc[i]);
+    zp[i] = t->zps ? (int8_t)(irand(5) - 2) : 0;
+    if (t->bf16) sc[i] = from_bf16(sb[i]);
+  }
+  for (int64_t i = 0; i < N; i++) bias[i] = frand();
+  for (int64_t n = 0; n < N; n++)
+    for (int64_t k = 0; k < K; k++) {
+      int32_t z = base_zp + zp[n * sg + k / G], s;
+      if (t->bits == 8) s = (int32_t)irand(256 - 8) - 124; /* room for the zero points */
+      else s = t->nibble_signed ? (int32_t)irand(16) - 8 : (int32_t)irand(16);
+      if (t->bits == 4 && t->zps)
+        s = s < 2 + (t->nibble_signed ? -8 : 0) ? s + 2 : s > 13 - (t->nibble_signed ? 8 : 0) ? s - 2 : s;
+      wv[n * K + k] = s - z;
+      int64_t r = t->transposed ? k : n, cc = t->transposed ? n : k;
+      if (t->bits == 8) wd[r * stride + cc] = (uint8_t)(int8_t)s;
+      else wd[r * stride + cc / 2] |= (uint8_t)((s & 15) << ((cc & 1) * 4));
+    }
+  k_qgemm_weights w = {.N = N,
+                       .K = K,
+                       .bits = t->bits == 8 ? K_QW_INT8 : K_QW_INT4,
+                       .data = wd,
+                       .stride = stride,
+                       .transposed = t->transposed,
+                       .nibble_signed = t->nibble_signed,
+                       .zero_point = base_zp,
+                       .zero_points = t->zps ? zp : NULL,
+                       .group = t->group,
+                       .scale = t->bf16 ? NULL : sc,
+                       .scale_bf16 = t->bf16 ? sb : NULL,
+                       .bias = t->bias ? bias : NULL};
+  double worst = -1;
+  size_t bytes = k_qgemm_packed_size(&w, why);
+  void *buf = bytes ? aligned_alloc(64, (bytes + 63) / 64 * 64) : NULL;
+  const k_qgemm_packed *p = buf ? k_qgemm_pack(&w, buf, bytes, why) : NULL;
+  if (p) {
+    for (int64_t i = 0; i < M * K; i++) a[i] = frand() * 2.0f + (i % 7 == 0 ? 1.0f : 0.0f);
+    k_qd8_quantize_rows(M, K, a, K, qa, K + 5, qp);
+    for (int64_t i = 0; i < M * (N + 3); i++) c[i] = c2[i] = -7.0f;
+    k_qgemm_desc g = {.M = M, .w = p, .c = c, .sc = N + 3, .parallel = t->parallel};
+    if (t->clamp) g.clamp = true, g.lo = -0.5f, g.hi = 0.7f;
+    g.qa = qa, g.sqa = K + 5, g.qparams = qp;
+    bool ok = k_qgemm(&g);
+    worst = 0;
+    for (int64_t m = 0; m < M && ok; m++)
+      for (int64_t n = 0; n < N + 3; n++) {
+        double got = c[m * (N + 3) + n];
+        if (n >= N) {
+          if (got != -7.0) worst = 1e9; /* wrote past N */
+          continue;
+        }
+        double ref = t->bias ? bias[n] : 0.0, mag = fabs(ref);
+        for (int64_t k = 0; k < K; k++) {
+          double v = (double)(qa[m * (K + 5) + k] - qp[m].zero_point) * qp[m].scale * wv[n * K + k] *
+                     sc[n * sg + k / G];
+          ref += v, mag += fabs(v);
+        }
+        if (t->clamp) ref = ref < -0.5 ? -0.5 : ref > 0.7 ? 0.7 : ref;
+        double e = fabs(got - ref) / (mag * 2e-6 + 1e-30);
+        if (e > worst) worst = e;
+      }
+    if (!ok) worst = 1e9;
+    if (t->f32_in) {
+      /* float activations: quantized inside, the same numbers */
+      g.qa = NULL, g.qparams = NULL, g.a = a, g.sa = K, g.c = c2;
+      size_t sb2 = k_qgemm_scratch(M, K);
+      void *s = (t->M & 1) ? aligned_alloc(64, sb2) : NULL;
+      g.scratch = s, g.scratch_bytes = s ? sb2 : 0;
+      if (!k_qgemm(&g) || memcmp(c, c2, sizeof(float) * (size_t)(M * (N + 3)))) worst = 2e9;
+      free(s);
+    }
+  }
+  free(buf), free(wd), free(wv), free(sc), free(sb), free(zp), free(bias), free(a), free(qa), free(qp),
+      free(c), free(c2);
+  return worst;
+}
+
+static void qcases(size_t threads, int runs) {
+  CHECK_OK(pte_threadpool_set_threads(threads));
+  static const int64_t Ms[] = {1, 2, 3, 5, 7, 8, 9, 16, 17, 33, 64};
+  static const int64_t Ns[] = {1, 3, 15, 16, 17, 31, 32, 33, 48, 100};
+  static const int64_t Ks[] = {1, 2, 3, 4, 5, 7, 31, 32, 33, 64, 96, 127, 128, 256, 384};
+  static const int64_t groups[] = {32, 64, 128};
+  int fails = 0;
+  for (int r = 0; r < runs; r++) {
+    qcase t = {.M = Ms[irand(11)], .N = Ns[irand(10)], .K = Ks[irand(15)], .bits = irand(2) ? 8 : 4};
+    t.transposed = irand(3) == 0, t.nibble_signed = irand(2), t.zps = irand(3) == 0, t.bf16 = irand(2);
+    t.bias = irand(3) != 0, t.clamp = irand(3) == 0, t.f32_in = irand(3) == 0, t.parallel = threads > 1;
+    if (irand(2)) {
+      int64_t g = groups[irand(3)];
+      if (t.K % g == 0) t.group = g;
+    }
+    const char *why = NULL;
+    double e = qcheck(&t, &why);
+    if (e < 0 || e > 1) {
+      fprintf(
+          stderr,
+          "M %lld N %lld K %lld group %lld bits %d tr %d signed %d zps %d bf16 %d bias %d clamp %d f32 %d: "
+          "%s %g\n",
+          (long long)t.M, (long long)t.N, (long long)t.K, (long long)t.group, t.bits, t.transposed,
+          t.nibble_signed, t.zps, t.bf16, t.bias, t.clamp, t.f32_in, e < 0 ? why : "error", e);
+      fails++;
+    }
+  }
+  CHECK(fails == 0, "%d of %d products (isa %s, %zu threads) off the reference", fails, runs,
+        k_isa_name(k_isa_get()), threads);
+}
+
+TEST(qgemm_serial) { qcases(1, 400); }
+TEST(qgemm_three_threads) { qcases(3, 150); }
+
+TEST(qgemm_large) {
+  CHECK_OK(pte_threadpool_set_threads(3));
+  /* big enough to split over the pool; K beyond one internal group */
+  qcase big[] = {{.M = 130, .N = 200, .K = 512, .bits = 8, .bias = true, .parallel = true},
+                 {.M = 70, .N = 96, .K = 1024, .group = 128, .bits = 4, .bf16 = true, .parallel = true},
+                 {.M = 2, .N = 5, .K = 40003, .bits = 8, .f32_in = true},
+                 {.M = 1, .N = 300, .K = 2048, .group = 32, .bits = 4, .parallel = true, .f32_in = true}};
+  for (size_t i = 0; i < sizeof big / sizeof big[0]; i++) {
+    const char *why = NULL;
+    double e = qcheck(&big[i], &why);
+    CHECK(e >= 0 && e <= 1, "large case %zu: %s %g", i, e < 0 ? why : "error", e);
+  }
+}
+
+TEST(qgemm_refusals) {
+  int8_t w8[64] = {0};
+  uint8_t w4[32] = {0};
+  float s[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+  static _Alignas(64) unsigned char buf[8192];
+  const char *why = NULL;
+  k_qgemm_weights ok = {.N = 2, .K = 32, .bits = K_QW_INT8, .data = w8, .scale = s};
+  CHECK(k_qgemm_packed_size(&ok, &why) > 0 && k_qgemm_pack(&ok, buf, sizeof buf, &why), "a valid one: %s",
+        why);
+  CHECK(k_qgemm_packed_n((const k_qgemm_packed *)buf) == 2 &&
+            k_qgemm_packed_k((const k_qgemm_packed *)buf) == 32,
+        "packed shape");
+  k_qgemm_weights bad = ok;
+  bad.K = 0;
+  CHECK(!k_qgemm_packed_size(&bad, &why) && strstr(why, "rows and columns"), "empty: %s", why);
+  bad = ok, bad.group = 12;
+  CHECK(!k_qgemm_packed_size(&bad, &why) && strstr(why, "group"), "group 12 of 32: %s", why);
+  bad = ok, bad.group = 10, bad.K = 30, bad.data = w8;
+  CHECK(!k_qgemm_packed_size(&bad, &why) && strstr(why, "group"), "group not a multiple of 4: %s", why);
+  bad = ok, bad.scale = NULL;
+  CHECK(!k_qgemm_packed_size(&bad, &why) && strstr(why, "scales"), "no scales: %s", why);
+  bad = ok, bad.data = NULL;
+  CHECK(!k_qgemm_packed_size(&bad, &why) && strstr(why, "data"), "no data: %s", why);
+  bad = ok, bad.bits = 3;
+  CHECK(!k_qgemm_packed_size(&bad, &why) && strstr(why, "int8 or int4"), "3 bits: %s", why);
+  bad = ok, bad.stride = 16;
+  CHECK(!k_qgemm_packed_size(&bad, &why) && strstr(why, "stride"), "short stride: %s", why);
+  float zs[2] = {1.0f, 0.0f}, ns[2] = {1.0f, NAN}, is[2] = {INFINITY, 1.0f}, neg[2] = {-1.0f, 1.0f};
+  const float *scales[] = {zs, ns, is, neg};
+  for (int i = 0; i < 4; i++) {
+    bad = ok, bad.scale = scales[i];
+    CHECK(!k_qgemm_pack(&bad, buf, sizeof buf, &why) && strstr(why, "scale"), "scale %d: %s", i, why);
+  }
+  w8[5] = -128;
+  bad = ok, bad.zero_point = 1;
+  CHECK(!k_qgemm_pack(&bad, buf, sizeof buf, &why) && strstr(why, "fit"), "-128 - 1: %s", why);
+  w8[5] = 0;
+  CHECK(!k_qgemm_pack(&ok, buf, 64, &why) && strstr(why, "short"), "short buffer: %s", why);
+  CHECK(!k_qgemm_pack(&ok, buf + 8, sizeof buf - 8, &why) && strstr(why, "aligned"), "misaligned: %s", why);
+  k_qgemm_weights q4 = {
+      .N = 2, .K = 32, .bits = K_QW_INT4, .data = w4, .scale = s, .group = 16, .zero_point = 8};
+  CHECK(k_qgemm_pack(&q4, buf, sizeof buf, &why), "int4 per group: %s", why);
+}
+
+/* The kernel the instruction-set choice asks for is the one that runs. */
+TEST(qgemm_kernel_named) {
+  const char *want = getenv("PTERUN_OPT_ISA"), *got = k_qgemm_kernel();
+  printf("qgemm kernel: %s\n", got);
+  if (!want) return;
+  if (!strcmp(want, "generic")) CHECK(!strcmp(got, "generic"), "generic asked, %s runs", got);
+  if (!strcmp(want, "avx2")) CHECK(!strcmp(got, "avx2"), "avx2 asked, %s runs", got);
+  if (!strcmp(want, "neon-nodot")) CHECK(!strcmp(got, "neon"), "plain neon asked, %s runs", got);
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+  if (!strcmp(want, "avx512") && __builtin_cpu_supports("avx512vnni"))
+    CHECK(!strcmp(got, "avx512vnni"), "avx512 on a VNNI CPU, %s runs", got);
+#endif
+}
+
+TEST_MAIN(T(qgemm_kernel_named), T(qd8_hand_computed), T(qd8_properties), T(qgemm_serial),
+          T(qgemm_three_threads), T(qgemm_large), T(qgemm_refusals))
