@@ -60,13 +60,56 @@ static pte_status quant_error(const xg_graph *g, uint32_t ni, uint32_t k, const 
 
 /* Static int8: which datatypes go together on a node (its row's XG_Q_*).
  * Sets n->quant when any value is quantized. */
-static pte_status check_quant(xg_graph *g, uint32_t ni, const xg_node_desc *d) {
+/* Dynamic quantization as the partitioner emits it: an fp32 -> qdint8
+ * convert (a copy here: qdint8 rows travel as fp32) feeding fully connected
+ * nodes with constant qcint8, qcint4 or qbint4 weights, an fp32 (or no)
+ * constant bias and an fp32 output, which pterun's int8 product runs. */
+static pte_status check_dynamic(xg_graph *g, uint32_t ni, bool *xnn_ok) {
+  xg_node *n = &g->nodes[ni];
+  const xg_value *x = &g->values[n->in[0]], *o = &g->values[n->out[0]];
+  if (n->type == XG_CONVERT && o->datatype == XG_DT_QDINT8) {
+    if (x->value_type != XG_VALUE_TENSOR || x->datatype != XG_DT_FP32)
+      return quant_error(g, ni, 0, "a qdint8 value is converted from fp32");
+    return PTE_OK; /* a copy */
+  }
+  bool dq_input = n->type == XG_FULLY_CONNECTED && x->datatype == XG_DT_QDINT8;
+  for (uint32_t k = 0; k < (uint32_t)n->nin + n->nout; k++) {
+    uint32_t vi = k < n->nin ? n->in[k] : n->out[k - n->nin];
+    if (vi != XG_NONE && g->values[vi].datatype == XG_DT_QDINT8 && !(dq_input && k == 0))
+      return quant_error(g, ni, k, "qdint8 values go from a convert to fully connected inputs only");
+  }
+  if (!dq_input) return PTE_OK;
+  const xg_value *w = &g->values[n->in[1]], *b = n->in[2] == XG_NONE ? NULL : &g->values[n->in[2]];
+  if (w->datatype != XG_DT_QCINT8 && w->datatype != XG_DT_QCINT4 && w->datatype != XG_DT_QBINT4)
+    return quant_error(g, ni, 1, "a qdint8 fully connected takes qcint8, qcint4 or qbint4 weights");
+  if (!w->has_data || (n->flags & 1) || w->channel_dim != 0)
+    return xg_node_error(g, ni, PTE_ERR_NOT_SUPPORTED,
+                         "quantized weights (value %u) must be a constant [N, K] quantized along dimension 0",
+                         n->in[1]);
+  if (b && (b->value_type != XG_VALUE_TENSOR || b->datatype != XG_DT_FP32 || !b->has_data))
+    return quant_error(g, ni, 2, "a qdint8 fully connected takes a constant fp32 bias");
+  if (o->value_type != XG_VALUE_TENSOR || o->datatype != XG_DT_FP32)
+    return quant_error(g, ni, 3, "a qdint8 fully connected writes fp32");
+  n->dyn = 1;
+  n->quant = 1;
+  *xnn_ok = false; /* 2022 XNNPACK has no such operator */
+  return PTE_OK;
+}
+
+static pte_status check_quant(xg_graph *g, uint32_t ni, const xg_node_desc *d, bool *xnn_ok) {
   xg_node *n = &g->nodes[ni];
   const uint32_t nv = (uint32_t)n->nin + n->nout;
+  bool dynamic = false;
   n->quant = 0;
   for (uint32_t k = 0; k < nv; k++) {
     uint32_t vi = k < n->nin ? n->in[k] : n->out[k - n->nin];
-    if (vi != XG_NONE && g->values[vi].value_type == XG_VALUE_QUANTIZED) n->quant = 1;
+    if (vi == XG_NONE || g->values[vi].value_type != XG_VALUE_QUANTIZED) continue;
+    n->quant = 1;
+    if (g->values[vi].datatype == XG_DT_QDINT8) dynamic = true;
+  }
+  if (dynamic) {
+    n->quant = 0;
+    return check_dynamic(g, ni, xnn_ok);
   }
   if (!n->quant) return PTE_OK;
   if (!d->quant)
@@ -135,14 +178,14 @@ static pte_status check_node(xg_graph *g, uint32_t ni, bool *xnn_ok) {
   if (d->copy) n->copy_like = 1;
   *xnn_ok = d->define != NULL;
   if ((st = d->check(g, ni, xnn_ok))) return st;
-  return check_quant(g, ni, d);
+  return check_quant(g, ni, d, xnn_ok);
 }
 
 bool xg_native_supports(const xg_graph *g, const xg_node *n) {
   (void)g;
   const xg_node_desc *d = xg_node_desc_of(n->type);
   /* pterun's compute is fp32; on int8 it only copies bytes and converts. */
-  return d && d->native && (!n->quant || d->quant == XG_Q_BYTES || d->quant == XG_Q_CONVERT);
+  return d && d->native && (!n->quant || n->dyn || d->quant == XG_Q_BYTES || d->quant == XG_Q_CONVERT);
 }
 
 bool xg_input_is_packed(const xg_node *n, uint32_t slot) {
@@ -156,18 +199,18 @@ static const char *why_refused(int dt) {
     case XG_DT_BF16:
       return "half-precision graphs are not supported (Debian's 2022 XNNPACK has no fp16/bf16 subgraph "
              "operators; export in fp32)";
-    case XG_DT_QCINT4:
-    case XG_DT_QBINT4: return "4-bit quantized weights are not supported by Debian's 2022 XNNPACK";
-    case XG_DT_QDINT8:
-    case XG_DT_QPINT8: return "dynamically quantized graphs are not supported by Debian's 2022 XNNPACK";
+    case XG_DT_QPINT8: return "packed dynamically quantized int8 (qpint8) is not supported";
     case XG_DT_FP32: return "quantization parameters on an fp32 value are not supported";
+    case XG_DT_QCINT4:
+    case XG_DT_QBINT4:
+    case XG_DT_QDINT8:
     case XG_DT_QINT8:
     case XG_DT_QINT32:
     case XG_DT_QCINT8:
     case XG_DT_QCINT32: return "a quantized datatype needs quantization parameters";
     default:
-      return "pterun's XNNPACK delegate runs fp32 and statically quantized int8 (qint8, qcint8, qint32, "
-             "qcint32) graphs only";
+      return "pterun's XNNPACK delegate runs fp32, static int8 (qint8, qcint8, qint32, qcint32) and "
+             "dynamically quantized (qdint8 with qcint8, qcint4, qbint4 weights) graphs only";
   }
 }
 
@@ -178,8 +221,10 @@ static pte_status check_value_types(const xg_graph *g, uint32_t ni) {
     if (vi == XG_NONE) continue;
     const xg_value *v = &g->values[vi];
     const bool static_int8 =
-        v->value_type == XG_VALUE_QUANTIZED && (v->datatype == XG_DT_QINT8 || v->datatype == XG_DT_QINT32 ||
-                                                v->datatype == XG_DT_QCINT8 || v->datatype == XG_DT_QCINT32);
+        v->value_type == XG_VALUE_QUANTIZED &&
+        (v->datatype == XG_DT_QINT8 || v->datatype == XG_DT_QINT32 || v->datatype == XG_DT_QCINT8 ||
+         v->datatype == XG_DT_QCINT32 || v->datatype == XG_DT_QDINT8 || v->datatype == XG_DT_QCINT4 ||
+         v->datatype == XG_DT_QBINT4);
     if (static_int8 && v->flags)
       return xg_node_error(g, ni, PTE_ERR_NOT_SUPPORTED,
                            "delegate %s value %u has datatype %s: delegate arguments must be fp32",
@@ -190,8 +235,11 @@ static pte_status check_value_types(const xg_graph *g, uint32_t ni) {
                            k < n->nin ? "input" : "output", vi, xg_datatype_name(v->datatype),
                            why_refused(v->value_type == XG_VALUE_TENSOR ? v->datatype : -1));
     if (v->dq_datatype != XG_DT_INVALID)
-      return xg_node_error(g, ni, PTE_ERR_NOT_SUPPORTED, "value %u is to be quantized dynamically to %s: %s",
-                           vi, xg_datatype_name(v->dq_datatype), why_refused(XG_DT_QDINT8));
+      return xg_node_error(
+          g, ni, PTE_ERR_NOT_SUPPORTED,
+          "value %u is to be quantized dynamically to %s: the legacy dq_datatype field is not "
+          "supported (dynamically quantized graphs as ExecuTorch 1.x writes them are)",
+          vi, xg_datatype_name(v->dq_datatype));
   }
   return PTE_OK;
 }
@@ -231,6 +279,7 @@ pte_status xg_check(xg_graph *g, const xg_check_options *opts, xg_mem *mem) {
       if (n->in[k] != XG_NONE) g->values[n->in[k]].uses++;
     bool xnn_ok;
     if ((st = check_node(g, ni, &xnn_ok))) return st;
+    if (n->dyn && (st = xg_native_prepare(g, ni, mem))) return st;
     bool native_ok = xg_native_supports(g, n);
     if (xnn_ok && !(opts && opts->prefer_native && native_ok)) n->exec = XG_EXEC_XNN;
     else if (native_ok) n->exec = XG_EXEC_NATIVE;

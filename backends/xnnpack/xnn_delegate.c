@@ -79,7 +79,8 @@ _Static_assert((int)XG_DT_QINT8 == (int)xnn_datatype_qint8 && (int)XG_DT_QINT32 
  * parameters (per tensor or per channel). */
 static enum xnn_status define_value(const xnn_api *a, xnn_subgraph_t sg, const xg_value *v, const void *data,
                                     uint32_t external_id, uint32_t flags, uint32_t *id) {
-  if (v->value_type != XG_VALUE_QUANTIZED)
+  if (v->value_type != XG_VALUE_QUANTIZED ||
+      v->datatype == XG_DT_QDINT8) /* qdint8: fp32 rows (xnn_parse.c) */
     return a->xnn_define_tensor_value(sg, xnn_datatype_fp32, v->ndims, v->dims, data, external_id, flags, id);
   const enum xnn_datatype dt = (enum xnn_datatype)v->datatype; /* XNNDatatype codes are XNNPACK's */
   if (v->quant_type == XG_QP_PER_CHANNEL)

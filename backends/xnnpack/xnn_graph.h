@@ -85,6 +85,10 @@ typedef struct xg_node {
   uint8_t exec;      /* XG_EXEC_*, set by xg_check */
   uint8_t copy_like; /* the node only copies bytes (reshape, copy, a transpose of size-1 dims) */
   uint8_t quant;     /* a value of the node is quantized (set by xg_check) */
+  uint8_t dyn;       /* fully connected on dynamically quantized (qdint8) rows: pterun's int8 product */
+  const void *qw;    /* its weights packed for the kernel layer (k_qgemm_packed), with scratch for */
+  void *qscratch;    /* the rows it quantizes; both live as long as the delegate */
+  size_t qscratch_bytes;
   uint32_t flags;
   uint32_t debug_handle;
   float out_min, out_max; /* -inf/+inf when the node has no OutputMinMax */
@@ -232,6 +236,10 @@ pte_status xg_make_plan(xg_graph *g, xg_mem *mem, xg_plan *plan);
  * node's inputs (k < nin) and outputs (nin + k); `index_int64` says the
  * ArgMax index output is int64 (else int32). */
 pte_status xg_native_run(const xg_graph *g, uint32_t node, void *const *ptr, bool index_int64);
+
+/* Packs the weights of a dynamically quantized fully connected node (n->dyn)
+ * for the kernel layer's int8 product, into `mem`. */
+pte_status xg_native_prepare(xg_graph *g, uint32_t node, xg_mem *mem);
 
 /* True if pterun's own code can run this node type. */
 bool xg_native_supports(const xg_graph *g, const xg_node *n);

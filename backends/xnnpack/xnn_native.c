@@ -231,8 +231,65 @@ void xg_batch_matmul(const xg_matmul *mm) {
 }
 
 /* A fully connected layer is one matrix of every row but the features. */
+/* Dynamically quantized rows times int8/int4 weights: the kernel layer's
+ * int8 product quantizes each fp32 row as XNNPACK's qd8 convert does. */
+pte_status xg_native_prepare(xg_graph *g, uint32_t ni, xg_mem *mem) {
+  xg_node *n = &g->nodes[ni];
+  const xg_value *x = &g->values[n->in[0]], *w = &g->values[n->in[1]];
+  const xg_value *b = n->in[2] == XG_NONE ? NULL : &g->values[n->in[2]];
+  k_qgemm_weights qw;
+  memset(&qw, 0, sizeof qw);
+  qw.N = (int64_t)w->dims[0];
+  qw.K = (int64_t)w->dims[1];
+  qw.bits = w->datatype == XG_DT_QCINT8 ? K_QW_INT8 : K_QW_INT4;
+  qw.data = w->data;
+  qw.zero_point = qw.bits == K_QW_INT4 ? 8 : 0; /* ExecuTorch stores int4 + 8 in unsigned nibbles */
+  qw.group = w->datatype == XG_DT_QBINT4 ? (int64_t)w->group_size : 0;
+  qw.scale = w->scales; /* per channel, or [N][K / group] (bf16 widened at parse) */
+  qw.bias = b ? (const float *)b->data : NULL;
+  const char *err = NULL;
+  size_t bytes = k_qgemm_packed_size(&qw, &err);
+  if (!bytes)
+    return xg_node_error(g, ni, PTE_ERR_INVALID_PROGRAM, "quantized weights: %s", err ? err : "invalid");
+  void *buf = xg_mem_alloc(mem, bytes);
+  const int64_t m = (int64_t)(x->numel / x->dims[x->ndims - 1]);
+  n->qscratch_bytes = k_qgemm_scratch(m, qw.K);
+  n->qscratch = xg_mem_alloc(mem, n->qscratch_bytes);
+  if (!buf || !n->qscratch)
+    return xg_node_error(g, ni, PTE_ERR_OUT_OF_MEMORY, "out of memory for %zu bytes of packed weights",
+                         bytes);
+  n->qw = k_qgemm_pack(&qw, buf, bytes, &err);
+  if (!n->qw)
+    return xg_node_error(g, ni, PTE_ERR_INVALID_PROGRAM, "quantized weights: %s", err ? err : "invalid");
+  return PTE_OK;
+}
+
+static void run_dynamic_fc(const xg_graph *g, const xg_node *n, void *const *ptr) {
+  const xg_value *x = &g->values[n->in[0]];
+  const int64_t k = (int64_t)x->dims[x->ndims - 1];
+  k_qgemm_desc d;
+  memset(&d, 0, sizeof d);
+  d.M = (int64_t)x->numel / k;
+  d.w = (const k_qgemm_packed *)n->qw;
+  d.a = (const float *)ptr[0];
+  d.sa = k;
+  d.c = (float *)ptr[3];
+  d.sc = k_qgemm_packed_n(d.w);
+  d.lo = n->out_min;
+  d.hi = n->out_max;
+  d.clamp = !(isinf(d.lo) && d.lo < 0 && isinf(d.hi) && d.hi > 0);
+  d.scratch = n->qscratch;
+  d.scratch_bytes = n->qscratch_bytes;
+  d.parallel = true;
+  (void)k_qgemm(&d); /* fails only without scratch, which init allocated */
+}
+
 void xg_native_fully_connected(const xg_graph *g, const xg_node *n, void *const *ptr, bool index_int64) {
   (void)index_int64;
+  if (n->dyn) {
+    run_dynamic_fc(g, n, ptr);
+    return;
+  }
   const xg_value *x = &g->values[n->in[0]], *w = &g->values[n->in[1]];
   xg_matmul j;
   memset(&j, 0, sizeof j);

@@ -346,7 +346,13 @@ static pte_status parse_value(parser *ps, uint32_t vi, uint32_t xv, size_t *tota
   }
   v->numel = numel;
   v->esize = (uint8_t)xg_datatype_size(v->datatype);
-  v->nbytes = v->esize ? numel * v->esize : (numel + 1) / 2;
+  /* qdint8 rows travel as fp32 here: the fully connected node that reads
+   * them quantizes each row itself (as XNNPACK's convert would). */
+  if (v->datatype == XG_DT_QDINT8) v->esize = 4;
+  /* 4-bit [N, K] weights: rows of (K + 1) / 2 bytes, as ExecuTorch packs them. */
+  v->nbytes = v->esize        ? numel * v->esize
+              : v->ndims == 2 ? v->dims[0] * ((v->dims[1] + 1) / 2)
+                              : (numel + 1) / 2;
   v->external_id = fb_u32(fb, tv, TV_EXTERNAL_ID, 0);
   v->flags = fb_u32(fb, tv, TV_FLAGS, 0);
   v->id_out = fb_u32(fb, tv, TV_ID_OUT, 0);
