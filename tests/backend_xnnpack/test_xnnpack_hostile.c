@@ -148,6 +148,14 @@ static void patch_and_refuse(target *t, const uint8_t *p, size_t size, size_t at
   free(c);
 }
 
+/* As patch_and_refuse, and the error must say `why` (a clear message). */
+static void patch_and_explain(target *t, const uint8_t *p, size_t size, size_t at, uint32_t v,
+                              const char *what, const char *why) {
+  patch_and_refuse(t, p, size, at, v, what);
+  XT_CHECK(strstr(pte_last_error(), why) != NULL, "payload %d: %s: error '%s' does not say '%s'", payloads,
+           what, pte_last_error(), why);
+}
+
 /* Quantization parameters: zero, negative, NaN and infinite scales, zero
  * points out of range, channel dims past the rank, scale counts that do not
  * match the shape, scale buffers past the constants, groups that do not
@@ -162,24 +170,25 @@ static void attack_quant(target *t, const uint8_t *p, size_t size, size_t base, 
   if (qt == XG_QP_PER_TENSOR) {
     if ((at = pte_fb_field(fb, qp, PTQ_SCALE)))
       for (size_t k = 0; k < sizeof bad_scales / sizeof bad_scales[0]; k++)
-        patch_and_refuse(t, p, size, base + at, bad_scales[k], "a bad per-tensor scale");
+        patch_and_explain(t, p, size, base + at, bad_scales[k], "a bad per-tensor scale",
+                          "must be finite and positive");
     if ((at = pte_fb_field(fb, qp, PTQ_ZERO_POINT))) {
-      patch_and_refuse(t, p, size, base + at, 256, "a zero point out of range");
+      patch_and_explain(t, p, size, base + at, 256, "a zero point out of range", "zero point 256 is outside");
       patch_and_refuse(t, p, size, base + at, (uint32_t)-129, "a zero point out of range");
     }
   } else if (qt == XG_QP_PER_CHANNEL || qt == XG_QP_PER_CHANNEL_GROUP) {
     bool g = qt == XG_QP_PER_CHANNEL_GROUP;
     if ((at = pte_fb_field(fb, qp, g ? PCGQ_CHANNEL_DIM : PCQ_CHANNEL_DIM)))
-      patch_and_refuse(t, p, size, base + at, 7, "a channel dim past the rank");
+      patch_and_explain(t, p, size, base + at, 7, "a channel dim past the rank", "channel_dim 7 is outside");
     if ((at = pte_fb_field(fb, qp, g ? PCGQ_NUM_SCALES : PCQ_NUM_SCALES))) {
       uint32_t n = pte_fb_u32(fb.buf + at);
-      patch_and_refuse(t, p, size, base + at, n + 1, "one scale too many");
+      patch_and_explain(t, p, size, base + at, n + 1, "one scale too many", "scales");
       patch_and_refuse(t, p, size, base + at, n - 1, "one scale too few");
     }
     if ((at = pte_fb_field(fb, qp, g ? PCGQ_SCALE_BUFFER_IDX : PCQ_SCALE_BUFFER_IDX)))
       patch_and_refuse(t, p, size, base + at, 99999, "a scale buffer past the constants");
     if (g && (at = pte_fb_field(fb, qp, PCGQ_GROUP_SIZE))) {
-      patch_and_refuse(t, p, size, base + at, 0, "a zero group size");
+      patch_and_explain(t, p, size, base + at, 0, "a zero group size", "does not divide");
       patch_and_refuse(t, p, size, base + at, pte_fb_u32(fb.buf + at) + 1,
                        "a group size that does not divide");
     }
