@@ -65,6 +65,10 @@ typedef struct xg_node_desc {
  * XG_Q_CONVERT: fp32 to qint8 or back, on either. */
 enum { XG_Q_XNN = 1, XG_Q_BYTES, XG_Q_CONVERT };
 
+/* Checks a node's quantized values against its row (xnn_quant.c): sets
+ * n->quant and n->dyn, and clears *xnn_ok for nodes only pterun runs. */
+pte_status xg_check_quant(xg_graph *g, uint32_t ni, const xg_node_desc *d, bool *xnn_ok);
+
 /* The row of a node type; NULL outside XNodeUnion. */
 const xg_node_desc *xg_node_desc_of(int type);
 
