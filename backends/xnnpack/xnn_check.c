@@ -55,13 +55,15 @@ static pte_status check_node(xg_graph *g, uint32_t ni, bool *xnn_ok) {
   if ((st = need_flags(g, ni, d->flags))) return st;
   if (d->copy) n->copy_like = 1;
   *xnn_ok = d->define != NULL;
-  return d->check(g, ni, xnn_ok);
+  if ((st = d->check(g, ni, xnn_ok))) return st;
+  return xg_check_quant(g, ni, d, xnn_ok);
 }
 
 bool xg_native_supports(const xg_graph *g, const xg_node *n) {
   (void)g;
   const xg_node_desc *d = xg_node_desc_of(n->type);
-  return d && d->native;
+  /* pterun's compute is fp32; on int8 it only copies bytes and converts. */
+  return d && d->native && (!n->quant || n->dyn || d->quant == XG_Q_BYTES || d->quant == XG_Q_CONVERT);
 }
 
 bool xg_input_is_packed(const xg_node *n, uint32_t slot) {
@@ -75,12 +77,18 @@ static const char *why_refused(int dt) {
     case XG_DT_BF16:
       return "half-precision graphs are not supported (Debian's 2022 XNNPACK has no fp16/bf16 subgraph "
              "operators; export in fp32)";
-    case XG_DT_QCINT4:
-    case XG_DT_QBINT4: return "4-bit quantized weights are not supported by Debian's 2022 XNNPACK";
-    case XG_DT_QDINT8:
-    case XG_DT_QPINT8: return "dynamically quantized graphs are not supported by Debian's 2022 XNNPACK";
+    case XG_DT_QPINT8: return "packed dynamically quantized int8 (qpint8) is not supported";
     case XG_DT_FP32: return "quantization parameters on an fp32 value are not supported";
-    default: return "pterun's XNNPACK delegate runs fp32 graphs only";
+    case XG_DT_QCINT4:
+    case XG_DT_QBINT4:
+    case XG_DT_QDINT8:
+    case XG_DT_QINT8:
+    case XG_DT_QINT32:
+    case XG_DT_QCINT8:
+    case XG_DT_QCINT32: return "a quantized datatype needs quantization parameters";
+    default:
+      return "pterun's XNNPACK delegate runs fp32, static int8 (qint8, qcint8, qint32, qcint32) and "
+             "dynamically quantized (qdint8 with qcint8, qcint4, qbint4 weights) graphs only";
   }
 }
 
@@ -90,13 +98,26 @@ static pte_status check_value_types(const xg_graph *g, uint32_t ni) {
     uint32_t vi = k < n->nin ? n->in[k] : n->out[k - n->nin];
     if (vi == XG_NONE) continue;
     const xg_value *v = &g->values[vi];
-    if (v->datatype != XG_DT_FP32 || v->value_type != XG_VALUE_TENSOR)
+    const bool static_int8 =
+        v->value_type == XG_VALUE_QUANTIZED &&
+        (v->datatype == XG_DT_QINT8 || v->datatype == XG_DT_QINT32 || v->datatype == XG_DT_QCINT8 ||
+         v->datatype == XG_DT_QCINT32 || v->datatype == XG_DT_QDINT8 || v->datatype == XG_DT_QCINT4 ||
+         v->datatype == XG_DT_QBINT4);
+    if (static_int8 && v->flags)
+      return xg_node_error(g, ni, PTE_ERR_NOT_SUPPORTED,
+                           "delegate %s value %u has datatype %s: delegate arguments must be fp32",
+                           (v->flags & XG_FLAG_EXTERNAL_INPUT) ? "input" : "output", vi,
+                           xg_datatype_name(v->datatype));
+    if (!static_int8 && (v->datatype != XG_DT_FP32 || v->value_type != XG_VALUE_TENSOR))
       return xg_node_error(g, ni, PTE_ERR_NOT_SUPPORTED, "%s value %u has datatype %s: %s",
                            k < n->nin ? "input" : "output", vi, xg_datatype_name(v->datatype),
                            why_refused(v->value_type == XG_VALUE_TENSOR ? v->datatype : -1));
     if (v->dq_datatype != XG_DT_INVALID)
-      return xg_node_error(g, ni, PTE_ERR_NOT_SUPPORTED, "value %u is to be quantized dynamically to %s: %s",
-                           vi, xg_datatype_name(v->dq_datatype), why_refused(XG_DT_QDINT8));
+      return xg_node_error(
+          g, ni, PTE_ERR_NOT_SUPPORTED,
+          "value %u is to be quantized dynamically to %s: the legacy dq_datatype field is not "
+          "supported (dynamically quantized graphs as ExecuTorch 1.x writes them are)",
+          vi, xg_datatype_name(v->dq_datatype));
   }
   return PTE_OK;
 }
@@ -136,6 +157,7 @@ pte_status xg_check(xg_graph *g, const xg_check_options *opts, xg_mem *mem) {
       if (n->in[k] != XG_NONE) g->values[n->in[k]].uses++;
     bool xnn_ok;
     if ((st = check_node(g, ni, &xnn_ok))) return st;
+    if (n->dyn && (st = xg_native_prepare(g, ni, mem))) return st;
     bool native_ok = xg_native_supports(g, n);
     if (xnn_ok && !(opts && opts->prefer_native && native_ok)) n->exec = XG_EXEC_XNN;
     else if (native_ok) n->exec = XG_EXEC_NATIVE;

@@ -70,6 +70,26 @@ static double segment_work(const xg_graph *g, const xg_plan *p, const xg_segment
  * milliseconds when the machine is busy and a worker is descheduled). */
 #define XG_PARALLEL_MIN_WORK 2.0e5
 
+_Static_assert((int)XG_DT_QINT8 == (int)xnn_datatype_qint8 && (int)XG_DT_QINT32 == (int)xnn_datatype_qint32 &&
+                   (int)XG_DT_QCINT8 == (int)xnn_datatype_qcint8 &&
+                   (int)XG_DT_QCINT32 == (int)xnn_datatype_qcint32,
+               "XNNDatatype codes are XNNPACK's");
+
+/* A value in a subgraph: fp32, or int8/int32 with its quantization
+ * parameters (per tensor or per channel). */
+static enum xnn_status define_value(const xnn_api *a, xnn_subgraph_t sg, const xg_value *v, const void *data,
+                                    uint32_t external_id, uint32_t flags, uint32_t *id) {
+  if (v->value_type != XG_VALUE_QUANTIZED ||
+      v->datatype == XG_DT_QDINT8) /* qdint8: fp32 rows (xnn_parse.c) */
+    return a->xnn_define_tensor_value(sg, xnn_datatype_fp32, v->ndims, v->dims, data, external_id, flags, id);
+  const enum xnn_datatype dt = (enum xnn_datatype)v->datatype; /* XNNDatatype codes are XNNPACK's */
+  if (v->quant_type == XG_QP_PER_CHANNEL)
+    return a->xnn_define_channelwise_quantized_tensor_value(sg, dt, v->scales, v->ndims, v->channel_dim,
+                                                            v->dims, data, external_id, flags, id);
+  return a->xnn_define_quantized_tensor_value(sg, dt, v->zero_point, v->scale, v->ndims, v->dims, data,
+                                              external_id, flags, id);
+}
+
 /* Builds segment `s`. On a node that XNNPACK refuses, *bad_node names it. */
 static pte_status build_segment(xg_delegate *d, uint32_t s, uint32_t *xid, uint32_t *stamp,
                                 uint32_t *bad_node) {
@@ -91,7 +111,7 @@ static pte_status build_segment(xg_delegate *d, uint32_t s, uint32_t *xid, uint3
     const xg_value *v = &g->values[vi];
     bool produced_here = v->producer >= 0 && p->node_seg[v->producer] == s;
     uint32_t flags = produced_here ? XNN_VALUE_FLAG_EXTERNAL_OUTPUT : XNN_VALUE_FLAG_EXTERNAL_INPUT;
-    xs = a->xnn_define_tensor_value(sg, xnn_datatype_fp32, v->ndims, v->dims, NULL, j, flags, &xid[vi]);
+    xs = define_value(a, sg, v, NULL, j, flags, &xid[vi]);
     if (xs != xnn_status_success)
       st = pte_error(PTE_ERR_BACKEND, "XNNPACK refused value %u (boundary of runtime %u): %s", vi, s,
                      xnn_api_status(xs));
@@ -105,8 +125,7 @@ static pte_status build_segment(xg_delegate *d, uint32_t s, uint32_t *xid, uint3
       if (vi == XG_NONE || stamp[vi] == mark) continue;
       const xg_value *v = &g->values[vi];
       const void *data = p->loc[vi] == XG_LOC_STATIC ? d->vptr[vi] : NULL;
-      xs = a->xnn_define_tensor_value(sg, xnn_datatype_fp32, v->ndims, v->dims, data, XNN_INVALID_VALUE_ID, 0,
-                                      &xid[vi]);
+      xs = define_value(a, sg, v, data, XNN_INVALID_VALUE_ID, 0, &xid[vi]);
       if (xs != xnn_status_success)
         st =
             xg_node_error(g, ni, PTE_ERR_BACKEND, "XNNPACK refused its value %u: %s", vi, xnn_api_status(xs));

@@ -50,7 +50,18 @@ typedef struct xg_value {
   uint32_t flags;       /* XG_FLAG_EXTERNAL_* */
   size_t dims[XG_MAX_DIMS];
   size_t numel;
-  size_t nbytes;    /* numel * 4 (every value this delegate runs is fp32) */
+  size_t nbytes; /* bytes of the data: numel * esize (4-bit types: packed, two per byte) */
+  uint8_t esize; /* bytes per element: 4 for fp32, qint32, qcint32; 1 for the int8 types; 0 for 4-bit */
+  /* Quantization parameters (quantized values), checked at parse:
+   * per tensor: scale > 0 and finite, zero_point in the datatype's range;
+   * per channel (and per channel group): `nscales` scales (copied, aligned)
+   * along `channel_dim`, groups of `group_size` elements along the other
+   * dimension; per token: `nonbatch_dims` trailing dims share a scale. */
+  float scale;
+  int32_t zero_point;
+  uint32_t channel_dim, nscales, group_size, nonbatch_dims;
+  const float *scales;
+  bool conv_filter; /* a per-channel [N, K] filter that XNNPACK takes as [N, 1, 1, K] (xnn_nodes.c) */
   const void *data; /* static data */
   size_t data_size;
   int32_t producer; /* index of the node that writes it, -1 if none */
@@ -73,6 +84,11 @@ typedef struct xg_node {
   uint8_t nout;
   uint8_t exec;      /* XG_EXEC_*, set by xg_check */
   uint8_t copy_like; /* the node only copies bytes (reshape, copy, a transpose of size-1 dims) */
+  uint8_t quant;     /* a value of the node is quantized (set by xg_check) */
+  uint8_t dyn;       /* fully connected on dynamically quantized (qdint8) rows: pterun's int8 product */
+  const void *qw;    /* its weights packed for the kernel layer (k_qgemm_packed), with scratch for */
+  void *qscratch;    /* the rows it quantizes; both live as long as the delegate */
+  size_t qscratch_bytes;
   uint32_t flags;
   uint32_t debug_handle;
   float out_min, out_max; /* -inf/+inf when the node has no OutputMinMax */
@@ -220,6 +236,10 @@ pte_status xg_make_plan(xg_graph *g, xg_mem *mem, xg_plan *plan);
  * node's inputs (k < nin) and outputs (nin + k); `index_int64` says the
  * ArgMax index output is int64 (else int32). */
 pte_status xg_native_run(const xg_graph *g, uint32_t node, void *const *ptr, bool index_int64);
+
+/* Packs the weights of a dynamically quantized fully connected node (n->dyn)
+ * for the kernel layer's int8 product, into `mem`. */
+pte_status xg_native_prepare(xg_graph *g, uint32_t node, xg_mem *mem);
 
 /* True if pterun's own code can run this node type. */
 bool xg_native_supports(const xg_graph *g, const xg_node *n);

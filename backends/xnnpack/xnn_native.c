@@ -77,6 +77,29 @@ void xg_native_copy(const xg_graph *g, const xg_node *n, void *const *ptr, bool 
   if (ptr[1] != ptr[0]) memcpy(ptr[1], ptr[0], g->values[n->in[0]].nbytes);
 }
 
+/* fp32 <-> qint8 as XNNPACK's convert does it: x / scale (as a product with
+ * the reciprocal), rounded half to even, plus the zero point, saturated; and
+ * (q - zero point) * scale back. */
+void xg_native_convert(const xg_graph *g, const xg_node *n, void *const *ptr, bool index_int64) {
+  const xg_value *x = &g->values[n->in[0]], *o = &g->values[n->out[0]];
+  if (!n->quant) {
+    xg_native_copy(g, n, ptr, index_int64);
+  } else if (o->value_type == XG_VALUE_QUANTIZED) {
+    const float *in = (const float *)ptr[0], inv = 1.0f / o->scale;
+    const float lo = (float)(-128 - o->zero_point), hi = (float)(127 - o->zero_point);
+    int8_t *y = (int8_t *)ptr[1];
+    for (size_t i = 0; i < x->numel; i++) {
+      float v = in[i] * inv;
+      v = v < lo ? lo : v > hi ? hi : v; /* NaN stays NaN: sent to the zero point below */
+      y[i] = v == v ? (int8_t)((int32_t)nearbyintf(v) + o->zero_point) : (int8_t)o->zero_point;
+    }
+  } else {
+    const int8_t *in = (const int8_t *)ptr[0];
+    float *y = (float *)ptr[1];
+    for (size_t i = 0; i < x->numel; i++) y[i] = (float)((int32_t)in[i] - x->zero_point) * x->scale;
+  }
+}
+
 /* ---- softmax over the last dimension ---- */
 
 typedef struct softmax_job {
@@ -208,8 +231,65 @@ void xg_batch_matmul(const xg_matmul *mm) {
 }
 
 /* A fully connected layer is one matrix of every row but the features. */
+/* Dynamically quantized rows times int8/int4 weights: the kernel layer's
+ * int8 product quantizes each fp32 row as XNNPACK's qd8 convert does. */
+pte_status xg_native_prepare(xg_graph *g, uint32_t ni, xg_mem *mem) {
+  xg_node *n = &g->nodes[ni];
+  const xg_value *x = &g->values[n->in[0]], *w = &g->values[n->in[1]];
+  const xg_value *b = n->in[2] == XG_NONE ? NULL : &g->values[n->in[2]];
+  k_qgemm_weights qw;
+  memset(&qw, 0, sizeof qw);
+  qw.N = (int64_t)w->dims[0];
+  qw.K = (int64_t)w->dims[1];
+  qw.bits = w->datatype == XG_DT_QCINT8 ? K_QW_INT8 : K_QW_INT4;
+  qw.data = w->data;
+  qw.zero_point = qw.bits == K_QW_INT4 ? 8 : 0; /* ExecuTorch stores int4 + 8 in unsigned nibbles */
+  qw.group = w->datatype == XG_DT_QBINT4 ? (int64_t)w->group_size : 0;
+  qw.scale = w->scales; /* per channel, or [N][K / group] (bf16 widened at parse) */
+  qw.bias = b ? (const float *)b->data : NULL;
+  const char *err = NULL;
+  size_t bytes = k_qgemm_packed_size(&qw, &err);
+  if (!bytes)
+    return xg_node_error(g, ni, PTE_ERR_INVALID_PROGRAM, "quantized weights: %s", err ? err : "invalid");
+  void *buf = xg_mem_alloc(mem, bytes);
+  const int64_t m = (int64_t)(x->numel / x->dims[x->ndims - 1]);
+  n->qscratch_bytes = k_qgemm_scratch(m, qw.K);
+  n->qscratch = xg_mem_alloc(mem, n->qscratch_bytes);
+  if (!buf || !n->qscratch)
+    return xg_node_error(g, ni, PTE_ERR_OUT_OF_MEMORY, "out of memory for %zu bytes of packed weights",
+                         bytes);
+  n->qw = k_qgemm_pack(&qw, buf, bytes, &err);
+  if (!n->qw)
+    return xg_node_error(g, ni, PTE_ERR_INVALID_PROGRAM, "quantized weights: %s", err ? err : "invalid");
+  return PTE_OK;
+}
+
+static void run_dynamic_fc(const xg_graph *g, const xg_node *n, void *const *ptr) {
+  const xg_value *x = &g->values[n->in[0]];
+  const int64_t k = (int64_t)x->dims[x->ndims - 1];
+  k_qgemm_desc d;
+  memset(&d, 0, sizeof d);
+  d.M = (int64_t)x->numel / k;
+  d.w = (const k_qgemm_packed *)n->qw;
+  d.a = (const float *)ptr[0];
+  d.sa = k;
+  d.c = (float *)ptr[3];
+  d.sc = k_qgemm_packed_n(d.w);
+  d.lo = n->out_min;
+  d.hi = n->out_max;
+  d.clamp = !(isinf(d.lo) && d.lo < 0 && isinf(d.hi) && d.hi > 0);
+  d.scratch = n->qscratch;
+  d.scratch_bytes = n->qscratch_bytes;
+  d.parallel = true;
+  (void)k_qgemm(&d); /* fails only without scratch, which init allocated */
+}
+
 void xg_native_fully_connected(const xg_graph *g, const xg_node *n, void *const *ptr, bool index_int64) {
   (void)index_int64;
+  if (n->dyn) {
+    run_dynamic_fc(g, n, ptr);
+    return;
+  }
   const xg_value *x = &g->values[n->in[0]], *w = &g->values[n->in[1]];
   xg_matmul j;
   memset(&j, 0, sizeof j);
@@ -275,7 +355,7 @@ static void run_transpose(const xg_graph *g, const xg_node *n, void *const *ptr)
   strides_of(x->dims, x->ndims, sx);
   for (uint32_t d = 0; d < o->ndims; d++) ss[d] = sx[n->p.transpose.perm[d]];
   dims64(o->dims, o->ndims, dims);
-  k_copy_to_contiguous(ptr[1], ptr[0], ss, (int32_t)o->ndims, dims, sizeof(float), true);
+  k_copy_to_contiguous(ptr[1], ptr[0], ss, (int32_t)o->ndims, dims, x->esize, true);
 }
 
 void xg_native_slice(const xg_graph *g, const xg_node *n, void *const *ptr, bool index_int64) {
@@ -285,8 +365,8 @@ void xg_native_slice(const xg_graph *g, const xg_node *n, void *const *ptr, bool
   strides_of(x->dims, x->ndims, sx);
   dims64(o->dims, o->ndims, dims);
   for (uint32_t d = 0; d < x->ndims; d++) start += (int64_t)n->p.slice.offsets[d] * sx[d];
-  k_copy_to_contiguous(ptr[1], (const float *)ptr[0] + start, sx, (int32_t)o->ndims, dims, sizeof(float),
-                       true);
+  k_copy_to_contiguous(ptr[1], (const uint8_t *)ptr[0] + start * x->esize, sx, (int32_t)o->ndims, dims,
+                       x->esize, true);
 }
 
 void xg_native_constant_pad(const xg_graph *g, const xg_node *n, void *const *ptr, bool index_int64) {
@@ -310,13 +390,13 @@ void xg_native_concat(const xg_graph *g, const xg_node *n, void *const *ptr, boo
   int64_t outer = 1, inner = 1;
   for (uint32_t d = 0; d < axis; d++) outer *= (int64_t)o->dims[d];
   for (uint32_t d = axis + 1; d < o->ndims; d++) inner *= (int64_t)o->dims[d];
-  float *y = (float *)ptr[n->nin];
+  uint8_t *y = (uint8_t *)ptr[n->nin];
   const int64_t row = (int64_t)o->dims[axis] * inner;
   int64_t at = 0;
   for (uint32_t k = 0; k < n->nin; k++) {
     const int64_t chunk = (int64_t)g->values[n->in[k]].dims[axis] * inner;
     const int64_t dims[2] = {outer, chunk}, ss[2] = {chunk, 1}, ds[2] = {row, 1};
-    k_copy(y + at, ds, ptr[k], ss, 2, dims, sizeof(float), true);
+    k_copy(y + at * o->esize, ds, ptr[k], ss, 2, dims, o->esize, true);
     at += chunk;
   }
 }

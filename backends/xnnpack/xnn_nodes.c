@@ -586,8 +586,30 @@ DEFINE(elu) {
   return a->xnn_define_elu(sg, n->p.act.alpha, in[0], out[0], 0);
 }
 
+/* Per-channel int8 filter: 2022 XNNPACK runs it as a 1x1 convolution over
+ * [1, 1, M, K] (its filter value is defined [N, 1, 1, K], xnn_delegate.c),
+ * with reshapes on both sides. */
+static enum xnn_status define_fc_as_conv(const xnn_api *a, xnn_subgraph_t sg, const xg_graph *g,
+                                         const xg_node *n, const uint32_t *in, const uint32_t *out) {
+  const xg_value *x = &g->values[n->in[0]], *o = &g->values[n->out[0]];
+  const size_t k = x->dims[x->ndims - 1], nout = o->dims[o->ndims - 1], m = x->numel / k;
+  const size_t xd[4] = {1, 1, m, k}, od[4] = {1, 1, m, nout};
+  uint32_t xi, oi;
+  enum xnn_status st = a->xnn_define_quantized_tensor_value(sg, xnn_datatype_qint8, x->zero_point, x->scale,
+                                                            4, xd, NULL, XNN_INVALID_VALUE_ID, 0, &xi);
+  if (st == xnn_status_success)
+    st = a->xnn_define_quantized_tensor_value(sg, xnn_datatype_qint8, o->zero_point, o->scale, 4, od, NULL,
+                                              XNN_INVALID_VALUE_ID, 0, &oi);
+  if (st == xnn_status_success) st = a->xnn_define_static_reshape(sg, 4, xd, in[0], xi, 0);
+  if (st == xnn_status_success)
+    st = a->xnn_define_convolution_2d(sg, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, k, nout, n->out_min, n->out_max,
+                                      xi, in[1], in[2], oi, 0);
+  if (st == xnn_status_success) st = a->xnn_define_static_reshape(sg, o->ndims, o->dims, oi, out[0], 0);
+  return st;
+}
+
 DEFINE(fc) {
-  (void)g;
+  if (g->values[n->in[1]].conv_filter) return define_fc_as_conv(a, sg, g, n, in, out);
   return a->xnn_define_fully_connected(sg, n->out_min, n->out_max, in[0], in[1], in[2], out[0],
                                        n->flags & XNN_FLAG_TRANSPOSE_WEIGHTS);
 }
@@ -657,6 +679,12 @@ DEFINE(global_avg_pool) {
 DEFINE(copy) {
   const xg_value *o = &g->values[n->out[0]];
   return a->xnn_define_static_reshape(sg, o->ndims, o->dims, in[0], out[0], 0);
+}
+
+/* fp32 to fp32 is a copy; fp32 <-> qint8 is XNNPACK's convert. */
+DEFINE(convert) {
+  if (!n->quant) return define_copy(a, sg, g, n, in, out);
+  return a->xnn_define_convert(sg, in[0], out[0], 0);
 }
 
 /* ---- batch rules (see xnn_plan.c) ---- */

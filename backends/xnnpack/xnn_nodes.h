@@ -39,6 +39,9 @@ typedef struct xg_node_desc {
   uint8_t rank4;
   uint32_t flags;
   uint8_t copy; /* the node only copies bytes: it may run inside an XNNPACK runtime or as a memcpy */
+  /* Static int8 (XG_Q_*): which quantized values the node takes, and who
+   * may run it then. 0: fp32 only. */
+  uint8_t quant;
   pte_status (*check)(xg_graph *g, uint32_t ni, bool *xnn_ok);
   /* XNNPACK: the xnn_define_* call (NULL: 2022 XNNPACK lacks the node).
    * in/out are the node's XNNPACK value ids. */
@@ -55,6 +58,16 @@ typedef struct xg_node_desc {
    * operation per output element). */
   double (*work)(const xg_graph *g, const xg_node *n);
 } xg_node_desc;
+
+/* XG_Q_XNN: qint8 activations (and, for the packed inputs, qint8/qcint8
+ * filters and qint32/qcint32 biases), on XNNPACK only; XG_Q_BYTES: a copy of
+ * bytes whose inputs and output are qint8 with equal parameters, on either;
+ * XG_Q_CONVERT: fp32 to qint8 or back, on either. */
+enum { XG_Q_XNN = 1, XG_Q_BYTES, XG_Q_CONVERT };
+
+/* Checks a node's quantized values against its row (xnn_quant.c): sets
+ * n->quant and n->dyn, and clears *xnn_ok for nodes only pterun runs. */
+pte_status xg_check_quant(xg_graph *g, uint32_t ni, const xg_node_desc *d, bool *xnn_ok);
 
 /* The row of a node type; NULL outside XNodeUnion. */
 const xg_node_desc *xg_node_desc_of(int type);

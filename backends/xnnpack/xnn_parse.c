@@ -91,6 +91,7 @@ typedef struct parser {
   xg_named_fn named;
   void *named_user;
   xg_graph *g;
+  xg_mem *mem;  /* copies of quantization scales */
   id_pair *ids; /* sorted id_out -> value index */
 } parser;
 
@@ -108,8 +109,9 @@ static uint32_t lookup(const parser *ps, uint32_t id) {
 
 /* ---- values ---- */
 
-static pte_status resolve_constant(parser *ps, uint32_t vi, uint32_t buffer_idx) {
-  xg_value *v = &ps->g->values[vi];
+/* The bytes of constant `buffer_idx` (value `vi` names it in errors). */
+static pte_status constant_bytes(parser *ps, uint32_t vi, uint32_t buffer_idx, const uint8_t **out,
+                                 uint64_t *out_size) {
   const pte_fb fb = ps->fb;
   const uint8_t *data = NULL;
   uint64_t size = 0;
@@ -156,6 +158,17 @@ static pte_status resolve_constant(parser *ps, uint32_t vi, uint32_t buffer_idx)
       size = len;
     }
   }
+  *out = data;
+  *out_size = size;
+  return PTE_OK;
+}
+
+static pte_status resolve_constant(parser *ps, uint32_t vi, uint32_t buffer_idx) {
+  xg_value *v = &ps->g->values[vi];
+  const uint8_t *data = NULL;
+  uint64_t size = 0;
+  pte_status st = constant_bytes(ps, vi, buffer_idx, &data, &size);
+  if (st) return st;
   if (size < v->nbytes)
     return pte_error(PTE_ERR_INVALID_PROGRAM,
                      "XNNPACK payload: value %u needs %zu bytes of constant data, constant %u has %llu", vi,
@@ -166,6 +179,126 @@ static pte_status resolve_constant(parser *ps, uint32_t vi, uint32_t buffer_idx)
   v->data_size = (size_t)size;
   v->has_data = 1;
   return PTE_OK;
+}
+
+/* ---- quantization parameters ---- */
+
+static const char *const quant_names[] = {"none", "PerChannelQuant", "PerTensorQuant", "PerTokenDynamicQuant",
+                                          "PerChannelGroupQuant"};
+
+/* Scales from the table's inline vector, or from constant `buffer_idx`
+ * (fp32, or bf16 for per-channel-group weights, as ExecuTorch writes them),
+ * copied so they are aligned and outlive nothing they point into; every one
+ * must be finite and positive. */
+static pte_status read_scales(parser *ps, uint32_t vi, uint32_t qp, int vec_slot, int buf_slot, int num_slot,
+                              bool bf16_buffer, uint32_t want) {
+  const pte_fb fb = ps->fb;
+  xg_value *v = &ps->g->values[vi];
+  uint32_t vec = pte_fb_ref(fb, qp, vec_slot);
+  uint32_t buffer_idx = fb_u32(fb, qp, buf_slot, 0), num = fb_u32(fb, qp, num_slot, 0);
+  const uint8_t *src;
+  uint32_t count;
+  bool bf16 = false;
+  if (buffer_idx) {
+    uint64_t size = 0;
+    pte_status st = constant_bytes(ps, vi, buffer_idx, &src, &size);
+    if (st) return st;
+    bf16 = bf16_buffer;
+    count = num;
+    if (!src || size / (bf16 ? 2u : 4u) < num)
+      return pte_error(PTE_ERR_INVALID_PROGRAM,
+                       "XNNPACK payload: value %u: its %u scales need %u bytes, constant %u has %llu", vi,
+                       num, num * (bf16 ? 2u : 4u), buffer_idx, (unsigned long long)size);
+  } else {
+    count = pte_fb_vec_len(fb, vec);
+    src = count ? pte_fb_vec_data(fb, vec) : NULL;
+  }
+  if (count != want)
+    return pte_error(PTE_ERR_INVALID_PROGRAM, "XNNPACK payload: value %u has %u scales, its shape needs %u",
+                     vi, count, want);
+  float *sc = (float *)xg_mem_array(ps->mem, (size_t)count + 1, sizeof(float));
+  if (!sc) return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK payload: out of memory for scales");
+  for (uint32_t i = 0; i < count; i++) {
+    uint32_t bits = bf16 ? (uint32_t)pte_fb_u16(src + 2ull * i) << 16 : pte_fb_u32(src + 4ull * i);
+    memcpy(&sc[i], &bits, sizeof(float));
+    if (!isfinite(sc[i]) || !(sc[i] > 0.0f))
+      return pte_error(PTE_ERR_INVALID_PROGRAM,
+                       "XNNPACK payload: value %u: scale %u is %g (must be finite and positive)", vi, i,
+                       (double)sc[i]);
+  }
+  v->scales = sc;
+  v->nscales = count;
+  return PTE_OK;
+}
+
+/* The parameters of a quantized value: the member its datatype needs, each
+ * field in range for the value's shape (xnn_graph.h). */
+static pte_status parse_quant(parser *ps, uint32_t vi, uint32_t u) {
+  const pte_fb fb = ps->fb;
+  xg_value *v = &ps->g->values[vi];
+  const int want = xg_datatype_quant(v->datatype);
+  const unsigned qt = v->quant_type;
+  const char *qname = qt < 5 ? quant_names[qt] : "an unknown member";
+  uint32_t qp = pte_fb_ref(fb, u, QTV_QUANT_PARAMS);
+  if (!want)
+    return pte_error(PTE_ERR_INVALID_PROGRAM,
+                     "XNNPACK payload: value %u has datatype %s, which takes no quantization parameters (%s)",
+                     vi, xg_datatype_name(v->datatype), qname);
+  if (!qp || (int)qt != want)
+    return pte_error(PTE_ERR_INVALID_PROGRAM, "XNNPACK payload: value %u (%s) needs %s parameters, it has %s",
+                     vi, xg_datatype_name(v->datatype), quant_names[want], qp ? qname : "none");
+  if (qt == XG_QP_PER_TENSOR) {
+    v->scale = fb_float(fb, qp, PTQ_SCALE, 0.0f);
+    v->zero_point = (int32_t)fb_u32(fb, qp, PTQ_ZERO_POINT, 0);
+    int32_t lo = v->datatype == XG_DT_QINT8 ? -128 : 0, hi = v->datatype == XG_DT_QINT8 ? 127 : 255;
+    if (v->datatype == XG_DT_QINT32) lo = hi = 0; /* XNNPACK: int32 (bias) values have zero point 0 */
+    if (!isfinite(v->scale) || !(v->scale > 0.0f))
+      return pte_error(PTE_ERR_INVALID_PROGRAM,
+                       "XNNPACK payload: value %u: scale %g must be finite and positive", vi,
+                       (double)v->scale);
+    if (v->zero_point < lo || v->zero_point > hi)
+      return pte_error(PTE_ERR_INVALID_PROGRAM,
+                       "XNNPACK payload: value %u: zero point %d is outside %d..%d for %s", vi,
+                       (int)v->zero_point, (int)lo, (int)hi, xg_datatype_name(v->datatype));
+    return PTE_OK;
+  }
+  if (qt == XG_QP_PER_TOKEN_DYNAMIC) {
+    int32_t nb = (int32_t)fb_u32(fb, qp, PTDQ_NUM_NONBATCH_DIMS, 0);
+    if (nb < 1 || (uint32_t)nb > v->ndims)
+      return pte_error(PTE_ERR_INVALID_PROGRAM,
+                       "XNNPACK payload: value %u: num_nonbatch_dims %d is outside 1..%u (its rank)", vi,
+                       (int)nb, v->ndims);
+    v->nonbatch_dims = (uint32_t)nb;
+    return PTE_OK;
+  }
+  const bool group = qt == XG_QP_PER_CHANNEL_GROUP;
+  int32_t cd = (int32_t)fb_u32(fb, qp, group ? PCGQ_CHANNEL_DIM : PCQ_CHANNEL_DIM, 0);
+  if (cd < 0 || (uint32_t)cd >= v->ndims)
+    return pte_error(PTE_ERR_INVALID_PROGRAM,
+                     "XNNPACK payload: value %u: channel_dim %d is outside its rank %u", vi, (int)cd,
+                     v->ndims);
+  v->channel_dim = (uint32_t)cd;
+  uint64_t want_scales = v->dims[cd];
+  if (group) {
+    /* Blockwise weights [N, K]: one scale per channel and group of K. */
+    int32_t gs = (int32_t)fb_u32(fb, qp, PCGQ_GROUP_SIZE, 0);
+    if (v->ndims != 2)
+      return pte_error(PTE_ERR_INVALID_PROGRAM,
+                       "XNNPACK payload: value %u: blockwise weights must be 2-D, not %u-D", vi, v->ndims);
+    size_t k = v->dims[1 - cd];
+    if (gs < 1 || k % (size_t)gs)
+      return pte_error(PTE_ERR_INVALID_PROGRAM,
+                       "XNNPACK payload: value %u: group size %d does not divide its %zu input channels", vi,
+                       (int)gs, k);
+    v->group_size = (uint32_t)gs;
+    want_scales *= k / (size_t)gs;
+  }
+  if (want_scales > UINT32_MAX / 4)
+    return pte_error(PTE_ERR_INVALID_PROGRAM, "XNNPACK payload: value %u needs too many scales", vi);
+  return group ? read_scales(ps, vi, qp, PCGQ_SCALE, PCGQ_SCALE_BUFFER_IDX, PCGQ_NUM_SCALES, true,
+                             (uint32_t)want_scales)
+               : read_scales(ps, vi, qp, PCQ_SCALE, PCQ_SCALE_BUFFER_IDX, PCQ_NUM_SCALES, false,
+                             (uint32_t)want_scales);
 }
 
 static pte_status parse_value(parser *ps, uint32_t vi, uint32_t xv, size_t *total) {
@@ -212,11 +345,22 @@ static pte_status parse_value(parser *ps, uint32_t vi, uint32_t xv, size_t *tota
     numel *= s;
   }
   v->numel = numel;
-  v->nbytes = numel * 4;
+  v->esize = (uint8_t)xg_datatype_size(v->datatype);
+  /* qdint8 rows travel as fp32 here: the fully connected node that reads
+   * them quantizes each row itself (as XNNPACK's convert would). */
+  if (v->datatype == XG_DT_QDINT8) v->esize = 4;
+  /* 4-bit [N, K] weights: rows of (K + 1) / 2 bytes, as ExecuTorch packs them. */
+  v->nbytes = v->esize        ? numel * v->esize
+              : v->ndims == 2 ? v->dims[0] * ((v->dims[1] + 1) / 2)
+                              : (numel + 1) / 2;
   v->external_id = fb_u32(fb, tv, TV_EXTERNAL_ID, 0);
   v->flags = fb_u32(fb, tv, TV_FLAGS, 0);
   v->id_out = fb_u32(fb, tv, TV_ID_OUT, 0);
   v->producer = -1;
+  if (type == XG_VALUE_QUANTIZED) {
+    pte_status st = parse_quant(ps, vi, u);
+    if (st) return st;
+  }
   if (v->flags & ~(XG_FLAG_EXTERNAL_INPUT | XG_FLAG_EXTERNAL_OUTPUT))
     return pte_error(PTE_ERR_INVALID_PROGRAM, "XNNPACK payload: value %u has unknown flags 0x%x", vi,
                      v->flags);
@@ -233,9 +377,9 @@ static pte_status parse_value(parser *ps, uint32_t vi, uint32_t xv, size_t *tota
     if (v->flags)
       return pte_error(PTE_ERR_INVALID_PROGRAM, "XNNPACK payload: value %u is both constant and external",
                        vi);
-    /* Only fp32 constants are ever read; other datatypes are refused by
-     * xg_check, naming the node, so their bytes need not resolve here. */
-    if (v->datatype == XG_DT_FP32 && type == XG_VALUE_TENSOR) {
+    /* Only fp32 and quantized constants are ever read; other datatypes are
+     * refused by xg_check, naming the node, so their bytes need not resolve. */
+    if ((v->datatype == XG_DT_FP32 && type == XG_VALUE_TENSOR) || type == XG_VALUE_QUANTIZED) {
       pte_status st = resolve_constant(ps, vi, cidx);
       if (st) return st;
     } else {
@@ -406,6 +550,7 @@ pte_status xg_parse(const void *blob, size_t size, xg_named_fn named, void *name
   ps.named = named;
   ps.named_user = named_user;
   ps.g = g;
+  ps.mem = mem;
   pte_status st = locate_flatbuffer(b, size, &ps);
   if (st) return st;
   const pte_fb fb = ps.fb;

@@ -150,3 +150,33 @@ const char *xg_datatype_name(int dt) {
     default: return "unknown datatype";
   }
 }
+
+unsigned xg_datatype_size(int dt) {
+  switch (dt) {
+    case XG_DT_FP16:
+    case XG_DT_BF16: return 2;
+    case XG_DT_QINT8:
+    case XG_DT_QUINT8:
+    case XG_DT_QCINT8:
+    case XG_DT_QDINT8:
+    case XG_DT_QPINT8: return 1;
+    case XG_DT_QCINT4:
+    case XG_DT_QBINT4: return 0;
+    default: return 4;
+  }
+}
+
+int xg_datatype_quant(int dt) {
+  switch (dt) {
+    case XG_DT_QINT8:
+    case XG_DT_QUINT8:
+    case XG_DT_QINT32: return XG_QP_PER_TENSOR;
+    case XG_DT_QCINT8:
+    case XG_DT_QCINT32:
+    case XG_DT_QCINT4: return XG_QP_PER_CHANNEL;
+    case XG_DT_QBINT4: return XG_QP_PER_CHANNEL_GROUP;
+    case XG_DT_QDINT8:
+    case XG_DT_QPINT8: return XG_QP_PER_TOKEN_DYNAMIC;
+    default: return 0;
+  }
+}

@@ -31,6 +31,17 @@ enum {
   TV_DQ_DATATYPE
 };
 enum { QTV_TENSOR_VALUE, QTV_QUANT_PARAMS_TYPE, QTV_QUANT_PARAMS };
+enum { PCQ_SCALE, PCQ_CHANNEL_DIM, PCQ_SCALE_BUFFER_IDX, PCQ_NUM_SCALES };
+enum { PTQ_SCALE, PTQ_ZERO_POINT };
+enum { PTDQ_NUM_NONBATCH_DIMS };
+enum {
+  PCGQ_SCALE,
+  PCGQ_CHANNEL_DIM,
+  PCGQ_GROUP_SIZE,
+  PCGQ_SCALE_BF16,
+  PCGQ_SCALE_BUFFER_IDX,
+  PCGQ_NUM_SCALES
+};
 enum { BUFFER_STORAGE_ };
 enum { CDO_OFFSET, CDO_SIZE, CDO_NAMED_KEY };
 /* _XNNNode1x1, _XNNNode2x1 */
@@ -147,5 +158,9 @@ extern const xg_layout xg_layout_node_1x1, xg_layout_node_2x1, xg_layout_cat, xg
 const char *xg_node_type_name(int type);
 /* "fp32", "qint8 (...)" etc. */
 const char *xg_datatype_name(int datatype);
+/* Bytes per element (0: 4-bit, two per byte). */
+unsigned xg_datatype_size(int datatype);
+/* The XNNQuantParams member a quantized datatype needs (0: not a quantized datatype). */
+int xg_datatype_quant(int datatype);
 
 #endif

@@ -11,8 +11,16 @@ graphs; case.json lists the XNNPACK node types each payload holds
 ("xnnpack_nodes"). A case whose program keeps any operator outside the
 delegate is an error: these cases test the delegate alone.
 
+Cases under quant/ are statically quantized (PT2E XNNPACKQuantizer, symmetric
+per-channel int8) or have dynamically quantized linears (the quantizer's
+dynamic config; torchao's Int8DynamicActivationIntxWeightConfig with int4
+weights per group or per channel, int8 per channel), lowered with the default
+partitioner; their expected
+outputs come from ExecuTorch's own runtime (int8 arithmetic is not the
+fake-quantized graph's), compared within 2 quantization steps of the output.
+
 Cases under refused/ are programs the delegate must refuse at load time
-(fp16, dynamically and statically quantized graphs); "expect_error" in
+(fp16 graphs); "expect_error" in
 their case.json is a substring of the expected message.
 
 Seeds are fixed; rerunning gives identical files.
@@ -425,6 +433,138 @@ def export_reject(out_dir, name):
 
 
 # ---------------------------------------------------------------------------
+# Statically quantized programs (static int8 through Debian's XNNPACK)
+# ---------------------------------------------------------------------------
+
+
+class QCnn(nn.Module):
+    """conv, relu, depthwise conv, relu6 (clamp), max pool, residual add, global average pool, linear."""
+
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv2d(3, 8, 3, padding=1)
+        self.dw = nn.Conv2d(8, 8, 3, padding=1, groups=8)
+        self.fc = nn.Linear(8, 4)
+
+    def forward(self, x):
+        a = F.relu(self.c1(x))
+        b = F.hardtanh(self.dw(a), 0.0, 6.0)
+        c = F.max_pool2d(a + b, 2)
+        return self.fc(F.adaptive_avg_pool2d(c, 1).flatten(1))
+
+
+class QEltwise(nn.Module):
+    """mul, add, cat and average pool on quantized activations."""
+
+    def __init__(self):
+        super().__init__()
+        self.c = nn.Conv2d(4, 4, 1)
+
+    def forward(self, x, y):
+        m = self.c(x) * y
+        s = torch.cat([m, x + y], dim=1)
+        return F.avg_pool2d(s, 2)
+
+
+def _mlp(k=64, h=32, n=8):
+    return lambda: nn.Sequential(nn.Linear(k, h), nn.ReLU(), nn.Linear(h, n))
+
+
+QUANT = {
+    # name: (module, inputs, quantization: "static" | "dynamic" (PT2E) | ("8da4w", group or None = per channel))
+    "static_quant_conv": (lambda: nn.Sequential(nn.Conv2d(3, 4, 3), nn.ReLU()), lambda: (rn(1, 3, 6, 6),), "static"),
+    "q_cnn": (QCnn, lambda: (rn(1, 3, 8, 8),), "static"),
+    "q_eltwise": (QEltwise, lambda: (rn(1, 4, 6, 6), rn(1, 4, 6, 6)), "static"),
+    "q_mlp": (lambda: nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 4)), lambda: (rn(3, 16),), "static"),
+    # qdint8 activations: pterun's int8 product (2022 XNNPACK has none)
+    "dynamic_quant_linear": (lambda: nn.Sequential(nn.Linear(16, 8)), lambda: (rn(4, 16),), "dynamic"),
+    "dq_mlp_3d": (_mlp(24, 20, 6), lambda: (rn(2, 3, 24),), "dynamic"),
+    "dq_8da4w_g32": (_mlp(), lambda: (rn(3, 64),), ("8da4w", 32)),
+    "dq_8da4w_channel": (_mlp(), lambda: (rn(3, 64),), ("8da4w", None)),
+    "dq_8da8w_channel": (_mlp(), lambda: (rn(5, 64),), ("8da8w", None)),
+}
+
+
+def _torchao_quantize(module, kind):
+    from torchao.quantization import quantize_
+    from torchao.quantization.granularity import PerAxis, PerGroup
+    from torchao.quantization.quant_api import Int8DynamicActivationIntxWeightConfig
+
+    bits, group = kind
+    quantize_(module, Int8DynamicActivationIntxWeightConfig(
+        weight_dtype=torch.int4 if bits == "8da4w" else torch.int8,
+        weight_granularity=PerGroup(group) if group else PerAxis(0)))
+    return module
+
+
+def output_steps(pte_path):
+    """Scales of the qint8 values the payloads convert back to fp32 (what reaches the outputs)."""
+    steps = []
+    for _m, _i, blob in xnnpack_dump.payloads(pte_path):
+        _h, g = xnnpack_dump.decode(blob)
+        vals = {}
+        for v in g["xvalues"]:
+            u = v["xvalue_union"]
+            vals[u.get("tensor_value", u)["id_out"]] = u
+        for n in g["xnodes"]:
+            src = vals[n["xnode_union"].get("input_id", -1)] if "input_id" in n["xnode_union"] else {}
+            dst = vals.get(n["xnode_union"].get("output_id", -1), {})
+            if n["xnode_union_type"] == "XNNConvert" and "quant_params" in src and "quant_params" not in dst:
+                steps.append(float(src["quant_params"]["scale"]))
+    return steps
+
+
+def export_quant(out_dir, name):
+    from executorch.runtime import Runtime
+
+    make_module, make_inputs, kind = QUANT[name]
+    torch.manual_seed(seed_for(name))
+    module = make_module().eval()
+    example = make_inputs()
+    if isinstance(kind, tuple):
+        et = lower(_torchao_quantize(module, kind), example, None)
+    else:
+        et = lower(module, example, None, _quantize_xnnpack(kind == "dynamic"))
+    plan = et.executorch_program.execution_plan[0]
+    ops = sorted({o.name + ("." + o.overload if o.overload else "") for o in plan.operators})
+    delegates = sorted({d.id for d in plan.delegates})
+    if ops or delegates != ["XnnpackBackend"]:
+        raise RuntimeError(f"{name}: not fully delegated: operators {ops}, delegates {delegates}")
+    buf = bytes(et.buffer)
+    method = Runtime.get().load_program(buf).load_method("forward")
+    outs = list(method.execute([t.clone() for t in example]))
+    tmp = os.path.join(out_dir, f".{name}.pte")
+    os.makedirs(out_dir, exist_ok=True)
+    with open(tmp, "wb") as f:
+        f.write(buf)
+    steps = output_steps(tmp)
+    os.remove(tmp)
+    if kind != "static":
+        # fp32 outputs of int8 products: an int8 grid over the output range.
+        steps = [max(float(np.abs(o.numpy()).max()) for o in outs) / 127.0]
+    if not steps:
+        raise RuntimeError(f"{name}: no quantized value reaches an output")
+    meta = {
+        "name": name,
+        "group": "xnnpack_quant",
+        "method": "forward",
+        "description": (f"static int8 (PT2E XNNPACKQuantizer, per-channel) through the XNNPACK delegate: {name}; "
+                        if kind == "static" else
+                        f"dynamically quantized linears ({'PT2E XNNPACKQuantizer dynamic, per-channel int8' if kind == 'dynamic' else 'torchao Int8DynamicActivationIntxWeightConfig ' + str(kind)}) "
+                        f"through the XNNPACK delegate (pterun's int8 product): {name}; ")
+        + f"expected from ExecuTorch's runtime, tolerance 2 quantization steps of the output ({max(steps):.6g})",
+        "rtol": 0.0,
+        "atol": 2.0 * max(steps),
+        "delegates": delegates,
+        "operators": ops,
+        "inputs": [{"dtype": "float32", "shape": list(t.shape)} for t in example],
+        "outputs": [{"dtype": "float32", "shape": list(t.shape)} for t in outs],
+    }
+    meta = write_case(out_dir, name, buf, example, outs, meta)
+    print(f"quant/{name}: {meta['xnnpack_nodes']}", flush=True)
+
+
+# ---------------------------------------------------------------------------
 # Programs the delegate must refuse
 # ---------------------------------------------------------------------------
 
@@ -447,10 +587,6 @@ def _quantize_xnnpack(dynamic):
 REFUSED = {
     # name: (module, inputs, quantize, dtype, expected message part)
     "fp16_linear": (lambda: nn.Linear(8, 4).half(), lambda: (rn(2, 8).half(),), None, "fp16"),
-    "dynamic_quant_linear": (lambda: nn.Sequential(nn.Linear(16, 8)), lambda: (rn(4, 16),), _quantize_xnnpack(True),
-                             "dynamically quantized"),
-    "static_quant_conv": (lambda: nn.Sequential(nn.Conv2d(3, 4, 3), nn.ReLU()), lambda: (rn(1, 3, 6, 6),),
-                          _quantize_xnnpack(False), "quantized"),
 }
 
 
@@ -459,11 +595,7 @@ def export_refused(out_dir, name):
     torch.manual_seed(seed_for(name))
     module = make_module().eval()
     example = make_inputs()
-    part = None
-    if name.startswith("dynamic_quant"):
-        from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackDynamicallyQuantizedPartitioner
-        part = XnnpackDynamicallyQuantizedPartitioner
-    et = lower(module, example, None, quantize, part)
+    et = lower(module, example, None, quantize)
     plan = et.executorch_program.execution_plan[0]
     delegates = sorted({d.id for d in plan.delegates})
     if "XnnpackBackend" not in delegates:
@@ -516,6 +648,14 @@ def main():
         except Exception as e:  # noqa: BLE001
             failed.append(name)
             print(f"FAILED reject_shape/{name}: {type(e).__name__}: {e}", flush=True)
+    for name in QUANT:
+        if a.only and not fnmatch.fnmatchcase(name, a.only):
+            continue
+        try:
+            export_quant(os.path.join(a.out, "quant"), name)
+        except Exception as e:  # noqa: BLE001
+            failed.append(name)
+            print(f"FAILED quant/{name}: {type(e).__name__}: {e}", flush=True)
     for name in REFUSED:
         if a.only and not fnmatch.fnmatchcase(name, a.only):
             continue

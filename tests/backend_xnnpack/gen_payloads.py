@@ -7,7 +7,8 @@ The exporter never emits some of what the delegate must handle: ELU (its
 partitioner config is disabled), ArgMaxPooling2d (max.dim with indices is not
 delegated), Copy, fp32 Convert, weights in the payload's own constant region
 or in the legacy XNNGraph.constant_buffer (pre-XNNHeader payloads), non-constant
-fully-connected weights, 1x1 pooling, degenerate clamps and dead nodes. These
+fully-connected weights, 1x1 pooling, degenerate clamps, dead nodes, and
+static int8 with inline per-channel scales and int8 slices/concatenations. These
 payloads are written from JSON with the flatc and schema.fbs of the installed
 executorch package; expected outputs come from numpy/torch.
 
@@ -93,6 +94,23 @@ class Graph:
             "constant_buffer_idx": idx, "external_id": INVALID if ext is None else ext, "flags": flags, "id_out": vid}})
         if ext is not None:
             self.externs = max(self.externs, ext + 1)
+        return vid
+
+    def qvalue(self, dims, datatype, params, data=None, ext=None, flags=0):
+        """A quantized value: params is ("PerTensorQuant", {...}) or ("PerChannelQuant", {...})."""
+        idx = 0
+        if data is not None:
+            raw = np.ascontiguousarray(data).tobytes()
+            idx = len(self.constant_data)
+            off = len(self.constants)
+            self.constants += raw + b"\0" * (-len(raw) % 16)
+            self.constant_data.append({"offset": off, "size": len(raw)})
+        vid = len(self.values)
+        self.values.append({"xvalue_union_type": "XNNQuantizedTensorValue", "xvalue_union": {
+            "tensor_value": {"datatype": datatype, "num_dims": len(dims), "dims": list(dims),
+                             "constant_buffer_idx": idx, "external_id": INVALID if ext is None else ext,
+                             "flags": flags, "id_out": vid},
+            "quant_params_type": params[0], "quant_params": params[1]}})
         return vid
 
     def node(self, kind, fields, min_max=None, handle=0):
@@ -213,12 +231,50 @@ def native_fallbacks(out):
         4: ("out", iv[:, ::2, ::2, :]), 5: ("out", iv), 6: ("out", np.full_like(iv, 0.25))})
 
 
+def quant_bytes(out):
+    """Static int8 the exporter does not write: per-channel scales inline in
+    the flatbuffer (not in a scale buffer), int8 slices and concatenations
+    (pterun copies the bytes), and a per-channel fully connected node (a 1x1
+    convolution on 2022 XNNPACK). Scales are powers of two and inputs sit
+    0.3 steps off the grid, so the int8 arithmetic is exact here."""
+    g = Graph()
+    sx, zx, sw, sy, zy = 0.0625, 3, 0.5, 0.03125, -2
+    pt = lambda s, z: ("PerTensorQuant", {"scale": s, "zero_point": z})
+    pc = lambda s, n: ("PerChannelQuant", {"scale": [s] * n, "channel_dim": 0})
+    x = g.value([2, 6], ext=0, flags=1)
+    q = g.qvalue([2, 6], "xnn_datatype_qint8", pt(sx, zx))
+    qs = g.qvalue([2, 4], "xnn_datatype_qint8", pt(sx, zx))
+    qc = g.qvalue([2, 8], "xnn_datatype_qint8", pt(sx, zx))
+    yc = g.value([2, 8], ext=1, flags=2)
+    w = np.random.randint(-3, 4, size=(4, 8)).astype(np.int8)
+    b = np.random.randint(-20, 21, size=(4,)).astype(np.int32)
+    wv = g.qvalue([4, 8], "xnn_datatype_qcint8", pc(sw, 4), data=w)
+    bv = g.qvalue([4], "xnn_datatype_qcint32", pc(sx * sw, 4), data=b)
+    qy = g.qvalue([2, 4], "xnn_datatype_qint8", pt(sy, zy))
+    y = g.value([2, 4], ext=2, flags=2)
+    g.node("XNNConvert", {"input_id": x, "output_id": q, "flags": 0})
+    g.node("XNNStaticSlice", {"num_dims": 2, "offsets": [0, 1], "sizes": [2, 4], "input_id": q, "output_id": qs,
+                              "flags": 0})
+    g.node("XNNConcatenate2", {"axis": 1, "input1_id": qs, "input2_id": qs, "input3_id": INVALID,
+                               "input4_id": INVALID, "input5_id": INVALID, "output_id": qc, "flags": 0})
+    g.node("XNNConvert", {"input_id": qc, "output_id": yc, "flags": 0})
+    g.node("XNNFullyConnected", {"input1_id": qc, "filter_id": wv, "bias_id": bv, "output_id": qy, "flags": 0})
+    g.node("XNNConvert", {"input_id": qy, "output_id": y, "flags": 0})
+    k = np.random.randint(-20, 21, size=(2, 6))
+    xv = ((k + 0.3) * sx).astype(np.float32)
+    qk = np.concatenate([k[:, 1:5], k[:, 1:5]], axis=1)  # quantized minus zero point
+    acc = qk @ w.astype(np.int64).T + b
+    yq = np.clip(acc + zy, -128, 127)
+    write(out, "quant_bytes", g.payload(), {0: ("in", xv), 1: ("out", (qk * sx).astype(np.float32)),
+                                            2: ("out", ((yq - zy) * sy).astype(np.float32))})
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "payloads"))
     a = ap.parse_args()
     np.random.seed(1234)
-    for fn in (elu_argmax_copy, inline_constants, legacy_constant_buffer, native_fallbacks):
+    for fn in (elu_argmax_copy, inline_constants, legacy_constant_buffer, native_fallbacks, quant_bytes):
         fn(a.out)
     return 0
 

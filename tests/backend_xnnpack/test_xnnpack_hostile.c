@@ -148,6 +148,64 @@ static void patch_and_refuse(target *t, const uint8_t *p, size_t size, size_t at
   free(c);
 }
 
+/* As patch_and_refuse, and the error must say `why` (a clear message). */
+static void patch_and_explain(target *t, const uint8_t *p, size_t size, size_t at, uint32_t v,
+                              const char *what, const char *why) {
+  patch_and_refuse(t, p, size, at, v, what);
+  XT_CHECK(strstr(pte_last_error(), why) != NULL, "payload %d: %s: error '%s' does not say '%s'", payloads,
+           what, pte_last_error(), why);
+}
+
+/* Quantization parameters: zero, negative, NaN and infinite scales, zero
+ * points out of range, channel dims past the rank, scale counts that do not
+ * match the shape, scale buffers past the constants, groups that do not
+ * divide, wrong member types. */
+static void attack_quant(target *t, const uint8_t *p, size_t size, size_t base, pte_fb fb, uint32_t qv) {
+  uint32_t qp = pte_fb_ref(fb, qv, QTV_QUANT_PARAMS);
+  uint32_t qt = (uint32_t)pte_fb_scalar(fb, qv, QTV_QUANT_PARAMS_TYPE, 1, 0);
+  uint32_t at;
+  if (!qp) return;
+  const uint32_t bad_scales[] = {0, 0x80000000u /* -0 */, 0xBF800000u /* -1 */, 0x7FC00000u /* NaN */,
+                                 0x7F800000u /* inf */};
+  if (qt == XG_QP_PER_TENSOR) {
+    if ((at = pte_fb_field(fb, qp, PTQ_SCALE)))
+      for (size_t k = 0; k < sizeof bad_scales / sizeof bad_scales[0]; k++)
+        patch_and_explain(t, p, size, base + at, bad_scales[k], "a bad per-tensor scale",
+                          "must be finite and positive");
+    if ((at = pte_fb_field(fb, qp, PTQ_ZERO_POINT))) {
+      patch_and_explain(t, p, size, base + at, 256, "a zero point out of range", "zero point 256 is outside");
+      patch_and_refuse(t, p, size, base + at, (uint32_t)-129, "a zero point out of range");
+    }
+  } else if (qt == XG_QP_PER_CHANNEL || qt == XG_QP_PER_CHANNEL_GROUP) {
+    bool g = qt == XG_QP_PER_CHANNEL_GROUP;
+    if ((at = pte_fb_field(fb, qp, g ? PCGQ_CHANNEL_DIM : PCQ_CHANNEL_DIM)))
+      patch_and_explain(t, p, size, base + at, 7, "a channel dim past the rank", "channel_dim 7 is outside");
+    if ((at = pte_fb_field(fb, qp, g ? PCGQ_NUM_SCALES : PCQ_NUM_SCALES))) {
+      uint32_t n = pte_fb_u32(fb.buf + at);
+      patch_and_explain(t, p, size, base + at, n + 1, "one scale too many", "scales");
+      patch_and_refuse(t, p, size, base + at, n - 1, "one scale too few");
+    }
+    if ((at = pte_fb_field(fb, qp, g ? PCGQ_SCALE_BUFFER_IDX : PCQ_SCALE_BUFFER_IDX)))
+      patch_and_refuse(t, p, size, base + at, 99999, "a scale buffer past the constants");
+    if (g && (at = pte_fb_field(fb, qp, PCGQ_GROUP_SIZE))) {
+      patch_and_explain(t, p, size, base + at, 0, "a zero group size", "does not divide");
+      patch_and_refuse(t, p, size, base + at, pte_fb_u32(fb.buf + at) + 1,
+                       "a group size that does not divide");
+    }
+  }
+  /* Another member than the datatype needs (the table is reread as it). */
+  if ((at = pte_fb_field(fb, qv, QTV_QUANT_PARAMS_TYPE))) {
+    uint8_t *c = (uint8_t *)malloc(size);
+    for (uint8_t m = 1; m <= 4; m++) {
+      if (m == qt) continue;
+      memcpy(c, p, size);
+      c[base + at] = m;
+      attempt(t, c, size, true); /* refused or not: never a crash */
+    }
+    free(c);
+  }
+}
+
 static void attack(target *t, const uint8_t *p, size_t size) {
   payloads++;
   /* The payload itself is fine (or refused as unsupported: fp16, int8). */
@@ -240,8 +298,14 @@ static void attack(target *t, const uint8_t *p, size_t size) {
    * and constant indices out of range, non-fp32 datatypes. */
   uint32_t values = pte_fb_ref(fb, L.root, XGRAPH_XVALUES);
   for (uint32_t i = 0; i < nvalues && i < 40; i++) {
-    uint32_t v = pte_fb_ref(fb, pte_fb_vec_table(fb, values, i), XVALUE_UNION);
+    uint32_t xv = pte_fb_vec_table(fb, values, i);
+    uint32_t v = pte_fb_ref(fb, xv, XVALUE_UNION);
     if (!v) continue;
+    if (pte_fb_scalar(fb, xv, XVALUE_UNION_TYPE, 1, 0) == XG_VALUE_QUANTIZED) {
+      attack_quant(t, p, size, base, fb, v);
+      v = pte_fb_ref(fb, v, QTV_TENSOR_VALUE);
+      if (!v) continue;
+    }
     uint32_t dims = pte_fb_ref(fb, v, TV_DIMS);
     if (pte_fb_vec_len(fb, dims)) {
       size_t at = base + (size_t)(pte_fb_vec_data(fb, dims) - fb.buf);

@@ -289,18 +289,22 @@ def _last_output_scale(gm: torch.nn.Module) -> float:
 def _models() -> None:
     steps = 2
 
-    def cnn() -> Built:
+    def cnn(name: str = "pt2e_static_cnn", how: str = "not delegated") -> Built:
         model = _TinyCNN()
         x = torch.randn(1, 3, 8, 8)
         gm = _pt2e(model, (x,), dynamic=False)
         _models.cnn_step = _last_output_scale(gm)
         desc = (f"tiny CNN (conv-relu-conv-relu-pool-linear) quantized with PT2E XNNPACKQuantizer, static "
-                f"per-channel int8, not delegated. Tolerance: {steps} quantization steps of the output "
+                f"per-channel int8, {how}. Tolerance: {steps} quantization steps of the output "
                 f"(scale {_models.cnn_step:.6g}): float32 convolutions and products sum in another order than "
                 f"ExecuTorch's and may flip a rounding")
-        return Built(methods={"forward": (gm, (x,), None)}, cases=[CaseIO("pt2e_static_cnn", "forward", (x,), desc)])
+        return Built(methods={"forward": (gm, (x,), None)}, cases=[CaseIO(name, "forward", (x,), desc)])
 
-    def mlp() -> Built:
+    def cnn_xnnpack() -> Built:
+        return cnn("pt2e_static_cnn_xnnpack", "delegated to XNNPACK (XnnpackPartitioner: int8 convolutions, "
+                   "fully connected, global average pooling and converts in one delegate)")
+
+    def mlp(name: str = "pt2e_dynamic_linear", how: str = "not delegated") -> Built:
         model = _MLP()
         x = torch.randn(4, 16)
         gm = _pt2e(model, (x,), dynamic=True)
@@ -308,23 +312,59 @@ def _models() -> None:
             y = model(x)
         _models.mlp_step = float(y.abs().max()) / 127.0
         desc = (f"two linears quantized with PT2E XNNPACKQuantizer, dynamic per-token int8 activations and "
-                f"per-channel int8 weights, not delegated. Tolerance: {steps} quantization steps of an int8 "
+                f"per-channel int8 weights, {how}. Tolerance: {steps} quantization steps of an int8 "
                 f"grid over the output's range (step {_models.mlp_step:.6g}), for the float32 products")
-        return Built(methods={"forward": (gm, (x,), None)}, cases=[CaseIO("pt2e_dynamic_linear", "forward", (x,), desc)])
+        return Built(methods={"forward": (gm, (x,), None)}, cases=[CaseIO(name, "forward", (x,), desc)])
+
+    def mlp_xnnpack() -> Built:
+        return mlp("pt2e_dynamic_linear_xnnpack", "delegated to XNNPACK (qdint8 fully connected nodes, which "
+                   "pterun runs on its int8 product)")
+
+    def mlp_8da4w() -> Built:
+        from torchao.quantization import quantize_
+        from torchao.quantization.granularity import PerGroup
+        from torchao.quantization.quant_api import Int8DynamicActivationIntxWeightConfig
+
+        model = torch.nn.Sequential(torch.nn.Linear(64, 32), torch.nn.ReLU(), torch.nn.Linear(32, 8)).eval()
+        x = torch.randn(3, 64)
+        quantize_(model, Int8DynamicActivationIntxWeightConfig(weight_dtype=torch.int4,
+                                                               weight_granularity=PerGroup(32)))
+        with torch.no_grad():
+            y = model(x)
+        _models.w4_step = float(y.abs().max()) / 127.0
+        desc = (f"two linears with 8-bit dynamic activations and 4-bit weights in groups of 32 (torchao "
+                f"Int8DynamicActivationIntxWeightConfig, the 8da4w of ExecuTorch's LLM exports), delegated to "
+                f"XNNPACK (qdint8 x qbint4 fully connected nodes). Tolerance: {steps} quantization steps of an "
+                f"int8 grid over the output's range (step {_models.w4_step:.6g})")
+        return Built(methods={"forward": (model, (x,), None)}, cases=[CaseIO("w8da4w_linear_xnnpack", "forward", (x,), desc)])
 
     # Tolerances need the model's scales: computed once here (seeded like the export).
     from zoo_common import seed_for
 
-    for name, build in (("pt2e_static_cnn", cnn), ("pt2e_dynamic_linear", mlp)):
+    for name, build in (("pt2e_static_cnn", cnn), ("pt2e_dynamic_linear", mlp), ("w8da4w_linear_xnnpack", mlp_8da4w)):
         torch.manual_seed(seed_for(name))
         np.random.seed(seed_for(name))
         build()
     _spec("pt2e_static_cnn", cnn, "tiny CNN, PT2E static per-channel int8, not delegated",
           atol=steps * _models.cnn_step * 1.001,
           reason=f"{steps} quantization steps of the output scale: float32 sums in another order may flip a rounding")
+    _spec("pt2e_static_cnn_xnnpack", cnn_xnnpack, "the same tiny CNN, PT2E static per-channel int8, delegated to XNNPACK",
+          atol=steps * _models.cnn_step * 1.001,
+          reason=f"{steps} quantization steps of the output scale: float32 sums in another order may flip a rounding")
+    _SPECS[-1].xnnpack = True
+    _SPECS[-1].seed_key = "pt2e_static_cnn"  # same weights and inputs as the plain case
     _spec("pt2e_dynamic_linear", mlp, "two linears, PT2E dynamic int8, not delegated",
           atol=steps * _models.mlp_step,
           reason=f"{steps} steps of an int8 grid over the output range: dynamic activation scales times float32 sums")
+    _spec("pt2e_dynamic_linear_xnnpack", mlp_xnnpack, "the same two linears, PT2E dynamic int8, delegated to XNNPACK",
+          atol=steps * _models.mlp_step,
+          reason=f"{steps} steps of an int8 grid over the output range: dynamic activation scales times float32 sums")
+    _SPECS[-1].xnnpack = True
+    _SPECS[-1].seed_key = "pt2e_dynamic_linear"  # same weights and inputs as the plain case
+    _spec("w8da4w_linear_xnnpack", mlp_8da4w, "two 8da4w linears (groups of 32), delegated to XNNPACK",
+          atol=steps * _models.w4_step,
+          reason=f"{steps} steps of an int8 grid over the output range: dynamic activation scales times float32 sums")
+    _SPECS[-1].xnnpack = True
 
 
 def build_quant_specs() -> List[Spec]:

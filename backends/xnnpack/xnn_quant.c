@@ -1,0 +1,128 @@
+/* Quantized values on nodes (xnn_check.c calls it after a node's own
+ * check): static int8 datatypes that go together on a node as its row's
+ * XG_Q_* allows, and the dynamically quantized fully connected nodes that
+ * pterun's int8 product runs. Parameters themselves are checked at parse. */
+#include <string.h>
+
+#include "xnn_nodes.h"
+
+static bool same_quant(const xg_value *a, const xg_value *b) {
+  if (a->datatype != b->datatype || a->value_type != b->value_type) return false;
+  if (a->value_type != XG_VALUE_QUANTIZED) return true;
+  return a->scale == b->scale && a->zero_point == b->zero_point && a->nscales == b->nscales &&
+         a->channel_dim == b->channel_dim &&
+         (!a->nscales || memcmp(a->scales, b->scales, a->nscales * sizeof(float)) == 0);
+}
+
+static pte_status quant_error(const xg_graph *g, uint32_t ni, uint32_t k, const char *want) {
+  const xg_node *n = &g->nodes[ni];
+  uint32_t vi = k < n->nin ? n->in[k] : n->out[k - n->nin];
+  return xg_node_error(g, ni, PTE_ERR_NOT_SUPPORTED, "%s value %u has datatype %s; with int8 values, %s",
+                       k < n->nin ? "input" : "output", vi, xg_datatype_name(g->values[vi].datatype), want);
+}
+
+/* Static int8: which datatypes go together on a node (its row's XG_Q_*).
+ * Sets n->quant when any value is quantized. */
+/* Dynamic quantization as the partitioner emits it: an fp32 -> qdint8
+ * convert (a copy here: qdint8 rows travel as fp32) feeding fully connected
+ * nodes with constant qcint8, qcint4 or qbint4 weights, an fp32 (or no)
+ * constant bias and an fp32 output, which pterun's int8 product runs. */
+static pte_status check_dynamic(xg_graph *g, uint32_t ni, bool *xnn_ok) {
+  xg_node *n = &g->nodes[ni];
+  const xg_value *x = &g->values[n->in[0]], *o = &g->values[n->out[0]];
+  if (n->type == XG_CONVERT && o->datatype == XG_DT_QDINT8) {
+    if (x->value_type != XG_VALUE_TENSOR || x->datatype != XG_DT_FP32)
+      return quant_error(g, ni, 0, "a qdint8 value is converted from fp32");
+    return PTE_OK; /* a copy */
+  }
+  bool dq_input = n->type == XG_FULLY_CONNECTED && x->datatype == XG_DT_QDINT8;
+  for (uint32_t k = 0; k < (uint32_t)n->nin + n->nout; k++) {
+    uint32_t vi = k < n->nin ? n->in[k] : n->out[k - n->nin];
+    if (vi != XG_NONE && g->values[vi].datatype == XG_DT_QDINT8 && !(dq_input && k == 0))
+      return quant_error(g, ni, k, "qdint8 values go from a convert to fully connected inputs only");
+  }
+  if (!dq_input) return PTE_OK;
+  const xg_value *w = &g->values[n->in[1]], *b = n->in[2] == XG_NONE ? NULL : &g->values[n->in[2]];
+  if (w->datatype != XG_DT_QCINT8 && w->datatype != XG_DT_QCINT4 && w->datatype != XG_DT_QBINT4)
+    return quant_error(g, ni, 1, "a qdint8 fully connected takes qcint8, qcint4 or qbint4 weights");
+  if (!w->has_data || (n->flags & 1) || w->channel_dim != 0)
+    return xg_node_error(g, ni, PTE_ERR_NOT_SUPPORTED,
+                         "quantized weights (value %u) must be a constant [N, K] quantized along dimension 0",
+                         n->in[1]);
+  if (b && (b->value_type != XG_VALUE_TENSOR || b->datatype != XG_DT_FP32 || !b->has_data))
+    return quant_error(g, ni, 2, "a qdint8 fully connected takes a constant fp32 bias");
+  if (o->value_type != XG_VALUE_TENSOR || o->datatype != XG_DT_FP32)
+    return quant_error(g, ni, 3, "a qdint8 fully connected writes fp32");
+  n->dyn = 1;
+  n->quant = 1;
+  *xnn_ok = false; /* 2022 XNNPACK has no such operator */
+  return PTE_OK;
+}
+
+pte_status xg_check_quant(xg_graph *g, uint32_t ni, const xg_node_desc *d, bool *xnn_ok) {
+  xg_node *n = &g->nodes[ni];
+  const uint32_t nv = (uint32_t)n->nin + n->nout;
+  bool dynamic = false;
+  n->quant = 0;
+  for (uint32_t k = 0; k < nv; k++) {
+    uint32_t vi = k < n->nin ? n->in[k] : n->out[k - n->nin];
+    if (vi == XG_NONE || g->values[vi].value_type != XG_VALUE_QUANTIZED) continue;
+    n->quant = 1;
+    if (g->values[vi].datatype == XG_DT_QDINT8) dynamic = true;
+  }
+  if (dynamic) {
+    n->quant = 0;
+    return check_dynamic(g, ni, xnn_ok);
+  }
+  if (!n->quant) return PTE_OK;
+  if (!d->quant)
+    return xg_node_error(g, ni, PTE_ERR_NOT_SUPPORTED,
+                         "takes fp32 values only (pterun runs no quantized %s; export it in fp32)",
+                         xg_node_type_name(n->type));
+  const xg_value *o = &g->values[n->out[0]];
+  if (d->quant == XG_Q_CONVERT) {
+    const xg_value *x = &g->values[n->in[0]];
+    bool q_in = x->value_type == XG_VALUE_QUANTIZED, q_out = o->value_type == XG_VALUE_QUANTIZED;
+    if (q_in == q_out)
+      return quant_error(g, ni, 0, "a conversion goes from fp32 to qint8 or from qint8 to fp32");
+    if ((q_in ? x : o)->datatype != XG_DT_QINT8)
+      return quant_error(g, ni, q_in ? 0 : 1, "conversions take qint8");
+    n->copy_like = 0;
+    return PTE_OK;
+  }
+  for (uint32_t k = 0; k < nv; k++) {
+    uint32_t vi = k < n->nin ? n->in[k] : n->out[k - n->nin];
+    if (vi == XG_NONE) continue;
+    const xg_value *v = &g->values[vi];
+    if (d->quant == XG_Q_BYTES) {
+      if (!same_quant(v, o))
+        return quant_error(g, ni, k, "a copy needs qint8 inputs and output with equal parameters");
+      continue;
+    }
+    if (k >= n->nin || !((d->packed >> k) & 1)) {
+      if (v->datatype != XG_DT_QINT8) return quant_error(g, ni, k, "activations must be qint8");
+    } else if (k == 1) {
+      /* Filters: one scale per output channel, along its dimension. */
+      uint32_t cd = n->type == XG_DEPTHWISE_CONV2D                      ? 3
+                    : (n->type == XG_FULLY_CONNECTED && (n->flags & 1)) ? 1
+                                                                        : 0;
+      if (v->datatype != XG_DT_QINT8 && v->datatype != XG_DT_QCINT8)
+        return quant_error(g, ni, k, "filters must be qint8 or qcint8");
+      if (v->datatype == XG_DT_QCINT8 && v->channel_dim != cd)
+        return xg_node_error(g, ni, PTE_ERR_INVALID_PROGRAM,
+                             "filter value %u is quantized along dimension %u, the node needs %u", vi,
+                             v->channel_dim, cd);
+      if (v->datatype == XG_DT_QCINT8 && n->type == XG_FULLY_CONNECTED) {
+        /* 2022 XNNPACK has per-channel int8 convolutions but no such fully
+         * connected: define_fc makes it a 1x1 convolution of an [N, K] filter. */
+        if (n->flags & 1)
+          return xg_node_error(g, ni, PTE_ERR_NOT_SUPPORTED,
+                               "a per-channel int8 filter stored [K, N] (flag 0x1) is not supported");
+        g->values[vi].conv_filter = true;
+      }
+    } else if (v->datatype != XG_DT_QINT32 && v->datatype != XG_DT_QCINT32) {
+      return quant_error(g, ni, k, "biases must be qint32 or qcint32");
+    }
+  }
+  return PTE_OK;
+}
