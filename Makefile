@@ -92,7 +92,7 @@ test-sanitize: deps pydeps
 	$(PY) tools/conformance.py --no-executorch -q --pterun $(BUILD)-asan/cli/pterun zoo
 
 fuzz: test-sanitize
-	FUZZ_SEED=$(FUZZ_SEED) fuzz/run_fuzzers.sh $(BUILD)-asan $(FUZZ_SECONDS)
+	PYTHON=$(PY) FUZZ_SEED=$(FUZZ_SEED) fuzz/run_fuzzers.sh $(BUILD)-asan $(FUZZ_SECONDS)
 
 test-static: deps
 	CC=$(TOOLBIN)/gcc $(CONFIGURE) -S . -B $(BUILD)-static -DCMAKE_BUILD_TYPE=Release -DPTERUN_BUILD_SHARED=OFF

@@ -1,5 +1,6 @@
 #!/bin/sh
-# Seed corpus for fuzz_xnnpack_payload: every XnnpackBackend payload of the
+# Seed corpus for fuzz_xnnpack_payload (PYTHON: a python with executorch, as
+# make fuzz passes; the system one cannot dump .pte files): every XnnpackBackend payload of the
 # zoo's xnnpack group and of the delegate's node-coverage cases.
 #   fuzz/xnnpack/make_corpus.sh OUT_DIR [ZOO_DIR]
 set -e
@@ -13,7 +14,7 @@ for p in "$root"/tests/backend_xnnpack/payloads/*/payload.bin; do
 done
 for pte in $(find "$root/tests/backend_xnnpack/cases" "$zoo/xnnpack" -name model.pte 2>/dev/null | sort); do
   name=$(basename "$(dirname "$pte")")
-  python3 "$root/tools/xnnpack_dump.py" "$pte" --summary --blobs "$out/tmp" >/dev/null 2>&1 || continue
+  "${PYTHON:-python3}" "$root/tools/xnnpack_dump.py" "$pte" --summary --blobs "$out/tmp" >/dev/null 2>&1 || continue
   for b in "$out"/tmp/*.bin; do
     [ -e "$b" ] && mv "$b" "$out/${name}_$(basename "$b")"
   done
