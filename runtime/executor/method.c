@@ -571,14 +571,16 @@ typedef struct fold_use {
   int32_t first;
   int32_t writer;
   uint8_t bad;
-  uint8_t io;   /* a method input or output: the caller reads or writes it */
-  uint8_t last; /* an instruction's last argument (or in it): surely written there */
+  uint8_t io;    /* a method input or output: the caller reads or writes it */
+  uint8_t last;  /* an instruction's last argument (or in it): surely written there */
+  int32_t final; /* the last instruction that refers to it (1-based) */
 } fold_use;
 
 static void fold_note(fold_use *use, const pte_method *m, const pte_value *v, int32_t j, bool write,
                       bool bad) {
   fold_use *u = &use[v - m->values];
   if (!u->first) u->first = j + 1;
+  u->final = j + 1;
   if (bad) u->bad = 1;
   if (write) {
     if (u->writer && u->writer != j + 1) u->bad = 1;
@@ -610,11 +612,51 @@ static bool fold_known(const pte_method *m, const fold_use *use, const pte_value
   }
 }
 
+enum { ALIAS_NONE, ALIAS_MOVES, ALIAS_BLOCKS };
+
+/* Whether value v may read the planned bytes [lo, hi) of instruction i's
+ * output: the planner aliases views without an instruction (a tensor inside
+ * those bytes that no instruction has as its last argument, used only after
+ * i, with no tensor written over its bytes in between); such an alias moves
+ * with the folded output. Tensors reaching outside the range, surely written,
+ * used only before i or views of a later tensor merely reuse the bytes;
+ * anything else keeps the instruction. */
+static int fold_alias(const pte_method *m, const fold_use *use, int32_t v, int32_t i, const uint8_t *lo,
+                      const uint8_t *hi) {
+  const pte_value *val = &m->values[v];
+  if (val->tag != PTE_TAG_TENSOR) return ALIAS_NONE;
+  const pte_tensor *x = val->u.tensor;
+  const uint8_t *xl = (const uint8_t *)x->data, *xh = xl + x->capacity;
+  if (x == m->instrs[i].args[m->instrs[i].nargs - 1]->u.tensor || !(x->flags & PTE_TENSOR_PLANNED) ||
+      xh <= lo || xl >= hi)
+    return ALIAS_NONE;
+  const fold_use *u = &use[v];
+  if (xl < lo || xh > hi || u->last || !u->first || u->final <= i) return ALIAS_NONE;
+  for (int32_t k = 0; k < m->num_inputs; k++)
+    if (m->inputs[k] == v) return ALIAS_NONE; /* written by set_input */
+  if (u->first <= i + 1) return ALIAS_BLOCKS;
+  /* A view of a later tensor: one surely written over these bytes after i,
+   * before v is first used. */
+  for (int32_t w = 0; w < m->num_values; w++) {
+    const pte_value *wv = &m->values[w];
+    if (w == v || wv->tag != PTE_TAG_TENSOR || !use[w].last || use[w].first <= i + 1 ||
+        use[w].first > u->first || !(wv->u.tensor->flags & PTE_TENSOR_PLANNED))
+      continue;
+    const uint8_t *yl = (const uint8_t *)wv->u.tensor->data;
+    if (yl < xh && yl + wv->u.tensor->capacity > xl) return ALIAS_NONE;
+  }
+  if (u->bad || u->io || m->mutable_tensor[x - m->tensors]) return ALIAS_BLOCKS;
+  return ALIAS_MOVES;
+}
+
 /* Run each instruction whose result is fixed at load once, into memory the
  * method owns, and skip it at execute (e.g. the permute of every Linear's
  * weight). Never an error: an instruction that cannot fold (no room in a
- * caller's arena, a kernel that fails) is left to run at execute. */
+ * caller's arena, a kernel that fails) is left to run at execute. Methods
+ * with jumps are left alone. */
 static void fold_constants(pte_method *m) {
+  for (int32_t j = 0; j < m->num_instrs; j++) /* with jumps, order is not time: alias checks need it */
+    if (m->instrs[j].kind == INSTR_JUMP_FALSE) return;
   fold_use *use = (fold_use *)m_array(m, (size_t)m->num_values + 1, sizeof(fold_use));
   if (!use) {
     pte_error(PTE_OK, "%s", "");
@@ -658,19 +700,8 @@ static void fold_constants(pte_method *m) {
     size_t bytes = 0;
     for (int32_t k = 0; ok && k < in->nargs - in->nouts; k++) ok = fold_known(m, use, in->args[k], &bytes);
     if (!ok || t->capacity > bytes) continue; /* bounded growth: no expand of a constant */
-    /* The planner may alias the output (a view with no instruction: another
-     * tensor over the same bytes that no instruction has as its last argument,
-     * used only after it). Such aliases move with it; any other overlap with
-     * such a tensor keeps the instruction. */
     const uint8_t *lo = (const uint8_t *)t->data, *hi = lo + t->capacity;
-    for (int32_t v = 0; ok && v < m->num_values; v++) {
-      const pte_tensor *x = m->values[v].tag == PTE_TAG_TENSOR ? m->values[v].u.tensor : NULL;
-      if (!x || x == t || !(x->flags & PTE_TENSOR_PLANNED) || use[v].last) continue;
-      const uint8_t *xl = (const uint8_t *)x->data, *xh = xl + x->capacity;
-      if (xh <= lo || xl >= hi) continue;
-      ok = xl == lo && xh <= hi && !use[v].bad && !use[v].io && use[v].first > i + 1 &&
-           !m->mutable_tensor[x - m->tensors];
-    }
+    for (int32_t v = 0; ok && v < m->num_values; v++) ok = fold_alias(m, use, v, i, lo, hi) != ALIAS_BLOCKS;
     if (!ok) continue;
     void *mem = m_alloc_raw(m, t->capacity, false);
     if (!mem) { /* an arena without room: run it at execute */
@@ -686,11 +717,9 @@ static void fold_constants(pte_method *m) {
       continue;
     }
     for (int32_t v = 0; v < m->num_values; v++) {
-      pte_tensor *x = m->values[v].tag == PTE_TAG_TENSOR ? m->values[v].u.tensor : NULL;
-      if (!x || x == t || !(x->flags & PTE_TENSOR_PLANNED) || use[v].last) continue;
-      const uint8_t *xl = (const uint8_t *)x->data;
-      if (xl + x->capacity <= lo || xl >= hi) continue;
-      x->data = (uint8_t *)mem + (xl - lo);
+      if (fold_alias(m, use, v, i, lo, hi) != ALIAS_MOVES) continue;
+      pte_tensor *x = m->values[v].u.tensor;
+      x->data = (uint8_t *)mem + ((const uint8_t *)x->data - lo);
       x->flags = (x->flags & ~(uint32_t)PTE_TENSOR_PLANNED) | PTE_TENSOR_READONLY;
     }
     t->flags = (t->flags & ~(uint32_t)PTE_TENSOR_PLANNED) | PTE_TENSOR_READONLY;
