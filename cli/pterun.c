@@ -3,7 +3,8 @@
  *   pterun info model.pte [--data model.ptd] [--json]
  *   pterun run model.pte [--data model.ptd] [--method NAME] [--input a.npy]...
  *              [--output-dir DIR] [--iterations N] [--warmup N] [--library PATH]...
- *              [--profile] [--etdump FILE] [--trace FILE] [--debug-tensors DIR] [--prefault]
+ *              [--profile] [--etdump FILE] [--trace FILE] [--debug-tensors DIR]
+ *              [--prefault] [--no-fold]
  *   pterun verify model.bpte [--method NAME] [--rtol R] [--atol A]
  *
  * `run` also takes ExecuTorch's executor_runner flags (--model_path,
@@ -52,6 +53,7 @@ typedef struct options {
   int quiet;
   int profile;               /* print the per-operator table */
   int prefault;              /* page the program in at load (PTE_LOAD_PREFAULT) */
+  int no_fold;               /* PTE_LOAD_NO_FOLD */
   const char *etdump;        /* write an ETDump file */
   const char *trace;         /* write a Chrome trace */
   const char *debug_tensors; /* write every instruction's outputs here */
@@ -74,7 +76,8 @@ static void usage(FILE *f) {
       "       pterun run MODEL.pte [--data FILE.ptd]... [--method NAME] [--input FILE.npy]...\n"
       "                  [--output-dir DIR] [--iterations N] [--warmup N] [--library PATH]...\n"
       "                  [--disable KERNEL_LIBRARY]... [--quiet]\n"
-      "                  [--profile] [--etdump FILE] [--trace FILE] [--debug-tensors DIR] [--prefault]\n"
+      "                  [--profile] [--etdump FILE] [--trace FILE] [--debug-tensors DIR]\n"
+      "                  [--prefault] [--no-fold]\n"
       "       pterun run also takes executor_runner's flags: --model_path, --data_path,\n"
       "                  --inputs A,B (raw bytes or .npy), --output_file BASE, --num_executions N,\n"
       "                  --method_name, --etdump_path, --cpu_threads N, --print_output none|summary|all,\n"
@@ -200,6 +203,7 @@ static int parse_args(int argc, char **argv, options *o) {
       o->debug_tensors = next;
     } else if (!strcmp(a, "--profile")) o->profile = 1;
     else if (!strcmp(a, "--prefault")) o->prefault = 1;
+    else if (!strcmp(a, "--no-fold")) o->no_fold = 1;
     else if (!strcmp(a, "--iterations") || !strcmp(a, "--num_executions") || !strcmp(a, "--warmup")) {
       NEED_VALUE();
       char *end;
@@ -257,6 +261,7 @@ static int load_program(const options *o, loaded *l, const pte_tracer *tracer) {
   po.num_data_maps = l->nmaps;
   po.tracer = tracer;
   if (o->prefault) po.flags |= PTE_LOAD_PREFAULT;
+  if (o->no_fold) po.flags |= PTE_LOAD_NO_FOLD;
   if (pte_program_load_file(o->model, &po, &l->program)) {
     unload(l);
     return fail(NULL);
@@ -572,6 +577,14 @@ static int cmd_run(const options *o) {
     goto done;
   }
   double load_ms = now_ms() - t0;
+  if (o->profile && pte_method_num_folded(m)) { /* they do not appear in the table */
+    printf("folded at load: %d instruction(s):", (int)pte_method_num_folded(m));
+    for (int32_t i = 0, k = 0; k < pte_method_num_folded(m); i++) {
+      const char *fn = pte_method_instruction_folded(m, i);
+      if (fn) printf("%s %d (%s)", k++ ? "," : "", (int)i, fn);
+    }
+    printf("\n");
+  }
   int32_t nin = pte_method_num_inputs(m);
   if (o->ninputs && o->ninputs != nin) {
     fprintf(stderr, "pterun: method '%s' takes %d inputs, %d were given\n", method, (int)nin, o->ninputs);

@@ -496,6 +496,9 @@ typedef struct pte_program pte_program;
  * execute takes no page faults on the weights (they are read lazily from
  * the mapping otherwise) */
 #define PTE_LOAD_PREFAULT 0x8u
+/* Methods of this program do not fold constant-only instructions at load
+ * (see pte_method_num_folded). */
+#define PTE_LOAD_NO_FOLD 0x10u
 
 typedef struct pte_program_options {
   uint32_t abi; /* PTE_ABI_VERSION (PTE_PROGRAM_OPTIONS_INIT) */
@@ -596,6 +599,15 @@ PTE_API int32_t pte_method_num_inputs(const pte_method *method);
 PTE_API int32_t pte_method_num_outputs(const pte_method *method);
 /* Bytes the runtime allocated for this method (structures, planned, scratch). */
 PTE_API size_t pte_method_memory_used(const pte_method *method);
+/* Constant folding: at load, a kernel instruction whose tensor inputs are all
+ * constants (or outputs of instructions already folded) runs once into memory
+ * the method owns and is skipped at execute. Only a single planned output no
+ * larger than those inputs, written by no other instruction and not a method
+ * input or output, is folded; random operators never are. A malloc-free
+ * allocator folds while it has room. Off with PTE_LOAD_NO_FOLD. */
+PTE_API int32_t pte_method_num_folded(const pte_method *method);
+/* The operator name of `instruction` if it was folded, else NULL. */
+PTE_API const char *pte_method_instruction_folded(const pte_method *method, int32_t instruction);
 
 /* Set input `index`. Tensors are checked against the method (dtype, rank,
  * sizes within bounds); planned inputs are copied in, unplanned ones share

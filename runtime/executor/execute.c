@@ -226,11 +226,20 @@ static PTE_ALWAYS_INLINE pte_status run(pte_method *m, const pte_tracer *tr, con
       return pte_error(PTE_ERR_INVALID_STATE, "method '%s' ran more than %lld instructions (a loop?)",
                        m->name, (long long)m->max_instructions);
     const pte_instr *in = &m->instrs[pc];
+    if (!traced && in->kind == INSTR_FOLDED) { /* computed at load */
+      pc++;
+      continue;
+    }
     pte_event ev;
     uint64_t tok = 0;
     if (traced) {
-      static const int32_t kinds[] = {
-          0, PTE_EVENT_OPERATOR, PTE_EVENT_DELEGATE, PTE_EVENT_MOVE, PTE_EVENT_JUMP, PTE_EVENT_FREE};
+      static const int32_t kinds[] = {0,
+                                      PTE_EVENT_OPERATOR,
+                                      PTE_EVENT_DELEGATE,
+                                      PTE_EVENT_MOVE,
+                                      PTE_EVENT_JUMP,
+                                      PTE_EVENT_FREE,
+                                      PTE_EVENT_OPERATOR};
       ev.kind = kinds[in->kind];
       ev.chain = 0;
       ev.instruction = pc;
@@ -253,6 +262,7 @@ static PTE_ALWAYS_INLINE pte_status run(pte_method *m, const pte_tracer *tr, con
         st = d->backend->execute(d->backend->user, &bctx, d->handle, in->args, in->nargs);
         break;
       }
+      case INSTR_FOLDED: break; /* traced runs still show it (and its output), at no cost */
       case INSTR_MOVE: m->values[in->b] = m->values[in->a]; break;
       case INSTR_JUMP_FALSE: {
         bool cond = false;

@@ -130,6 +130,7 @@ static pte_status build_tensor(pte_method *m, uint32_t table, pte_tensor *t) {
   memcpy(t->dim_order, d.dim_order, sizeof t->dim_order);
   t->capacity = d.nbytes;
   pte_tensor_compute_strides(t);
+  if (d.has_alloc && (d.external || d.data_buffer_idx > 0)) m->mutable_tensor[t - m->tensors] = 1;
   return bind_tensor_data(m, &d, t);
 }
 
@@ -143,7 +144,8 @@ static pte_status build_values(pte_method *m, const pte_plan *plan) {
   for (int32_t i = 0; i < n; i++)
     if (pte_plan_value_tag(p, plan, i) == PTE_TAG_TENSOR) ntensors++;
   m->tensors = (pte_tensor *)m_array(m, (size_t)ntensors, sizeof(pte_tensor));
-  if (!m->tensors && ntensors) return OOM("tensors");
+  m->mutable_tensor = (uint8_t *)m_alloc(m, (size_t)ntensors + 1);
+  if ((!m->tensors && ntensors) || !m->mutable_tensor) return OOM("tensors");
   m->num_tensors = ntensors;
   int32_t ti = 0;
   for (int32_t i = 0; i < n; i++) {
@@ -538,6 +540,194 @@ static pte_status load_io(pte_method *m, const pte_plan *plan) {
   return PTE_OK;
 }
 
+/* ---- constant folding ---- */
+
+/* Operators never folded, matched as substrings of "namespace::name.overload":
+ * their result is not a function of their inputs (random draws, dropout,
+ * uninitialized memory, generator state), or they write an argument other
+ * than the last (et_copy_index). */
+static const char *const no_fold[] = {"rand",        "normal",  "bernoulli",    "dropout", "uniform",
+                                      "multinomial", "poisson", "exponential",  "cauchy",  "geometric",
+                                      "empty",       "seed",    "et_copy_index"};
+
+static bool fold_denied(const char *name) {
+  for (size_t i = 0; i < sizeof no_fold / sizeof *no_fold; i++)
+    if (strstr(name, no_fold[i])) return true;
+  return false;
+}
+
+/* ATen's in-place operators ("aten::add_.Tensor", "aten::copy_") write their
+ * first argument, which is not where count_outputs looks. */
+static bool writes_self(const char *name) {
+  const char *dot = strchr(name, '.');
+  size_t n = dot ? (size_t)(dot - name) : strlen(name);
+  return (n > 0 && name[n - 1] == '_') || strstr(name, "et_copy_index");
+}
+
+/* How the instructions use one value: the first that refers to it, the one
+ * that writes it (0: none; both 1-based), and whether something may change
+ * it in a way folding cannot see (moves, frees, a second writer, in-place). */
+typedef struct fold_use {
+  int32_t first;
+  int32_t writer;
+  uint8_t bad;
+  uint8_t io;    /* a method input or output: the caller reads or writes it */
+  uint8_t last;  /* an instruction's last argument (or in it): surely written there */
+  int32_t final; /* the last instruction that refers to it (1-based) */
+} fold_use;
+
+static void fold_note(fold_use *use, const pte_method *m, const pte_value *v, int32_t j, bool write,
+                      bool bad) {
+  fold_use *u = &use[v - m->values];
+  if (!u->first) u->first = j + 1;
+  u->final = j + 1;
+  if (bad) u->bad = 1;
+  if (write) {
+    if (u->writer && u->writer != j + 1) u->bad = 1;
+    u->writer = j + 1;
+  }
+  if (v->tag == PTE_TAG_TENSOR_LIST || v->tag == PTE_TAG_OPTIONAL_TENSOR_LIST || v->tag == PTE_TAG_INT_LIST)
+    for (int32_t k = 0; k < v->len; k++)
+      if (v->u.items[k]) fold_note(use, m, v->u.items[k], j, write, bad);
+}
+
+/* Whether argument `v` of a candidate is known at load: a constant tensor
+ * (or one already folded), or a scalar nothing writes. Adds tensor bytes. */
+static bool fold_known(const pte_method *m, const fold_use *use, const pte_value *v, size_t *bytes) {
+  const fold_use *u = &use[v - m->values];
+  if (u->bad || u->io) return false;
+  if (u->writer && m->instrs[u->writer - 1].kind != INSTR_FOLDED) return false;
+  switch (v->tag) {
+    case PTE_TAG_TENSOR:
+      if (!(v->u.tensor->flags & PTE_TENSOR_READONLY)) return false;
+      *bytes += pte_tensor_nbytes(v->u.tensor);
+      return true;
+    case PTE_TAG_TENSOR_LIST:
+    case PTE_TAG_OPTIONAL_TENSOR_LIST:
+    case PTE_TAG_INT_LIST:
+      for (int32_t k = 0; k < v->len; k++)
+        if (v->u.items[k] && !fold_known(m, use, v->u.items[k], bytes)) return false;
+      return true;
+    default: return true;
+  }
+}
+
+enum { ALIAS_NONE, ALIAS_MOVES, ALIAS_BLOCKS };
+
+/* Whether value v may read the planned bytes [lo, hi) of instruction i's
+ * output: the planner aliases views without an instruction (a tensor inside
+ * those bytes that no instruction has as its last argument, used only after
+ * i, with no tensor written over its bytes in between); such an alias moves
+ * with the folded output. Tensors reaching outside the range, surely written,
+ * used only before i or views of a later tensor merely reuse the bytes;
+ * anything else keeps the instruction. */
+static int fold_alias(const pte_method *m, const fold_use *use, int32_t v, int32_t i, const uint8_t *lo,
+                      const uint8_t *hi) {
+  const pte_value *val = &m->values[v];
+  if (val->tag != PTE_TAG_TENSOR) return ALIAS_NONE;
+  const pte_tensor *x = val->u.tensor;
+  const uint8_t *xl = (const uint8_t *)x->data, *xh = xl + x->capacity;
+  if (x == m->instrs[i].args[m->instrs[i].nargs - 1]->u.tensor || !(x->flags & PTE_TENSOR_PLANNED) ||
+      xh <= lo || xl >= hi)
+    return ALIAS_NONE;
+  const fold_use *u = &use[v];
+  if (xl < lo || xh > hi || u->last || !u->first || u->final <= i) return ALIAS_NONE;
+  for (int32_t k = 0; k < m->num_inputs; k++)
+    if (m->inputs[k] == v) return ALIAS_NONE; /* written by set_input */
+  if (u->first <= i + 1) return ALIAS_BLOCKS;
+  /* A view of a later tensor: one surely written over these bytes after i,
+   * before v is first used. */
+  for (int32_t w = 0; w < m->num_values; w++) {
+    const pte_value *wv = &m->values[w];
+    if (w == v || wv->tag != PTE_TAG_TENSOR || !use[w].last || use[w].first <= i + 1 ||
+        use[w].first > u->first || !(wv->u.tensor->flags & PTE_TENSOR_PLANNED))
+      continue;
+    const uint8_t *yl = (const uint8_t *)wv->u.tensor->data;
+    if (yl < xh && yl + wv->u.tensor->capacity > xl) return ALIAS_NONE;
+  }
+  if (u->bad || u->io || m->mutable_tensor[x - m->tensors]) return ALIAS_BLOCKS;
+  return ALIAS_MOVES;
+}
+
+/* Run each instruction whose result is fixed at load once, into memory the
+ * method owns, and skip it at execute (e.g. the permute of every Linear's
+ * weight). Never an error: an instruction that cannot fold (no room in a
+ * caller's arena, a kernel that fails) is left to run at execute. Methods
+ * with jumps are left alone. */
+static void fold_constants(pte_method *m) {
+  for (int32_t j = 0; j < m->num_instrs; j++) /* with jumps, order is not time: alias checks need it */
+    if (m->instrs[j].kind == INSTR_JUMP_FALSE) return;
+  fold_use *use = (fold_use *)m_array(m, (size_t)m->num_values + 1, sizeof(fold_use));
+  if (!use) {
+    pte_error(PTE_OK, "%s", "");
+    return;
+  }
+  for (int32_t i = 0; i < m->num_inputs; i++) use[m->inputs[i]].io = 1;
+  for (int32_t i = 0; i < m->num_outputs; i++) use[m->outputs[i]].io = 1;
+  for (int32_t j = 0; j < m->num_instrs; j++) {
+    const pte_instr *in = &m->instrs[j];
+    if (in->kind == INSTR_KERNEL || in->kind == INSTR_DELEGATE) {
+      bool bad = in->kind == INSTR_KERNEL && writes_self(in->name);
+      for (int32_t k = 0; k < in->nargs; k++)
+        fold_note(use, m, in->args[k], j, k >= in->nargs - in->nouts, bad);
+      if (in->nargs) {
+        const pte_value *l = in->args[in->nargs - 1];
+        use[l - m->values].last = 1;
+        if (l->tag == PTE_TAG_TENSOR_LIST)
+          for (int32_t k = 0; k < l->len; k++) use[l->u.items[k] - m->values].last = 1;
+      }
+    } else if (in->kind == INSTR_MOVE) {
+      fold_note(use, m, &m->values[in->a], j, false, true);
+      fold_note(use, m, &m->values[in->b], j, true, true);
+    } else {
+      fold_note(use, m, &m->values[in->a], j, false, in->kind == INSTR_FREE);
+    }
+  }
+  struct pte_kernel_ctx kctx = {m, NULL};
+  for (int32_t i = 0; i < m->num_instrs; i++) {
+    pte_instr *in = &m->instrs[i];
+    if (in->kind != INSTR_KERNEL || in->nouts < 1 || fold_denied(in->name)) continue;
+    pte_value *out = in->args[in->nargs - 1];
+    bool ok = out->tag == PTE_TAG_TENSOR;
+    for (int32_t k = in->nargs - in->nouts; ok && k < in->nargs; k++)
+      ok = in->args[k] == out; /* one output */
+    const fold_use *u = &use[out - m->values];
+    if (!ok || u->bad || u->io || u->first != i + 1 || u->writer != i + 1) continue;
+    pte_tensor *t = out->u.tensor;
+    if (!(t->flags & PTE_TENSOR_PLANNED) || (t->flags & PTE_TENSOR_READONLY) ||
+        m->mutable_tensor[t - m->tensors] || !t->capacity)
+      continue;
+    size_t bytes = 0;
+    for (int32_t k = 0; ok && k < in->nargs - in->nouts; k++) ok = fold_known(m, use, in->args[k], &bytes);
+    if (!ok || t->capacity > bytes) continue; /* bounded growth: no expand of a constant */
+    const uint8_t *lo = (const uint8_t *)t->data, *hi = lo + t->capacity;
+    for (int32_t v = 0; ok && v < m->num_values; v++) ok = fold_alias(m, use, v, i, lo, hi) != ALIAS_BLOCKS;
+    if (!ok) continue;
+    void *mem = m_alloc_raw(m, t->capacity, false);
+    if (!mem) { /* an arena without room: run it at execute */
+      pte_error(PTE_OK, "%s", "");
+      continue;
+    }
+    pte_tensor saved = *t;
+    t->data = mem;
+    kctx.name = in->name;
+    if (in->fn(&kctx, in->args, in->nargs) != PTE_OK) {
+      *t = saved;
+      pte_error(PTE_OK, "%s", "");
+      continue;
+    }
+    for (int32_t v = 0; v < m->num_values; v++) {
+      if (fold_alias(m, use, v, i, lo, hi) != ALIAS_MOVES) continue;
+      pte_tensor *x = m->values[v].u.tensor;
+      x->data = (uint8_t *)mem + ((const uint8_t *)x->data - lo);
+      x->flags = (x->flags & ~(uint32_t)PTE_TENSOR_PLANNED) | PTE_TENSOR_READONLY;
+    }
+    t->flags = (t->flags & ~(uint32_t)PTE_TENSOR_PLANNED) | PTE_TENSOR_READONLY;
+    in->kind = INSTR_FOLDED;
+    m->num_folded++;
+  }
+}
+
 static pte_status load(pte_method *m, const char *name, const pte_method_options *o) {
   pte_plan plan;
   pte_status st = pte_program_find_plan(m->program, name, &plan);
@@ -563,6 +753,7 @@ static pte_status load(pte_method *m, const char *name, const pte_method_options
     if (!m->scratch) return OOM("kernel scratch memory");
     m->scratch_size = scratch;
   }
+  if (!(m->program->flags & PTE_LOAD_NO_FOLD)) fold_constants(m);
   return PTE_OK;
 }
 
@@ -627,6 +818,10 @@ const char *pte_method_name(const pte_method *m) { return m ? m->name : NULL; }
 int32_t pte_method_num_inputs(const pte_method *m) { return m ? m->num_inputs : 0; }
 int32_t pte_method_num_outputs(const pte_method *m) { return m ? m->num_outputs : 0; }
 size_t pte_method_memory_used(const pte_method *m) { return m ? m->memory_used : 0; }
+int32_t pte_method_num_folded(const pte_method *m) { return m ? m->num_folded : 0; }
+const char *pte_method_instruction_folded(const pte_method *m, int32_t i) {
+  return m && i >= 0 && i < m->num_instrs && m->instrs[i].kind == INSTR_FOLDED ? m->instrs[i].name : NULL;
+}
 
 pte_status pte_method_set_tracer(pte_method *m, const pte_tracer *tracer) {
   if (!m) return pte_error(PTE_ERR_INVALID_ARGUMENT, "method must not be NULL");

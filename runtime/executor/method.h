@@ -4,6 +4,9 @@
 
 #include "../format/program.h"
 
+/* A kernel instruction folded at load: its output is already computed. */
+#define INSTR_FOLDED 6
+
 typedef struct pte_instr {
   uint8_t kind;  /* INSTR_* */
   uint8_t nouts; /* trailing args that are outputs (what a debugging tracer is shown) */
@@ -66,6 +69,8 @@ struct pte_method {
   size_t scratch_size;
   const pte_tracer *tracer;
   int64_t max_instructions;
+  uint8_t *mutable_tensor; /* per tensor: program state with initial bytes (never folded) */
+  int32_t num_folded;
 };
 
 #endif

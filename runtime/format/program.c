@@ -225,6 +225,7 @@ static pte_program *program_new(const pte_program_options *o) {
   pte_program *p = (pte_program *)pte_alloc(a, sizeof *p, 16);
   if (!p) return NULL;
   memset(p, 0, sizeof *p);
+  p->flags = o ? o->flags : 0; /* PTE_LOAD_NO_FOLD is read when methods load */
   if (a) {
     p->allocator_copy = *a;
     p->allocator = &p->allocator_copy;

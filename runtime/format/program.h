@@ -42,6 +42,7 @@ struct pte_program {
   uint32_t named_data;       /* vector of NamedData */
   pte_data_map **maps;
   int32_t num_maps;
+  uint32_t flags; /* PTE_LOAD_* */
 };
 
 /* Bytes of segment `index`, checked against the file (empty ones need none). */
