@@ -1,7 +1,7 @@
 /* The o_kern table for NEON (aarch64, see kern.h): the generic loops of kern_impl.h, with NEON
  * intrinsics where they beat what the compiler makes of them (masked selects instead of branches in
- * the clamps, lanes kept in registers in the reductions, de-interleaving loads for stride 2; the
- * depthwise plane and pooling with indices stay generic). Each gives the generic function's results
+ * the clamps and the 2x2 max pooling, lanes kept in registers in the reductions, de-interleaving
+ * loads for stride 2; the general depthwise plane stays generic). Each gives the generic function's results
  * bit for bit: the same operations in the same order, products rounded before the adds (the build
  * does not contract a*b+c), comparisons as the C code's ternaries (so -0.0 and NaN come out the
  * same). NEON is part of the aarch64 baseline: no per-file flags. */
@@ -213,6 +213,72 @@ static float n_max(const float *x, int64_t n) {
   return m;
 }
 
+/* 2x2 stride-2 max pooling rows (the generic fast path's window) four
+ * outputs at a time: the generic order as masks (the first maximum wins, a
+ * later value only when greater or NaN), the index as an offset 0, 1, IW
+ * or IW + 1 from the window's corner. Other rows go through the generic
+ * function one row at a time (a shifted top padding selects the row). */
+static inline uint32x4_t n_pool_take(float32x4_t m, float32x4_t v) {
+  return vorrq_u32(vcgtq_f32(v, m), vmvnq_u32(vceqq_f32(v, v)));
+}
+
+static void n_maxpool_plane(const o_win2d *g, const float *x, float *y, int64_t *idx) {
+  const int64_t OW = g->OW, IW = g->IW;
+  const bool fast_cols = g->KH == 2 && g->KW == 2 && g->sw == 2 && g->pw == 0 && g->dh == 1 && g->dw == 1 &&
+                         2 * OW <= IW && OW >= 4;
+  const uint32x4_t one = vdupq_n_u32(1), below = vdupq_n_u32((uint32_t)IW),
+                   below1 = vdupq_n_u32((uint32_t)IW + 1);
+  if (!fast_cols) {
+    kern_c.maxpool_plane(g, x, y, idx);
+    return;
+  }
+  for (int64_t oh = 0; oh < g->OH; oh++) {
+    const int64_t h0 = oh * g->sh - g->ph;
+    float *yr = y + oh * OW;
+    int64_t *ir = idx ? idx + oh * OW : NULL;
+    if (h0 < 0 || h0 + 1 >= g->IH) {
+      o_win2d row = *g;
+      row.OH = 1;
+      row.ph = g->ph - oh * g->sh;
+      kern_c.maxpool_plane(&row, x, yr, ir);
+      continue;
+    }
+    const float *r0 = x + h0 * IW, *r1 = r0 + IW;
+    int64_t ow = 0;
+    /* vld2q reads columns 2ow .. 2ow + 7, all inside the window's columns */
+    for (; ow + 4 <= OW; ow += 4) {
+      const float32x4x2_t p0 = vld2q_f32(r0 + 2 * ow), p1 = vld2q_f32(r1 + 2 * ow);
+      float32x4_t m = p0.val[0];
+      uint32x4_t off = vdupq_n_u32(0), t = n_pool_take(m, p0.val[1]);
+      m = vbslq_f32(t, p0.val[1], m), off = vbslq_u32(t, one, off);
+      t = n_pool_take(m, p1.val[0]);
+      m = vbslq_f32(t, p1.val[0], m), off = vbslq_u32(t, below, off);
+      t = n_pool_take(m, p1.val[1]);
+      m = vbslq_f32(t, p1.val[1], m), off = vbslq_u32(t, below1, off);
+      vst1q_f32(yr + ow, m);
+      if (ir) {
+        const int64_t c = h0 * IW + 2 * ow;
+        const int64x2_t lo = vsetq_lane_s64(c + 2, vdupq_n_s64(c), 1),
+                        hi = vsetq_lane_s64(c + 6, vdupq_n_s64(c + 4), 1);
+        vst1q_s64(ir + ow, vaddq_s64(lo, vreinterpretq_s64_u64(vmovl_u32(vget_low_u32(off)))));
+        vst1q_s64(ir + ow + 2, vaddq_s64(hi, vreinterpretq_s64_u64(vmovl_u32(vget_high_u32(off)))));
+      }
+    }
+    for (; ow < OW; ow++) {
+      float m = r0[2 * ow];
+      int64_t mi = h0 * IW + 2 * ow;
+      float v = r0[2 * ow + 1];
+      if (v > m || isnan(v)) m = v, mi = h0 * IW + 2 * ow + 1;
+      v = r1[2 * ow];
+      if (v > m || isnan(v)) m = v, mi = (h0 + 1) * IW + 2 * ow;
+      v = r1[2 * ow + 1];
+      if (v > m || isnan(v)) m = v, mi = (h0 + 1) * IW + 2 * ow + 1;
+      yr[ow] = m;
+      if (ir) ir[ow] = mi;
+    }
+  }
+}
+
 static void n_dw3x3_padded(const float *xp, int64_t Wp, int64_t OH, int64_t OW, int64_t s, int64_t d,
                            const float *w, float bias, float *y) {
   if (d != 1 || (s != 1 && s != 2)) {
@@ -277,7 +343,7 @@ static void n_gather(float *dst, const float *src, int64_t n, int64_t stride) {
   for (; j < n; j++) dst[j] = src[j * stride];
 }
 
-const o_kern_table o_kern_neon = {n_binary, n_unary, n_scale_shift,  k_dw_plane, k_maxpool_plane, n_sum,
+const o_kern_table o_kern_neon = {n_binary, n_unary, n_scale_shift,  k_dw_plane, n_maxpool_plane, n_sum,
                                   n_max,    n_sqdev, n_dw3x3_padded, n_gather,   "neon"};
 #else
 #include "kern.h"
