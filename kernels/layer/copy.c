@@ -62,6 +62,10 @@ static void transpose(size_t es, uint8_t *d, int64_t dd, const uint8_t *s, int64
     k_transpose4_avx2(s, sc, d, dd, R, C);
     return;
   }
+  if (es == 4 && R >= 4 && C >= 4 && k_isa_get() == K_ISA_NEON) {
+    k_transpose4_neon(s, sc, d, dd, R, C);
+    return;
+  }
   switch (es) {
     case 1: TRANSPOSE(uint8_t); break;
     case 2: TRANSPOSE(uint16_t); break;

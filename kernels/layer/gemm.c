@@ -35,6 +35,9 @@ static gemm_arch arch(void) {
  * AVX2 one only 4x16). Above them packing pays, and the pool may help. */
 #define DIRECT_MAX_FLOPS_AVX512 524288.0
 #define DIRECT_MAX_FLOPS_AVX2 65536.0
+/* NEON's direct tile is AVX2's (4 x 16); its bound is AVX2's too, not
+ * measured: no aarch64 hardware here, and emulation says nothing of speed. */
+#define DIRECT_MAX_FLOPS_NEON 65536.0
 /* B transposed: rows of A up to this many run as dot products (see
  * dots_cols). */
 #ifndef DOTS_MAX_M
@@ -376,11 +379,16 @@ void k_sgemm(const k_sgemm_desc *g) {
       k_sgemm_direct_avx2(g);
       return;
     }
+    if (isa == K_ISA_NEON && flops <= DIRECT_MAX_FLOPS_NEON) {
+      k_sgemm_direct_neon(g);
+      return;
+    }
   }
   if (g->K > 0 && g->sb0 == 1 && g->sa1 == 1 && !g->pack_b && g->M <= DOTS_MAX_M) {
     k_isa isa = k_isa_get();
     dots_job dj = {g, isa == K_ISA_AVX512 ? k_dot_tile_avx512 : k_dot_tile_avx2, isa == K_ISA_AVX512 ? 4 : 2};
-    if (isa == K_ISA_AVX2 || isa == K_ISA_AVX512) { /* NEON: the packed path (no dots kernel yet) */
+    if (isa == K_ISA_NEON) dj.tile = k_dot_tile_neon, dj.mr = 4;
+    if (isa == K_ISA_AVX2 || isa == K_ISA_AVX512 || isa == K_ISA_NEON) {
       size_t blocks = (size_t)((g->N + 3) / 4);
       if (g->parallel) k_parallel_for(blocks, flops, dots_cols, &dj);
       else dots_cols(&dj, 0, blocks);

@@ -1,5 +1,5 @@
 /* The layer's code built per instruction set (the GEMM microkernels in
- * gemm_<isa>.c, the 4-byte transpose in transpose_avx2.c, each file with
+ * gemm_<isa>.c, the 4-byte transposes in transpose_<isa>.c, each file with
  * its ISA's flags; called only when the CPU has it). Internal to
  * kernels/layer. */
 #ifndef PTERUN_KLAYER_SIMD_H
@@ -39,14 +39,17 @@ void k_axpy_neon(float *y, const float *x, float a, int64_t n);
  * unit column stride, C with unit column stride, K > 0). */
 void k_sgemm_direct_avx2(const k_sgemm_desc *g);
 void k_sgemm_direct_avx512(const k_sgemm_desc *g);
+void k_sgemm_direct_neon(const k_sgemm_desc *g);
 /* out[i][j] = sum_k a[i][k] * b[j][k], i < mr (AVX-512: 1 or 4 rows, AVX2:
- * 1 or 2), j < 4; rows of a and b contiguous along k. */
+ * 1 or 2, NEON: 1 or 4), j < 4; rows of a and b contiguous along k. */
 typedef void (*k_dot_tile_fn)(int64_t K, const float *const a[4], const float *const b[4], int mr,
                               float out[4][4]);
 void k_dot_tile_avx512(int64_t K, const float *const a[4], const float *const b[4], int mr, float out[4][4]);
 void k_dot_tile_avx2(int64_t K, const float *const a[4], const float *const b[4], int mr, float out[4][4]);
+void k_dot_tile_neon(int64_t K, const float *const a[4], const float *const b[4], int mr, float out[4][4]);
 
 /* dst[i * dd + j] = src[i + j * sc] for 4-byte elements, R x C. */
 void k_transpose4_avx2(const void *src, int64_t sc, void *dst, int64_t dd, int64_t R, int64_t C);
+void k_transpose4_neon(const void *src, int64_t sc, void *dst, int64_t dd, int64_t R, int64_t C);
 
 #endif

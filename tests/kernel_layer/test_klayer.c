@@ -128,7 +128,7 @@ static double gemm_check(const gcase *t) {
 static void gemm_cases(size_t threads) {
   CHECK_OK(pte_threadpool_set_threads(threads));
   static const int64_t Ms[] = {1, 2, 3, 8, 9, 33, 70};
-  static const int64_t Ns[] = {1, 5, 16, 24, 33, 70, 300};
+  static const int64_t Ns[] = {1, 5, 7, 16, 24, 33, 70, 300}; /* 7: a vector of 3 at the edge */
   static const int64_t Ks[] = {0, 1, 7, 130, 300};
   int fails = 0, runs = 0;
   for (size_t mi = 0; mi < sizeof Ms / sizeof *Ms; mi++)

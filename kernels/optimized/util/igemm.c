@@ -99,6 +99,7 @@ void o_igemm_run(const o_igemm *g, size_t slots_avail) {
   switch (k_isa_get()) {
     case K_ISA_AVX512: jb.MR = 8, jb.NR = 32, jb.ukr = o_ukr_ind_avx512_8x32; break;
     case K_ISA_AVX2: jb.MR = 4, jb.NR = 24, jb.ukr = o_ukr_ind_avx2_4x24; break;
+    case K_ISA_NEON: jb.MR = 8, jb.NR = 12, jb.ukr = o_ukr_ind_neon_8x12; break;
     default: jb.MR = 4, jb.NR = 16, jb.ukr = o_ukr_ind_generic_4x16; break;
   }
   /* Output rows a whole number of tiles wide (32-wide maps): tiles follow

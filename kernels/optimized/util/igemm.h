@@ -53,5 +53,7 @@ void o_ukr_ind_avx2_4x24(int64_t kc, const float *a, int64_t lda, int64_t mr, co
                          const int64_t *boff, float *c, int64_t ldc, const float *bias);
 void o_ukr_ind_avx512_8x32(int64_t kc, const float *a, int64_t lda, int64_t mr, const float *b,
                            const int64_t *boff, float *c, int64_t ldc, const float *bias);
+void o_ukr_ind_neon_8x12(int64_t kc, const float *a, int64_t lda, int64_t mr, const float *b,
+                         const int64_t *boff, float *c, int64_t ldc, const float *bias);
 
 #endif

@@ -2,8 +2,10 @@
  * clamps, batch-norm scale/shift, depthwise convolution, pooling, sums),
  * written as plain C the compiler vectorizes. kern_impl.h is compiled three
  * times (kern_generic.c for the baseline, kern_avx2.c with -mavx2 -mfma,
- * kern_avx512.c with -mavx512f) and o_kern() hands out the table for the
- * instruction set this process picked. Internal to kernels_optimized. */
+ * kern_avx512.c with -mavx512f; kern_neon.c on aarch64, where NEON
+ * intrinsics replace the loops the compiler vectorizes poorly) and o_kern()
+ * hands out the table for the instruction set this process picked. Internal
+ * to kernels_optimized. */
 #ifndef PTERUN_OPT_KERN_H
 #define PTERUN_OPT_KERN_H
 
@@ -46,10 +48,13 @@ typedef struct o_kern_table {
                        const float *w, float bias, float *y);
   /* dst[j] = src[j * stride] */
   void (*gather)(float *dst, const float *src, int64_t n, int64_t stride);
+  /* the instruction set it was built for (pte_kernels_optimized_isa():
+   * the tests check the table in use, not only the choice) */
+  const char *name;
 } o_kern_table;
 
 const o_kern_table *o_kern(void);
 
-extern const o_kern_table o_kern_generic, o_kern_avx2, o_kern_avx512;
+extern const o_kern_table o_kern_generic, o_kern_avx2, o_kern_avx512, o_kern_neon;
 
 #endif

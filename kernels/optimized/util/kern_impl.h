@@ -285,5 +285,9 @@ static void k_gather(float *dst, const float *src, int64_t n, int64_t stride) {
     for (int64_t j = 0; j < n; j++) dst[j] = src[j * stride];
 }
 
-const o_kern_table KERN_TABLE = {k_binary, k_unary, k_scale_shift, k_dw_plane,     k_maxpool_plane,
-                                 k_sum,    k_max,   k_sqdev,       k_dw3x3_padded, k_gather};
+/* KERN_STATIC: the includer wraps this table in one of its own (kern_neon.c). */
+#ifdef KERN_STATIC
+static
+#endif
+    const o_kern_table KERN_TABLE = {k_binary, k_unary, k_scale_shift,  k_dw_plane, k_maxpool_plane, k_sum,
+                                     k_max,    k_sqdev, k_dw3x3_padded, k_gather,   KERN_NAME};
