@@ -962,6 +962,10 @@ def _complex() -> None:
          "view_as_real(x.t()): a transposed complex input, complex64", extra=no_check)
     case("view_as_real_0d_c64", torch.view_as_real, lambda: (cx(1).reshape(()),), op, "view_as_real(x), 0-dim complex64",
          extra=no_check)
+    case("add_bcast_alpha_c64", lambda x, y: torch.add(x, y, alpha=2.5), lambda: (cx(2, 3), cx(3)), "aten::add.out",
+         "add(x, y, alpha=2.5), y broadcast, complex64", extra=no_check)
+    case("sub_bcast_c128", lambda x, y: x - y, lambda: (cx(2, 1, 3, dt=torch.complex128), cx(4, 1, dt=torch.complex128)),
+         "aten::sub.out", "x - y, both broadcast, complex128", extra=no_check)
     # casts into and between complex dtypes: parts converted one by one, a zero imaginary part from a real
     to = "dim_order_ops::_to_dim_order_copy.out"
     case("to_c64_from_f32", lambda x: x.to(torch.complex64), lambda: (rn(2, 3),), to, "x.to(complex64) from float32",
@@ -1050,17 +1054,16 @@ def _dtype_cases(only_measured: bool) -> None:
 
 # base case -> the dtypes of its variants that ExecuTorch's kernels take
 # (its runtime ran them). Complex (c64, c128): ExecuTorch also runs abs,
-# add, sub, mul, div, sum.dim_IntList and bmm on them (and arange/full
-# through add), which pterun's kernels do not take yet; the others here move
-# elements only. Left out although ExecuTorch runs them: uint8
+# mul, div, sum.dim_IntList and bmm on them, which pterun's kernels do not
+# take yet; add and sub run on the parts, the others here move elements. Left out although ExecuTorch runs them: uint8
 # upsample_bilinear2d and _upsample_bilinear2d_aa, where eager computes in
 # fixed point over separable passes (ExecuTorch disagrees with eager too)
 # and pterun refuses uint8.
 DTYPE_PAIRS: dict = {
     "abs_f32": "f16 bf16 u8 i8 i16", "acos_f32": "f16 bf16 u8 i8 i16", "acosh_f32": "f16 bf16 u8 i8 i16",
-    "adaptive_avg_pool2d_f32": "f16 bf16", "add_f32": "f16 bf16 u8 i8 i16", "add_scalar_overload_f32": "f16 bf16",
+    "adaptive_avg_pool2d_f32": "f16 bf16", "add_f32": "f16 bf16 u8 i8 i16 c64 c128", "add_scalar_overload_f32": "f16 bf16",
     "addmm_f32": "f16 bf16 u8 i8 i16", "amax_dim_f32": "f16 bf16 u8 i8 i16", "amin_dim_f32": "f16 bf16 u8 i8 i16",
-    "any_dim_f32": "f16 bf16 u8 i8 i16", "arange_f32": "f16 bf16 u8 i8 i16", "argmax_dim_f32": "f16 bf16 u8 i8 i16",
+    "any_dim_f32": "f16 bf16 u8 i8 i16", "arange_f32": "f16 bf16 u8 i8 i16 c64 c128", "argmax_dim_f32": "f16 bf16 u8 i8 i16",
     "argmin_dim_f32": "f16 bf16 u8 i8 i16", "as_strided_f32": "f16 bf16 u8 i8 i16", "asin_f32": "f16 bf16 u8 i8 i16",
     "asinh_f32": "f16 bf16 u8 i8 i16", "atan2_f32": "f16 bf16 u8 i8 i16", "atan_f32": "f16 bf16 u8 i8 i16",
     "atanh_f32": "f16 bf16 u8 i8 i16", "avg_pool2d_f32": "f16 bf16", "batch_norm_f32": "f16 bf16",
@@ -1076,7 +1079,7 @@ DTYPE_PAIRS: dict = {
     "exp_f32": "f16 bf16 u8 i8 i16", "expand_copy_f32": "f16 bf16 u8 i8 i16 c64 c128", "expm1_f32": "f16 bf16 u8 i8 i16",
     "fill_scalar_f32": "f16 bf16 u8 i8 i16", "fill_tensor_f32": "f16 bf16 u8 i8 i16",
     "flip_f32": "f16 bf16 u8 i8 i16", "floor_f32": "f16 bf16 u8 i8 i16", "fmod_f32": "f16 bf16 u8 i8 i16",
-    "full_f32": "f16 bf16 u8 i8 i16", "full_like_f32": "f16 bf16 u8 i8 i16", "gather_dim1_f32": "f16 bf16 u8 i8 i16",
+    "full_f32": "f16 bf16 u8 i8 i16 c64 c128", "full_like_f32": "f16 bf16 u8 i8 i16", "gather_dim1_f32": "f16 bf16 u8 i8 i16",
     "ge_f32": "f16 bf16 u8 i8 i16", "ge_scalar_f32": "f16 bf16 u8 i8 i16", "gelu_f32": "f16 bf16",
     "glu_f32": "f16 bf16", "grid_sample_bilinear_zeros_f32": "f16 bf16", "group_norm_f32": "f16 bf16",
     "gt_f32": "f16 bf16 u8 i8 i16", "gt_scalar_f32": "f16 bf16 u8 i8 i16", "hardtanh_f32": "f16 bf16 i8 i16",
@@ -1113,7 +1116,7 @@ DTYPE_PAIRS: dict = {
     "slice_scatter_f32": "f16 bf16 u8 i8 i16", "softmax_lastdim_f32": "f16 bf16",
     "split_tensor_f32": "f16 bf16 u8 i8 i16", "split_with_sizes_f32": "f16 bf16 u8 i8 i16",
     "sqrt_f32": "f16 bf16 u8 i8 i16", "squeeze_copy_dim_f32": "f16 bf16 u8 i8 i16 c64 c128",
-    "squeeze_dim_f32": "f16 bf16 u8 i8 i16", "stack_kept_f32": "f16 bf16 u8 i8 i16", "sub_f32": "f16 bf16 u8 i8 i16",
+    "squeeze_dim_f32": "f16 bf16 u8 i8 i16", "stack_kept_f32": "f16 bf16 u8 i8 i16", "sub_f32": "f16 bf16 u8 i8 i16 c64 c128",
     "sub_scalar_overload_f32": "f16 bf16 u8 i8 i16", "sum_dim_f32": "f16 bf16 u8 i8 i16",
     "t_f32": "f16 bf16 u8 i8 i16", "tan_f32": "f16 bf16 u8 i8 i16", "tanh_f32": "f16 bf16 u8 i8 i16",
     "to_f64_to_f32": "f16 bf16 u8 i8 i16", "topk_f32": "f16 bf16 u8 i8 i16",
