@@ -966,6 +966,8 @@ def _complex() -> None:
          "add(x, y, alpha=2.5), y broadcast, complex64", extra=no_check)
     case("sub_bcast_c128", lambda x, y: x - y, lambda: (cx(2, 1, 3, dt=torch.complex128), cx(4, 1, dt=torch.complex128)),
          "aten::sub.out", "x - y, both broadcast, complex128", extra=no_check)
+    case("mul_bcast_c64", lambda x, y: x * y, lambda: (cx(2, 3), cx(2, 1)), "aten::mul.out",
+         "x * y, y broadcast, complex64", extra=no_check)
     # casts into and between complex dtypes: parts converted one by one, a zero imaginary part from a real
     to = "dim_order_ops::_to_dim_order_copy.out"
     case("to_c64_from_f32", lambda x: x.to(torch.complex64), lambda: (rn(2, 3),), to, "x.to(complex64) from float32",
@@ -1054,8 +1056,9 @@ def _dtype_cases(only_measured: bool) -> None:
 
 # base case -> the dtypes of its variants that ExecuTorch's kernels take
 # (its runtime ran them). Complex (c64, c128): ExecuTorch also runs abs,
-# mul, div, sum.dim_IntList and bmm on them, which pterun's kernels do not
-# take yet; add and sub run on the parts, the others here move elements. Left out although ExecuTorch runs them: uint8
+# div, sum.dim_IntList and bmm on them, which pterun's kernels do not take
+# yet; add and sub run on the parts, mul has its own loop, the others here
+# move elements. Left out although ExecuTorch runs them: uint8
 # upsample_bilinear2d and _upsample_bilinear2d_aa, where eager computes in
 # fixed point over separable passes (ExecuTorch disagrees with eager too)
 # and pterun refuses uint8.
@@ -1095,7 +1098,7 @@ DTYPE_PAIRS: dict = {
     "masked_scatter_f32": "f16 bf16 u8 i8 i16", "max_all_f32": "f16 bf16 u8 i8 i16",
     "max_dim_f32": "f16 bf16 u8 i8 i16", "max_pool2d_f32": "f16 bf16 u8 i8 i16", "maximum_f32": "f16 bf16 u8 i8 i16",
     "mean_all_f32": "f16 bf16", "mean_dim_f32": "f16 bf16", "min_dim_keepdim_f32": "f16 bf16 u8 i8 i16",
-    "minimum_f32": "f16 bf16 u8 i8 i16", "mm_f32": "f16 bf16 u8 i8 i16", "mul_f32": "f16 bf16 u8 i8 i16",
+    "minimum_f32": "f16 bf16 u8 i8 i16", "mm_f32": "f16 bf16 u8 i8 i16", "mul_f32": "f16 bf16 u8 i8 i16 c64 c128",
     "mul_scalar_overload_f32": "f16 bf16 u8 i8 i16", "narrow_copy_kept_f32": "f16 bf16 u8 i8 i16 c64 c128",
     "ne_f32": "f16 bf16 u8 i8 i16", "ne_scalar_f32": "f16 bf16 u8 i8 i16", "neg_f32": "f16 bf16 u8 i8 i16",
     "permute_copy_f32": "f16 bf16 u8 i8 i16 c64 c128", "pixel_shuffle_f32": "f16 bf16 u8 i8 i16 c64 c128",
