@@ -1055,15 +1055,15 @@ def _dtype_cases(only_measured: bool) -> None:
 
 
 # base case -> the dtypes of its variants that ExecuTorch's kernels take
-# (its runtime ran them). Complex (c64, c128): ExecuTorch also runs abs,
-# div, sum.dim_IntList and bmm on them, which pterun's kernels do not take
-# yet; add and sub run on the parts, mul has its own loop, the others here
-# move elements. Left out although ExecuTorch runs them: uint8
+# (its runtime ran them). Complex (c64, c128): ExecuTorch also runs div,
+# sum.dim_IntList and bmm on them, which pterun's kernels do not take yet;
+# add and sub run on the parts, mul and abs have their own loops, the others
+# here move elements. Left out although ExecuTorch runs them: uint8
 # upsample_bilinear2d and _upsample_bilinear2d_aa, where eager computes in
 # fixed point over separable passes (ExecuTorch disagrees with eager too)
 # and pterun refuses uint8.
 DTYPE_PAIRS: dict = {
-    "abs_f32": "f16 bf16 u8 i8 i16", "acos_f32": "f16 bf16 u8 i8 i16", "acosh_f32": "f16 bf16 u8 i8 i16",
+    "abs_f32": "f16 bf16 u8 i8 i16 c64 c128", "acos_f32": "f16 bf16 u8 i8 i16", "acosh_f32": "f16 bf16 u8 i8 i16",
     "adaptive_avg_pool2d_f32": "f16 bf16", "add_f32": "f16 bf16 u8 i8 i16 c64 c128", "add_scalar_overload_f32": "f16 bf16",
     "addmm_f32": "f16 bf16 u8 i8 i16", "amax_dim_f32": "f16 bf16 u8 i8 i16", "amin_dim_f32": "f16 bf16 u8 i8 i16",
     "any_dim_f32": "f16 bf16 u8 i8 i16", "arange_f32": "f16 bf16 u8 i8 i16 c64 c128", "argmax_dim_f32": "f16 bf16 u8 i8 i16",
