@@ -10,9 +10,10 @@ static const struct {
   const char *descr;
   int32_t dtype;
 } k_descrs[] = {
-    {"<f4", PTE_FLOAT32}, {"<f8", PTE_FLOAT64}, {"<f2", PTE_FLOAT16}, {"<i8", PTE_INT64},
-    {"<i4", PTE_INT32},   {"<i2", PTE_INT16},   {"|i1", PTE_INT8},    {"|u1", PTE_UINT8},
-    {"|b1", PTE_BOOL},    {"<u2", PTE_UINT16},  {"<u4", PTE_UINT32},  {"<u8", PTE_UINT64},
+    {"<f4", PTE_FLOAT32},   {"<f8", PTE_FLOAT64},     {"<f2", PTE_FLOAT16}, {"<i8", PTE_INT64},
+    {"<i4", PTE_INT32},     {"<i2", PTE_INT16},       {"|i1", PTE_INT8},    {"|u1", PTE_UINT8},
+    {"|b1", PTE_BOOL},      {"<u2", PTE_UINT16},      {"<u4", PTE_UINT32},  {"<u8", PTE_UINT64},
+    {"<c8", PTE_COMPLEX64}, {"<c16", PTE_COMPLEX128},
 };
 
 static const char *find_key(const char *h, size_t n, const char *key) {

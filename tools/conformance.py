@@ -47,6 +47,9 @@ def compare(got, want, rtol, atol):
         return f"shape {list(got.shape)} != expected {list(want.shape)}"
     if got.dtype != want.dtype:
         return f"dtype {got.dtype} != expected {want.dtype}"
+    if want.dtype.kind == "c":
+        # each part within tolerance, as (re, im) pairs in a last dimension
+        return compare(np.stack([got.real, got.imag], -1), np.stack([want.real, want.imag], -1), rtol, atol)
     if want.dtype.kind in "biu":
         bad = np.count_nonzero(got != want)
         return None if bad == 0 else f"{bad} of {want.size} elements differ (exact match required)"

@@ -26,6 +26,8 @@ static const char *npy_descr(int32_t dtype) {
     case PTE_UINT16: return "<u2";
     case PTE_UINT32: return "<u4";
     case PTE_UINT64: return "<u8";
+    case PTE_COMPLEX64: return "<c8";
+    case PTE_COMPLEX128: return "<c16";
     default: return NULL;
   }
 }

@@ -141,6 +141,9 @@ typedef enum pte_dtype {
   PTE_FLOAT16 = 5,
   PTE_FLOAT32 = 6,
   PTE_FLOAT64 = 7,
+  PTE_COMPLEX32 = 8, /* ComplexHalf: float16 (re, im) pairs */
+  PTE_COMPLEX64 = 9, /* float32 (re, im) pairs */
+  PTE_COMPLEX128 = 10,
   PTE_BOOL = 11,
   PTE_QINT8 = 12,
   PTE_QUINT8 = 13,

@@ -319,6 +319,11 @@ static void method_dealloc(MethodObject *self) {
 static int format_dtype(const Py_buffer *b) {
   const char *f = b->format ? b->format : "B";
   while (*f == '<' || *f == '=' || *f == '@' || *f == '!') f++;
+  /* numpy spells complex64 "Zf" and complex128 "Zd" */
+  if (f[0] == 'Z' && f[1] != 0 && f[2] == 0)
+    return f[1] == 'f' && b->itemsize == 8    ? PTE_COMPLEX64
+           : f[1] == 'd' && b->itemsize == 16 ? PTE_COMPLEX128
+                                              : -1;
   if (f[0] == 0 || f[1] != 0) return -1;
   switch (f[0]) {
     case 'f': return b->itemsize == 4 ? PTE_FLOAT32 : -1;

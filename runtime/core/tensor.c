@@ -24,11 +24,14 @@ size_t pte_dtype_size(int32_t dtype) {
     case PTE_UINT16: return 2;
     case PTE_INT32:
     case PTE_FLOAT32:
+    case PTE_COMPLEX32:
     case PTE_QINT32:
     case PTE_UINT32: return 4;
     case PTE_INT64:
     case PTE_FLOAT64:
+    case PTE_COMPLEX64:
     case PTE_UINT64: return 8;
+    case PTE_COMPLEX128: return 16;
     default: return 0;
   }
 }
@@ -43,6 +46,9 @@ const char *pte_dtype_name(int32_t dtype) {
     case PTE_FLOAT16: return "float16";
     case PTE_FLOAT32: return "float32";
     case PTE_FLOAT64: return "float64";
+    case PTE_COMPLEX32: return "complex32";
+    case PTE_COMPLEX64: return "complex64";
+    case PTE_COMPLEX128: return "complex128";
     case PTE_BOOL: return "bool";
     case PTE_QINT8: return "qint8";
     case PTE_QUINT8: return "quint8";

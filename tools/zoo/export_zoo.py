@@ -130,7 +130,7 @@ def compare(got: np.ndarray, exp: np.ndarray, rtol: float, atol: float) -> Tuple
         return False, f"dtype {got.dtype} != expected {exp.dtype}"
     if got.shape != exp.shape:
         return False, f"shape {got.shape} != expected {exp.shape}"
-    if exp.dtype.kind == "f":
+    if exp.dtype.kind in "fc":
         ok = np.allclose(got, exp, rtol=rtol, atol=atol, equal_nan=True)
         if not ok:
             diff = np.abs(got.astype(np.float64) - exp.astype(np.float64))
@@ -256,9 +256,11 @@ def export_spec(group: str, name: str, out_root: str, only: Optional[str]) -> Li
         partitioner = [XnnpackPartitioner()]
     # A preserved op may be outside the core ATen opset (the bit shifts): the
     # verifier must let it through too.
+    check_ir = spec.extra.get("export_check_ir_validity", True)
     compile_config = (EdgeCompileConfig(preserve_ops=list(spec.preserve_ops),
-                                        _core_aten_ops_exception_list=list(spec.preserve_ops))
-                      if spec.preserve_ops else None)
+                                        _core_aten_ops_exception_list=list(spec.preserve_ops),
+                                        _check_ir_validity=check_ir)
+                      if spec.preserve_ops or not check_ir else None)
     edge = to_edge_transform_and_lower(eps, partitioner=partitioner, compile_config=compile_config)
     et_cfg = ExecutorchBackendConfig(
         remove_view_copy=spec.remove_view_copy,

@@ -7,8 +7,7 @@
 
 static pte_status copy_broadcast(pte_kernel_ctx *ctx, pte_tensor *dst, const pte_tensor *src) {
   K_CHECK(k_has_data(ctx, src, "src"));
-  K_CHECK(kc_supported(ctx, src->dtype, "src"));
-  K_CHECK(kc_supported(ctx, dst->dtype, "self"));
+  K_CHECK(kc_movable_cast(ctx, src->dtype, dst->dtype));
   if (src->dim > dst->dim) goto bad;
   for (int32_t k = 0; k < src->dim; k++) {
     int64_t s = src->sizes[k], d = dst->sizes[dst->dim - src->dim + k];

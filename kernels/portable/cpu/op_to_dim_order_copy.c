@@ -15,8 +15,7 @@ static pte_status to_dim_order_copy_out(pte_kernel_ctx *ctx, pte_value **args, i
   K_CHECK(kc_no_alias(ctx, out, self, NULL, NULL));
   K_CHECK(k_has_data(ctx, self, "self"));
   if (self->dtype != out->dtype) { /* same-dtype copies are byte copies: any dtype */
-    K_CHECK(kc_supported(ctx, self->dtype, "self"));
-    K_CHECK(kc_supported(ctx, out->dtype, "out"));
+    K_CHECK(kc_movable_cast(ctx, self->dtype, out->dtype));
   }
   K_CHECK(k_out_like(ctx, out, self));
   K_CHECK(kc_check_dim_order(ctx, args, 2, out));

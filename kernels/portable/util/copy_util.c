@@ -109,10 +109,37 @@ static bool convert_fast(void *dst, int32_t ddt, int64_t doff, int64_t ds, const
   return false;
 }
 
+/* A conversion with a complex side, as ATen casts: part by part, a real
+ * source giving a zero imaginary part and a complex one losing it. Each
+ * complex tensor is seen as its parts, strides counted in parts. */
+static void convert_complex(void *dst, int32_t ddt, const int64_t *ds, const void *src, int32_t sdt,
+                            const int64_t *ss, int32_t dim, const int64_t *sizes) {
+  int32_t dp = k_is_complex(ddt) ? k_complex_part(ddt) : ddt,
+          sp = k_is_complex(sdt) ? k_complex_part(sdt) : sdt;
+  int64_t dstr[PTE_MAX_DIM], sstr[PTE_MAX_DIM];
+  for (int32_t i = 0; i < dim; i++) {
+    dstr[i] = ds[i] * (dp != ddt ? 2 : 1);
+    sstr[i] = ss[i] * (sp != sdt ? 2 : 1);
+  }
+  kc_convert(dst, dp, dstr, src, sp, sstr, dim, sizes);
+  if (dp == ddt) return;
+  uint8_t *dim_part = (uint8_t *)dst + pte_dtype_size(dp);
+  if (sp != sdt) {
+    kc_convert(dim_part, dp, dstr, (const uint8_t *)src + pte_dtype_size(sp), sp, sstr, dim, sizes);
+  } else {
+    static const uint8_t zero[8];
+    kc_fill(dim_part, dstr, dim, sizes, zero, pte_dtype_size(dp));
+  }
+}
+
 void kc_convert(void *dst, int32_t ddt, const int64_t *ds, const void *src, int32_t sdt, const int64_t *ss,
                 int32_t dim, const int64_t *sizes) {
   if (ddt == sdt) {
     kc_copy(dst, ds, src, ss, dim, sizes, pte_dtype_size(ddt));
+    return;
+  }
+  if (k_is_complex(ddt) || k_is_complex(sdt)) {
+    convert_complex(dst, ddt, ds, src, sdt, ss, dim, sizes);
     return;
   }
   int32_t through = PTE_INT64;
@@ -324,6 +351,18 @@ pte_status kc_scalar_to(pte_kernel_ctx *ctx, const k_scalar *s, int32_t dtype, b
 
 pte_status kc_supported(pte_kernel_ctx *ctx, int32_t dt, const char *what) {
   if (!k_is_supported(dt)) return K_FAIL("%s has unsupported dtype %s", what, pte_dtype_name(dt));
+  return PTE_OK;
+}
+
+pte_status kc_movable(pte_kernel_ctx *ctx, int32_t dt, const char *what) {
+  return k_is_complex(dt) ? PTE_OK : kc_supported(ctx, dt, what);
+}
+
+pte_status kc_movable_cast(pte_kernel_ctx *ctx, int32_t from, int32_t to) {
+  K_CHECK(kc_movable(ctx, from, "the source"));
+  K_CHECK(kc_movable(ctx, to, "the destination"));
+  if (k_is_complex(from) && to == PTE_BOOL)
+    return K_FAIL("%s to bool is not supported", pte_dtype_name(from));
   return PTE_OK;
 }
 
@@ -672,6 +711,17 @@ pte_status kc_index_offset(pte_kernel_ctx *ctx, kc_index_plan *p, const pte_tens
 }
 
 pte_status kc_list_inputs(pte_kernel_ctx *ctx, pte_value *const *items, int32_t n, const pte_tensor *out) {
+  if (k_is_complex(out->dtype)) { /* no promotion to or from complex: every input is out's dtype */
+    for (int32_t i = 0; i < n; i++) {
+      if (!items[i] || items[i]->tag != PTE_TAG_TENSOR)
+        return K_FAIL("item %d of tensors is not a Tensor", (int)i);
+      if (items[i]->u.tensor->dtype != out->dtype)
+        return K_FAIL("input %d is %s, not %s like out", (int)i, pte_dtype_name(items[i]->u.tensor->dtype),
+                      pte_dtype_name(out->dtype));
+      K_CHECK(k_has_data(ctx, items[i]->u.tensor, "an input"));
+    }
+    return PTE_OK;
+  }
   K_CHECK(kc_supported(ctx, out->dtype, "out"));
   int32_t common = -1;
   for (int32_t i = 0; i < n; i++) {

@@ -70,6 +70,12 @@ void kc_convert_elem(void *out, int32_t dtype, const void *p, int32_t src_dtype)
 
 /* Fail unless `dt` is one of the dtypes the portable kernels handle. */
 pte_status kc_supported(pte_kernel_ctx *ctx, int32_t dt, const char *what);
+/* kc_supported, and the complex dtypes too: for kernels that only move or
+ * convert elements (kc_copy, kc_convert), never compute on them. */
+pte_status kc_movable(pte_kernel_ctx *ctx, int32_t dt, const char *what);
+/* kc_movable for both sides of a kc_convert; complex → bool is refused (it
+ * would need both parts). */
+pte_status kc_movable_cast(pte_kernel_ctx *ctx, int32_t from, int32_t to);
 
 /* Fail if out is the same tensor as one of the inputs (NULL entries are
  * skipped): the kernels resize out before reading their inputs, so a

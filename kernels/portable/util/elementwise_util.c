@@ -277,6 +277,48 @@ pte_status ew_unary(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs, const 
   return ew_run(ctx, ops, 1, out, common, (flags & EW_PRED) ? K_BOOL : k_ctype_of(common), fns, p);
 }
 
+/* A complex tensor seen as its parts: a trailing (re, im) dim, strides in parts. */
+static pte_status complex_parts(pte_kernel_ctx *ctx, const pte_tensor *t, pte_tensor *v) {
+  if (t->dim >= PTE_MAX_DIM) return K_FAIL("%d dims: no room for the (re, im) dim", (int)t->dim);
+  *v = *t;
+  v->dtype = k_complex_part(t->dtype);
+  v->dim = t->dim + 1;
+  for (int32_t i = 0; i < t->dim; i++) v->strides[i] = t->strides[i] * 2;
+  v->sizes[t->dim] = 2;
+  v->strides[t->dim] = 1;
+  v->dim_order[t->dim] = (uint8_t)t->dim;
+  return PTE_OK;
+}
+
+/* self ± alpha * other on complex tensors of one dtype: with a real alpha
+ * that is the same sum on each part, so it runs on the parts' views. */
+static pte_status complex_alpha_binary(pte_kernel_ctx *ctx, ew_operand *const *ops, pte_tensor *out,
+                                       const k_scalar *alpha, const k_row_fns *fns) {
+  const pte_tensor *ts[2] = {ops[0]->t, ops[1]->t};
+  if (ops[0]->is_scalar || ops[1]->is_scalar || ts[0]->dtype != out->dtype || ts[1]->dtype != out->dtype ||
+      !k_is_complex(out->dtype))
+    return K_FAIL("complex inputs need complex tensors of out's dtype (%s)", pte_dtype_name(out->dtype));
+  int32_t dim = 0;
+  int64_t sizes[PTE_MAX_DIM];
+  K_CHECK(k_broadcast_shape(ctx, ts, 2, &dim, sizes));
+  K_CHECK(k_out(ctx, out, dim, sizes));
+  pte_tensor pv[3];
+  ew_operand po[2];
+  ew_operand *pops[2] = {&po[0], &po[1]};
+  for (int32_t i = 0; i < 2; i++) {
+    K_CHECK(complex_parts(ctx, ts[i], &pv[i]));
+    po[i] = *ops[i];
+    po[i].t = &pv[i];
+    po[i].keep_precision = false;
+  }
+  K_CHECK(complex_parts(ctx, out, &pv[2]));
+  k_params p;
+  memset(&p, 0, sizeof p);
+  p.d[0] = alpha->d;
+  p.i[0] = alpha->i;
+  return ew_run(ctx, pops, 2, &pv[2], pv[2].dtype, k_ctype_of(pv[2].dtype), fns, &p);
+}
+
 pte_status ew_alpha_binary(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs, bool other_scalar,
                            const k_row_fns *fns, unsigned flags) {
   ew_operand self, other;
@@ -293,6 +335,8 @@ pte_status ew_alpha_binary(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs,
     return K_FAIL("subtraction with a bool tensor is not supported (use ~ or logical_not)");
   ew_operand *ops[2] = {&self, &other};
   if (flags & EW_SWAP) ops[0] = &other, ops[1] = &self;
+  if (k_is_complex(self.t->dtype) || k_is_complex(other.t->dtype))
+    return complex_alpha_binary(ctx, ops, out, &alpha, fns);
   int32_t common = ew_result_type(ops, 2);
   if (common < 0) return K_FAIL("unsupported input dtype");
   if (alpha.dtype == PTE_BOOL && common != PTE_BOOL)

@@ -35,6 +35,15 @@ static inline bool k_is_float(int32_t dt) {
 static inline bool k_is_int(int32_t dt) {
   return dt == PTE_UINT8 || dt == PTE_INT8 || dt == PTE_INT16 || dt == PTE_INT32 || dt == PTE_INT64;
 }
+/* The complex dtypes, (re, im) pairs of one float dtype: that dtype, or -1
+ * for a dtype that is not complex. */
+static inline int32_t k_complex_part(int32_t dt) {
+  return dt == PTE_COMPLEX32    ? PTE_FLOAT16
+         : dt == PTE_COMPLEX64  ? PTE_FLOAT32
+         : dt == PTE_COMPLEX128 ? PTE_FLOAT64
+                                : -1;
+}
+static inline bool k_is_complex(int32_t dt) { return k_complex_part(dt) >= 0; }
 /* A dtype the portable kernels can load and store. */
 static inline bool k_is_supported(int32_t dt) { return k_is_float(dt) || k_is_int(dt) || dt == PTE_BOOL; }
 

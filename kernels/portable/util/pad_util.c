@@ -25,7 +25,8 @@ pte_status kp_pad_op(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs, int32
   if (self->dim != nsp + 1 && self->dim != nsp + 2)
     return K_FAIL("%s_pad%dd expects a %dD or %dD input, got rank %d", name, (int)nsp, (int)(nsp + 1),
                   (int)(nsp + 2), (int)self->dim);
-  if (!k_is_supported(self->dtype)) return K_FAIL("unsupported dtype %s", pte_dtype_name(self->dtype));
+  if (!k_is_supported(self->dtype) && !k_is_complex(self->dtype))
+    return K_FAIL("unsupported dtype %s", pte_dtype_name(self->dtype));
   if (out->dtype != self->dtype)
     return K_FAIL("output dtype %s differs from input dtype %s", pte_dtype_name(out->dtype),
                   pte_dtype_name(self->dtype));
