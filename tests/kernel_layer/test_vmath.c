@@ -5,7 +5,9 @@
  * from the correctly rounded double result; each function fails above its
  * bound. Exact specials (NaN, +-inf, +-0, denormal results) follow from
  * the same comparison: NaN must give NaN, inf the same inf, and 0 is
- * ulp-distinct from the smallest denormal. */
+ * ulp-distinct from the smallest denormal.
+ * `test_vmath --bench`: ns per element of each function against libm's
+ * float functions, in this thread's CPU time (not a test). */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <pthread.h>
@@ -153,7 +155,82 @@ static int check_arrays(const k_vmath_ops *ops, const char *isa) {
   return fails;
 }
 
+/* libm per element, as the kernels called it before */
+static void l_exp(const float *x, float *y, int64_t n) {
+  for (int64_t i = 0; i < n; i++) y[i] = expf(x[i]);
+}
+static void l_erf(const float *x, float *y, int64_t n) {
+  for (int64_t i = 0; i < n; i++) y[i] = erff(x[i]);
+}
+static void l_tanh(const float *x, float *y, int64_t n) {
+  for (int64_t i = 0; i < n; i++) y[i] = tanhf(x[i]);
+}
+static void l_sigmoid(const float *x, float *y, int64_t n) {
+  for (int64_t i = 0; i < n; i++) y[i] = 1.0f / (1.0f + expf(-x[i]));
+}
+static void l_silu(const float *x, float *y, int64_t n) {
+  for (int64_t i = 0; i < n; i++) y[i] = x[i] / (1.0f + expf(-x[i]));
+}
+static void l_gelu(const float *x, float *y, int64_t n) {
+  for (int64_t i = 0; i < n; i++) y[i] = x[i] * 0.5f * (1.0f + erff(x[i] * 0.70710678f));
+}
+static void l_gelu_tanh(const float *x, float *y, int64_t n) {
+  for (int64_t i = 0; i < n; i++) {
+    float v = x[i];
+    y[i] = 0.5f * v * (1.0f + tanhf(0.7978845608f * (v + 0.044715f * v * v * v)));
+  }
+}
+static float l_exp_sum(const float *x, float *y, int64_t n, float shift) {
+  double s = 0;
+  for (int64_t i = 0; i < n; i++) s += y[i] = expf(x[i] - shift);
+  return (float)s;
+}
+
+typedef void (*arr_fn)(const float *, float *, int64_t);
+static double cpu_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+/* best of 5 runs of 200 calls on 4096 elements, ns per element */
+static double bench_one(arr_fn f, float (*fs)(const float *, float *, int64_t, float), const float *x,
+                        float *y) {
+  double best = 1e30;
+  for (int r = 0; r < 5; r++) {
+    double t0 = cpu_now();
+    for (int k = 0; k < 200; k++)
+      if (f) f(x, y, 4096);
+      else fs(x, y, 4096, 3.0f);
+    double d = (cpu_now() - t0) / (200.0 * 4096) * 1e9;
+    best = d < best ? d : best;
+  }
+  return best;
+}
+static int bench(void) {
+  static float x[4096], y[4096];
+  for (int i = 0; i < 4096; i++) x[i] = (float)((i * 2654435761u) % 100000u) / 100000.0f * 12.0f - 6.0f;
+  static const arr_fn lib[] = {l_exp, l_erf, l_tanh, l_sigmoid, l_silu, l_gelu, l_gelu_tanh};
+  printf("ns per element, thread CPU time, x in [-6, 6]\n%-10s %8s", "", "libm");
+  for (int s = NISA - 1; s >= 0; s--)
+    if (k_vmath_ops_for(g_isas[s])) printf(" %8s", k_isa_name(g_isas[s]));
+  printf("\n");
+  for (size_t f = 0; f <= NFN; f++) {
+    printf("%-10s %8.2f", f < NFN ? g_fns[f].name : "exp_sum",
+           bench_one(f < NFN ? lib[f] : NULL, l_exp_sum, x, y));
+    for (int s = NISA - 1; s >= 0; s--) {
+      const k_vmath_ops *ops = k_vmath_ops_for(g_isas[s]);
+      if (!ops) continue;
+      arr_fn fp = NULL;
+      if (f < NFN) memcpy(&fp, (const char *)ops + g_fns[f].off, sizeof fp);
+      printf(" %8.2f", bench_one(fp, ops->exp_sum, x, y));
+    }
+    printf("\n");
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
+  if (argc > 1 && !strcmp(argv[1], "--bench")) return bench();
   job j = {.stride = argc > 1 ? strtoull(argv[1], NULL, 10) : 1};
   if (!j.stride) j.stride = 1;
   pthread_mutex_init(&j.mu, NULL);
