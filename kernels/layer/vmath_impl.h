@@ -96,14 +96,15 @@ static inline VF vm_erf_small(VF x) {
   return vm_horner(vmul(x, x), cs, 5);
 }
 
-/* erfc(a) * e^(a^2) for a in [0.875, 12]. */
+/* erfc(a) * e^(a^2) for a in [0.875, 12], as t*P(t) with t = 1/(1+a)
+ * (the t factor apart: P's Horner sum then cancels less). */
 static inline VF vm_erfcx(VF a) {
-  static const float cr[] = {-9.380767806987933e-08f, 0.5641971230506897f,   0.5639358162879944f,
-                             0.28689053654670715f,    -0.33881476521492004f, -0.2638621926307678f,
-                             -2.435452938079834f,     9.430181503295898f,    -13.894523620605469f,
-                             10.06370735168457f,      -3.0085954666137695f};
+  static const float cr[] = {0.5641921758651733f,  0.5640472769737244f,   0.2854672372341156f,
+                             -0.3273686170578003f, -0.32487592101097107f, -2.21486759185791f,
+                             8.887777328491211f,   -13.003260612487793f,  9.129706382751465f,
+                             -2.4459738731384277f, -0.14766772091388702f};
   VF t = vdiv(vset(1.0f), vadd(vset(1.0f), vmin(a, vset(12.0f))));
-  return vm_horner(t, cr, 10);
+  return vmul(t, vm_horner(t, cr, 10));
 }
 
 static inline VF vm_erf(VF x) {
