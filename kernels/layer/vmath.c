@@ -23,7 +23,7 @@ typedef int VM;
 #define vgt(a, b) ((a) > (b))
 #define vnan(a) isnan(a)
 #define vsel(m, a, b) ((m) ? (a) : (b))
-#define vsqrlo(a, h) ((float)((double)(a) * (a) - (double)(h)))
+#define vmullo(a, b, p) ((float)((double)(a) * (b) - (double)(p)))
 #define vhsum(a) (a)
 #define VM_TABLE k_vmath_generic
 static inline float vpow2i(float n) {

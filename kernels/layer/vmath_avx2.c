@@ -24,7 +24,7 @@ typedef __m256 VM;
 #define vgt(a, b) _mm256_cmp_ps(a, b, _CMP_GT_OQ)
 #define vnan(a) _mm256_cmp_ps(a, a, _CMP_UNORD_Q)
 #define vsel(m, a, b) _mm256_blendv_ps(b, a, m)
-#define vsqrlo(a, h) _mm256_fmsub_ps(a, a, h)
+#define vmullo _mm256_fmsub_ps
 #define vpow2i(n) \
   _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23))
 #define VM_TABLE k_vmath_avx2

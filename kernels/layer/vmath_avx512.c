@@ -28,7 +28,7 @@ typedef __mmask16 VM;
 #define vgt(a, b) _mm512_cmp_ps_mask(a, b, _CMP_GT_OQ)
 #define vnan(a) _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q)
 #define vsel(m, a, b) _mm512_mask_blend_ps(m, b, a)
-#define vsqrlo(a, h) _mm512_fmsub_ps(a, a, h)
+#define vmullo _mm512_fmsub_ps
 #define vpow2i(n) \
   _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127)), 23))
 #define vhsum(v) _mm512_reduce_add_ps(v)

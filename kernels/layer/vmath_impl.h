@@ -8,8 +8,8 @@
  * (lanes), vset, vload, vstore, vadd, vsub, vmul, vdiv, vfma(a,b,c)=a*b+c,
  * vmin/vmax (the second operand when the first is NaN), vabs,
  * vcopysign(mag, sign), vlt, vgt, vnan, vsel(m, a, b) (= m ? a : b),
- * vpow2i(n) (2^n for integral n in [-126, 127]), vsqrlo(a, h) (a*a - h
- * exactly, h = a*a rounded), vhsum (sum of the lanes), and VM_TABLE (the
+ * vpow2i(n) (2^n for integral n in [-126, 127]), vmullo(a, b, p) (a*b - p
+ * exactly, p = a*b rounded), vhsum (sum of the lanes), and VM_TABLE (the
  * name of the k_vmath_ops to define).
  *
  * The methods (coefficients fitted here by least squares on Chebyshev
@@ -25,7 +25,8 @@
  * - erf: x*P(x^2) below 0.875, above 1 - erfc with erfc(a) =
  *   e^-a^2 * R(1/(1+a)). gelu's negative side uses erfc directly (no
  *   cancellation in 1 + erf) with e^-x^2/2 from the exact x^2 (hi + lo).
- * - gelu's tanh form: 0.5x(1 + tanh u) = x*sigmoid(2u). */
+ * - gelu's tanh form: 0.5x(1 + tanh u) = x*sigmoid(2u), with 2u as a sum
+ *   of two floats (its rounding would grow with |2u| through e^-2u). */
 #include <stdint.h>
 #include <string.h>
 
@@ -44,17 +45,20 @@ static inline VF vm_horner(VF x, const float *c, int deg) {
   return p;
 }
 
-/* e^x = p * 2^n with p in [0.7, 1.42] and integral n in [-166, 129]. */
-static inline VF vm_exp_parts(VF x, VF *pn) {
+/* e^(x + xlo) = p * 2^n with p in [0.7, 1.42] and integral n in [-166,
+ * 129]; xlo is a small correction (a low part) or 0. */
+static inline VF vm_exp_parts2(VF x, VF xlo, VF *pn) {
   static const float ce[] = {0.5f, 0.16666667f, 0.04166644f, 0.008333378f, 0.0013936214f, 0.0001985011f};
   x = vmin(vmax(x, vset(VM_EXP_LO)), vset(VM_EXP_HI));
   VF n = vsub(vfma(x, vset(VM_LOG2E), vset(VM_MAGIC)), vset(VM_MAGIC));
   VF r = vfma(n, vset(-VM_LN2_HI), x);
-  r = vfma(n, vset(-VM_LN2_LO), r);
+  r = vadd(vfma(n, vset(-VM_LN2_LO), r), xlo);
   VF q = vm_horner(r, ce, 5);
   *pn = n;
   return vadd(vset(1.0f), vfma(q, vmul(r, r), r));
 }
+
+static inline VF vm_exp_parts(VF x, VF *pn) { return vm_exp_parts2(x, vset(0.0f), pn); }
 
 /* v * 2^n in two steps (each factor a normal float). */
 static inline VF vm_scale(VF v, VF n) {
@@ -67,15 +71,20 @@ static inline VF vm_exp(VF x) {
   return vsel(vnan(x), vadd(x, x), vm_scale(p, n));
 }
 
-/* m * sigmoid(v). */
-static inline VF vm_msig(VF v, VF m) {
-  VF a = vabs(v), n, p = vm_exp_parts(vsub(vset(0.0f), a), &n);
+/* m * sigmoid(v + vlo). */
+static inline VF vm_msig2(VF v, VF vlo, VF m) {
+  VF a = vabs(v), alo = vcopysign(vlo, vmul(v, vlo)); /* |v + vlo| = a + alo */
+  /* beyond the clamp the low part is unused, and may be inf or NaN there */
+  alo = vsel(vlt(a, vset(-VM_EXP_LO)), alo, vset(0.0f));
+  VF n, p = vm_exp_parts2(vsub(vset(0.0f), a), vsub(vset(0.0f), alo), &n);
   VF r = vdiv(vset(1.0f), vadd(vset(1.0f), vm_scale(p, n)));
   VF neg = vm_scale(vmul(vmul(m, p), r), n);
   neg = vsel(vgt(a, vset(-VM_EXP_LO)), vmul(m, vset(0.0f)), neg);
   VF y = vsel(vlt(v, vset(0.0f)), neg, vmul(m, r));
   return vsel(vnan(v), vadd(v, v), y);
 }
+
+static inline VF vm_msig(VF v, VF m) { return vm_msig2(v, vset(0.0f), m); }
 
 static inline VF vm_tanh(VF x) {
   static const float ct[] = {-0.33333334f, 0.13333303f,   -0.053959116f,
@@ -121,7 +130,7 @@ static inline VF vm_gelu(VF x) {
   /* |z| < 0.875: 0.5x(1 + z*P(z^2)) */
   VF ys = vmul(half, vfma(z, vm_erf_small(z), vset(1.0f)));
   /* otherwise erfc(|z|) = R * e^(-x^2/2), with x^2 = h + l */
-  VF h = vmul(x, x), l = vsqrlo(x, h), hh = vmul(h, vset(0.5f));
+  VF h = vmul(x, x), l = vmullo(x, x, h), hh = vmul(h, vset(0.5f));
   VF n, p = vm_exp_parts(vsub(vset(0.0f), hh), &n);
   VF ec = vmul(vmul(vm_erfcx(a), p), vfma(l, vset(-0.5f), vset(1.0f)));
   /* where e^(-x^2/2) underflows (x^2 may even be inf): x and 0 */
@@ -133,10 +142,17 @@ static inline VF vm_gelu(VF x) {
 }
 
 static inline VF vm_gelu_tanh(VF x) {
-  /* 2u = 2*sqrt(2/pi) * (x + 0.044715 x^3) */
-  const float k1 = 1.5957691216057308f, k2 = 1.5957691216057308f * 0.044715f;
-  VF v = vmul(x, vfma(vmul(x, x), vset(k2), vset(k1)));
-  return vm_msig(v, x);
+  /* 2u = x*(k1 + k2*x^2), k1 = 2*sqrt(2/pi), k2 = 0.044715*k1, each
+   * constant and each step carried as a high and a low float */
+  const float k1 = 1.5957691669464111f, k1lo = -4.534068054340423e-08f;
+  const float k2 = 0.07135481387376785f, k2lo = 2.3988324659995897e-09f;
+  VF s = vmul(x, x), slo = vmullo(x, x, s);
+  VF p = vmul(vset(k2), s), plo = vmullo(vset(k2), s, p);
+  VF w = vadd(p, vset(k1)), d = vsub(w, p); /* two-sum: w + wlo = p + k1 */
+  VF wlo = vadd(vsub(p, vsub(w, d)), vsub(vset(k1), d));
+  wlo = vadd(wlo, vadd(plo, vfma(vset(k2), slo, vfma(vset(k2lo), s, vset(k1lo)))));
+  VF v = vmul(x, w), vlo = vfma(x, wlo, vmullo(x, w, v));
+  return vm_msig2(v, vlo, x);
 }
 
 static inline VF vm_sigmoid(VF x) { return vm_msig(x, vset(1.0f)); }

@@ -53,12 +53,10 @@ static const fn g_fns[] = {
     {"exp", OFF(exp), r_exp, 2},
     {"erf", OFF(erf), r_erf, 3},
     {"tanh", OFF(tanh), r_tanh, 3},
-    {"sigmoid", OFF(sigmoid), r_sigmoid, 3},
-    {"silu", OFF(silu), r_silu, 4},
-    {"gelu", OFF(gelu), r_gelu, 6},
-    /* the tanh form's argument 2u carries the rounding of x^3 into the
-     * exponent: on its far negative side (x < -5) the error grows with |2u| */
-    {"gelu_tanh", OFF(gelu_tanh), r_gelu_tanh, 256},
+    {"sigmoid", OFF(sigmoid), r_sigmoid, 4},
+    {"silu", OFF(silu), r_silu, 5},
+    {"gelu", OFF(gelu), r_gelu, 7},
+    {"gelu_tanh", OFF(gelu_tanh), r_gelu_tanh, 5},
 };
 #define NFN (sizeof g_fns / sizeof g_fns[0])
 
