@@ -372,4 +372,39 @@ void k_copy(void *dst, const int64_t *ds, const void *src, const int64_t *ss, in
 void k_copy_to_contiguous(void *dst, const void *src, const int64_t *ss, int32_t dim, const int64_t *sizes,
                           size_t es, bool parallel);
 
+/* ---------------------------------------------------------------------- */
+/* Vectorized transcendental functions (vmath*.c)                         */
+/* ---------------------------------------------------------------------- */
+
+/* y[i] = f(x[i]) for float32 arrays (y may be x), on the instruction set
+ * of k_isa_get(). Largest errors seen against the correctly rounded values
+ * (tests/kernel_layer/test_vmath.c, every 31st float): exp 1 ulp, tanh 1,
+ * erf 2, sigmoid 3, silu 4, gelu 6, gelu_tanh 4; NaN, +-inf, +-0, overflow and denormal results as libm.
+ * silu is x*sigmoid(x); gelu is 0.5x(1 + erf(x/sqrt 2)); gelu_tanh is
+ * 0.5x(1 + tanh(sqrt(2/pi)(x + 0.044715x^3))). */
+void k_vexp(const float *x, float *y, int64_t n);
+void k_verf(const float *x, float *y, int64_t n);
+void k_vtanh(const float *x, float *y, int64_t n);
+void k_vsigmoid(const float *x, float *y, int64_t n);
+void k_vsilu(const float *x, float *y, int64_t n);
+void k_vgelu(const float *x, float *y, int64_t n);
+void k_vgelu_tanh(const float *x, float *y, int64_t n);
+/* y[i] = e^(x[i] - shift), returning the float sum of the y[i] (softmax
+ * with shift = the row's max). */
+float k_vexp_sum(const float *x, float *y, int64_t n, float shift);
+
+/* The same functions of one instruction set (the tests run each). */
+typedef struct k_vmath_ops {
+  void (*exp)(const float *x, float *y, int64_t n);
+  void (*erf)(const float *x, float *y, int64_t n);
+  void (*tanh)(const float *x, float *y, int64_t n);
+  void (*sigmoid)(const float *x, float *y, int64_t n);
+  void (*silu)(const float *x, float *y, int64_t n);
+  void (*gelu)(const float *x, float *y, int64_t n);
+  void (*gelu_tanh)(const float *x, float *y, int64_t n);
+  float (*exp_sum)(const float *x, float *y, int64_t n, float shift);
+} k_vmath_ops;
+/* NULL when this CPU (or build) cannot run `isa`. */
+const k_vmath_ops *k_vmath_ops_for(k_isa isa);
+
 #endif

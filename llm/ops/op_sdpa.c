@@ -91,13 +91,7 @@ static void attn_task(const attn_job *j, size_t t, float *sc) {
       for (int64_t c = 0; c < nk; c++) row[c] = 0;
       continue;
     }
-    double sum = 0;
-    for (int64_t c = 0; c < lim; c++) {
-      float e = expf(row[c] - mx);
-      row[c] = e;
-      sum += e;
-    }
-    const float inv = (float)(1.0 / sum);
+    const float inv = 1.0f / k_vexp_sum(row, row, lim, mx);
     for (int64_t c = 0; c < lim; c++) row[c] *= inv;
     for (int64_t c = lim; c < nk; c++) row[c] = 0;
   }

@@ -1,9 +1,8 @@
 /* aten::_softmax.out / aten::_log_softmax.out(Tensor self, int dim,
  *     bool half_to_float, *, Tensor(a!) out)
  * float32 along the last dim (what attention and classifiers use; other
- * dims stay portable): a vectorized max, expf per element (libm, as the
- * portable kernel, so the exponentials agree to the bit), a double sum.
- * Rows spread over the pool. */
+ * dims stay portable): a vectorized max, then the kernel layer's
+ * exponential and sum in one pass (k_vexp_sum). Rows spread over the pool. */
 #include <math.h>
 
 #include "util/kern.h"
@@ -32,18 +31,14 @@ static void sm_rows(void *ctx, size_t r0, size_t r1) {
     const float *x = j->x + (int64_t)r * n;
     float *y = j->y + (int64_t)r * n;
     float m = kt->max(x, n);
-    double sum = 0;
+    /* y holds the exponentials even for log_softmax (a scratch row) */
+    double sum = k_vexp_sum(x, y, n, m);
     if (j->is_log) {
-      for (int64_t i = 0; i < n; i++) sum += expf(x[i] - m);
       double ls = log(sum);
       for (int64_t i = 0; i < n; i++) y[i] = (float)((double)x[i] - m - ls);
     } else {
-      for (int64_t i = 0; i < n; i++) {
-        float e = expf(x[i] - m);
-        sum += e;
-        y[i] = e;
-      }
-      for (int64_t i = 0; i < n; i++) y[i] = (float)(y[i] / sum);
+      const float inv = (float)(1.0 / sum);
+      for (int64_t i = 0; i < n; i++) y[i] *= inv;
     }
   }
 }

@@ -1,0 +1,267 @@
+/* The kernel layer's transcendental functions (klayer.h, vmath*.c) against
+ * libm in double, on every stride-th float bit pattern (argv[1]; 1 for all
+ * 2^32: about 30 min of CPU here, so ctest samples), for each instruction
+ * set this CPU runs. The error is the distance in ulp (float bit patterns in order)
+ * from the correctly rounded double result; each function fails above its
+ * bound. Exact specials (NaN, +-inf, +-0, denormal results) follow from
+ * the same comparison: NaN must give NaN, inf the same inf, and 0 is
+ * ulp-distinct from the smallest denormal.
+ * `test_vmath --bench`: ns per element of each function against libm's
+ * float functions, in this thread's CPU time (not a test). */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "klayer.h"
+
+/* References: libm in double, with shortcuts where the float result is
+ * settled (so the whole range takes seconds, not minutes). */
+static double r_exp(double x) { return x > 89 ? INFINITY : x < -104 ? 0.0 : exp(x); }
+static double r_erf(double x) { return fabs(x) > 6 ? copysign(1.0, x) : erf(x); }
+static double r_tanh(double x) { return fabs(x) > 10 ? copysign(1.0, x) : tanh(x); }
+static double r_sigmoid(double x) { return x > 40 ? 1.0 : x < -110 ? 0.0 : 1.0 / (1.0 + exp(-x)); }
+static double r_silu(double x) {
+  if (isinf(x)) return x > 0 ? x : NAN; /* x/(1+e^-x) as torch computes it */
+  return x > 40 ? x : x < -120 ? -0.0 : x / (1.0 + exp(-x));
+}
+static double r_gelu(double x) {
+  if (isinf(x)) return x > 0 ? x : NAN;
+  return x > 10 ? x : x < -20 ? -0.0 : 0.5 * x * erfc(-x * 0.70710678118654752440);
+}
+static double r_gelu_tanh(double x) {
+  if (isinf(x)) return x > 0 ? x : NAN;
+  if (x > 20) return x;
+  if (x < -20) return -0.0;
+  double u = 0.79788456080286535588 * (x + 0.044715 * x * x * x);
+  return x / (1.0 + exp(-2.0 * u)); /* 0.5x(1 + tanh u) without cancellation */
+}
+
+typedef struct fn {
+  const char *name;
+  size_t off; /* of the array function in k_vmath_ops */
+  double (*ref)(double);
+  uint32_t bound; /* ulp */
+} fn;
+
+#define OFF(f) offsetof(k_vmath_ops, f)
+static const fn g_fns[] = {
+    {"exp", OFF(exp), r_exp, 2},
+    {"erf", OFF(erf), r_erf, 3},
+    {"tanh", OFF(tanh), r_tanh, 3},
+    {"sigmoid", OFF(sigmoid), r_sigmoid, 4},
+    {"silu", OFF(silu), r_silu, 5},
+    {"gelu", OFF(gelu), r_gelu, 7},
+    {"gelu_tanh", OFF(gelu_tanh), r_gelu_tanh, 5},
+};
+#define NFN (sizeof g_fns / sizeof g_fns[0])
+
+static const k_isa g_isas[] = {K_ISA_GENERIC, K_ISA_AVX2, K_ISA_AVX512, K_ISA_NEON};
+#define NISA 4
+
+/* Distance in ulp between floats: bit patterns mapped to a line where
+ * consecutive floats are consecutive integers (-0 and +0 both at 0). */
+static int64_t ord(float f) {
+  int32_t b;
+  memcpy(&b, &f, sizeof b);
+  return b < 0 ? -(int64_t)(b & 0x7fffffff) : (int64_t)b;
+}
+static uint32_t ulp_dist(float y, double ref) {
+  float r = (float)ref;
+  if (isnan(r) || isnan(y)) return isnan(r) && isnan(y) ? 0 : UINT32_MAX;
+  int64_t d = ord(y) - ord(r);
+  if (r == 0 && y == 0 && signbit(r) != signbit(y)) return UINT32_MAX; /* signed zero */
+  return (uint32_t)(d < 0 ? -d : d);
+}
+
+#define BLOCK 65536
+typedef struct job {
+  uint64_t stride, next; /* next block (shared) */
+  pthread_mutex_t mu;
+  uint32_t maxu[NFN][NISA];
+  float worst[NFN][NISA];
+} job;
+
+static void *worker(void *arg) {
+  job *j = arg;
+  float *x = malloc(BLOCK * sizeof(float)), *y = malloc(BLOCK * sizeof(float));
+  double *ref = malloc(BLOCK * sizeof(double));
+  uint32_t maxu[NFN][NISA] = {{0}};
+  float worst[NFN][NISA] = {{0}};
+  const uint64_t total = (1ull << 32) / j->stride;
+  for (;;) {
+    pthread_mutex_lock(&j->mu);
+    uint64_t b = j->next++;
+    pthread_mutex_unlock(&j->mu);
+    if (b * BLOCK >= total) break;
+    int64_t n = (int64_t)(total - b * BLOCK < BLOCK ? total - b * BLOCK : BLOCK);
+    for (int64_t i = 0; i < n; i++) {
+      uint32_t bits = (uint32_t)((b * BLOCK + (uint64_t)i) * j->stride);
+      memcpy(&x[i], &bits, sizeof bits);
+    }
+    for (size_t f = 0; f < NFN; f++) {
+      for (int64_t i = 0; i < n; i++) ref[i] = g_fns[f].ref((double)x[i]);
+      for (int s = 0; s < NISA; s++) {
+        const k_vmath_ops *ops = k_vmath_ops_for(g_isas[s]);
+        if (!ops) continue;
+        void (*fp)(const float *, float *, int64_t);
+        memcpy(&fp, (const char *)ops + g_fns[f].off, sizeof fp);
+        fp(x, y, n);
+        for (int64_t i = 0; i < n; i++) {
+          uint32_t u = ulp_dist(y[i], ref[i]);
+          if (u > maxu[f][s]) maxu[f][s] = u, worst[f][s] = x[i];
+        }
+      }
+    }
+  }
+  pthread_mutex_lock(&j->mu);
+  for (size_t f = 0; f < NFN; f++)
+    for (int s = 0; s < NISA; s++)
+      if (maxu[f][s] > j->maxu[f][s]) j->maxu[f][s] = maxu[f][s], j->worst[f][s] = worst[f][s];
+  pthread_mutex_unlock(&j->mu);
+  free(x), free(y), free(ref);
+  return NULL;
+}
+
+/* In-place use, the tails, and the softmax sum against a double loop. */
+static int check_arrays(const k_vmath_ops *ops, const char *isa) {
+  int fails = 0;
+  float x[37], y[37], z[37];
+  for (int n = 0; n <= 37; n++) {
+    for (int i = 0; i < n; i++) x[i] = (float)(i * 7 % 11) * 0.37f - 2.0f;
+    memcpy(z, x, sizeof x);
+    ops->tanh(x, y, n);
+    ops->tanh(z, z, n);
+    if (memcmp(y, z, (size_t)n * sizeof(float)))
+      fprintf(stderr, "FAIL %s: tanh in place, n=%d\n", isa, n), fails++;
+    float m = 1.5f;
+    double want = 0;
+    for (int i = 0; i < n; i++) want += exp((double)x[i] - m);
+    float sum = ops->exp_sum(x, y, n, m);
+    ops->exp(x, z, n);
+    for (int i = 0; i < n; i++) {
+      float e = (float)exp((double)x[i] - m);
+      if (ulp_dist(y[i], e) > 3) fprintf(stderr, "FAIL %s: exp_sum y[%d]\n", isa, i), fails++;
+    }
+    if (fabs(sum - want) > 1e-6 * want)
+      fprintf(stderr, "FAIL %s: exp_sum n=%d %g vs %g\n", isa, n, sum, want), fails++;
+  }
+  return fails;
+}
+
+/* libm per element, as the kernels called it before */
+static void l_exp(const float *x, float *y, int64_t n) {
+  for (int64_t i = 0; i < n; i++) y[i] = expf(x[i]);
+}
+static void l_erf(const float *x, float *y, int64_t n) {
+  for (int64_t i = 0; i < n; i++) y[i] = erff(x[i]);
+}
+static void l_tanh(const float *x, float *y, int64_t n) {
+  for (int64_t i = 0; i < n; i++) y[i] = tanhf(x[i]);
+}
+static void l_sigmoid(const float *x, float *y, int64_t n) {
+  for (int64_t i = 0; i < n; i++) y[i] = 1.0f / (1.0f + expf(-x[i]));
+}
+static void l_silu(const float *x, float *y, int64_t n) {
+  for (int64_t i = 0; i < n; i++) y[i] = x[i] / (1.0f + expf(-x[i]));
+}
+static void l_gelu(const float *x, float *y, int64_t n) {
+  for (int64_t i = 0; i < n; i++) y[i] = x[i] * 0.5f * (1.0f + erff(x[i] * 0.70710678f));
+}
+static void l_gelu_tanh(const float *x, float *y, int64_t n) {
+  for (int64_t i = 0; i < n; i++) {
+    float v = x[i];
+    y[i] = 0.5f * v * (1.0f + tanhf(0.7978845608f * (v + 0.044715f * v * v * v)));
+  }
+}
+static float l_exp_sum(const float *x, float *y, int64_t n, float shift) {
+  double s = 0;
+  for (int64_t i = 0; i < n; i++) s += y[i] = expf(x[i] - shift);
+  return (float)s;
+}
+
+typedef void (*arr_fn)(const float *, float *, int64_t);
+static double cpu_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+/* best of 5 runs of 200 calls on 4096 elements, ns per element */
+static double bench_one(arr_fn f, float (*fs)(const float *, float *, int64_t, float), const float *x,
+                        float *y) {
+  double best = 1e30;
+  for (int r = 0; r < 5; r++) {
+    double t0 = cpu_now();
+    for (int k = 0; k < 200; k++)
+      if (f) f(x, y, 4096);
+      else fs(x, y, 4096, 3.0f);
+    double d = (cpu_now() - t0) / (200.0 * 4096) * 1e9;
+    best = d < best ? d : best;
+  }
+  return best;
+}
+static int bench(void) {
+  static float x[4096], y[4096];
+  for (int i = 0; i < 4096; i++) x[i] = (float)((i * 2654435761u) % 100000u) / 100000.0f * 12.0f - 6.0f;
+  static const arr_fn lib[] = {l_exp, l_erf, l_tanh, l_sigmoid, l_silu, l_gelu, l_gelu_tanh};
+  printf("ns per element, thread CPU time, x in [-6, 6]\n%-10s %8s", "", "libm");
+  for (int s = NISA - 1; s >= 0; s--)
+    if (k_vmath_ops_for(g_isas[s])) printf(" %8s", k_isa_name(g_isas[s]));
+  printf("\n");
+  for (size_t f = 0; f <= NFN; f++) {
+    printf("%-10s %8.2f", f < NFN ? g_fns[f].name : "exp_sum",
+           bench_one(f < NFN ? lib[f] : NULL, l_exp_sum, x, y));
+    for (int s = NISA - 1; s >= 0; s--) {
+      const k_vmath_ops *ops = k_vmath_ops_for(g_isas[s]);
+      if (!ops) continue;
+      arr_fn fp = NULL;
+      if (f < NFN) memcpy(&fp, (const char *)ops + g_fns[f].off, sizeof fp);
+      printf(" %8.2f", bench_one(fp, ops->exp_sum, x, y));
+    }
+    printf("\n");
+  }
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc > 1 && !strcmp(argv[1], "--bench")) return bench();
+  job j = {.stride = argc > 1 ? strtoull(argv[1], NULL, 10) : 1};
+  if (!j.stride) j.stride = 1;
+  pthread_mutex_init(&j.mu, NULL);
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  pthread_t th[2];
+  for (int t = 0; t < 2; t++) pthread_create(&th[t], NULL, worker, &j);
+  for (int t = 0; t < 2; t++) pthread_join(th[t], NULL);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  int fails = 0;
+  printf("every %llu-th float of 2^32 (%.1f s); max error in ulp (at input)\n", (unsigned long long)j.stride,
+         (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
+  for (int s = 0; s < NISA; s++) {
+    const k_vmath_ops *ops = k_vmath_ops_for(g_isas[s]);
+    if (!ops) continue;
+    const char *isa = k_isa_name(g_isas[s]);
+    printf("%-8s", isa);
+    for (size_t f = 0; f < NFN; f++) {
+      printf(" %s %u (%g)", g_fns[f].name, j.maxu[f][s], (double)j.worst[f][s]);
+      if (j.maxu[f][s] > g_fns[f].bound)
+        fprintf(stderr, "\nFAIL %s %s: %u ulp > %u at %a\n", isa, g_fns[f].name, j.maxu[f][s], g_fns[f].bound,
+                (double)j.worst[f][s]),
+            fails++;
+    }
+    printf("\n");
+    fails += check_arrays(ops, isa);
+  }
+  /* The dispatching entry points use the chosen set. */
+  float x[5] = {-1, 0, 0.5f, 3, -INFINITY}, y[5], z[5];
+  k_vexp(x, y, 5);
+  k_vmath_ops_for(k_isa_get())->exp(x, z, 5);
+  if (memcmp(y, z, sizeof y)) fprintf(stderr, "FAIL: k_vexp is not the chosen set's\n"), fails++;
+  if (fails) return 1;
+  printf("vmath: ok\n");
+  return 0;
+}
