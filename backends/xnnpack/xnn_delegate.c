@@ -348,56 +348,106 @@ static inline uint64_t trace_begin(const pte_tracer *tr, pte_event *ev, const xg
   return tr->begin ? tr->begin(tr->user, ev) : 0;
 }
 
-/* Binds input `e` (value vi). *rows is the leading dimension of a shrunk
- * batch seen so far (0: none). */
-static pte_status bind_input(xg_delegate *d, uint32_t e, uint32_t vi, pte_tensor *t, size_t *rows) {
+/* The rows of this call: the real sizes of the plan's row dims, as the
+ * inputs give them. */
+typedef struct xg_rows {
+  bool have;    /* a row-carrying input was bound */
+  bool shrunk;  /* some row dim is smaller than built */
+  bool strided; /* a row dim past the first shrank: the real rows are not contiguous in the built layout */
+  size_t real[XG_MAX_DIMS];
+} xg_rows;
+
+/* Bytes of one row of value v (its dims past the row dims). */
+static size_t row_bytes(const xg_value *v, uint32_t r, size_t esize) {
+  size_t rows = 1;
+  for (uint32_t i = 0; i < r; i++) rows *= v->dims[i];
+  return rows ? v->numel / rows * esize : 0;
+}
+
+/* Copies the real rows between a compact tensor and a buffer in the built
+ * layout (`to_built`: compact to built), one run of rows along the last row
+ * dim at a time. */
+static void copy_rows(uint8_t *built, uint8_t *compact, const size_t *max, const size_t *real, uint32_t r,
+                      size_t row, bool to_built) {
+  size_t idx[XG_MAX_DIMS] = {0}, outer = 1;
+  for (uint32_t i = 0; i + 1 < r; i++) outer *= real[i];
+  const size_t run = real[r - 1] * row;
+  for (size_t k = 0; k < outer; k++) {
+    size_t off = 0;
+    for (uint32_t i = 0; i + 1 < r; i++) off = off * max[i] + idx[i];
+    uint8_t *b = built + off * max[r - 1] * row, *c = compact + k * run;
+    if (to_built) memcpy(b, c, run);
+    else memcpy(c, b, run);
+    for (uint32_t i = r - 1; i-- > 0;) {
+      if (++idx[i] < real[i]) break;
+      idx[i] = 0;
+    }
+  }
+}
+
+/* Binds input `e` (value vi); the first input that carries rows sets them,
+ * the others must agree. */
+static pte_status bind_input(xg_delegate *d, uint32_t e, uint32_t vi, pte_tensor *t, xg_rows *rw) {
   const xg_plan *p = &d->plan;
   const xg_value *v = &d->g.values[vi];
   const bool batched = p->batchable && p->batched[vi];
+  const uint32_t r = p->row_dims;
   const size_t full = v->numel * 4;
   int64_t phys[PTE_MAX_DIM];
   physical_sizes(t, phys);
   if (!t->data) return pte_error(PTE_ERR_INVALID_STATE, "XNNPACK delegate input %u has no data", e);
   d->bound[e] = t->data;
-  if (same_shape(phys, t->dim, v)) {
-    if (batched && *rows && *rows != v->dims[0])
-      return shape_error(d, e, t, v, ", while other inputs have a leading dimension of another size");
-    if (batched) *rows = v->dims[0];
-    return PTE_OK;
+  const bool same = same_shape(phys, t->dim, v);
+  bool tail_ok = batched && (uint32_t)t->dim == v->ndims;
+  for (int32_t i = 0; tail_ok && !same && i < t->dim; i++)
+    tail_ok = (uint32_t)i < r ? phys[i] >= 1 && (size_t)phys[i] <= v->dims[i] : (size_t)phys[i] == v->dims[i];
+  if (!same && !tail_ok) {
+    char why[160];
+    if (!batched)
+      snprintf(why, sizeof why,
+               " (Debian's 2022 XNNPACK cannot reshape a runtime, and this graph does not treat "
+               "the leading dimension as independent rows)");
+    else if (r <= 1) snprintf(why, sizeof why, " (only the leading dimension may be smaller)");
+    else snprintf(why, sizeof why, " (only the leading %u dimensions may be smaller)", r);
+    return shape_error(d, e, t, v, why);
   }
-  bool tail_ok = batched && (uint32_t)t->dim == v->ndims && phys[0] >= 1 && (size_t)phys[0] < v->dims[0];
-  for (int32_t i = 1; tail_ok && i < t->dim; i++) tail_ok = (size_t)phys[i] == v->dims[i];
-  if (!tail_ok)
-    return shape_error(
-        d, e, t, v,
-        batched ? " (only the leading dimension may be smaller)"
-                : " (Debian's 2022 XNNPACK cannot reshape a runtime, and this graph does not treat "
-                  "the leading dimension as independent rows)");
-  if (*rows && *rows != (size_t)phys[0])
-    return shape_error(d, e, t, v, ", while other inputs have a leading dimension of another size");
-  *rows = (size_t)phys[0];
-  /* Rows past the real ones are computed and ignored; read them from the
-   * caller's buffer when it is big enough, else from staging. */
-  if (t->capacity < full) {
-    memcpy(d->stage[e], t->data, *rows * (full / v->dims[0]));
+  if (!batched) return PTE_OK;
+  for (uint32_t i = 0; i < r; i++) {
+    size_t n = same ? v->dims[i] : (size_t)phys[i];
+    if (rw->have && rw->real[i] != n)
+      return shape_error(d, e, t, v, ", while other inputs have rows of another shape");
+    rw->real[i] = n;
+  }
+  rw->have = true;
+  if (same) return PTE_OK;
+  bool strided = false;
+  for (uint32_t i = 1; i < r; i++) strided |= rw->real[i] < v->dims[i];
+  /* Rows past the real ones are computed and ignored. Contiguous rows are
+   * read from the caller's buffer when it is big enough, else from staging;
+   * rows with gaps are spread into staging. */
+  if (strided) {
+    copy_rows(d->stage[e], (uint8_t *)t->data, p->row_max, rw->real, r, row_bytes(v, r, 4), true);
+    d->bound[e] = d->stage[e];
+  } else if (t->capacity < full) {
+    memcpy(d->stage[e], t->data, rw->real[0] * row_bytes(v, r, 4));
     d->bound[e] = d->stage[e];
   }
   return PTE_OK;
 }
 
-/* Resizes output `e` (value vi) to the built shape, or to `rows` rows of
+/* Resizes output `e` (value vi) to the built shape, or to the real rows of
  * it, and binds it; `esize` is its element size. */
-static pte_status bind_output(xg_delegate *d, uint32_t e, uint32_t vi, pte_tensor *t, size_t rows,
+static pte_status bind_output(xg_delegate *d, uint32_t e, uint32_t vi, pte_tensor *t, const xg_rows *rw,
                               size_t esize) {
   const xg_plan *p = &d->plan;
   const xg_value *v = &d->g.values[vi];
-  const bool batched = p->batchable && p->batched[vi];
+  const bool rows = p->batchable && p->batched[vi] && rw->shrunk;
   const size_t full = v->numel * esize;
   int64_t phys[PTE_MAX_DIM], want_phys[XG_MAX_DIMS], want[XG_MAX_DIMS];
   physical_sizes(t, phys);
-  for (uint32_t i = 0; i < v->ndims; i++) want_phys[i] = (int64_t)v->dims[i];
-  if (batched && rows) want_phys[0] = (int64_t)rows;
-  bool same = t->dim == 0 ? v->numel == 1 && !(batched && rows) : (uint32_t)t->dim == v->ndims;
+  for (uint32_t i = 0; i < v->ndims; i++)
+    want_phys[i] = (int64_t)(rows && i < p->row_dims ? rw->real[i] : v->dims[i]);
+  bool same = t->dim == 0 ? v->numel == 1 && !rows : (uint32_t)t->dim == v->ndims;
   for (int32_t i = 0; same && i < t->dim; i++) same = phys[i] == want_phys[i];
   if (!same) {
     /* Logical sizes from memory-order sizes through the dim order. */
@@ -412,9 +462,11 @@ static pte_status bind_output(xg_delegate *d, uint32_t e, uint32_t vi, pte_tenso
     }
   }
   if (!t->data) return pte_error(PTE_ERR_INVALID_STATE, "XNNPACK delegate output %u has no memory", e);
-  if (t->capacity >= full) {
+  if (rows && rw->strided) {
+    d->bound[e] = d->stage[e];
+  } else if (t->capacity >= full) {
     d->bound[e] = t->data;
-  } else if (batched && rows) {
+  } else if (rows) {
     d->bound[e] = d->stage[e];
   } else {
     return pte_error(PTE_ERR_INVALID_ARGUMENT, "XNNPACK delegate output %u has room for %zu bytes, needs %zu",
@@ -423,12 +475,11 @@ static pte_status bind_output(xg_delegate *d, uint32_t e, uint32_t vi, pte_tenso
   return PTE_OK;
 }
 
-/* Checks and binds every argument, inputs first (they decide the batch);
- * *rows_out is the leading dimension of a shrunk batch, 0 when as built. */
-static pte_status bind_args(xg_delegate *d, pte_value **args, size_t *rows_out) {
+/* Checks and binds every argument, inputs first (they decide the rows). */
+static pte_status bind_args(xg_delegate *d, pte_value **args, xg_rows *rw) {
   const xg_graph *g = &d->g;
   const xg_plan *p = &d->plan;
-  size_t rows = 0;
+  memset(rw, 0, sizeof *rw);
   for (int pass = 0; pass < 2; pass++) {
     for (uint32_t e = 0; e < p->nargs; e++) {
       uint32_t vi = p->ext_value[e];
@@ -454,24 +505,15 @@ static pte_status bind_args(xg_delegate *d, pte_value **args, size_t *rows_out) 
       if (t->dim > PTE_MAX_DIM)
         return pte_error(PTE_ERR_INVALID_ARGUMENT, "XNNPACK delegate argument %u has rank %d", e,
                          (int)t->dim);
-      pte_status st = input ? bind_input(d, e, vi, t, &rows) : bind_output(d, e, vi, t, rows, esize);
+      pte_status st = input ? bind_input(d, e, vi, t, rw) : bind_output(d, e, vi, t, rw, esize);
       if (st) return st;
     }
-    /* Inputs that keep the full batch while another shrank cannot mix. */
-    if (pass == 0 && rows && rows != p->batch_max) {
-      for (uint32_t e = 0; e < p->nargs; e++) {
-        uint32_t vi = p->ext_value[e];
-        if (vi == XG_NONE || !(g->values[vi].flags & XG_FLAG_EXTERNAL_INPUT) || !p->batched[vi]) continue;
-        const pte_tensor *t = args[e]->u.tensor;
-        int64_t ph[PTE_MAX_DIM];
-        physical_sizes(t, ph);
-        if (t->dim < 1 || (size_t)ph[0] != rows)
-          return shape_error(d, e, t, &g->values[vi],
-                             ", while other inputs have a leading dimension of another size");
+    if (pass == 0 && rw->have)
+      for (uint32_t i = 0; i < p->row_dims; i++) {
+        rw->shrunk |= rw->real[i] < p->row_max[i];
+        rw->strided |= i > 0 && rw->real[i] < p->row_max[i];
       }
-    }
   }
-  *rows_out = rows == p->batch_max ? 0 : rows;
   return PTE_OK;
 }
 
@@ -513,8 +555,8 @@ pte_status xg_delegate_run(xg_delegate *d, pte_value **args, int32_t nargs, cons
   if (nargs < 0 || (uint32_t)nargs < p->nargs)
     return pte_error(PTE_ERR_INVALID_ARGUMENT, "XNNPACK delegate: called with %d arguments, needs %u",
                      (int)nargs, p->nargs);
-  size_t rows; /* leading dimension of a shrunk batch; 0 = as built */
-  pte_status st = bind_args(d, args, &rows);
+  xg_rows rw;
+  pte_status st = bind_args(d, args, &rw);
   if (st) return st;
   pte_event ev;
   if (tr) ev = *event;
@@ -526,16 +568,18 @@ pte_status xg_delegate_run(xg_delegate *d, pte_value **args, int32_t nargs, cons
     if (tr && tr->end) tr->end(tr->user, &ev, tok);
     if (st) return st;
   }
-  /* Shrunk batch written to staging: hand back the real rows. */
-  if (rows) {
+  /* Real rows written to staging: hand them back. */
+  if (rw.shrunk) {
     for (uint32_t e = 0; e < p->nargs; e++) {
       uint32_t vi = p->ext_value[e];
       if (vi == XG_NONE || !(g->values[vi].flags & XG_FLAG_EXTERNAL_OUTPUT)) continue;
       pte_tensor *t = args[e]->u.tensor;
-      if (d->bound[e] != t->data) {
-        size_t esize = is_index_output(g, vi) && t->dtype == PTE_INT64 ? 8 : 4;
-        memcpy(t->data, d->bound[e], rows * (g->values[vi].numel / g->values[vi].dims[0]) * esize);
-      }
+      if (d->bound[e] == t->data) continue;
+      size_t esize = is_index_output(g, vi) && t->dtype == PTE_INT64 ? 8 : 4;
+      size_t row = row_bytes(&g->values[vi], p->row_dims, esize);
+      if (rw.strided)
+        copy_rows(d->bound[e], (uint8_t *)t->data, p->row_max, rw.real, p->row_dims, row, false);
+      else memcpy(t->data, d->bound[e], rw.real[0] * row);
     }
   }
   return PTE_OK;
