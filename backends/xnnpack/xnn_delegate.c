@@ -191,20 +191,25 @@ static bool shape_follows(uint8_t type) {
     case XG_SIN:
     case XG_COS:
     case XG_CONVERT:
-    case XG_COPY: return true;
+    case XG_COPY:
+    case XG_STATIC_SLICE:
+    case XG_CONCAT2:
+    case XG_CONCAT3:
+    case XG_CONCAT4:
+    case XG_CONCAT5: return true;
     default: return false;
   }
 }
 
-/* A graph without independent rows runs at a smaller shape with pterun's
- * own kernels when it can run every node: results that depend on the
+/* A shape the rows cannot take (a graph without independent rows, or an
+ * input outside them) runs with pterun's own kernels when it can run every
+ * node: results that depend on the
  * dynamic dim (softmax and bmm over it) are then computed at the real
  * shape. Its extra memory (a buffer per value XNNPACK keeps internal, the
  * values' run-time shapes) is taken here, at init, for the upper bounds. */
 static pte_status allocate_native_shapes(xg_delegate *d, xg_mem *mem, size_t room) {
   const xg_graph *g = &d->g;
   const xg_plan *p = &d->plan;
-  if (p->batchable) return PTE_OK;
   bool any_follows = false;
   for (uint32_t ni = 0; ni < g->nnodes; ni++) {
     const xg_node *n = &g->nodes[ni];
@@ -493,6 +498,30 @@ static bool native_shape_of(xg_graph *r, const xg_graph *g, const xg_node *n) {
         size_t a1 = aligned_dim(x, nd, i), b1 = aligned_dim(b, nd, i);
         if (a1 != b1 && a1 != 1 && b1 != 1) return false;
         dims[i] = (int64_t)(a1 == 1 ? b1 : a1);
+      }
+      break;
+    }
+    case XG_STATIC_SLICE: /* a dim that changed must be taken whole */
+      if (x->ndims != nd) return false;
+      for (uint32_t i = 0; i < nd; i++) {
+        bool whole = n->p.slice.offsets[i] == 0 && n->p.slice.sizes[i] == bx->dims[i];
+        if (x->dims[i] != bx->dims[i] && !whole) return false;
+        dims[i] = (int64_t)(whole ? x->dims[i] : bo->dims[i]);
+      }
+      break;
+    case XG_CONCAT2:
+    case XG_CONCAT3:
+    case XG_CONCAT4:
+    case XG_CONCAT5: {
+      const uint32_t axis = n->p.cat.axis;
+      if (x->ndims != nd || axis >= nd) return false;
+      for (uint32_t i = 0; i < nd; i++) dims[i] = (int64_t)x->dims[i];
+      for (uint32_t k = 1; k < n->nin; k++) {
+        const xg_value *y = &r->values[n->in[k]];
+        if (y->ndims != nd) return false;
+        for (uint32_t i = 0; i < nd; i++)
+          if (i != axis && y->dims[i] != x->dims[i]) return false;
+        dims[axis] += (int64_t)y->dims[axis];
       }
       break;
     }
