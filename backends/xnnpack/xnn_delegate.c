@@ -569,6 +569,13 @@ static size_t row_bytes(const xg_value *v, uint32_t r, size_t esize) {
   return rows ? v->numel / rows * esize : 0;
 }
 
+/* How many rows this call has (contiguous when only dim 0 shrank). */
+static size_t real_rows(const xg_rows *rw, uint32_t r) {
+  size_t n = 1;
+  for (uint32_t i = 0; i < r; i++) n *= rw->real[i];
+  return n;
+}
+
 /* Copies the real rows between a compact tensor and a buffer in the built
  * layout (`to_built`: compact to built), one run of rows along the last row
  * dim at a time. */
@@ -642,7 +649,7 @@ static pte_status bind_input(xg_delegate *d, uint32_t e, uint32_t vi, pte_tensor
     copy_rows(d->stage[e], (uint8_t *)t->data, p->row_max, rw->real, r, row_bytes(v, r, 4), true);
     d->bound[e] = d->stage[e];
   } else if (t->capacity < full) {
-    memcpy(d->stage[e], t->data, rw->real[0] * row_bytes(v, r, 4));
+    memcpy(d->stage[e], t->data, real_rows(rw, r) * row_bytes(v, r, 4));
     d->bound[e] = d->stage[e];
   }
   return PTE_OK;
@@ -823,7 +830,7 @@ pte_status xg_delegate_run(xg_delegate *d, pte_value **args, int32_t nargs, cons
       size_t row = row_bytes(&g->values[vi], p->row_dims, esize);
       if (rw.strided)
         copy_rows(d->bound[e], (uint8_t *)t->data, p->row_max, rw.real, p->row_dims, row, false);
-      else memcpy(t->data, d->bound[e], rw.real[0] * row);
+      else memcpy(t->data, d->bound[e], real_rows(&rw, p->row_dims) * row);
     }
   }
   return PTE_OK;
