@@ -33,6 +33,12 @@ struct xg_delegate {
   uint8_t **stage; /* per external id: staging buffer for shrunk batches */
   xg_seg_rt *segs;
   uint32_t nsegs_built;
+  /* Native run at the real shape (graphs without independent rows whose
+   * every node pterun can run): `real` is `g` with the values' shapes of
+   * this call, `fb` a buffer for each value XNNPACK keeps internal. */
+  bool native_shapes;
+  xg_graph real;
+  void **fb;
 };
 
 /* ---- building ---- */
@@ -171,6 +177,85 @@ static bool add_bytes(size_t *total, size_t n, size_t limit) {
   return true;
 }
 
+/* Node types whose output shape follows from their inputs' at run time
+ * (native_shape_of); others run at another shape only with unchanged inputs. */
+static bool shape_follows(uint8_t type) {
+  switch (type) {
+    case XG_FULLY_CONNECTED:
+    case XG_BMM:
+    case XG_STATIC_TRANSPOSE:
+    case XG_SOFTMAX:
+    case XG_ADD:
+    case XG_SUBTRACT:
+    case XG_MULTIPLY:
+    case XG_DIV:
+    case XG_MINIMUM:
+    case XG_MAXIMUM:
+    case XG_SIGMOID:
+    case XG_CLAMP:
+    case XG_FLOOR:
+    case XG_CEIL:
+    case XG_SQRT:
+    case XG_RSQRT:
+    case XG_SQUARE:
+    case XG_HARDSWISH:
+    case XG_LEAKY_RELU:
+    case XG_NEGATE:
+    case XG_ELU:
+    case XG_ABS:
+    case XG_LOG:
+    case XG_GELU:
+    case XG_TANH:
+    case XG_EXP:
+    case XG_SIN:
+    case XG_COS:
+    case XG_CONVERT:
+    case XG_COPY:
+    case XG_STATIC_SLICE:
+    case XG_CONCAT2:
+    case XG_CONCAT3:
+    case XG_CONCAT4:
+    case XG_CONCAT5: return true;
+    default: return false;
+  }
+}
+
+/* A shape the rows cannot take (a graph without independent rows, or an
+ * input outside them) runs with pterun's own kernels when it can run every
+ * node: results that depend on the
+ * dynamic dim (softmax and bmm over it) are then computed at the real
+ * shape. Its extra memory (a buffer per value XNNPACK keeps internal, the
+ * values' run-time shapes) is taken here, at init, for the upper bounds. */
+static pte_status allocate_native_shapes(xg_delegate *d, xg_mem *mem, size_t room) {
+  const xg_graph *g = &d->g;
+  const xg_plan *p = &d->plan;
+  bool any_follows = false;
+  for (uint32_t ni = 0; ni < g->nnodes; ni++) {
+    const xg_node *n = &g->nodes[ni];
+    if (n->exec == XG_EXEC_DEAD) continue;
+    if (!xg_native_supports(g, n)) return PTE_OK;
+    any_follows |= shape_follows(n->type);
+  }
+  if (!any_follows) return PTE_OK;
+  size_t need = (size_t)g->nvalues * (sizeof(xg_value) + sizeof(void *));
+  for (uint32_t vi = 0; vi < g->nvalues; vi++)
+    if (p->loc[vi] == XG_LOC_XNN_INTERNAL && !add_bytes(&need, g->values[vi].nbytes + XG_EXTRA_BYTES, room))
+      return PTE_OK; /* over the working-memory limit: shapes as built only */
+  if (need > room) return PTE_OK;
+  d->real = *g;
+  d->real.values = (xg_value *)xg_mem_alloc(mem, (size_t)g->nvalues * sizeof(xg_value));
+  d->fb = (void **)xg_mem_alloc(mem, (size_t)g->nvalues * sizeof(void *));
+  if (!d->real.values || !d->fb) return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK delegate: out of memory");
+  for (uint32_t vi = 0; vi < g->nvalues; vi++) {
+    d->fb[vi] = d->vptr[vi];
+    if (p->loc[vi] != XG_LOC_XNN_INTERNAL) continue;
+    d->fb[vi] = xg_mem_alloc(mem, g->values[vi].nbytes + XG_EXTRA_BYTES);
+    if (!d->fb[vi]) return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK delegate: out of memory");
+  }
+  d->native_shapes = true;
+  return PTE_OK;
+}
+
 /* The plan's buffers: arena, constant copies, staging, bindings. */
 static pte_status allocate_buffers(xg_delegate *d, xg_mem *mem, const xg_options *opts) {
   const xg_graph *g = &d->g;
@@ -223,7 +308,7 @@ static pte_status allocate_buffers(xg_delegate *d, xg_mem *mem, const xg_options
         return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK delegate: out of memory for staging buffers");
     }
   }
-  return PTE_OK;
+  return allocate_native_shapes(d, mem, limit - need);
 }
 
 /* Every segment's runtime, set up once with stand-in pointers so that its
@@ -367,56 +452,242 @@ static inline uint64_t trace_begin(const pte_tracer *tr, pte_event *ev, const xg
   return tr->begin ? tr->begin(tr->user, ev) : 0;
 }
 
-/* Binds input `e` (value vi). *rows is the leading dimension of a shrunk
- * batch seen so far (0: none). */
-static pte_status bind_input(xg_delegate *d, uint32_t e, uint32_t vi, pte_tensor *t, size_t *rows) {
+static void set_dims(xg_value *v, uint32_t nd, const int64_t *dims) {
+  v->ndims = nd;
+  v->numel = 1;
+  for (uint32_t i = 0; i < nd; i++) v->dims[i] = (size_t)dims[i], v->numel *= (size_t)dims[i];
+  v->nbytes = v->numel * 4;
+}
+
+static bool same_dims(const xg_value *a, const xg_value *b) {
+  if (a->ndims != b->ndims) return false;
+  for (uint32_t i = 0; i < a->ndims; i++)
+    if (a->dims[i] != b->dims[i]) return false;
+  return true;
+}
+
+/* Size of dim `d` (of `nd`, right-aligned) of v; 1 past its rank. */
+static size_t aligned_dim(const xg_value *v, uint32_t nd, uint32_t d) {
+  return d + v->ndims >= nd ? v->dims[d + v->ndims - nd] : 1;
+}
+
+/* The real shape of node n's output from its inputs' (in r, the run-time
+ * copy of the built values g); false when it does not follow. */
+static bool native_shape_of(xg_graph *r, const xg_graph *g, const xg_node *n) {
+  bool changed = false;
+  for (uint32_t k = 0; k < n->nin; k++)
+    if (n->in[k] != XG_NONE && !same_dims(&r->values[n->in[k]], &g->values[n->in[k]])) changed = true;
+  if (!changed) return true; /* outputs keep their built shapes */
+  if (n->nout != 1 || !shape_follows(n->type)) return false;
+  const xg_value *bo = &g->values[n->out[0]], *x = &r->values[n->in[0]], *bx = &g->values[n->in[0]];
+  const uint32_t nd = bo->ndims;
+  int64_t dims[XG_MAX_DIMS];
+  switch (n->type) {
+    case XG_FULLY_CONNECTED:
+      if (x->ndims != nd || x->dims[nd - 1] != bx->dims[nd - 1]) return false;
+      for (uint32_t i = 0; i + 1 < nd; i++) dims[i] = (int64_t)x->dims[i];
+      dims[nd - 1] = (int64_t)bo->dims[nd - 1];
+      break;
+    case XG_BMM: {
+      const xg_value *b = &r->values[n->in[1]];
+      const bool nk = (n->flags & 1) != 0;
+      if (x->ndims < 2 || b->ndims < 2 || x->dims[x->ndims - 1] != b->dims[b->ndims - (nk ? 1 : 2)])
+        return false;
+      for (uint32_t i = 0; i + 2 < nd; i++) {
+        size_t a1 = aligned_dim(x, nd, i), b1 = aligned_dim(b, nd, i);
+        if (a1 != b1 && a1 != 1 && b1 != 1) return false;
+        dims[i] = (int64_t)(a1 == 1 ? b1 : a1);
+      }
+      dims[nd - 2] = (int64_t)x->dims[x->ndims - 2];
+      dims[nd - 1] = (int64_t)b->dims[b->ndims - (nk ? 2 : 1)];
+      break;
+    }
+    case XG_STATIC_TRANSPOSE:
+      if (x->ndims != nd) return false;
+      for (uint32_t i = 0; i < nd; i++) dims[i] = (int64_t)x->dims[n->p.transpose.perm[i]];
+      break;
+    case XG_ADD:
+    case XG_SUBTRACT:
+    case XG_MULTIPLY:
+    case XG_DIV:
+    case XG_MINIMUM:
+    case XG_MAXIMUM: {
+      const xg_value *b = &r->values[n->in[1]];
+      for (uint32_t i = 0; i < nd; i++) {
+        size_t a1 = aligned_dim(x, nd, i), b1 = aligned_dim(b, nd, i);
+        if (a1 != b1 && a1 != 1 && b1 != 1) return false;
+        dims[i] = (int64_t)(a1 == 1 ? b1 : a1);
+      }
+      break;
+    }
+    case XG_STATIC_SLICE: /* a dim that changed must be taken whole */
+      if (x->ndims != nd) return false;
+      for (uint32_t i = 0; i < nd; i++) {
+        bool whole = n->p.slice.offsets[i] == 0 && n->p.slice.sizes[i] == bx->dims[i];
+        if (x->dims[i] != bx->dims[i] && !whole) return false;
+        dims[i] = (int64_t)(whole ? x->dims[i] : bo->dims[i]);
+      }
+      break;
+    case XG_CONCAT2:
+    case XG_CONCAT3:
+    case XG_CONCAT4:
+    case XG_CONCAT5: {
+      const uint32_t axis = n->p.cat.axis;
+      if (x->ndims != nd || axis >= nd) return false;
+      for (uint32_t i = 0; i < nd; i++) dims[i] = (int64_t)x->dims[i];
+      for (uint32_t k = 1; k < n->nin; k++) {
+        const xg_value *y = &r->values[n->in[k]];
+        if (y->ndims != nd) return false;
+        for (uint32_t i = 0; i < nd; i++)
+          if (i != axis && y->dims[i] != x->dims[i]) return false;
+        dims[axis] += (int64_t)y->dims[axis];
+      }
+      break;
+    }
+    default: /* elementwise on one input */
+      if (x->ndims != nd) return false;
+      for (uint32_t i = 0; i < nd; i++) dims[i] = (int64_t)x->dims[i];
+  }
+  xg_value *o = &r->values[n->out[0]];
+  set_dims(o, nd, dims);
+  return o->numel <= bo->numel; /* its buffers were planned for the bound */
+}
+
+/* The real shapes of every value from the inputs' (already in d->real),
+ * node by node in the order of the plan's steps. */
+static pte_status native_shapes(xg_delegate *d) {
+  const xg_plan *p = &d->plan;
+  for (uint32_t si = 0; si < p->nsteps; si++) {
+    const xg_step *s = &p->steps[si];
+    const xg_segment *seg = s->kind == XG_STEP_XNN ? &p->segs[s->index] : NULL;
+    for (uint32_t k = 0; k < (seg ? seg->count : 1); k++) {
+      uint32_t ni = seg ? p->seg_nodes[seg->first + k] : s->index;
+      if (!native_shape_of(&d->real, &d->g, &d->g.nodes[ni]))
+        return xg_node_error(&d->g, ni, PTE_ERR_INVALID_ARGUMENT,
+                             "cannot run at these input shapes (Debian's 2022 XNNPACK cannot reshape a "
+                             "runtime, and its output shape does not follow from its inputs')");
+    }
+  }
+  return PTE_OK;
+}
+
+/* The rows of this call: the real sizes of the plan's row dims, as the
+ * inputs give them. */
+typedef struct xg_rows {
+  bool native;  /* every node runs natively at the inputs' real shapes (d->real) */
+  bool have;    /* a row-carrying input was bound */
+  bool shrunk;  /* some row dim is smaller than built */
+  bool strided; /* a row dim past the first shrank: the real rows are not contiguous in the built layout */
+  size_t real[XG_MAX_DIMS];
+} xg_rows;
+
+/* Bytes of one row of value v (its dims past the row dims). */
+static size_t row_bytes(const xg_value *v, uint32_t r, size_t esize) {
+  size_t rows = 1;
+  for (uint32_t i = 0; i < r; i++) rows *= v->dims[i];
+  return rows ? v->numel / rows * esize : 0;
+}
+
+/* How many rows this call has (contiguous when only dim 0 shrank). */
+static size_t real_rows(const xg_rows *rw, uint32_t r) {
+  size_t n = 1;
+  for (uint32_t i = 0; i < r; i++) n *= rw->real[i];
+  return n;
+}
+
+/* Copies the real rows between a compact tensor and a buffer in the built
+ * layout (`to_built`: compact to built), one run of rows along the last row
+ * dim at a time. */
+static void copy_rows(uint8_t *built, uint8_t *compact, const size_t *max, const size_t *real, uint32_t r,
+                      size_t row, bool to_built) {
+  size_t idx[XG_MAX_DIMS] = {0}, outer = 1;
+  for (uint32_t i = 0; i + 1 < r; i++) outer *= real[i];
+  const size_t run = real[r - 1] * row;
+  for (size_t k = 0; k < outer; k++) {
+    size_t off = 0;
+    for (uint32_t i = 0; i + 1 < r; i++) off = off * max[i] + idx[i];
+    uint8_t *b = built + off * max[r - 1] * row, *c = compact + k * run;
+    if (to_built) memcpy(b, c, run);
+    else memcpy(c, b, run);
+    for (uint32_t i = r - 1; i-- > 0;) {
+      if (++idx[i] < real[i]) break;
+      idx[i] = 0;
+    }
+  }
+}
+
+/* Binds input `e` (value vi); the first input that carries rows sets them,
+ * the others must agree. */
+static pte_status bind_input(xg_delegate *d, uint32_t e, uint32_t vi, pte_tensor *t, xg_rows *rw) {
   const xg_plan *p = &d->plan;
   const xg_value *v = &d->g.values[vi];
   const bool batched = p->batchable && p->batched[vi];
+  const uint32_t r = p->row_dims;
   const size_t full = v->numel * 4;
   int64_t phys[PTE_MAX_DIM];
   physical_sizes(t, phys);
   if (!t->data) return pte_error(PTE_ERR_INVALID_STATE, "XNNPACK delegate input %u has no data", e);
   d->bound[e] = t->data;
-  if (same_shape(phys, t->dim, v)) {
-    if (batched && *rows && *rows != v->dims[0])
-      return shape_error(d, e, t, v, ", while other inputs have a leading dimension of another size");
-    if (batched) *rows = v->dims[0];
+  const bool same = same_shape(phys, t->dim, v);
+  if (rw->native) {
+    bool fits = same || (uint32_t)t->dim == v->ndims;
+    for (int32_t i = 0; fits && !same && i < t->dim; i++)
+      fits = phys[i] >= 1 && (size_t)phys[i] <= v->dims[i];
+    if (!fits) return shape_error(d, e, t, v, " (no dimension may exceed the built one)");
+    if (!same) set_dims(&d->real.values[vi], (uint32_t)t->dim, phys);
     return PTE_OK;
   }
-  bool tail_ok = batched && (uint32_t)t->dim == v->ndims && phys[0] >= 1 && (size_t)phys[0] < v->dims[0];
-  for (int32_t i = 1; tail_ok && i < t->dim; i++) tail_ok = (size_t)phys[i] == v->dims[i];
-  if (!tail_ok)
-    return shape_error(
-        d, e, t, v,
-        batched ? " (only the leading dimension may be smaller)"
-                : " (Debian's 2022 XNNPACK cannot reshape a runtime, and this graph does not treat "
-                  "the leading dimension as independent rows)");
-  if (*rows && *rows != (size_t)phys[0])
-    return shape_error(d, e, t, v, ", while other inputs have a leading dimension of another size");
-  *rows = (size_t)phys[0];
-  /* Rows past the real ones are computed and ignored; read them from the
-   * caller's buffer when it is big enough, else from staging. */
-  if (t->capacity < full) {
-    memcpy(d->stage[e], t->data, *rows * (full / v->dims[0]));
+  bool tail_ok = batched && (uint32_t)t->dim == v->ndims;
+  for (int32_t i = 0; tail_ok && !same && i < t->dim; i++)
+    tail_ok = (uint32_t)i < r ? phys[i] >= 1 && (size_t)phys[i] <= v->dims[i] : (size_t)phys[i] == v->dims[i];
+  if (!same && !tail_ok) {
+    char why[160];
+    if (!batched)
+      snprintf(why, sizeof why,
+               " (Debian's 2022 XNNPACK cannot reshape a runtime, and this graph does not treat "
+               "the leading dimension as independent rows)");
+    else if (r <= 1) snprintf(why, sizeof why, " (only the leading dimension may be smaller)");
+    else snprintf(why, sizeof why, " (only the leading %u dimensions may be smaller)", r);
+    return shape_error(d, e, t, v, why);
+  }
+  if (!batched) return PTE_OK;
+  for (uint32_t i = 0; i < r; i++) {
+    size_t n = same ? v->dims[i] : (size_t)phys[i];
+    if (rw->have && rw->real[i] != n)
+      return shape_error(d, e, t, v, ", while other inputs have rows of another shape");
+    rw->real[i] = n;
+  }
+  rw->have = true;
+  if (same) return PTE_OK;
+  bool strided = false;
+  for (uint32_t i = 1; i < r; i++) strided |= rw->real[i] < v->dims[i];
+  /* Rows past the real ones are computed and ignored. Contiguous rows are
+   * read from the caller's buffer when it is big enough, else from staging;
+   * rows with gaps are spread into staging. */
+  if (strided) {
+    copy_rows(d->stage[e], (uint8_t *)t->data, p->row_max, rw->real, r, row_bytes(v, r, 4), true);
+    d->bound[e] = d->stage[e];
+  } else if (t->capacity < full) {
+    memcpy(d->stage[e], t->data, real_rows(rw, r) * row_bytes(v, r, 4));
     d->bound[e] = d->stage[e];
   }
   return PTE_OK;
 }
 
-/* Resizes output `e` (value vi) to the built shape, or to `rows` rows of
+/* Resizes output `e` (value vi) to the built shape, or to the real rows of
  * it, and binds it; `esize` is its element size. */
-static pte_status bind_output(xg_delegate *d, uint32_t e, uint32_t vi, pte_tensor *t, size_t rows,
+static pte_status bind_output(xg_delegate *d, uint32_t e, uint32_t vi, pte_tensor *t, const xg_rows *rw,
                               size_t esize) {
   const xg_plan *p = &d->plan;
   const xg_value *v = &d->g.values[vi];
-  const bool batched = p->batchable && p->batched[vi];
+  const bool rows = p->batchable && p->batched[vi] && rw->shrunk;
+  if (rw->native) v = &d->real.values[vi];
   const size_t full = v->numel * esize;
   int64_t phys[PTE_MAX_DIM], want_phys[XG_MAX_DIMS], want[XG_MAX_DIMS];
   physical_sizes(t, phys);
-  for (uint32_t i = 0; i < v->ndims; i++) want_phys[i] = (int64_t)v->dims[i];
-  if (batched && rows) want_phys[0] = (int64_t)rows;
-  bool same = t->dim == 0 ? v->numel == 1 && !(batched && rows) : (uint32_t)t->dim == v->ndims;
+  for (uint32_t i = 0; i < v->ndims; i++)
+    want_phys[i] = (int64_t)(rows && i < p->row_dims ? rw->real[i] : v->dims[i]);
+  bool same = t->dim == 0 ? v->numel == 1 && !rows : (uint32_t)t->dim == v->ndims;
   for (int32_t i = 0; same && i < t->dim; i++) same = phys[i] == want_phys[i];
   if (!same) {
     /* Logical sizes from memory-order sizes through the dim order. */
@@ -431,9 +702,11 @@ static pte_status bind_output(xg_delegate *d, uint32_t e, uint32_t vi, pte_tenso
     }
   }
   if (!t->data) return pte_error(PTE_ERR_INVALID_STATE, "XNNPACK delegate output %u has no memory", e);
-  if (t->capacity >= full) {
+  if (rows && rw->strided) {
+    d->bound[e] = d->stage[e];
+  } else if (t->capacity >= full) {
     d->bound[e] = t->data;
-  } else if (batched && rows) {
+  } else if (rows) {
     d->bound[e] = d->stage[e];
   } else {
     return pte_error(PTE_ERR_INVALID_ARGUMENT, "XNNPACK delegate output %u has room for %zu bytes, needs %zu",
@@ -442,12 +715,13 @@ static pte_status bind_output(xg_delegate *d, uint32_t e, uint32_t vi, pte_tenso
   return PTE_OK;
 }
 
-/* Checks and binds every argument, inputs first (they decide the batch);
- * *rows_out is the leading dimension of a shrunk batch, 0 when as built. */
-static pte_status bind_args(xg_delegate *d, pte_value **args, size_t *rows_out) {
+/* Checks and binds every argument, inputs first (they decide the rows). */
+static pte_status bind_args(xg_delegate *d, pte_value **args, xg_rows *rw, bool native) {
   const xg_graph *g = &d->g;
   const xg_plan *p = &d->plan;
-  size_t rows = 0;
+  memset(rw, 0, sizeof *rw);
+  rw->native = native;
+  if (native) memcpy(d->real.values, g->values, (size_t)g->nvalues * sizeof(xg_value));
   for (int pass = 0; pass < 2; pass++) {
     for (uint32_t e = 0; e < p->nargs; e++) {
       uint32_t vi = p->ext_value[e];
@@ -473,24 +747,19 @@ static pte_status bind_args(xg_delegate *d, pte_value **args, size_t *rows_out) 
       if (t->dim > PTE_MAX_DIM)
         return pte_error(PTE_ERR_INVALID_ARGUMENT, "XNNPACK delegate argument %u has rank %d", e,
                          (int)t->dim);
-      pte_status st = input ? bind_input(d, e, vi, t, &rows) : bind_output(d, e, vi, t, rows, esize);
+      pte_status st = input ? bind_input(d, e, vi, t, rw) : bind_output(d, e, vi, t, rw, esize);
       if (st) return st;
     }
-    /* Inputs that keep the full batch while another shrank cannot mix. */
-    if (pass == 0 && rows && rows != p->batch_max) {
-      for (uint32_t e = 0; e < p->nargs; e++) {
-        uint32_t vi = p->ext_value[e];
-        if (vi == XG_NONE || !(g->values[vi].flags & XG_FLAG_EXTERNAL_INPUT) || !p->batched[vi]) continue;
-        const pte_tensor *t = args[e]->u.tensor;
-        int64_t ph[PTE_MAX_DIM];
-        physical_sizes(t, ph);
-        if (t->dim < 1 || (size_t)ph[0] != rows)
-          return shape_error(d, e, t, &g->values[vi],
-                             ", while other inputs have a leading dimension of another size");
-      }
+    if (pass == 0 && native) {
+      pte_status st = native_shapes(d);
+      if (st) return st;
     }
+    if (pass == 0 && rw->have)
+      for (uint32_t i = 0; i < p->row_dims; i++) {
+        rw->shrunk |= rw->real[i] < p->row_max[i];
+        rw->strided |= i > 0 && rw->real[i] < p->row_max[i];
+      }
   }
-  *rows_out = rows == p->batch_max ? 0 : rows;
   return PTE_OK;
 }
 
@@ -512,12 +781,20 @@ static pte_status run_segment(xg_delegate *d, uint32_t s) {
   return pte_error(PTE_ERR_BACKEND, "XNNPACK runtime %u failed: %s", s, xnn_api_status(xs));
 }
 
-static pte_status run_native(xg_delegate *d, uint32_t ni, pte_value **args) {
-  const xg_graph *g = &d->g;
+/* A value's buffer in a native run at the real shapes. */
+static inline void *native_ptr(const xg_delegate *d, uint32_t vi) {
+  void *p = d->fb[vi];
+  return p ? p : d->bound[d->g.values[vi].external_id];
+}
+
+static pte_status run_native(xg_delegate *d, uint32_t ni, pte_value **args, bool real) {
+  const xg_graph *g = real ? &d->real : &d->g;
   const xg_node *n = &g->nodes[ni];
   void *ptr[8];
-  for (uint32_t k = 0; k < n->nin; k++) ptr[k] = n->in[k] == XG_NONE ? NULL : value_ptr(d, n->in[k]);
-  for (uint32_t k = 0; k < n->nout; k++) ptr[n->nin + k] = value_ptr(d, n->out[k]);
+  for (uint32_t k = 0; k < n->nin; k++)
+    ptr[k] = n->in[k] == XG_NONE ? NULL : real ? native_ptr(d, n->in[k]) : value_ptr(d, n->in[k]);
+  for (uint32_t k = 0; k < n->nout; k++)
+    ptr[n->nin + k] = real ? native_ptr(d, n->out[k]) : value_ptr(d, n->out[k]);
   bool i64 = false;
   for (uint32_t k = 0; k < n->nout; k++)
     if (g->values[n->out[k]].flags && is_index_output(g, n->out[k]))
@@ -532,29 +809,47 @@ pte_status xg_delegate_run(xg_delegate *d, pte_value **args, int32_t nargs, cons
   if (nargs < 0 || (uint32_t)nargs < p->nargs)
     return pte_error(PTE_ERR_INVALID_ARGUMENT, "XNNPACK delegate: called with %d arguments, needs %u",
                      (int)nargs, p->nargs);
-  size_t rows; /* leading dimension of a shrunk batch; 0 = as built */
-  pte_status st = bind_args(d, args, &rows);
+  xg_rows rw;
+  pte_status st = bind_args(d, args, &rw, false);
+  /* Shapes the built runtimes cannot take: every node natively at the real
+   * shapes, when the graph allows it. */
+  if (st == PTE_ERR_INVALID_ARGUMENT && d->native_shapes) st = bind_args(d, args, &rw, true);
   if (st) return st;
   pte_event ev;
   if (tr) ev = *event;
+  if (rw.native) {
+    for (uint32_t si = 0; si < p->nsteps; si++) {
+      const xg_step *s = &p->steps[si];
+      const xg_segment *seg = s->kind == XG_STEP_XNN ? &p->segs[s->index] : NULL;
+      uint64_t tok = 0;
+      if (tr) tok = trace_begin(tr, &ev, s);
+      for (uint32_t k = 0; k < (seg ? seg->count : 1) && !st; k++)
+        st = run_native(d, seg ? p->seg_nodes[seg->first + k] : s->index, args, true);
+      if (tr && tr->end) tr->end(tr->user, &ev, tok);
+      if (st) return st;
+    }
+    return PTE_OK;
+  }
   for (uint32_t si = 0; si < p->nsteps; si++) {
     const xg_step *s = &p->steps[si];
     uint64_t tok = 0;
     if (tr) tok = trace_begin(tr, &ev, s);
-    st = s->kind == XG_STEP_XNN ? run_segment(d, s->index) : run_native(d, s->index, args);
+    st = s->kind == XG_STEP_XNN ? run_segment(d, s->index) : run_native(d, s->index, args, false);
     if (tr && tr->end) tr->end(tr->user, &ev, tok);
     if (st) return st;
   }
-  /* Shrunk batch written to staging: hand back the real rows. */
-  if (rows) {
+  /* Real rows written to staging: hand them back. */
+  if (rw.shrunk) {
     for (uint32_t e = 0; e < p->nargs; e++) {
       uint32_t vi = p->ext_value[e];
       if (vi == XG_NONE || !(g->values[vi].flags & XG_FLAG_EXTERNAL_OUTPUT)) continue;
       pte_tensor *t = args[e]->u.tensor;
-      if (d->bound[e] != t->data) {
-        size_t esize = is_index_output(g, vi) && t->dtype == PTE_INT64 ? 8 : 4;
-        memcpy(t->data, d->bound[e], rows * (g->values[vi].numel / g->values[vi].dims[0]) * esize);
-      }
+      if (d->bound[e] == t->data) continue;
+      size_t esize = is_index_output(g, vi) && t->dtype == PTE_INT64 ? 8 : 4;
+      size_t row = row_bytes(&g->values[vi], p->row_dims, esize);
+      if (rw.strided)
+        copy_rows(d->bound[e], (uint8_t *)t->data, p->row_max, rw.real, p->row_dims, row, false);
+      else memcpy(t->data, d->bound[e], real_rows(&rw, p->row_dims) * row);
     }
   }
   return PTE_OK;

@@ -225,7 +225,9 @@ typedef struct xg_plan {
   /* Batch: inputs whose leading dimension may shrink at run time. */
   bool batchable;
   size_t batch_max;
-  uint8_t *batched; /* per value: carries the batch as dimension 0 */
+  uint32_t row_dims;           /* leading dims that are independent rows (1: dim 0 alone) */
+  size_t row_max[XG_MAX_DIMS]; /* their built sizes (the upper bounds) */
+  uint8_t *batched;            /* per value: carries the rows as its leading row_dims dims */
 } xg_plan;
 
 pte_status xg_make_plan(xg_graph *g, xg_mem *mem, xg_plan *plan);

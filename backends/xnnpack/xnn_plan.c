@@ -63,19 +63,102 @@ static bool is_flexible(const xg_node *n) { return n->exec == XG_EXEC_XNN && n->
 
 /* ---- batch analysis ---- */
 
-static void analyse_batch(const xg_graph *g, const uint32_t *order, uint32_t nlive, xg_plan *p) {
-  p->batchable = false;
-  p->batch_max = 0;
-  for (uint32_t e = 0; e < g->num_externs && !p->batch_max; e++) {
-    uint32_t vi = p->ext_value[e];
-    if (vi == XG_NONE) continue;
-    const xg_value *v = &g->values[vi];
-    if ((v->flags & XG_FLAG_EXTERNAL_INPUT) && v->ndims >= 1 && v->dims[0] > 1) p->batch_max = v->dims[0];
+/* The leading `r` (>= 2) dims of a value are the row prefix. */
+static bool has_prefix(const xg_value *v, const xg_plan *p, uint32_t r) {
+  if (v->ndims < r) return false;
+  for (uint32_t i = 0; i < r; i++)
+    if (v->dims[i] != p->row_max[i]) return false;
+  return true;
+}
+
+/* A broadcast operand without rows: it spans no prefix dim (right-aligned
+ * dims that fall in the prefix are 1). */
+static bool rowless_operand(const xg_value *v, uint32_t out_rank, uint32_t r) {
+  for (uint32_t i = 0; i < v->ndims; i++)
+    if (out_rank - v->ndims + i < r && v->dims[i] != 1) return false;
+  return v->ndims <= out_rank;
+}
+
+static bool binary_rows(const xg_graph *g, const xg_node *n, uint32_t r, const uint8_t *batched) {
+  const xg_value *o = &g->values[n->out[0]];
+  for (uint32_t k = 0; k < 2; k++) {
+    const xg_value *v = &g->values[n->in[k]];
+    if (batched[n->in[k]] ? v->ndims != o->ndims : !rowless_operand(v, o->ndims, r)) return false;
   }
-  if (!p->batch_max) return;
+  return true;
+}
+
+/* Whether node n keeps the leading r >= 2 dims as independent rows (the
+ * rows' own rules in xnn_nodes.c cover r = 1): fully connected, softmax and
+ * elementwise nodes treat every dim but the last as rows, bmm every dim but
+ * the last two; layout nodes must leave the prefix alone. NHWC convolutions
+ * and pooling mix H and W, so they keep dimension 0 only. */
+static bool keeps_rows(const xg_graph *g, const xg_node *n, uint32_t r, const uint8_t *batched) {
+  const xg_value *x = &g->values[n->in[0]];
+  const bool b0 = batched[n->in[0]];
+  switch (n->type) {
+    case XG_FULLY_CONNECTED:
+      return b0 && x->ndims > r && !batched[n->in[1]] && (n->in[2] == XG_NONE || !batched[n->in[2]]);
+    case XG_SOFTMAX: return b0 && x->ndims > r;
+    case XG_BMM: return g->values[n->out[0]].ndims >= r + 2 && binary_rows(g, n, r, batched);
+    case XG_ADD:
+    case XG_SUBTRACT:
+    case XG_MULTIPLY:
+    case XG_DIV:
+    case XG_MINIMUM:
+    case XG_MAXIMUM: return binary_rows(g, n, r, batched);
+    case XG_SIGMOID:
+    case XG_CLAMP:
+    case XG_FLOOR:
+    case XG_CEIL:
+    case XG_CONVERT:
+    case XG_SQRT:
+    case XG_RSQRT:
+    case XG_SQUARE:
+    case XG_HARDSWISH:
+    case XG_LEAKY_RELU:
+    case XG_NEGATE:
+    case XG_ELU:
+    case XG_ABS:
+    case XG_LOG:
+    case XG_GELU:
+    case XG_TANH:
+    case XG_EXP:
+    case XG_SIN:
+    case XG_COS:
+    case XG_COPY:
+    case XG_STATIC_RESHAPE: return b0; /* the output's prefix is checked by the caller */
+    case XG_STATIC_TRANSPOSE:
+      for (uint32_t i = 0; i < r; i++)
+        if (n->p.transpose.perm[i] != i) return false;
+      return b0;
+    case XG_STATIC_SLICE:
+      for (uint32_t i = 0; i < r; i++)
+        if (n->p.slice.offsets[i] != 0 || n->p.slice.sizes[i] != x->dims[i]) return false;
+      return b0;
+    case XG_CONSTANT_PAD:
+      for (uint32_t i = 0; i < r; i++)
+        if (n->p.pad.pre[i] || n->p.pad.post[i]) return false;
+      return b0;
+    case XG_CONCAT2:
+    case XG_CONCAT3:
+    case XG_CONCAT4:
+    case XG_CONCAT5:
+      if (n->p.cat.axis < r) return false;
+      for (uint32_t k = 0; k < n->nin; k++)
+        if (!batched[n->in[k]]) return false;
+      return true;
+    default: return false;
+  }
+}
+
+/* Whether the graph keeps the leading r dims of its row inputs as rows
+ * from its inputs to its outputs; marks the values that carry them. */
+static bool rows_at_depth(const xg_graph *g, const uint32_t *order, uint32_t nlive, xg_plan *p, uint32_t r) {
   for (uint32_t vi = 0; vi < g->nvalues; vi++) {
     const xg_value *v = &g->values[vi];
-    p->batched[vi] = (v->flags & XG_FLAG_EXTERNAL_INPUT) && v->ndims >= 1 && v->dims[0] == p->batch_max;
+    p->batched[vi] = (v->flags & XG_FLAG_EXTERNAL_INPUT) &&
+                     (r == 1 ? v->ndims >= 1 && v->dims[0] == p->row_max[0] : has_prefix(v, p, r));
   }
   for (uint32_t s = 0; s < nlive; s++) {
     const xg_node *n = &g->nodes[order[s]];
@@ -83,13 +166,54 @@ static void analyse_batch(const xg_graph *g, const uint32_t *order, uint32_t nli
     for (uint32_t k = 0; k < n->nin; k++) any |= n->in[k] != XG_NONE && p->batched[n->in[k]];
     if (!any) continue;
     const xg_node_desc *d = xg_node_desc_of(n->type);
-    if (!d || !d->batch || !d->batch(g, n, p->batched)) return;
+    if (r == 1 ? !d || !d->batch || !d->batch(g, n, p->batched) : !keeps_rows(g, n, r, p->batched))
+      return false;
     for (uint32_t k = 0; k < n->nout; k++) {
       const xg_value *o = &g->values[n->out[k]];
-      if (o->ndims < 1 || o->dims[0] != p->batch_max) return;
+      if (r == 1 ? o->ndims < 1 || o->dims[0] != p->row_max[0] : !has_prefix(o, p, r)) return false;
       p->batched[n->out[k]] = 1;
     }
   }
+  return true;
+}
+
+/* Row dims: the deepest prefix of the first input's dims (all but its last)
+ * that the graph keeps as independent rows. Inputs may then be smaller in
+ * any of those dims at run time. */
+static void analyse_batch(const xg_graph *g, const uint32_t *order, uint32_t nlive, xg_plan *p) {
+  p->batchable = false;
+  p->batch_max = 0;
+  p->row_dims = 0;
+  const xg_value *first = NULL;
+  for (uint32_t e = 0; e < g->num_externs && !first; e++) {
+    uint32_t vi = p->ext_value[e];
+    if (vi == XG_NONE) continue;
+    const xg_value *v = &g->values[vi];
+    if (v->flags & XG_FLAG_EXTERNAL_INPUT) first = v;
+  }
+  for (uint32_t i = 0; first && i < first->ndims; i++) p->row_max[i] = first->dims[i];
+  for (uint32_t r = first && first->ndims ? first->ndims - 1 : 0; r >= 2; r--) {
+    size_t rows = 1;
+    for (uint32_t i = 0; i < r; i++) rows *= first->dims[i];
+    if (rows > 1 && rows > first->dims[0] && rows_at_depth(g, order, nlive, p, r)) {
+      p->row_dims = r;
+      p->batch_max = first->dims[0];
+      p->batchable = true;
+      return;
+    }
+  }
+  /* Dimension 0 alone: of the first input where it exceeds 1. */
+  size_t batch = 0;
+  for (uint32_t e = 0; e < g->num_externs && !batch; e++) {
+    uint32_t vi = p->ext_value[e];
+    if (vi == XG_NONE) continue;
+    const xg_value *v = &g->values[vi];
+    if ((v->flags & XG_FLAG_EXTERNAL_INPUT) && v->ndims >= 1 && v->dims[0] > 1) batch = v->dims[0];
+  }
+  p->row_max[0] = batch;
+  if (!batch || !rows_at_depth(g, order, nlive, p, 1)) return;
+  p->row_dims = 1;
+  p->batch_max = batch;
   p->batchable = true;
 }
 

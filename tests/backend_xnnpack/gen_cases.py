@@ -226,6 +226,19 @@ class MlpDynamic(nn.Module):
         return self.b(torch.tanh(self.a(x)))
 
 
+class MlpSeq(nn.Module):
+    """Rows over batch and sequence: linears, tanh, a residual add and a
+    softmax over the features."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Linear(8, 12)
+        self.b = nn.Linear(12, 8)
+
+    def forward(self, x):
+        return torch.softmax(self.b(torch.tanh(self.a(x))) + x * 0.5, dim=-1)
+
+
 # ---------------------------------------------------------------------------
 # Cases: name -> (module factory, inputs factory, dynamic shapes, extra case inputs)
 # ---------------------------------------------------------------------------
@@ -288,12 +301,27 @@ CASES = {
     "large_native": (LargeNative, lambda: (rn(8, 48, 64), rn(8, 64, 48)), None),
     "cnn_dynamic_batch": (CnnDynamic, lambda: (rn(4, 3, 8, 8),), ({0: torch.export.Dim("batch", min=1, max=4)},)),
     "mlp_dynamic_batch": (MlpDynamic, lambda: (rn(6, 6),), ({0: torch.export.Dim("batch", min=1, max=6)},)),
+    # a dynamic dimension past the leading one: [B, S, K] runs on the runtime
+    # built for the bound, its real rows spread into the built layout
+    "linear_dynamic_seq": (lambda: nn.Linear(6, 4), lambda: (rn(2, 5, 6),),
+                           ({1: torch.export.Dim("seq", min=1, max=5)},)),
+    # no independent rows (bmm and softmax over the sequence, transposes that
+    # move the batch): every node runs with pterun's kernels at the real shape
+    "attn_dynamic_seq": (AttnDynamicSeq, lambda: (rn(6, 8),), ({0: torch.export.Dim("seq", min=2, max=6)},)),
+    "transpose_dynamic_batch": (TransposeBack, lambda: (rn(4, 3),), ({0: torch.export.Dim("batch", min=1, max=4)},)),
+    "mlp_dynamic_seq": (MlpSeq, lambda: (rn(3, 5, 8),),
+                        ({0: torch.export.Dim("batch", min=1, max=3), 1: torch.export.Dim("seq", min=1, max=5)},)),
 }
 
 # Extra runs of dynamic cases with other input shapes (same program).
 EXTRA_INPUTS = {
     "cnn_dynamic_batch": {"b1": lambda: (rn(1, 3, 8, 8),), "b3": lambda: (rn(3, 3, 8, 8),)},
     "mlp_dynamic_batch": {"b2": lambda: (rn(2, 6),), "b5": lambda: (rn(5, 6),)},
+    "linear_dynamic_seq": {"s3": lambda: (rn(2, 3, 6),), "s1": lambda: (rn(2, 1, 6),)},
+    "attn_dynamic_seq": {"s3": lambda: (rn(3, 8),), "s2": lambda: (rn(2, 8),)},
+    "transpose_dynamic_batch": {"b2": lambda: (rn(2, 3),), "b1": lambda: (rn(1, 3),)},
+    "mlp_dynamic_seq": {"b3_s2": lambda: (rn(3, 2, 8),), "b1_s4": lambda: (rn(1, 4, 8),),
+                        "b2_s5": lambda: (rn(2, 5, 8),)},
 }
 
 
@@ -386,22 +414,17 @@ def export_case(out_dir, name):
 
 # ---------------------------------------------------------------------------
 # Dynamic programs whose smaller inputs the delegate must reject at execute
-# (2022 XNNPACK cannot reshape a runtime; only a shrinking leading dimension of
+# (2022 XNNPACK cannot reshape a runtime; only shrinking leading dimensions of
 # a graph with independent rows can run on the runtime built for the bound).
 # ---------------------------------------------------------------------------
 
 REJECT_SHAPE = {
     # name: (module, example inputs, dynamic shapes, run inputs, expected message part)
-    "linear_dynamic_seq": (lambda: nn.Linear(6, 4), lambda: (rn(2, 5, 6),),
-                           ({1: torch.export.Dim("seq", min=1, max=5)},), lambda: (rn(2, 3, 6),),
-                           "only the leading dimension may be smaller"),
-    # attention over a dynamic sequence: the sequence leads, but bmm and
-    # softmax mix its rows, so no shorter one can run on the built runtime
-    "attn_dynamic_seq": (AttnDynamicSeq, lambda: (rn(6, 8),), ({0: torch.export.Dim("seq", min=2, max=6)},),
-                         lambda: (rn(3, 8),), "cannot reshape a runtime"),
-    "transpose_dynamic_batch": (TransposeBack,
-                                lambda: (rn(4, 3),), ({0: torch.export.Dim("batch", min=1, max=4)},),
-                                lambda: (rn(2, 3),), "cannot reshape a runtime"),
+    # a convolution over a dynamic height: NHWC convolutions mix the rows of
+    # H, and pterun has no kernel of its own to run one at the real shape
+    "conv_dynamic_height": (lambda: nn.Conv2d(3, 4, 3), lambda: (rn(1, 3, 8, 8),),
+                            ({2: torch.export.Dim("h", min=4, max=8)},), lambda: (rn(1, 3, 6, 8),),
+                            "cannot reshape a runtime"),
 }
 
 

@@ -269,12 +269,49 @@ def quant_bytes(out):
                                             2: ("out", ((yq - zy) * sy).astype(np.float32))})
 
 
+def rows_shrunk(out):
+    """Rows over the leading two dims, built for [3, 5, 8], run smaller with
+    the caller's tensors of the real sizes (staging): only dim 0 smaller
+    (contiguous rows), and dim 1 smaller (rows spread into the built
+    layout)."""
+    w, b = rn(6, 8), rn(6)
+    for name, shape in (("rows_batch_shrunk", (1, 5, 8)), ("rows_seq_shrunk", (2, 3, 8))):
+        g = Graph()
+        x = g.value([3, 5, 8], ext=0, flags=1)
+        wv = g.value([6, 8], data=w)
+        bv = g.value([6], data=b)
+        h = g.value([3, 5, 6])
+        y = g.value([3, 5, 6], ext=1, flags=2)
+        g.node("XNNFullyConnected", {"input1_id": x, "filter_id": wv, "bias_id": bv, "output_id": h, "flags": 0})
+        g.node("XNNTanh", {"input_id": h, "output_id": y, "flags": 0})
+        xv = rn(*shape)
+        write(out, name, g.payload(), {0: ("in", xv), 1: ("out", np.tanh(xv @ w.T + b))})
+
+
+def native_shapes_shrunk(out):
+    """No independent rows (the batch moves to the last dim and back), run
+    smaller: every node natively at the real shapes."""
+    g = Graph()
+    k = rn(6, 1)
+    x = g.value([4, 6], ext=0, flags=1)
+    t = g.value([6, 4])
+    kv = g.value([6, 1], data=k)
+    m = g.value([6, 4])
+    y = g.value([4, 6], ext=1, flags=2)
+    g.node("XNNStaticTranspose", {"num_dims": 2, "perm": [1, 0], "input_id": x, "output_id": t, "flags": 0})
+    g.node("XNNMultiply", {"input1_id": t, "input2_id": kv, "output_id": m, "flags": 0})
+    g.node("XNNStaticTranspose", {"num_dims": 2, "perm": [1, 0], "input_id": m, "output_id": y, "flags": 0})
+    xv = rn(2, 6)
+    write(out, "native_shapes_shrunk", g.payload(), {0: ("in", xv), 1: ("out", (xv.T * k).T)})
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "payloads"))
     a = ap.parse_args()
     np.random.seed(1234)
-    for fn in (elu_argmax_copy, inline_constants, legacy_constant_buffer, native_fallbacks, quant_bytes):
+    for fn in (elu_argmax_copy, inline_constants, legacy_constant_buffer, native_fallbacks, quant_bytes, rows_shrunk,
+               native_shapes_shrunk):
         fn(a.out)
     return 0
 

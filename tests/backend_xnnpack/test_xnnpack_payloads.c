@@ -1,7 +1,8 @@
 /* Hand-built payloads (gen_payloads.py) through the delegate's internal
  * API: paths the exporter does not produce (ELU, ArgMaxPooling2d with int64
  * indices, Copy, Convert, constants in the payload's own region and in the
- * legacy constant_buffer, native fallbacks, dead nodes). Each runs as
+ * legacy constant_buffer, native fallbacks, dead nodes, shapes smaller than
+ * built in tensors of the real size: staging of rows, native real shapes). Each runs as
  * planned and with native kernels preferred, and twice with the outputs at
  * other addresses (XNNPACK runtimes are re-set up to the new pointers).
  *   test_xnnpack_payloads DIR */

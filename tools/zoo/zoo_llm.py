@@ -145,6 +145,8 @@ def build_llm_specs() -> List[Spec]:
 # optimum-executorch, which pin their own versions, so it runs from a
 # separate venv:
 #   <exporter-venv>/bin/python tools/zoo/zoo_llm.py --model zoo/llm/tiny_llama
+# and, delegated to XNNPACK (one-call prefill of a dynamic length):
+#   <exporter-venv>/bin/python tools/zoo/zoo_llm.py --model zoo/llm/tiny_llama_xnnpack --recipe xnnpack
 # (export_zoo.py keeps zoo/llm/tiny_* when it regenerates the group.)
 # ---------------------------------------------------------------------------
 
@@ -176,7 +178,7 @@ def _train_tiny_tokenizer(out_json: str) -> Any:
     return tok
 
 
-def export_tiny_llama(out_dir: str) -> None:
+def export_tiny_llama(out_dir: str, recipe: str = "portable") -> None:
     import json
     import os
     import tempfile
@@ -195,11 +197,15 @@ def export_tiny_llama(out_dir: str) -> None:
     with tempfile.TemporaryDirectory() as td:
         model.save_pretrained(td)
         import optimum.exporters.executorch.convert  # noqa: F401  (registers the custom_sdpa attention)
-        from optimum.exporters.executorch.recipes.portable import export_to_executorch_with_portable
         from optimum.exporters.executorch.tasks.causal_lm import load_causal_lm_model
 
         module = load_causal_lm_model(td, use_custom_sdpa=True, use_custom_kv_cache=True, max_seq_len=TINY_MAX_SEQ)
-        progs = export_to_executorch_with_portable(module)
+        if recipe == "xnnpack":  # linears and the other delegable nodes on XNNPACK, prefill length dynamic
+            from optimum.exporters.executorch.recipes.xnnpack import export_to_executorch_with_xnnpack
+            progs = export_to_executorch_with_xnnpack(module)
+        else:
+            from optimum.exporters.executorch.recipes.portable import export_to_executorch_with_portable
+            progs = export_to_executorch_with_portable(module)
         et = next(iter(progs.values()))
         with open(os.path.join(out_dir, "model.pte"), "wb") as f:
             f.write(bytes(et.buffer))
@@ -211,13 +217,14 @@ def export_tiny_llama(out_dir: str) -> None:
             out = eager.generate(torch.tensor([ids]), max_new_tokens=TINY_NEW_TOKENS, do_sample=False,
                                  eos_token_id=eos, pad_token_id=eos)
         cases.append({"prompt": prompt, "prompt_ids": ids, "tokens": out[0, len(ids):].tolist()})
-    ops = sorted({f"{o.name}.{o.overload}" if o.overload else o.name
-                  for o in et.executorch_program.execution_plan[0].operators})
+    plan = et.executorch_program.execution_plan[0]
+    ops = sorted({f"{o.name}.{o.overload}" if o.overload else o.name for o in plan.operators})
+    delegates = sorted({d.id for d in plan.delegates})
     with open(os.path.join(out_dir, "expected.json"), "w") as f:
         json.dump({"description": "random-weight Llama-style model (2 layers, hidden 16, 4 heads over 2 kv heads), "
-                   "exported with optimum-executorch (custom_sdpa, custom KV cache, dynamic prefill, portable), "
+                   f"exported with optimum-executorch (custom_sdpa, custom KV cache, dynamic prefill, {recipe}), "
                    "eager greedy tokens", "max_new_tokens": TINY_NEW_TOKENS, "bos": bos, "eos": eos,
-                   "operators": ops, "cases": cases}, f, indent=1)
+                   "operators": ops, **({"delegates": delegates} if delegates else {}), "cases": cases}, f, indent=1)
         f.write("\n")
 
 
@@ -226,4 +233,7 @@ if __name__ == "__main__":
 
     ap = argparse.ArgumentParser()
     ap.add_argument("--model", required=True, help="output folder for the tiny Llama program")
-    export_tiny_llama(ap.parse_args().model)
+    ap.add_argument("--recipe", default="portable", choices=["portable", "xnnpack"],
+                    help="optimum-executorch recipe (xnnpack: zoo/llm/tiny_llama_xnnpack)")
+    a = ap.parse_args()
+    export_tiny_llama(a.model, a.recipe)
