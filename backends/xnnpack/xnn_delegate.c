@@ -177,47 +177,11 @@ static bool add_bytes(size_t *total, size_t n, size_t limit) {
   return true;
 }
 
-/* Node types whose output shape follows from their inputs' at run time
- * (native_shape_of); others run at another shape only with unchanged inputs. */
-static bool shape_follows(uint8_t type) {
-  switch (type) {
-    case XG_FULLY_CONNECTED:
-    case XG_BMM:
-    case XG_STATIC_TRANSPOSE:
-    case XG_SOFTMAX:
-    case XG_ADD:
-    case XG_SUBTRACT:
-    case XG_MULTIPLY:
-    case XG_DIV:
-    case XG_MINIMUM:
-    case XG_MAXIMUM:
-    case XG_SIGMOID:
-    case XG_CLAMP:
-    case XG_FLOOR:
-    case XG_CEIL:
-    case XG_SQRT:
-    case XG_RSQRT:
-    case XG_SQUARE:
-    case XG_HARDSWISH:
-    case XG_LEAKY_RELU:
-    case XG_NEGATE:
-    case XG_ELU:
-    case XG_ABS:
-    case XG_LOG:
-    case XG_GELU:
-    case XG_TANH:
-    case XG_EXP:
-    case XG_SIN:
-    case XG_COS:
-    case XG_CONVERT:
-    case XG_COPY:
-    case XG_STATIC_SLICE:
-    case XG_CONCAT2:
-    case XG_CONCAT3:
-    case XG_CONCAT4:
-    case XG_CONCAT5: return true;
-    default: return false;
-  }
+/* Whether node n's output shape follows from its inputs' at run time (its
+ * row's shape rule); others run at another shape only with unchanged inputs. */
+static bool shape_follows(const xg_node *n) {
+  const xg_node_desc *nd = xg_node_desc_of(n->type);
+  return nd && nd->shape;
 }
 
 /* A shape the rows cannot take (a graph without independent rows, or an
@@ -234,7 +198,7 @@ static pte_status allocate_native_shapes(xg_delegate *d, xg_mem *mem, size_t roo
     const xg_node *n = &g->nodes[ni];
     if (n->exec == XG_EXEC_DEAD) continue;
     if (!xg_native_supports(g, n)) return PTE_OK;
-    any_follows |= shape_follows(n->type);
+    any_follows |= shape_follows(n);
   }
   if (!any_follows) return PTE_OK;
   size_t need = (size_t)g->nvalues * (sizeof(xg_value) + sizeof(void *));
@@ -467,10 +431,6 @@ static bool same_dims(const xg_value *a, const xg_value *b) {
 }
 
 /* Size of dim `d` (of `nd`, right-aligned) of v; 1 past its rank. */
-static size_t aligned_dim(const xg_value *v, uint32_t nd, uint32_t d) {
-  return d + v->ndims >= nd ? v->dims[d + v->ndims - nd] : 1;
-}
-
 /* The real shape of node n's output from its inputs' (in r, the run-time
  * copy of the built values g); false when it does not follow. */
 static bool native_shape_of(xg_graph *r, const xg_graph *g, const xg_node *n) {
@@ -478,76 +438,11 @@ static bool native_shape_of(xg_graph *r, const xg_graph *g, const xg_node *n) {
   for (uint32_t k = 0; k < n->nin; k++)
     if (n->in[k] != XG_NONE && !same_dims(&r->values[n->in[k]], &g->values[n->in[k]])) changed = true;
   if (!changed) return true; /* outputs keep their built shapes */
-  if (n->nout != 1 || !shape_follows(n->type)) return false;
-  const xg_value *bo = &g->values[n->out[0]], *x = &r->values[n->in[0]], *bx = &g->values[n->in[0]];
+  if (n->nout != 1 || !shape_follows(n)) return false;
+  const xg_value *bo = &g->values[n->out[0]];
   const uint32_t nd = bo->ndims;
   int64_t dims[XG_MAX_DIMS];
-  switch (n->type) {
-    case XG_FULLY_CONNECTED:
-      if (x->ndims != nd || x->dims[nd - 1] != bx->dims[nd - 1]) return false;
-      for (uint32_t i = 0; i + 1 < nd; i++) dims[i] = (int64_t)x->dims[i];
-      dims[nd - 1] = (int64_t)bo->dims[nd - 1];
-      break;
-    case XG_BMM: {
-      const xg_value *b = &r->values[n->in[1]];
-      const bool nk = (n->flags & 1) != 0;
-      if (x->ndims < 2 || b->ndims < 2 || x->dims[x->ndims - 1] != b->dims[b->ndims - (nk ? 1 : 2)])
-        return false;
-      for (uint32_t i = 0; i + 2 < nd; i++) {
-        size_t a1 = aligned_dim(x, nd, i), b1 = aligned_dim(b, nd, i);
-        if (a1 != b1 && a1 != 1 && b1 != 1) return false;
-        dims[i] = (int64_t)(a1 == 1 ? b1 : a1);
-      }
-      dims[nd - 2] = (int64_t)x->dims[x->ndims - 2];
-      dims[nd - 1] = (int64_t)b->dims[b->ndims - (nk ? 2 : 1)];
-      break;
-    }
-    case XG_STATIC_TRANSPOSE:
-      if (x->ndims != nd) return false;
-      for (uint32_t i = 0; i < nd; i++) dims[i] = (int64_t)x->dims[n->p.transpose.perm[i]];
-      break;
-    case XG_ADD:
-    case XG_SUBTRACT:
-    case XG_MULTIPLY:
-    case XG_DIV:
-    case XG_MINIMUM:
-    case XG_MAXIMUM: {
-      const xg_value *b = &r->values[n->in[1]];
-      for (uint32_t i = 0; i < nd; i++) {
-        size_t a1 = aligned_dim(x, nd, i), b1 = aligned_dim(b, nd, i);
-        if (a1 != b1 && a1 != 1 && b1 != 1) return false;
-        dims[i] = (int64_t)(a1 == 1 ? b1 : a1);
-      }
-      break;
-    }
-    case XG_STATIC_SLICE: /* a dim that changed must be taken whole */
-      if (x->ndims != nd) return false;
-      for (uint32_t i = 0; i < nd; i++) {
-        bool whole = n->p.slice.offsets[i] == 0 && n->p.slice.sizes[i] == bx->dims[i];
-        if (x->dims[i] != bx->dims[i] && !whole) return false;
-        dims[i] = (int64_t)(whole ? x->dims[i] : bo->dims[i]);
-      }
-      break;
-    case XG_CONCAT2:
-    case XG_CONCAT3:
-    case XG_CONCAT4:
-    case XG_CONCAT5: {
-      const uint32_t axis = n->p.cat.axis;
-      if (x->ndims != nd || axis >= nd) return false;
-      for (uint32_t i = 0; i < nd; i++) dims[i] = (int64_t)x->dims[i];
-      for (uint32_t k = 1; k < n->nin; k++) {
-        const xg_value *y = &r->values[n->in[k]];
-        if (y->ndims != nd) return false;
-        for (uint32_t i = 0; i < nd; i++)
-          if (i != axis && y->dims[i] != x->dims[i]) return false;
-        dims[axis] += (int64_t)y->dims[axis];
-      }
-      break;
-    }
-    default: /* elementwise on one input */
-      if (x->ndims != nd) return false;
-      for (uint32_t i = 0; i < nd; i++) dims[i] = (int64_t)x->dims[i];
-  }
+  if (!xg_node_desc_of(n->type)->shape(r, g, n, dims)) return false;
   xg_value *o = &r->values[n->out[0]];
   set_dims(o, nd, dims);
   return o->numel <= bo->numel; /* its buffers were planned for the bound */

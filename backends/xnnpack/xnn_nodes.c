@@ -687,73 +687,186 @@ DEFINE(convert) {
   return a->xnn_define_convert(sg, in[0], out[0], 0);
 }
 
-/* ---- batch rules (see xnn_plan.c) ---- */
+/* ---- row rules (see xnn_plan.c) ----
+ * Whether the node keeps the leading r >= 1 dims as independent rows, given
+ * which inputs carry them. Fully connected, softmax and elementwise nodes
+ * treat every dim but the last as rows, bmm every dim but the last two;
+ * layout nodes must leave the prefix alone; NHWC convolutions and pooling
+ * mix H and W, so they keep dimension 0 only. For r >= 2 the caller checks
+ * that every output carries the whole prefix. */
 
-static bool batch_ok_nonbatched(const xg_value *v, uint32_t out_rank) {
-  return v->ndims < out_rank || v->dims[0] == 1;
+/* An operand without rows: it spans no prefix dim (right-aligned dims that
+ * fall in the prefix are 1). */
+static bool rowless_operand(const xg_value *v, uint32_t out_rank, uint32_t r) {
+  for (uint32_t i = 0; i < v->ndims; i++)
+    if (out_rank - v->ndims + i < r && v->dims[i] != 1) return false;
+  return v->ndims <= out_rank;
 }
 
-static bool batch_binary(const xg_graph *g, const xg_node *n, const uint8_t *batched) {
+static bool batch_binary(const xg_graph *g, const xg_node *n, const uint8_t *batched, uint32_t r) {
   const xg_value *o = &g->values[n->out[0]];
   for (uint32_t k = 0; k < 2; k++) {
     const xg_value *v = &g->values[n->in[k]];
-    if (batched[n->in[k]] ? v->ndims != o->ndims : !batch_ok_nonbatched(v, o->ndims)) return false;
+    if (batched[n->in[k]] ? v->ndims != o->ndims : !rowless_operand(v, o->ndims, r)) return false;
   }
   return true;
 }
 
-static bool batch_bmm(const xg_graph *g, const xg_node *n, const uint8_t *batched) {
-  return g->values[n->out[0]].ndims >= 3 && batch_binary(g, n, batched);
+static bool batch_bmm(const xg_graph *g, const xg_node *n, const uint8_t *batched, uint32_t r) {
+  return g->values[n->out[0]].ndims >= r + 2 && batch_binary(g, n, batched, r);
 }
 
-static bool batch_first_input(const xg_graph *g, const xg_node *n, const uint8_t *batched) {
+/* Pooling, resizing: H and W mix, so dimension 0 only. */
+static bool batch_first_input(const xg_graph *g, const xg_node *n, const uint8_t *batched, uint32_t r) {
   (void)g;
-  return batched[n->in[0]];
+  return r == 1 && batched[n->in[0]];
 }
 
-static bool batch_unary(const xg_graph *g, const xg_node *n, const uint8_t *batched) {
+static bool batch_unary(const xg_graph *g, const xg_node *n, const uint8_t *batched, uint32_t r) {
+  (void)r;
   return batched[n->in[0]] && g->values[n->in[0]].ndims >= 1;
 }
 
-static bool batch_softmax(const xg_graph *g, const xg_node *n, const uint8_t *batched) {
-  return g->values[n->in[0]].ndims >= 2 && batched[n->in[0]];
+static bool batch_softmax(const xg_graph *g, const xg_node *n, const uint8_t *batched, uint32_t r) {
+  return g->values[n->in[0]].ndims > r && batched[n->in[0]];
 }
 
-/* Weights and bias must not carry the batch. */
-static bool batch_conv(const xg_graph *g, const xg_node *n, const uint8_t *batched) {
-  (void)g;
+/* Weights and bias must not carry the rows. */
+static bool weights_rowless(const xg_node *n, const uint8_t *batched) {
   return batched[n->in[0]] && !batched[n->in[1]] && (n->in[2] == XG_NONE || !batched[n->in[2]]);
 }
 
-static bool batch_fc(const xg_graph *g, const xg_node *n, const uint8_t *batched) {
-  return g->values[n->in[0]].ndims >= 2 && batch_conv(g, n, batched);
-}
-
-static bool batch_pad(const xg_graph *g, const xg_node *n, const uint8_t *batched) {
+static bool batch_conv(const xg_graph *g, const xg_node *n, const uint8_t *batched, uint32_t r) {
   (void)g;
-  return batched[n->in[0]] && n->p.pad.pre[0] == 0 && n->p.pad.post[0] == 0;
+  return r == 1 && weights_rowless(n, batched);
 }
 
-static bool batch_reshape(const xg_graph *g, const xg_node *n, const uint8_t *batched) {
+static bool batch_fc(const xg_graph *g, const xg_node *n, const uint8_t *batched, uint32_t r) {
+  return g->values[n->in[0]].ndims > r && weights_rowless(n, batched);
+}
+
+static bool batch_pad(const xg_graph *g, const xg_node *n, const uint8_t *batched, uint32_t r) {
+  (void)g;
+  for (uint32_t i = 0; i < r; i++)
+    if (n->p.pad.pre[i] || n->p.pad.post[i]) return false;
+  return batched[n->in[0]];
+}
+
+/* A reshape whose output keeps the prefix (the caller checks it) keeps the
+ * rows: both are row-major. */
+static bool batch_reshape(const xg_graph *g, const xg_node *n, const uint8_t *batched, uint32_t r) {
   const xg_value *x = &g->values[n->in[0]], *o = &g->values[n->out[0]];
+  if (r >= 2) return batched[n->in[0]];
   return batched[n->in[0]] && o->ndims >= 1 && o->dims[0] == x->dims[0];
 }
 
-static bool batch_transpose(const xg_graph *g, const xg_node *n, const uint8_t *batched) {
+static bool batch_transpose(const xg_graph *g, const xg_node *n, const uint8_t *batched, uint32_t r) {
   (void)g;
-  return batched[n->in[0]] && n->p.transpose.perm[0] == 0;
+  for (uint32_t i = 0; i < r; i++)
+    if (n->p.transpose.perm[i] != i) return false;
+  return batched[n->in[0]];
 }
 
-static bool batch_slice(const xg_graph *g, const xg_node *n, const uint8_t *batched) {
-  return batched[n->in[0]] && n->p.slice.offsets[0] == 0 &&
-         n->p.slice.sizes[0] == g->values[n->in[0]].dims[0];
+static bool batch_slice(const xg_graph *g, const xg_node *n, const uint8_t *batched, uint32_t r) {
+  const xg_value *x = &g->values[n->in[0]];
+  for (uint32_t i = 0; i < r; i++)
+    if (n->p.slice.offsets[i] != 0 || n->p.slice.sizes[i] != x->dims[i]) return false;
+  return batched[n->in[0]];
 }
 
-static bool batch_concat(const xg_graph *g, const xg_node *n, const uint8_t *batched) {
+static bool batch_concat(const xg_graph *g, const xg_node *n, const uint8_t *batched, uint32_t r) {
   (void)g;
-  if (n->p.cat.axis == 0) return false;
+  if (n->p.cat.axis < r) return false;
   for (uint32_t k = 0; k < n->nin; k++)
     if (!batched[n->in[k]]) return false;
+  return true;
+}
+
+/* ---- real shapes (pterun's own kernels at a shape below the bound) ----
+ * The output's dims from the inputs' run-time dims (in `real`; the built
+ * values in g); false when they do not follow. */
+
+static size_t aligned_dim(const xg_value *v, uint32_t nd, uint32_t d) {
+  return d + v->ndims >= nd ? v->dims[d + v->ndims - nd] : 1;
+}
+
+/* dims[0, upto) of a and b broadcast, both aligned right to rank nd. */
+static bool broadcast_dims(const xg_value *a, const xg_value *b, uint32_t nd, uint32_t upto, int64_t *dims) {
+  for (uint32_t i = 0; i < upto; i++) {
+    size_t a1 = aligned_dim(a, nd, i), b1 = aligned_dim(b, nd, i);
+    if (a1 != b1 && a1 != 1 && b1 != 1) return false;
+    dims[i] = (int64_t)(a1 == 1 ? b1 : a1);
+  }
+  return true;
+}
+
+static bool shape_same(const xg_graph *real, const xg_graph *g, const xg_node *n, int64_t *dims) {
+  const xg_value *x = &real->values[n->in[0]];
+  const uint32_t nd = g->values[n->out[0]].ndims;
+  if (x->ndims != nd) return false;
+  for (uint32_t i = 0; i < nd; i++) dims[i] = (int64_t)x->dims[i];
+  return true;
+}
+
+static bool shape_binary(const xg_graph *real, const xg_graph *g, const xg_node *n, int64_t *dims) {
+  const uint32_t nd = g->values[n->out[0]].ndims;
+  return broadcast_dims(&real->values[n->in[0]], &real->values[n->in[1]], nd, nd, dims);
+}
+
+static bool shape_fc(const xg_graph *real, const xg_graph *g, const xg_node *n, int64_t *dims) {
+  const xg_value *x = &real->values[n->in[0]], *bx = &g->values[n->in[0]], *bo = &g->values[n->out[0]];
+  const uint32_t nd = bo->ndims;
+  if (x->ndims != nd || x->dims[nd - 1] != bx->dims[nd - 1]) return false;
+  for (uint32_t i = 0; i + 1 < nd; i++) dims[i] = (int64_t)x->dims[i];
+  dims[nd - 1] = (int64_t)bo->dims[nd - 1];
+  return true;
+}
+
+static bool shape_bmm(const xg_graph *real, const xg_graph *g, const xg_node *n, int64_t *dims) {
+  const xg_value *x = &real->values[n->in[0]], *b = &real->values[n->in[1]];
+  const uint32_t nd = g->values[n->out[0]].ndims;
+  const bool nk = (n->flags & 1) != 0;
+  if (nd < 2 || x->ndims < 2 || b->ndims < 2 || x->dims[x->ndims - 1] != b->dims[b->ndims - (nk ? 1 : 2)])
+    return false;
+  if (!broadcast_dims(x, b, nd, nd - 2, dims)) return false; /* the batch dims */
+  dims[nd - 2] = (int64_t)x->dims[x->ndims - 2];
+  dims[nd - 1] = (int64_t)b->dims[b->ndims - (nk ? 2 : 1)];
+  return true;
+}
+
+static bool shape_transpose(const xg_graph *real, const xg_graph *g, const xg_node *n, int64_t *dims) {
+  const xg_value *x = &real->values[n->in[0]];
+  const uint32_t nd = g->values[n->out[0]].ndims;
+  if (x->ndims != nd) return false;
+  for (uint32_t i = 0; i < nd; i++) dims[i] = (int64_t)x->dims[n->p.transpose.perm[i]];
+  return true;
+}
+
+/* A dim that changed must be taken whole. */
+static bool shape_slice(const xg_graph *real, const xg_graph *g, const xg_node *n, int64_t *dims) {
+  const xg_value *x = &real->values[n->in[0]], *bx = &g->values[n->in[0]], *bo = &g->values[n->out[0]];
+  const uint32_t nd = bo->ndims;
+  if (x->ndims != nd) return false;
+  for (uint32_t i = 0; i < nd; i++) {
+    bool whole = n->p.slice.offsets[i] == 0 && n->p.slice.sizes[i] == bx->dims[i];
+    if (x->dims[i] != bx->dims[i] && !whole) return false;
+    dims[i] = (int64_t)(whole ? x->dims[i] : bo->dims[i]);
+  }
+  return true;
+}
+
+static bool shape_concat(const xg_graph *real, const xg_graph *g, const xg_node *n, int64_t *dims) {
+  const xg_value *x = &real->values[n->in[0]];
+  const uint32_t nd = g->values[n->out[0]].ndims, axis = n->p.cat.axis;
+  if (x->ndims != nd || axis >= nd) return false;
+  for (uint32_t i = 0; i < nd; i++) dims[i] = (int64_t)x->dims[i];
+  for (uint32_t k = 1; k < n->nin; k++) {
+    const xg_value *y = &real->values[n->in[k]];
+    if (y->ndims != nd) return false;
+    for (uint32_t i = 0; i < nd; i++)
+      if (i != axis && y->dims[i] != x->dims[i]) return false;
+    dims[axis] += (int64_t)y->dims[axis];
+  }
   return true;
 }
 

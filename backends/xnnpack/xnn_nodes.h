@@ -49,9 +49,14 @@ typedef struct xg_node_desc {
                             const uint32_t *in, const uint32_t *out);
   /* pterun's own code (NULL: none); its compute lives in xnn_native.c. */
   xg_native_fn *native;
-  /* True when the node keeps dimension 0 as independent rows, given which
-   * inputs carry the batch (NULL: never). */
-  bool (*batch)(const xg_graph *g, const xg_node *n, const uint8_t *batched);
+  /* True when the node keeps the leading r >= 1 dims as independent rows,
+   * given which inputs carry them (NULL: never). */
+  bool (*batch)(const xg_graph *g, const xg_node *n, const uint8_t *batched, uint32_t r);
+  /* The output's dims (rank as built) from the inputs' dims at run time in
+   * `real` (the built graph is g), for pterun's own kernels at a shape below
+   * the bound; false when they do not follow (NULL: the node runs at another
+   * shape only with unchanged inputs). */
+  bool (*shape)(const xg_graph *real, const xg_graph *g, const xg_node *n, int64_t *dims);
   uint8_t packed;     /* bit k: XNNPACK packs input k when the runtime is created */
   uint8_t index_outs; /* bit k: output k holds int indices (int64 or int32 at run time) */
   /* Arithmetic estimate for the runtime's threading decision (NULL: one

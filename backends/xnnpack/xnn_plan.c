@@ -71,87 +71,6 @@ static bool has_prefix(const xg_value *v, const xg_plan *p, uint32_t r) {
   return true;
 }
 
-/* A broadcast operand without rows: it spans no prefix dim (right-aligned
- * dims that fall in the prefix are 1). */
-static bool rowless_operand(const xg_value *v, uint32_t out_rank, uint32_t r) {
-  for (uint32_t i = 0; i < v->ndims; i++)
-    if (out_rank - v->ndims + i < r && v->dims[i] != 1) return false;
-  return v->ndims <= out_rank;
-}
-
-static bool binary_rows(const xg_graph *g, const xg_node *n, uint32_t r, const uint8_t *batched) {
-  const xg_value *o = &g->values[n->out[0]];
-  for (uint32_t k = 0; k < 2; k++) {
-    const xg_value *v = &g->values[n->in[k]];
-    if (batched[n->in[k]] ? v->ndims != o->ndims : !rowless_operand(v, o->ndims, r)) return false;
-  }
-  return true;
-}
-
-/* Whether node n keeps the leading r >= 2 dims as independent rows (the
- * rows' own rules in xnn_nodes.c cover r = 1): fully connected, softmax and
- * elementwise nodes treat every dim but the last as rows, bmm every dim but
- * the last two; layout nodes must leave the prefix alone. NHWC convolutions
- * and pooling mix H and W, so they keep dimension 0 only. */
-static bool keeps_rows(const xg_graph *g, const xg_node *n, uint32_t r, const uint8_t *batched) {
-  const xg_value *x = &g->values[n->in[0]];
-  const bool b0 = batched[n->in[0]];
-  switch (n->type) {
-    case XG_FULLY_CONNECTED:
-      return b0 && x->ndims > r && !batched[n->in[1]] && (n->in[2] == XG_NONE || !batched[n->in[2]]);
-    case XG_SOFTMAX: return b0 && x->ndims > r;
-    case XG_BMM: return g->values[n->out[0]].ndims >= r + 2 && binary_rows(g, n, r, batched);
-    case XG_ADD:
-    case XG_SUBTRACT:
-    case XG_MULTIPLY:
-    case XG_DIV:
-    case XG_MINIMUM:
-    case XG_MAXIMUM: return binary_rows(g, n, r, batched);
-    case XG_SIGMOID:
-    case XG_CLAMP:
-    case XG_FLOOR:
-    case XG_CEIL:
-    case XG_CONVERT:
-    case XG_SQRT:
-    case XG_RSQRT:
-    case XG_SQUARE:
-    case XG_HARDSWISH:
-    case XG_LEAKY_RELU:
-    case XG_NEGATE:
-    case XG_ELU:
-    case XG_ABS:
-    case XG_LOG:
-    case XG_GELU:
-    case XG_TANH:
-    case XG_EXP:
-    case XG_SIN:
-    case XG_COS:
-    case XG_COPY:
-    case XG_STATIC_RESHAPE: return b0; /* the output's prefix is checked by the caller */
-    case XG_STATIC_TRANSPOSE:
-      for (uint32_t i = 0; i < r; i++)
-        if (n->p.transpose.perm[i] != i) return false;
-      return b0;
-    case XG_STATIC_SLICE:
-      for (uint32_t i = 0; i < r; i++)
-        if (n->p.slice.offsets[i] != 0 || n->p.slice.sizes[i] != x->dims[i]) return false;
-      return b0;
-    case XG_CONSTANT_PAD:
-      for (uint32_t i = 0; i < r; i++)
-        if (n->p.pad.pre[i] || n->p.pad.post[i]) return false;
-      return b0;
-    case XG_CONCAT2:
-    case XG_CONCAT3:
-    case XG_CONCAT4:
-    case XG_CONCAT5:
-      if (n->p.cat.axis < r) return false;
-      for (uint32_t k = 0; k < n->nin; k++)
-        if (!batched[n->in[k]]) return false;
-      return true;
-    default: return false;
-  }
-}
-
 /* Whether the graph keeps the leading r dims of its row inputs as rows
  * from its inputs to its outputs; marks the values that carry them. */
 static bool rows_at_depth(const xg_graph *g, const uint32_t *order, uint32_t nlive, xg_plan *p, uint32_t r) {
@@ -166,8 +85,7 @@ static bool rows_at_depth(const xg_graph *g, const uint32_t *order, uint32_t nli
     for (uint32_t k = 0; k < n->nin; k++) any |= n->in[k] != XG_NONE && p->batched[n->in[k]];
     if (!any) continue;
     const xg_node_desc *d = xg_node_desc_of(n->type);
-    if (r == 1 ? !d || !d->batch || !d->batch(g, n, p->batched) : !keeps_rows(g, n, r, p->batched))
-      return false;
+    if (!d || !d->batch || !d->batch(g, n, p->batched, r)) return false;
     for (uint32_t k = 0; k < n->nout; k++) {
       const xg_value *o = &g->values[n->out[k]];
       if (r == 1 ? o->ndims < 1 || o->dims[0] != p->row_max[0] : !has_prefix(o, p, r)) return false;
