@@ -151,6 +151,9 @@ def build_llm_specs() -> List[Spec]:
 # activations / 4-bit grouped weights on the linears, 8-bit per-row
 # embeddings), expected tokens from ExecuTorch's runtime (int8 is not eager):
 #   <exporter-venv>/bin/python tools/zoo/zoo_llm.py --model zoo/llm/tiny_llama_8da4w --recipe xnnpack --quant 8da4w
+# (--recipe portable --quant 8da4w fails in ExecuTorch 1.5.1's to_executorch:
+# "Missing out variants: torchao::choose_qparams_affine, quantize_affine,
+# dequantize_affine", so there is no portable quantized variant.)
 # (export_zoo.py keeps zoo/llm/tiny_* when it regenerates the group.)
 # ---------------------------------------------------------------------------
 
