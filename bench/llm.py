@@ -2,11 +2,15 @@
 """LLM text generation: pterun's runner against ExecuTorch's TextLLMRunner,
 prefill and decode tokens per second, on the same .pte and tokenizer.
 
-    python3 bench/llm.py [--model M.pte --tokenizer T] [--prompt TEXT]
+    python3 bench/llm.py [--variant V | --model M.pte --tokenizer T] [--prompt TEXT]
                          [--max-new-tokens N] [--reps R] [--rounds K]
                          [--threads 1,2] [--build build] [--out DIR]
                          [--et-python PY] [--pterun-python PY]
                          [--pterun-path DIR] [--forms c,python,executorch] [--quick]
+
+Variants (--variant, folders zoo/llm/tiny_llama*): tiny_llama (portable fp32),
+tiny_llama_xnnpack (fp32 on XNNPACK), tiny_llama_8da4w (XNNPACK, int8 dynamic
+activations x 4-bit grouped weights, 8-bit embeddings).
 
 Forms (each in its own process, pinned to the first T CPUs, T threads):
 
@@ -52,6 +56,7 @@ FORMS = {"c": "pterun C", "python": "pterun Python", "executorch": "ExecuTorch T
 def worker(a: argparse.Namespace) -> int:
     if a.worker == "executorch":
         import executorch.extension.llm.custom_ops.custom_ops  # noqa: F401  (registers llama:: kernels)
+        import executorch.kernels.quantized  # noqa: F401  (quantized_decomposed::, e.g. embedding_byte)
         from executorch.extension.llm.runner import GenerationConfig, TextLLMRunner
         try:
             from executorch.extension.pybindings import portable_lib
@@ -158,9 +163,11 @@ def report(res: dict, a: argparse.Namespace) -> str:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--model", default=os.path.join(TINY, "model.pte"))
-    ap.add_argument("--tokenizer", default=os.path.join(TINY, "tokenizer.json"))
-    ap.add_argument("--prompt", default=None, help="default: the first prompt of tiny_llama's expected.json")
+    ap.add_argument("--variant", default="tiny_llama", help="a folder of zoo/llm: its model.pte, tokenizer.json and "
+                    "first prompt (tiny_llama, tiny_llama_xnnpack, tiny_llama_8da4w)")
+    ap.add_argument("--model", default=None, help="default: the variant's model.pte")
+    ap.add_argument("--tokenizer", default=None, help="default: the variant's tokenizer.json")
+    ap.add_argument("--prompt", default=None, help="default: the first prompt of the variant's expected.json")
     ap.add_argument("--max-new-tokens", type=int, default=12)
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--rounds", type=int, default=3)
@@ -174,8 +181,11 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true", help="for CI: 1 thread, 1 round, 2 repetitions")
     ap.add_argument("--worker", choices=("python", "executorch"), help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
+    var = os.path.join(os.path.dirname(TINY), a.variant)
+    a.model = a.model or os.path.join(var, "model.pte")
+    a.tokenizer = a.tokenizer or os.path.join(var, "tokenizer.json")
     if a.prompt is None:
-        with open(os.path.join(TINY, "expected.json")) as f:
+        with open(os.path.join(var, "expected.json")) as f:
             a.prompt = json.load(f)["cases"][0]["prompt"]
     if a.max_new_tokens < 2:
         ap.error("--max-new-tokens must be at least 2 (decode is tN - t1)")

@@ -147,6 +147,13 @@ def build_llm_specs() -> List[Spec]:
 #   <exporter-venv>/bin/python tools/zoo/zoo_llm.py --model zoo/llm/tiny_llama
 # and, delegated to XNNPACK (one-call prefill of a dynamic length):
 #   <exporter-venv>/bin/python tools/zoo/zoo_llm.py --model zoo/llm/tiny_llama_xnnpack --recipe xnnpack
+# and quantized as optimum-executorch's XNNPACK recipe does (8-bit dynamic
+# activations / 4-bit grouped weights on the linears, 8-bit per-row
+# embeddings), expected tokens from ExecuTorch's runtime (int8 is not eager):
+#   <exporter-venv>/bin/python tools/zoo/zoo_llm.py --model zoo/llm/tiny_llama_8da4w --recipe xnnpack --quant 8da4w
+# (--recipe portable --quant 8da4w fails in ExecuTorch 1.5.1's to_executorch:
+# "Missing out variants: torchao::choose_qparams_affine, quantize_affine,
+# dequantize_affine", so there is no portable quantized variant.)
 # (export_zoo.py keeps zoo/llm/tiny_* when it regenerates the group.)
 # ---------------------------------------------------------------------------
 
@@ -178,7 +185,33 @@ def _train_tiny_tokenizer(out_json: str) -> Any:
     return tok
 
 
-def export_tiny_llama(out_dir: str, recipe: str = "portable") -> None:
+# Group size of the 4-bit weights: optimum's default, 32 (XNNPACK takes
+# multiples of 32 only; optimum leaves a linear whose input is not a multiple
+# in float), so the quantized model is hidden 32 to quantize every linear.
+TINY_QGROUP = 32
+
+
+def _et_greedy(pte: bytes, ids: List[int], n: int, eos: int) -> List[int]:
+    """Greedy tokens from ExecuTorch's runtime: the prompt in one forward
+    call, then one token per call, as pterun's runner does."""
+    import executorch.extension.llm.custom_ops.custom_ops  # noqa: F401  (llama:: kernels)
+    import executorch.kernels.quantized  # noqa: F401  (quantized_decomposed:: kernels)
+    from executorch.runtime import Runtime
+
+    method = Runtime.get().load_program(pte).load_method("forward")
+    out: List[int] = []
+    pos, cur = 0, list(ids)
+    while len(out) < n:
+        logits = method.execute([torch.tensor([cur], dtype=I64), torch.arange(pos, pos + len(cur), dtype=I64)])[0]
+        t = int(torch.argmax(logits[0, -1]).item())
+        out.append(t)
+        if t == eos:
+            break
+        pos, cur = pos + len(cur), [t]
+    return out
+
+
+def export_tiny_llama(out_dir: str, recipe: str = "portable", quant: Optional[str] = None) -> None:
     import json
     import os
     import tempfile
@@ -188,7 +221,8 @@ def export_tiny_llama(out_dir: str, recipe: str = "portable") -> None:
     os.makedirs(out_dir, exist_ok=True)
     tok = _train_tiny_tokenizer(os.path.join(out_dir, "tokenizer.json"))
     bos, eos = tok.token_to_id("<|begin_of_text|>"), tok.token_to_id("<|end_of_text|>")
-    cfg = LlamaConfig(vocab_size=tok.get_vocab_size(), hidden_size=16, intermediate_size=32, num_hidden_layers=2,
+    cfg = LlamaConfig(vocab_size=tok.get_vocab_size(), hidden_size=32 if quant else 16,
+                      intermediate_size=64 if quant else 32, num_hidden_layers=2,
                       num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=TINY_MAX_SEQ,
                       bos_token_id=bos, eos_token_id=eos, tie_word_embeddings=True, rope_theta=10000.0,
                       initializer_range=0.5)  # large weights: varied tokens, so the test can tell
@@ -199,7 +233,9 @@ def export_tiny_llama(out_dir: str, recipe: str = "portable") -> None:
         import optimum.exporters.executorch.convert  # noqa: F401  (registers the custom_sdpa attention)
         from optimum.exporters.executorch.tasks.causal_lm import load_causal_lm_model
 
-        module = load_causal_lm_model(td, use_custom_sdpa=True, use_custom_kv_cache=True, max_seq_len=TINY_MAX_SEQ)
+        qkw = {"qlinear": "8da4w", "qembedding": "8w"} if quant == "8da4w" else {}  # as --qlinear/--qembedding
+        module = load_causal_lm_model(td, use_custom_sdpa=True, use_custom_kv_cache=True, max_seq_len=TINY_MAX_SEQ,
+                                      **qkw)
         if recipe == "xnnpack":  # linears and the other delegable nodes on XNNPACK, prefill length dynamic
             from optimum.exporters.executorch.recipes.xnnpack import export_to_executorch_with_xnnpack
             progs = export_to_executorch_with_xnnpack(module)
@@ -213,17 +249,22 @@ def export_tiny_llama(out_dir: str, recipe: str = "portable") -> None:
     cases = []
     for prompt in TINY_PROMPTS:
         ids = [bos] + tok.encode(prompt, add_special_tokens=False).ids
-        with torch.no_grad():
-            out = eager.generate(torch.tensor([ids]), max_new_tokens=TINY_NEW_TOKENS, do_sample=False,
-                                 eos_token_id=eos, pad_token_id=eos)
-        cases.append({"prompt": prompt, "prompt_ids": ids, "tokens": out[0, len(ids):].tolist()})
+        if quant:
+            toks = _et_greedy(bytes(et.buffer), ids, TINY_NEW_TOKENS, eos)
+        else:
+            with torch.no_grad():
+                out = eager.generate(torch.tensor([ids]), max_new_tokens=TINY_NEW_TOKENS, do_sample=False,
+                                     eos_token_id=eos, pad_token_id=eos)
+            toks = out[0, len(ids):].tolist()
+        cases.append({"prompt": prompt, "prompt_ids": ids, "tokens": toks})
     plan = et.executorch_program.execution_plan[0]
     ops = sorted({f"{o.name}.{o.overload}" if o.overload else o.name for o in plan.operators})
     delegates = sorted({d.id for d in plan.delegates})
     with open(os.path.join(out_dir, "expected.json"), "w") as f:
-        json.dump({"description": "random-weight Llama-style model (2 layers, hidden 16, 4 heads over 2 kv heads), "
-                   f"exported with optimum-executorch (custom_sdpa, custom KV cache, dynamic prefill, {recipe}), "
-                   "eager greedy tokens", "max_new_tokens": TINY_NEW_TOKENS, "bos": bos, "eos": eos,
+        json.dump({"description": f"random-weight Llama-style model (2 layers, hidden {cfg.hidden_size}, 4 heads over 2 kv heads), "
+                   f"exported with optimum-executorch (custom_sdpa, custom KV cache, dynamic prefill, {recipe}"
+                   + (f", {quant}: 8-bit dynamic activations, 4-bit weights in groups of {TINY_QGROUP}, 8-bit "
+                      "per-row embeddings), ExecuTorch's greedy tokens" if quant else "), eager greedy tokens"), "max_new_tokens": TINY_NEW_TOKENS, "bos": bos, "eos": eos,
                    "operators": ops, **({"delegates": delegates} if delegates else {}), "cases": cases}, f, indent=1)
         f.write("\n")
 
@@ -235,5 +276,7 @@ if __name__ == "__main__":
     ap.add_argument("--model", required=True, help="output folder for the tiny Llama program")
     ap.add_argument("--recipe", default="portable", choices=["portable", "xnnpack"],
                     help="optimum-executorch recipe (xnnpack: zoo/llm/tiny_llama_xnnpack)")
+    ap.add_argument("--quant", default=None, choices=["8da4w"],
+                    help="8da4w: optimum-executorch's --qlinear 8da4w --qembedding 8w (zoo/llm/tiny_llama_8da4w)")
     a = ap.parse_args()
-    export_tiny_llama(a.model, a.recipe)
+    export_tiny_llama(a.model, a.recipe, a.quant)
