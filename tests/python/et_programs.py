@@ -85,3 +85,15 @@ def linear_external():
     prog = _lower({"forward": (m, inputs)}, ExecutorchBackendConfig(external_constants=True))
     data = bytes(prog._tensor_data.pop("_default_external_constant"))
     return prog.buffer, data, inputs, m
+
+
+def _mul_add_relu(x, y):
+    return torch.relu(x * y + x)
+
+
+@functools.lru_cache(None)
+def mul_add_relu():
+    """forward(x, y) = relu(x * y + x): three operators, so intermediate outputs."""
+    x = torch.tensor([[1.0, -2.0], [3.0, -4.0]])
+    y = torch.full((2, 2), 2.0)
+    return _lower({"forward": (_mul_add_relu, (x, y))}).buffer, (x, y)
