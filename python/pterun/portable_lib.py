@@ -11,8 +11,8 @@ dtypes numpy cannot hold, such as bfloat16, cannot be returned). Outputs are
 always copies, whatever `clone_outputs` says. Differences that remain:
 pterun verifies every program completely, so `Verification.Minimal` checks as
 much as `InternalConsistency`; `enable_etdump=True` records with pterun's
-etdump component (as `pterun.profile()` does), from each method's first run
-on (program and method loads are not recorded); attributes (`get_attribute`,
+etdump component (as `pterun.profile()` does), from each method's load on
+(the program's own load is not recorded); attributes (`get_attribute`,
 `num_attributes`) are not exposed by the runtime's C API.
 """
 from __future__ import annotations
@@ -168,12 +168,12 @@ class ExecuTorchMethod:
     def __init__(self, program: "ExecuTorchProgram", name: str):
         # _m first: attributes are released in order, so the method goes
         # before the program, whose recorder it may point at
-        self._m = program._p.load_method(name)
+        etdump = program._etdump
+        # the recorder is given at load, so the file has the load events too
+        self._m = program._p.load_method(name, None if etdump is None else etdump.profiler.tracer())
         self._program = program  # keeps the program (and its recorder) alive
         self._name = name
         self._last: Optional[List[Any]] = None
-        if program._etdump is not None:
-            program._etdump.profiler.attach(self._m._handle())
 
     def set_inputs(self, inputs: Sequence[Any]) -> None:
         self._m.set_inputs(_convert_inputs(inputs))

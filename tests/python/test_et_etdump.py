@@ -46,6 +46,9 @@ def test_runtime_etdump_with_debug_buffer(tmp_path):
     program.write_etdump_result_to_file(str(etdump), str(debug))
     assert etdump.stat().st_size > 0 and debug.stat().st_size > 0
     ins = _inspect(etdump, debug)
+    # the method's load, as in ExecuTorch's Default block
+    default = [e.name for b in ins.event_blocks if b.name == "Default" for e in b.events]
+    assert {"Program::load_method", "Method::init"} <= set(default), default
     (block,) = _execute_blocks(ins)
     ops = _op_events(block)
     assert [e.name for e in ops] == ["aten::mul.out", "aten::add.out", "aten::relu.out"]
