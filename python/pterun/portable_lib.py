@@ -10,8 +10,9 @@ Outputs are torch tensors when torch imports, numpy arrays otherwise (then
 dtypes numpy cannot hold, such as bfloat16, cannot be returned). Outputs are
 always copies, whatever `clone_outputs` says. Differences that remain:
 pterun verifies every program completely, so `Verification.Minimal` checks as
-much as `InternalConsistency`; ETDump is taken with `pterun.profile()`, so
-`enable_etdump=True` is refused; attributes (`get_attribute`,
+much as `InternalConsistency`; `enable_etdump=True` records with pterun's
+etdump component (as `pterun.profile()` does), from each method's load on
+(the program's own load is not recorded); attributes (`get_attribute`,
 `num_attributes`) are not exposed by the runtime's C API.
 """
 from __future__ import annotations
@@ -129,19 +130,49 @@ def _outputs(raw: List[Any]) -> List[Any]:
     return [_convert.from_output(o, want_torch) for o in raw]
 
 
-def _no_etdump(enable_etdump: bool) -> None:
-    if enable_etdump:
-        raise Error("enable_etdump is not supported here: record with `with pterun.profile() as p:` "
-                    "and write p.save_etdump(path)")
+class _ETDump:
+    """The recorder behind `enable_etdump=True`, shared by every method of
+    one program (or module), as ExecuTorch's is."""
+
+    def __init__(self, debug_buffer_size: int):
+        if debug_buffer_size < 0:
+            raise ValueError(f"debug_buffer_size must be >= 0, not {debug_buffer_size}")
+        try:
+            from . import _profiler  # the etdump component's glue
+        except ImportError as e:
+            raise Error("enable_etdump needs the etdump component, which this build of pterun lacks") from e
+        self.debug_buffer_size = int(debug_buffer_size)
+        self.profiler = _profiler.Profiler(0, self.debug_buffer_size)
+
+    def write(self, path: Any, debug_buffer_path: Any) -> None:
+        # ExecuTorch writes the debug buffer only when one was asked for at load
+        if debug_buffer_path is None or self.debug_buffer_size == 0:
+            self.profiler.save_etdump(os.fspath(path))
+        else:
+            self.profiler.save_etdump(os.fspath(path), os.fspath(debug_buffer_path))
+
+
+def _etdump(enable_etdump: bool, debug_buffer_size: int) -> Optional[_ETDump]:
+    return _ETDump(debug_buffer_size) if enable_etdump else None
+
+
+def _write_etdump(etdump: Optional[_ETDump], path: Any, debug_buffer_path: Any) -> None:
+    if etdump is None:
+        raise Error("No etdump found: load with enable_etdump=True")
+    etdump.write(path, debug_buffer_path)
 
 
 class ExecuTorchMethod:
     """A loaded method: call(inputs), or set_inputs / execute / get_outputs."""
 
     def __init__(self, program: "ExecuTorchProgram", name: str):
-        self._program = program  # keeps the program alive
+        # _m first: attributes are released in order, so the method goes
+        # before the program, whose recorder it may point at
+        etdump = program._etdump
+        # the recorder is given at load, so the file has the load events too
+        self._m = program._p.load_method(name, None if etdump is None else etdump.profiler.tracer())
+        self._program = program  # keeps the program (and its recorder) alive
         self._name = name
-        self._m = program._p.load_method(name)
         self._last: Optional[List[Any]] = None
 
     def set_inputs(self, inputs: Sequence[Any]) -> None:
@@ -171,9 +202,10 @@ class ExecuTorchMethod:
 class ExecuTorchProgram:
     """A loaded, verified program."""
 
-    def __init__(self, p: Any):
+    def __init__(self, p: Any, etdump: Optional[_ETDump] = None):
         self._p = p
         self._names: List[str] = p.method_names()
+        self._etdump = etdump
 
     def num_methods(self) -> int:
         return len(self._names)
@@ -190,10 +222,12 @@ class ExecuTorchProgram:
         return MethodMeta(self._p.method_info(method_name))
 
     def has_etdump(self) -> bool:
-        return False
+        return self._etdump is not None
 
     def write_etdump_result_to_file(self, path: str, debug_buffer_path: Optional[str] = None) -> None:
-        _no_etdump(True)
+        """Write what the methods recorded; the debug buffer (the captured
+        intermediate outputs) too when `debug_buffer_size` was given."""
+        _write_etdump(self._etdump, path, debug_buffer_path)
 
 
 class ExecuTorchModule:
@@ -256,10 +290,10 @@ class ExecuTorchModule:
         return list(self._prog()._names)
 
     def has_etdump(self) -> bool:
-        return False
+        return self._program is not None and self._program.has_etdump()
 
     def write_etdump_result_to_file(self, path: str, debug_buffer_path: Optional[str] = None) -> None:
-        _no_etdump(True)
+        _write_etdump(self._prog()._etdump, path, debug_buffer_path)
 
 
 class BundledModule:
@@ -296,8 +330,8 @@ def _load_for_executorch_from_bundled_program(module: BundledModule, data_map_bu
                                               enable_etdump: bool = False,
                                               debug_buffer_size: int = 0) -> ExecuTorchModule:
     """The bundle's program as a module; `data_map_buffer` is .ptd bytes or a path."""
-    _no_etdump(enable_etdump)
-    return _module(_pterun.load_buffer, module._b.program_bytes(), data_map_buffer)
+    return _module(_pterun.load_buffer, module._b.program_bytes(), data_map_buffer,
+                   _etdump(enable_etdump, debug_buffer_size))
 
 
 def _data_list(data: Any) -> Optional[List[Any]]:
@@ -308,12 +342,12 @@ def _data_list(data: Any) -> Optional[List[Any]]:
     return [data]  # a buffer
 
 
-def _module(load: Any, program: Any, data: Any) -> ExecuTorchModule:
+def _module(load: Any, program: Any, data: Any, etdump: Optional[_ETDump] = None) -> ExecuTorchModule:
     """Load with `data`; if only the data fails, load without it and defer
     the data's error to the first method load (a program that needs no data
     then still works, as in ExecuTorch)."""
     try:
-        return ExecuTorchModule(ExecuTorchProgram(load(program, _data_list(data))))
+        return ExecuTorchModule(ExecuTorchProgram(load(program, _data_list(data)), etdump))
     except Error as e:
         if data is None:
             raise
@@ -324,30 +358,28 @@ def _module(load: Any, program: Any, data: Any) -> ExecuTorchModule:
 def _load_for_executorch(program_path: str, data_path: Optional[str] = None, enable_etdump: bool = False,
                          debug_buffer_size: int = 0,
                          program_verification: Verification = Verification.InternalConsistency) -> ExecuTorchModule:
-    _no_etdump(enable_etdump)
-    return _module(_pterun.load, os.fspath(program_path), data_path)
+    return _module(_pterun.load, os.fspath(program_path), data_path, _etdump(enable_etdump, debug_buffer_size))
 
 
 def _load_for_executorch_from_buffer(buffer: Any, data_map_buffer: Any = None, enable_etdump: bool = False,
                                      debug_buffer_size: int = 0,
                                      program_verification: Verification = Verification.InternalConsistency
                                      ) -> ExecuTorchModule:
-    _no_etdump(enable_etdump)
-    return _module(_pterun.load_buffer, buffer, data_map_buffer)
+    return _module(_pterun.load_buffer, buffer, data_map_buffer, _etdump(enable_etdump, debug_buffer_size))
 
 
 def _load_program(path: str, enable_etdump: bool = False, debug_buffer_size: int = 0,
                   program_verification: Verification = Verification.Minimal,
                   data_path: Optional[str] = None) -> ExecuTorchProgram:
-    _no_etdump(enable_etdump)
-    return ExecuTorchProgram(_pterun.load(os.fspath(path), _data_list(data_path)))
+    return ExecuTorchProgram(_pterun.load(os.fspath(path), _data_list(data_path)),
+                             _etdump(enable_etdump, debug_buffer_size))
 
 
 def _load_program_from_buffer(buffer: Any, enable_etdump: bool = False, debug_buffer_size: int = 0,
                               program_verification: Verification = Verification.Minimal,
                               data_path: Optional[str] = None) -> ExecuTorchProgram:
-    _no_etdump(enable_etdump)
-    return ExecuTorchProgram(_pterun.load_buffer(buffer, _data_list(data_path)))
+    return ExecuTorchProgram(_pterun.load_buffer(buffer, _data_list(data_path)),
+                             _etdump(enable_etdump, debug_buffer_size))
 
 
 def _get_registered_backend_names() -> List[str]:

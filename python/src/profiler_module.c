@@ -67,6 +67,10 @@ static PyObject *profiler_detach(ProfilerObject *self, PyObject *arg) {
   Py_RETURN_NONE;
 }
 
+static PyObject *profiler_tracer(ProfilerObject *self, PyObject *unused) {
+  return PyLong_FromVoidPtr((void *)pte_etdump_tracer(self->etdump));
+}
+
 static PyObject *profiler_table(ProfilerObject *self, PyObject *unused) {
   size_t need = pte_etdump_table(self->etdump, NULL, 0) + 1;
   char *buf = (char *)malloc(need);
@@ -133,6 +137,8 @@ static PyObject *profiler_reset(ProfilerObject *self, PyObject *unused) {
 static PyMethodDef profiler_methods[] = {
     {"attach", (PyCFunction)profiler_attach, METH_O, "Trace a method (by its pte_method address)."},
     {"detach", (PyCFunction)profiler_detach, METH_O, "Stop tracing a method."},
+    {"tracer", (PyCFunction)profiler_tracer, METH_NOARGS,
+     "Address of the pte_tracer (for _pterun's load_method, valid while this lives)."},
     {"table", (PyCFunction)profiler_table, METH_NOARGS, "Per-operator table as text."},
     {"summary", (PyCFunction)profiler_summary, METH_NOARGS, "Per-operator rows."},
     {"save_etdump", (PyCFunction)profiler_save_etdump, METH_VARARGS,

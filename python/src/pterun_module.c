@@ -146,12 +146,23 @@ fail:
   return NULL;
 }
 
-static PyObject *method_new(ProgramObject *program, const char *name);
+static PyObject *method_new(ProgramObject *program, const char *name, const pte_tracer *tracer);
 
+/* load_method(name, tracer=None): `tracer` is a pte_tracer address from
+ * another extension (pterun._profiler), given at load so it sees the load too. */
 static PyObject *program_load_method(ProgramObject *self, PyObject *args) {
   const char *name;
-  if (!PyArg_ParseTuple(args, "s", &name)) return NULL;
-  return method_new(self, name);
+  PyObject *tracer = Py_None;
+  if (!PyArg_ParseTuple(args, "s|O", &name, &tracer)) return NULL;
+  const pte_tracer *t = NULL;
+  if (tracer != Py_None) {
+    t = (const pte_tracer *)PyLong_AsVoidPtr(tracer);
+    if (!t) {
+      if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "null tracer handle");
+      return NULL;
+    }
+  }
+  return method_new(self, name, t);
 }
 
 static PyMethodDef program_methods[] = {
@@ -348,7 +359,7 @@ static int format_dtype(const Py_buffer *b) {
   }
 }
 
-static PyObject *method_new(ProgramObject *program, const char *name) {
+static PyObject *method_new(ProgramObject *program, const char *name, const pte_tracer *tracer) {
   MethodObject *self = NULL;
   extern PyTypeObject MethodType;
   self = PyObject_New(MethodObject, &MethodType);
@@ -359,8 +370,10 @@ static PyObject *method_new(ProgramObject *program, const char *name) {
   Py_INCREF(program);
   self->program = program;
   pte_status st;
+  pte_method_options o = PTE_METHOD_OPTIONS_INIT;
+  o.tracer = tracer;
   Py_BEGIN_ALLOW_THREADS
-    st = pte_method_load(program->program, name, NULL, &self->method);
+    st = pte_method_load(program->program, name, &o, &self->method);
   Py_END_ALLOW_THREADS
   if (st) {
     Py_DECREF(self);

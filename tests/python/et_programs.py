@@ -85,3 +85,77 @@ def linear_external():
     prog = _lower({"forward": (m, inputs)}, ExecutorchBackendConfig(external_constants=True))
     data = bytes(prog._tensor_data.pop("_default_external_constant"))
     return prog.buffer, data, inputs, m
+
+
+def _mul_add_relu(x, y):
+    return torch.relu(x * y + x)
+
+
+@functools.lru_cache(None)
+def mul_add_relu():
+    """forward(x, y) = relu(x * y + x): three operators, so intermediate outputs."""
+    x = torch.tensor([[1.0, -2.0], [3.0, -4.0]])
+    y = torch.full((2, 2), 2.0)
+    return _lower({"forward": (_mul_add_relu, (x, y))}).buffer, (x, y)
+
+
+class _Add(torch.nn.Module):  # named arguments: FX symbolic tracing cannot take *args
+    def forward(self, x, y):
+        return x + y
+
+
+@functools.lru_cache(None)
+def quantized_add():
+    """x + y through quantize / quantized add / dequantize on 1x5 floats
+    (torch.ao's FX flow with ExecuTorch's backend config, then QuantFusionPass)."""
+    import executorch.kernels.quantized  # noqa: F401  registers the .out variants for to_executorch
+    from executorch.exir import EdgeCompileConfig
+    from executorch.exir.passes.quant_fusion_pass import QuantFusionPass
+    from torch.ao.quantization import get_default_qconfig_mapping
+    from torch.ao.quantization.backend_config.executorch import get_executorch_backend_config
+    from torch.ao.quantization.quantize_fx import _convert_to_reference_decomposed_fx, prepare_fx
+
+    inputs = (torch.ones(1, 5), torch.ones(1, 5))
+    fx = prepare_fx(_Add().eval(), get_default_qconfig_mapping("qnnpack"), inputs,
+                    backend_config=get_executorch_backend_config())
+    edge = to_edge(export(_convert_to_reference_decomposed_fx(fx), inputs, strict=True),
+                   compile_config=EdgeCompileConfig(_check_ir_validity=False))
+    prog = edge.transform([QuantFusionPass(_fix_node_meta_val=True)]).to_executorch()
+    ops = {f"{o.name}.{o.overload}" for o in prog.executorch_program.execution_plan[0].operators}
+    assert "quantized_decomposed::add.out" in ops, ops  # else this tests no quantized kernel
+    return prog.buffer, inputs
+
+
+class _ConstReturn(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.state = torch.ones(2, 2)
+
+    def forward(self, x):
+        return x + self.state, self.state
+
+
+@functools.lru_cache(None)
+def const_output_unplanned():
+    """forward(x) = (x + c, c) with graph outputs left unplanned (alloc_graph_output=False)."""
+    from executorch.exir.passes import MemoryPlanningPass
+    cfg = ExecutorchBackendConfig(memory_planning_pass=MemoryPlanningPass(alloc_graph_output=False))
+    return _lower({"forward": (_ConstReturn(), (torch.ones(2, 2),))}, cfg).buffer, (torch.ones(2, 2),)
+
+
+class _DeviceTwo(torch.nn.Module):
+    def forward(self, x, y):
+        return x + y + 1
+
+
+@functools.lru_cache(None)
+def one_method_device_planned():
+    """forward = x + y on the CPU; forward2 = x + y + 1 delegated with its
+    planned memory tagged for CUDA (ExecuTorch's DeviceAwarePartitioner)."""
+    from executorch.exir import to_edge_transform_and_lower
+    from executorch.exir.backend.test.device_util import DeviceAwarePartitioner
+    exported = {"forward": export(_Fn(lambda x, y: x + y), _two(), strict=True),
+                "forward2": export(_DeviceTwo(), _two(), strict=True)}
+    edge = to_edge_transform_and_lower(exported, partitioner={"forward2": [DeviceAwarePartitioner()]})
+    prog = edge.to_executorch(ExecutorchBackendConfig(enable_non_cpu_memory_planning=True))
+    return prog, _two()
