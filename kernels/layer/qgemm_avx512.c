@@ -8,19 +8,19 @@
 #if defined(__AVX512VNNI__)
 #include <immintrin.h>
 
-#define MR 6
+#define MAXR 6
 #define NP 2
 
-void k_qukr_avx512vnni(const k_qtile *t) {
+/* One body per row count MR (a constant once inlined): a decode step's
+ * single row costs one row's work, not six. */
+static inline __attribute__((always_inline)) void ukr(const k_qtile *t, const int MR) {
   const k_qgemm_packed *p = t->p;
   const int64_t K = p->k, K4 = K / 4 * 4;
-  const int8_t *a[MR];
-  __m512i zu[MR];
-  /* rows past mr repeat the last one (computed, never stored) */
+  const int8_t *a[MAXR];
+  __m512i zu[MAXR];
   for (int i = 0; i < MR; i++) {
-    int r = i < t->mr ? i : t->mr - 1;
-    a[i] = t->a + r * t->sa;
-    zu[i] = _mm512_set1_epi32(t->qp[r].zero_point + 128);
+    a[i] = t->a + i * t->sa;
+    zu[i] = _mm512_set1_epi32(t->qp[i].zero_point + 128);
   }
   int64_t panel[NP];
   const int8_t *w[NP];
@@ -29,14 +29,14 @@ void k_qukr_avx512vnni(const k_qtile *t) {
     w[j] = k_qw_panel(p, panel[j]);
   }
   const __m512i flip = _mm512_set1_epi32((int)0x80808080u);
-  __m512 f[MR][NP];
+  __m512 f[MAXR][NP];
 #pragma GCC unroll 8
   for (int i = 0; i < MR; i++)
 #pragma GCC unroll 2
     for (int j = 0; j < NP; j++) f[i][j] = _mm512_setzero_ps();
   for (int64_t g = 0; g < p->groups; g++) {
     const int64_t k0 = g * p->glen, k1 = k0 + p->glen < K ? k0 + p->glen : K, k1f = k1 < K4 ? k1 : K4;
-    __m512i acc[MR][NP];
+    __m512i acc[MAXR][NP];
     __m512i cs[NP];
 #pragma GCC unroll 2
     for (int j = 0; j < NP; j++) cs[j] = _mm512_loadu_si512(k_qcsum(p, panel[j]) + g * K_QNR);
@@ -81,11 +81,22 @@ void k_qukr_avx512vnni(const k_qtile *t) {
     const __m512 bias = _mm512_loadu_ps(k_qbias(p, panel[j]));
     const int cols = j == t->np - 1 ? t->nc : K_QNR;
     const __mmask16 m = (__mmask16)((1u << cols) - 1);
-    for (int i = 0; i < t->mr; i++) {
+    for (int i = 0; i < MR; i++) {
       __m512 v = _mm512_fmadd_ps(f[i][j], _mm512_set1_ps(t->qp[i].scale), bias);
       if (t->clamp) v = _mm512_min_ps(_mm512_max_ps(v, lo), hi);
       _mm512_mask_storeu_ps(t->c + i * t->sc + j * K_QNR, m, v);
     }
+  }
+}
+
+void k_qukr_avx512vnni(const k_qtile *t) {
+  switch (t->mr) {
+    case 1: ukr(t, 1); break;
+    case 2: ukr(t, 2); break;
+    case 3: ukr(t, 3); break;
+    case 4: ukr(t, 4); break;
+    case 5: ukr(t, 5); break;
+    default: ukr(t, MAXR);
   }
 }
 
