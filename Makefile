@@ -25,7 +25,7 @@ FUZZ_SEED ?= 1
 EXAMPLE ?= zoo/models/mobilenet_v2_tiny
 
 .PHONY: demo test deps pydeps toolchain build test-format test-c test-conformance test-clang test-sanitize fuzz \
-        test-static test-python test-aarch64 wheel clean bench bench-quick realdeps realsize test-realsize
+        test-static test-python test-aarch64 wheel wheel-aarch64 clean bench bench-quick realdeps realsize test-realsize
 
 deps:
 	tools/deps.sh
@@ -129,6 +129,11 @@ test-aarch64: deps pydeps
 	  --pterun tests/aarch64/pterun zoo tests/backend_xnnpack/cases/nodes
 	PTERUN_AARCH64_BUILD=$(CURDIR)/$(BUILD)-aarch64 $(PY) tools/conformance.py --no-executorch -q \
 	  --arg=--disable --arg=kernels_optimized --pterun tests/aarch64/pterun zoo
+
+# The aarch64 wheel, cross-built (tools/wheel_aarch64.sh) against the same
+# sysroot, with arm64 CPython headers: $(BUILD)-aarch64/wheelhouse.
+wheel-aarch64: deps pydeps
+	PYTHON=$(PY) tools/wheel_aarch64.sh $(BUILD)-aarch64 $(BUILD)-aarch64/wheelhouse
 
 # The bindings are installed into .venv first (the benchmark's quick run uses
 # them); the packaging tests build and install their own wheel elsewhere.
