@@ -221,7 +221,9 @@ def test_readme_example_cross_built_and_emulated(wheel64, tmp_path):
     cmake_dir = os.path.join(wheel64.lib, "cmake", "pterun")
     run(["cmake", "-S", str(tmp_path), "-B", str(tmp_path / "build"), "-G", "Ninja",
          f"-DCMAKE_TOOLCHAIN_FILE={os.path.join(REPO, 'cmake', 'toolchain-aarch64.cmake')}",
-         f"-DPTERUN_AARCH64_SYSROOT={wheel64.sysroot}", f"-Dpterun_DIR={cmake_dir}"], cwd=str(tmp_path))
+         f"-DPTERUN_AARCH64_SYSROOT={wheel64.sysroot}", f"-Dpterun_DIR={cmake_dir}",
+         # as distributions that link --as-needed by default (Ubuntu's gcc)
+         "-DCMAKE_EXE_LINKER_FLAGS=-Wl,--as-needed"], cwd=str(tmp_path))
     run(["cmake", "--build", str(tmp_path / "build")], cwd=str(tmp_path))
     exe = str(tmp_path / "build" / "run_model")
     assert elf_machine(exe) == EM_AARCH64
