@@ -25,7 +25,7 @@ FUZZ_SEED ?= 1
 EXAMPLE ?= zoo/models/mobilenet_v2_tiny
 
 .PHONY: demo test deps pydeps toolchain build test-format test-c test-conformance test-clang test-sanitize fuzz \
-        test-static test-python test-aarch64 wheel clean bench bench-quick realdeps realsize test-realsize
+        test-static test-python test-aarch64 wheel wheel-aarch64 clean bench bench-quick realdeps realsize test-realsize
 
 deps:
 	tools/deps.sh
@@ -109,7 +109,8 @@ test-static: deps
 # Everything cross-built for aarch64 (cmake/toolchain-aarch64.cmake) against
 # Debian's arm64 XNNPACK, pthreadpool and cpuinfo unpacked into the build's
 # sysroot, run under qemu-aarch64: ctest, the node cases and the zoo through
-# the CLI (tests/aarch64/pterun), optimized and portable kernels alone.
+# the CLI (tests/aarch64/pterun), optimized and portable kernels alone; then
+# the aarch64 wheel (wheel-aarch64) and its checks (tests/aarch64/test_wheel64.py).
 # Not run here: test_xnnpack_torch_* (they load the host's x86_64 torch),
 # conformance_xnnpack (host Python starting the aarch64 CLI directly; its
 # cases run below through the emulated CLI instead), and as in test-clang
@@ -129,6 +130,15 @@ test-aarch64: deps pydeps
 	  --pterun tests/aarch64/pterun zoo tests/backend_xnnpack/cases/nodes
 	PTERUN_AARCH64_BUILD=$(CURDIR)/$(BUILD)-aarch64 $(PY) tools/conformance.py --no-executorch -q \
 	  --arg=--disable --arg=kernels_optimized --pterun tests/aarch64/pterun zoo
+	PYTHON=$(PY) tools/wheel_aarch64.sh $(BUILD)-aarch64 $(BUILD)-aarch64/wheelhouse
+	PTERUN_AARCH64_BUILD=$(CURDIR)/$(BUILD)-aarch64 \
+	  PTERUN_AARCH64_WHEEL=$$(ls $(CURDIR)/$(BUILD)-aarch64/wheelhouse/pterun-*.whl) \
+	  $(PY) -m pytest -q -p no:cacheprovider tests/aarch64/test_wheel64.py
+
+# The aarch64 wheel, cross-built (tools/wheel_aarch64.sh) against the same
+# sysroot, with arm64 CPython headers: $(BUILD)-aarch64/wheelhouse.
+wheel-aarch64: deps pydeps
+	PYTHON=$(PY) tools/wheel_aarch64.sh $(BUILD)-aarch64 $(BUILD)-aarch64/wheelhouse
 
 # The bindings are installed into .venv first (the benchmark's quick run uses
 # them); the packaging tests build and install their own wheel elsewhere.

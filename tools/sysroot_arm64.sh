@@ -13,8 +13,12 @@ dest=$(cd "$dest" && pwd)
 # What the build and the tests open: headers and libraries of the three, and
 # the loader and libc that qemu-aarch64 -L runs the programs with.
 pkgs=(libxnnpack-dev libxnnpack0 libpthreadpool-dev libpthreadpool0 libcpuinfo-dev libcpuinfo0 libc6 libgcc-s1)
+# Headers alone, without their dependencies: CPython's, for the aarch64
+# wheel's extension modules (they link no libpython, so nothing else of
+# Python is needed; its closure would pull in the whole standard library).
+headers_only=(libpython3.11-dev)
 stamp="$dest/.pterun-sysroot"
-if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "${pkgs[*]}" ]; then
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "${pkgs[*]} ${headers_only[*]}" ]; then
   exit 0
 fi
 
@@ -38,7 +42,7 @@ apt-get "${apt_opts[@]}" -qq update
 mapfile -t all < <(apt-cache "${apt_opts[@]}" depends --recurse --no-recommends --no-suggests --no-conflicts \
                      --no-breaks --no-replaces --no-enhances "${pkgs[@]}" | grep -v '^ ' | grep -v '^<' | sort -u)
 echo "sysroot: ${#all[@]} packages: ${all[*]}"
-(cd "$apt_dir/debs" && apt-get "${apt_opts[@]}" -qq download "${all[@]}")
+(cd "$apt_dir/debs" && apt-get "${apt_opts[@]}" -qq download "${all[@]}" "${headers_only[@]}")
 for deb in "$apt_dir"/debs/*.deb; do
   dpkg-deb -x "$deb" "$dest"
 done
@@ -50,5 +54,11 @@ while IFS= read -r -d '' link; do
     /*) ln -sfn "$(realpath -m --relative-to="$(dirname "$link")" "$dest$target")" "$link" ;;
   esac
 done < <(find "$dest" -type l -print0)
-echo "${pkgs[*]}" >"$stamp"
+# Debian's pyconfig.h picks the architecture's copy through
+# <aarch64-linux-gnu/python3.11/pyconfig.h>, which only an include path at
+# the sysroot's usr/include would find: this sysroot is arm64 alone, so the
+# arm64 copy replaces the switch (the build passes only the Python folder).
+py_inc="$dest/usr/include/python3.11"
+cp "$dest/usr/include/aarch64-linux-gnu/python3.11/pyconfig.h" "$py_inc/pyconfig.h"
+echo "${pkgs[*]} ${headers_only[*]}" >"$stamp"
 echo "sysroot: $dest"
