@@ -200,7 +200,8 @@ def load_case(zoo: str, name: str, tmp: str) -> Case:
     npys = _npys(os.path.join(plain, "inputs"))
     inputs = [np.load(p) for p in npys]
     case = Case(name, inputs, raw_specs(inputs, name, tmp), npys)
-    for form, group in (("nondelegated", "models"), ("delegated", "xnnpack")):
+    # "quantized": bench/realsize.py's int8 XNNPACK form (real-size models only).
+    for form, group in (("nondelegated", "models"), ("delegated", "xnnpack"), ("quantized", "xnnpack_int8")):
         d = os.path.join(zoo, group, name)
         if not os.path.isfile(os.path.join(d, "case.json")):
             continue

@@ -12,6 +12,11 @@ batch (so activations stay O(1) through deep CNNs), and writes
                      expected/0.npy (eager), case.json: a zoo-style case that
                      tools/conformance.py checks
   OUT/xnnpack/<m>/   the same, XNNPACK-delegated
+  OUT/xnnpack_int8/<m>/  quantized the way ExecuTorch's docs do it (PT2E
+                     XNNPACKQuantizer: static per-channel int8 for the CNNs
+                     and ViT, dynamic int8 linears for BERT), delegated with
+                     XnnpackPartitioner; expected/ from ExecuTorch's runtime,
+                     tolerance in quantization steps of the output
   OUT/onnx/<m>/      model.onnx (torch.onnx.export of the same eager module)
   OUT/index.json     what was written, with each model's FLOPs
 
@@ -132,6 +137,13 @@ SPECS: Dict[str, Spec] = {s.name: s for s in [
     Spec("gpt2", "GPT-2-style decoder (transformers GPT2Model), 4 layers, 256 wide, 4 heads, 64 tokens",
          _gpt2, _tokens(64, 16, 50257, 512), "gemm"),
 ]}
+# How each model is quantized (bench/run.py times these against ExecuTorch's
+# int8 XNNPACK on the same file); GPT-2 stays fp32 only.
+QUANT = {"resnet18": "static", "mobilenet_v2": "static", "vit": "static", "bert": "dynamic"}
+# pterun and ExecuTorch round the same int8 products at every requantization;
+# an off-by-one step early can move the output by a few steps: a tolerance in
+# output steps, far below what a wrong scale or zero point gives.
+QUANT_STEPS = 4.0
 # Reduced-size variant CI checks (make test): the cheapest of the five to export.
 CI_MODEL = "bert"
 
@@ -202,6 +214,55 @@ def export_pte(module: torch.nn.Module, x: torch.Tensor, xnnpack: bool) -> Tuple
     return buf, ops, sorted({d.id for d in plan.delegates})
 
 
+def quantize(module: torch.nn.Module, x: torch.Tensor, spec: Spec, small: bool, kind: str) -> torch.nn.Module:
+    """PT2E with XNNPACKQuantizer (symmetric, per-channel weights), calibrated
+    on the bench input and a few more from the same generator."""
+    from executorch.backends.xnnpack.quantizer.xnnpack_quantizer import (
+        XNNPACKQuantizer, get_symmetric_quantization_config)
+    from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+    with torch.no_grad():
+        gm = torch.export.export(module, (x,), strict=False).module()
+        q = XNNPACKQuantizer().set_global(
+            get_symmetric_quantization_config(is_per_channel=True, is_dynamic=kind == "dynamic"))
+        m = prepare_pt2e(gm, q)
+        g = torch.Generator().manual_seed(SEED + 3)
+        for c in [x] + [spec.make_input(small, g) for _ in range(3)]:
+            m(c)
+        return convert_pt2e(m)
+
+
+def output_steps(pte: bytes, tmp: str) -> List[float]:
+    """Scales of the qint8 values the delegate converts back to fp32 (what reaches the outputs)."""
+    sys.path.insert(0, os.path.join(REPO, "tools"))
+    import xnnpack_dump
+    with open(tmp, "wb") as f:
+        f.write(pte)
+    steps = []
+    try:
+        for _m, _i, blob in xnnpack_dump.payloads(tmp):
+            _h, g = xnnpack_dump.decode(blob)
+            vals = {}
+            for v in g["xvalues"]:
+                u = v["xvalue_union"]
+                vals[u.get("tensor_value", u)["id_out"]] = u
+            for n in g["xnodes"]:
+                u = n["xnode_union"]
+                src = vals.get(u.get("input_id", -1), {})
+                dst = vals.get(u.get("output_id", -1), {})
+                if n["xnode_union_type"] == "XNNConvert" and "quant_params" in src and "quant_params" not in dst:
+                    steps.append(float(src["quant_params"]["scale"]))
+    finally:
+        os.remove(tmp)
+    return steps
+
+
+def run_executorch(pte: bytes, x: torch.Tensor) -> np.ndarray:
+    import executorch.kernels.quantized  # noqa: F401 - quantize/dequantize ops a partial delegation leaves
+    from executorch.runtime import Runtime
+    method = Runtime.get().load_program(pte).load_method("forward")
+    return method.execute([x.clone()])[0].numpy().copy()
+
+
 def write_case(folder: str, group: str, name: str, description: str, pte: bytes, ops: List[str],
                delegates: List[str], x: np.ndarray, y: np.ndarray, extra: Dict[str, Any]) -> None:
     shutil.rmtree(folder, ignore_errors=True)
@@ -243,7 +304,8 @@ def run_onnx(path: str, x: np.ndarray, threads: int = 1) -> np.ndarray:
     return sess.run(None, {sess.get_inputs()[0].name: x})[0]
 
 
-def generate(name: str, out: str, small: bool, onnx: bool, xnnpack: bool) -> Dict[str, Any]:
+def generate(name: str, out: str, small: bool, onnx: bool, xnnpack: bool, quant: bool = True,
+             only_quant: bool = False) -> Dict[str, Any]:
     spec = SPECS[name]
     t0 = time.time()
     module, x = build_module(name, small)
@@ -257,7 +319,7 @@ def generate(name: str, out: str, small: bool, onnx: bool, xnnpack: bool) -> Dic
     extra = {"seed": SEED, "small": small, "flops": flops, "bound": spec.bound, "source": "transformers"}
     entry: Dict[str, Any] = {"name": name, "description": desc, "flops": flops, "bound": spec.bound, "small": small,
                              "forms": {}}
-    forms = [("models", False)] + ([("xnnpack", True)] if xnnpack else [])
+    forms = [] if only_quant else [("models", False)] + ([("xnnpack", True)] if xnnpack else [])
     for group, deleg in forms:
         pte, ops, dels = export_pte(module, x, deleg)
         if deleg and "XnnpackBackend" not in dels:
@@ -266,6 +328,28 @@ def generate(name: str, out: str, small: bool, onnx: bool, xnnpack: bool) -> Dic
         write_case(folder, group, name, desc + ("; delegated to XNNPACK (XnnpackPartitioner)" if deleg else ""),
                    pte, ops, dels, xn, y, extra)
         entry["forms"][group] = {"case": os.path.relpath(folder, out), "bytes": len(pte)}
+    if quant and name in QUANT:
+        kind = QUANT[name]
+        qm = quantize(module, x, spec, small, kind)
+        pte, ops, dels = export_pte(qm, x, True)
+        if "XnnpackBackend" not in dels:
+            raise RuntimeError(f"{name}: the quantized export has no XnnpackBackend delegate")
+        yq = run_executorch(pte, x)
+        # Static: the int8 grid of the values converted to the outputs; dynamic
+        # (fp32 out of int8 products, then fp32 layer norm): an int8 grid over
+        # the output's range.
+        steps = output_steps(pte, os.path.join(out, f".{name}.int8.pte")) if kind == "static" else []
+        step = max(steps) if steps else float(np.abs(yq).max()) / 127.0
+        qdesc = (desc + f"; {kind} int8 (PT2E XNNPACKQuantizer, per-channel"
+                 + (", dynamic activations" if kind == "dynamic" else "") + "), delegated to XNNPACK; "
+                 + f"expected from ExecuTorch's runtime, tolerance {QUANT_STEPS:g} quantization steps ({step:.6g})")
+        folder = os.path.join(out, "xnnpack_int8", name)
+        eager_diff = float(np.abs(yq - y).max())
+        write_case(folder, "xnnpack_int8", name, qdesc, pte, ops, dels, xn, yq,
+                   dict(extra, rtol=0.0, atol=QUANT_STEPS * step, quantization=kind, quant_step=step,
+                        max_abs_diff_vs_fp32_eager=eager_diff))
+        entry["forms"]["xnnpack_int8"] = {"case": os.path.relpath(folder, out), "bytes": len(pte), "quantization": kind,
+                                          "quant_step": step, "max_abs_diff_vs_fp32_eager": eager_diff}
     if onnx:
         path = os.path.join(out, "onnx", name, "model.onnx")
         exporter = export_onnx(module, x, path)
@@ -285,6 +369,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--small", action="store_true", help="reduced-size variants (CI)")
     ap.add_argument("--no-onnx", action="store_true")
     ap.add_argument("--no-xnnpack", action="store_true")
+    ap.add_argument("--no-quant", action="store_true", help="no int8 forms (xnnpack_int8/)")
+    ap.add_argument("--only-quant", action="store_true",
+                    help="write only the int8 forms, keeping the other forms index.json lists")
     args = ap.parse_args(argv)
     names = args.models.split(",") if args.models else list(SPECS)
     for n in names:
@@ -303,7 +390,16 @@ def main(argv: Optional[List[str]] = None) -> int:
     index["torch"] = torch.__version__
     for n in names:
         print(f"realsize: {n}{' (small)' if args.small else ''}", flush=True)
-        e = generate(n, out, args.small, not args.no_onnx, not args.no_xnnpack)
+        if args.only_quant:
+            if n not in QUANT:
+                continue
+            e = generate(n, out, args.small, False, False, True, only_quant=True)
+            old = index["models"].get(n)
+            if old:
+                old["forms"].update(e["forms"])
+                e = old
+        else:
+            e = generate(n, out, args.small, not args.no_onnx, not args.no_xnnpack, not args.no_quant)
         index["models"][n] = e
         print(f"  {e['flops'] / 1e9:.2f} GFLOP, {e['seconds']} s, "
               + ", ".join(f"{k} {v['bytes'] / 1e6:.1f} MB" for k, v in e["forms"].items()), flush=True)

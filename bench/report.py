@@ -4,7 +4,7 @@ from __future__ import annotations
 import copy
 import json
 import os
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from harness import EAGER, ET_C, ET_PY, FORMS, ORT, PTERUN_C, PTERUN_CLI, PTERUN_PY, REPO, RUNTIME_LABELS
 
@@ -374,6 +374,43 @@ def real_cell(mt: Dict[str, Any], form: str, rt: str, notes: Notes) -> str:
     return "**ERROR** " + why[7:] if why.startswith("error: ") else notes.ref(why)
 
 
+def cpu_ratio(mt: Dict[str, Any], a: Tuple[str, str], b: Tuple[str, str]) -> str:
+    x = mt.get("latency", {}).get(a[0], {}).get(a[1], {}).get("cpu_per_call_us")
+    y = mt.get("latency", {}).get(b[0], {}).get(b[1], {}).get("cpu_per_call_us")
+    return f"{x / y:.2f}" if x and y else "n/a"
+
+
+def quantized_table(rs: Dict[str, Any], notes: Notes) -> List[str]:
+    """The int8 forms (bench/realsize.py's xnnpack_int8/): pterun against
+    ExecuTorch's int8 XNNPACK on the same file, and against pterun's fp32."""
+    rows = []
+    for name, m in rs["models"].items():
+        for t, mt in sorted(m["threads"].items(), key=lambda kv: int(kv[0])):
+            if "quantized" not in mt.get("status", {}) or not mt["status"]["quantized"]:
+                continue
+            r = mt.get("ratios", {})
+            qf = r.get("quantized_vs_pterun_fp32") or {}
+            fp32 = qf.get("fp32_form")
+            speed = f"{1 / qf['median']:.2f}×" if qf.get("median") else "n/a"
+            rows.append([name, t, real_cell(mt, "quantized", PTERUN_C, notes),
+                         real_cell(mt, "quantized", ET_C, notes),
+                         ratio(r.get("quantized_vs_executorch_quantized")),
+                         cpu_ratio(mt, ("quantized", PTERUN_C), ("quantized", ET_C)),
+                         fp32 or "n/a", ratio(r.get("quantized_vs_pterun_fp32")),
+                         cpu_ratio(mt, ("quantized", PTERUN_C), (fp32, PTERUN_C)) if fp32 else "n/a", speed])
+    if not rows:
+        return []
+    return ["### Quantized (int8) forms", "",
+            "PT2E `XNNPACKQuantizer` int8 (static per-channel for the CNNs and ViT, dynamic activations for "
+            "BERT's linears), XNNPACK-delegated; the same file on both runtimes. Cells: wall median / CPU per "
+            "call, ms. Ratios: per-round wall-time ratios, median (min–max), and the same from CPU time per "
+            "call (on this shared machine the CPU column is the one to trust); < 1: pterun faster. pterun "
+            "int8 / pterun fp32 compares with pterun's fastest fp32 form of the same model (target: "
+            "int8 at least 2× faster, i.e. ≤ 0.50).", ""] + table(
+        ["model", "threads", "pterun int8", "ExecuTorch int8", "pterun int8 / ExecuTorch int8", "same, CPU",
+         "pterun fp32 form", "pterun int8 / pterun fp32", "same, CPU", "int8 speed-up (wall)"], rows)
+
+
 def realsize_section(res: Dict[str, Any], notes: Notes) -> List[str]:
     rs = res.get("realsize")
     if not rs:
@@ -433,6 +470,7 @@ def realsize_section(res: Dict[str, Any], notes: Notes) -> List[str]:
         t0, t1 = sp[0][1]["threads"]
         out += [f"pterun's best form, {t1} threads against {t0} (wall): " +
                 ", ".join(f"{n} {x['best']:.2f}×" for n, x in sp) + ".", ""]
+    out += quantized_table(rs, notes)
     out += ["### % of measured sgemm peak", "",
             "FLOPs of the eager module (torch's FlopCounterMode: matrix products and convolutions, 2 per "
             "multiply-add) over each runtime's fastest form's wall median, against this machine's measured "
@@ -456,8 +494,10 @@ def realsize_section(res: Dict[str, Any], notes: Notes) -> List[str]:
             "parentheses the part the model added (peak minus the driver's start-up).", ""]
     rows = []
     for name, m in rs["models"].items():
-        for form in FORMS:
+        for form in FORMS + ("quantized",):
             ld, mem = m.get("load", {}).get(form, {}), m.get("memory", {}).get(form, {})
+            if form == "quantized" and not ld and not mem:
+                continue
             base = rs.get("memory_baseline_kb", {}).get("c_kb", 0)
             cells = []
             for rt in (PTERUN_C, ET_C):

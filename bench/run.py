@@ -309,11 +309,13 @@ def measure_case(case: H.Case, workers: Dict[str, Worker], paths: Dict[str, str]
 
 
 def measure_load_times(case: H.Case, workers: Dict[str, Worker], status: Dict[str, Dict[str, str]],
-                       rounds: int) -> Dict[str, Any]:
+                       rounds: int, forms: Tuple[str, ...] = FORMS) -> Dict[str, Any]:
     """Program + method load, interleaved between runtimes (3 loads per runtime per round)."""
     out: Dict[str, Any] = {}
-    for form in FORMS:
+    for form in forms:
         prog = case.forms.get(form)
+        if prog is None:
+            continue
         rts = [rt for rt in LOADED_RUNTIMES if status[form].get(rt) == "ok"]
         samples: Dict[str, Tuple[List[float], List[float]]] = {rt: ([], []) for rt in rts}
         for r in range(rounds):
@@ -714,6 +716,10 @@ def roofline(results: Dict[str, Any]) -> Dict[str, Any]:
 # ---------------------------------------------------------------------------
 
 REAL_PEERS = (PTERUN_C, ET_C, EAGER, ORT)
+# The int8 form (bench/realsize.py's xnnpack_int8/) is timed beside the fp32
+# ones but kept out of "best form": int8 against fp32 is its own ratio.
+QUANT_FORM = "quantized"
+REAL_FORMS = FORMS + (QUANT_FORM,)
 
 
 def real_workers(paths: Dict[str, str], args: argparse.Namespace, threads: int, avail: Dict[str, str],
@@ -747,7 +753,7 @@ def measure_real_case(case: H.Case, onnx: Optional[str], workers: Dict[str, Work
     against eager's expected output, then timed interleaved; wall time per call
     and the worker process's CPU time per call."""
     env = runtime_env(threads)
-    status: Dict[str, Dict[str, str]] = {"nondelegated": {}, "delegated": {}, "eager": {}, "onnx": {}}
+    status: Dict[str, Dict[str, str]] = {f: {} for f in REAL_FORMS + ("eager", "onnx")}
     entries: List[Entry] = []
     loaded: List[Tuple[Worker, str]] = []
 
@@ -774,7 +780,7 @@ def measure_real_case(case: H.Case, onnx: Optional[str], workers: Dict[str, Work
                     entries.append(Entry(rt, form, w, mid))
 
     single: Dict[str, Dict[str, float]] = {}
-    for form in FORMS:
+    for form in REAL_FORMS:
         for rt in (PTERUN_C, ET_C):
             add(rt, form, case.forms.get(form))
     plain = case.forms.get("nondelegated")
@@ -803,8 +809,9 @@ def measure_real_case(case: H.Case, onnx: Optional[str], workers: Dict[str, Work
 
 
 def real_best(mt: Dict[str, Any], rt: str) -> Optional[Tuple[str, Dict[str, Any]]]:
-    """A runtime's fastest form (by median) at one thread setting."""
-    cands = [(x["median_us"], f, x) for f, by in mt.get("latency", {}).items() for r, x in by.items() if r == rt]
+    """A runtime's fastest fp32 form (by median) at one thread setting."""
+    cands = [(x["median_us"], f, x) for f, by in mt.get("latency", {}).items() for r, x in by.items()
+             if r == rt and f != QUANT_FORM]
     if not cands:
         return None
     _, form, x = min(cands, key=lambda c: c[0])
@@ -826,6 +833,13 @@ def derive_real_ratios(mt: Dict[str, Any]) -> Dict[str, Any]:
     a, b = lat(mt, "nondelegated", PTERUN_C), lat(mt, "nondelegated", ET_C)
     r["nondelegated_vs_executorch_nondelegated"] = H.paired_ratio(a["round_medians_ns"], b["round_medians_ns"]) \
         if a and b else None
+    # int8: against ExecuTorch's int8 XNNPACK on the same file, and against
+    # pterun's own fastest fp32 form of the same model (the ">= 2x" target).
+    q, e = lat(mt, QUANT_FORM, PTERUN_C), lat(mt, QUANT_FORM, ET_C)
+    r["quantized_vs_executorch_quantized"] = H.paired_ratio(q["round_medians_ns"], e["round_medians_ns"]) \
+        if q and e else None
+    pr = H.paired_ratio(q["round_medians_ns"], p[1]["round_medians_ns"]) if q and p else None
+    r["quantized_vs_pterun_fp32"] = dict(pr, fp32_form=p[0]) if pr else None
     return r
 
 
@@ -836,9 +850,9 @@ def real_memory_and_load(case: H.Case, status: Dict[str, Dict[str, str]], worker
     fresh process each), pterun C vs ExecuTorch C++, both forms."""
     # Loading executes nothing: a form too slow to time still has a load time.
     loadable = {f: {rt: "ok" if v.startswith("not timed") else v for rt, v in by.items()} for f, by in status.items()}
-    load = measure_load_times(case, workers, loadable, 4)
+    load = measure_load_times(case, workers, loadable, 4, REAL_FORMS)
     mem: Dict[str, Any] = {}
-    for form in FORMS:
+    for form in REAL_FORMS:
         for rt in (PTERUN_C, ET_C):
             if status[form].get(rt) != "ok":
                 continue

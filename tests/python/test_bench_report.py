@@ -27,7 +27,8 @@ def lat(ms_rounds, cpu_ms=None):
 def model_thread(scale):
     latency = {"nondelegated": {PTERUN_C: lat([20 * scale] * 3, 19 * scale), ET_C: lat([40 * scale] * 3)},
                "delegated": {PTERUN_C: lat([30 * scale] * 3), ET_C: lat([15 * scale] * 3)},
-               "eager": {EAGER: lat([25 * scale] * 3)}, "onnx": {ORT: lat([10 * scale] * 3)}}
+               "eager": {EAGER: lat([25 * scale] * 3)}, "onnx": {ORT: lat([10 * scale] * 3)},
+               "quantized": {PTERUN_C: lat([8 * scale] * 3, 6 * scale), ET_C: lat([10 * scale] * 3, 12 * scale)}}
     status = {f: {rt: "ok" for rt in by} for f, by in latency.items()}
     return {"status": status, "latency": latency}
 
@@ -98,3 +99,17 @@ def test_a_form_too_slow_to_time_shows_its_single_call():
     assert report.real_cell(mt, "nondelegated", ET_C, report.Notes()) == "9500.0 (once) [not timed]"
     # ExecuTorch's best is then its delegated form.
     assert run.derive_real_ratios(mt)["best_vs_executorch"]["peer_form"] == "delegated"
+
+
+def test_int8_form_has_its_own_ratios_and_table(results):
+    r = results["realsize"]["models"]["resnet18"]["threads"]["1"]["ratios"]
+    # The 8 ms int8 form is not pterun's "best form" (fp32 against fp32)...
+    assert r["best_vs_executorch"]["pterun_form"] == "nondelegated"
+    # ...it is compared with ExecuTorch's int8 and with pterun's fastest fp32 (20 ms).
+    assert r["quantized_vs_executorch_quantized"]["median"] == pytest.approx(0.8)
+    assert r["quantized_vs_pterun_fp32"]["median"] == pytest.approx(0.4)
+    assert r["quantized_vs_pterun_fp32"]["fp32_form"] == "nondelegated"
+    md = report.markdown(results)
+    assert "### Quantized (int8) forms" in md
+    # wall / CPU cells, int8 vs ExecuTorch int8 (wall, CPU 6/12), vs fp32 (wall, CPU 6/19), speed-up.
+    assert "| resnet18 | 1 | 8.0 / 6.0 | 10.0 / 12.0 | **0.80** (0.80–0.80) | 0.50 | nondelegated | **0.40** (0.40–0.40) | 0.32 | 2.50× |" in md
