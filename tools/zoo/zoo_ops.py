@@ -1055,10 +1055,10 @@ def _dtype_cases(only_measured: bool) -> None:
 
 
 # base case -> the dtypes of its variants that ExecuTorch's kernels take
-# (its runtime ran them). Complex (c64, c128): ExecuTorch also runs div,
+# (its runtime ran them). Complex (c64, c128): ExecuTorch also runs
 # sum.dim_IntList and bmm on them, which pterun's kernels do not take yet;
-# add and sub run on the parts, mul and abs have their own loops, the others
-# here move elements. Left out although ExecuTorch runs them: uint8
+# add and sub run on the parts, mul, abs and div have their own loops, the
+# others here move elements. Left out although ExecuTorch runs them: uint8
 # upsample_bilinear2d and _upsample_bilinear2d_aa, where eager computes in
 # fixed point over separable passes (ExecuTorch disagrees with eager too)
 # and pterun refuses uint8.
@@ -1075,7 +1075,7 @@ DTYPE_PAIRS: dict = {
     "clone_f32": "f16 bf16 u8 i8 i16 c64 c128", "constant_pad_1d_f32": "f16 bf16 u8 i8 i16",
     "conv2d_f32": "f16 bf16 u8 i8 i16", "copy_broadcast_f32": "f16 bf16 u8 i8 i16",
     "copy_inplace_f32": "f16 u8 i8 i16 c64 c128", "cos_f32": "f16 bf16 u8 i8 i16", "cosh_f32": "f16 bf16 u8 i8 i16",
-    "cumsum_f32": "f16 bf16 u8 i8 i16", "diagonal_f32": "f16 bf16 u8 i8 i16", "div_f32": "f16 bf16 u8 i8 i16",
+    "cumsum_f32": "f16 bf16 u8 i8 i16", "diagonal_f32": "f16 bf16 u8 i8 i16", "div_f32": "f16 bf16 u8 i8 i16 c64 c128",
     "div_scalar_mode_floor_f32": "f16 bf16 u8 i8 i16", "div_scalar_overload_f32": "f16 bf16 u8 i8 i16",
     "div_trunc_f32": "f16 bf16 u8 i8 i16", "elu_f32": "f16 bf16", "embedding_f32": "f16 bf16 u8 i8 i16 c64 c128",
     "eq_f32": "f16 bf16 u8 i8 i16", "eq_scalar_f32": "f16 bf16 u8 i8 i16", "erf_f32": "f16 bf16 u8 i8 i16",
