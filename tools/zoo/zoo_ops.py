@@ -1055,10 +1055,10 @@ def _dtype_cases(only_measured: bool) -> None:
 
 
 # base case -> the dtypes of its variants that ExecuTorch's kernels take
-# (its runtime ran them). Complex (c64, c128): ExecuTorch also runs
-# sum.dim_IntList and bmm on them, which pterun's kernels do not take yet;
-# add and sub run on the parts, mul, abs and div have their own loops, the
-# others here move elements. Left out although ExecuTorch runs them: uint8
+# (its runtime ran them). Complex (c64, c128): ExecuTorch also runs bmm on
+# them, which pterun's kernels do not take yet; add and sub run on the
+# parts, mul, abs, div and sum.dim_IntList have their own loops, the others
+# here move elements. Left out although ExecuTorch runs them: uint8
 # upsample_bilinear2d and _upsample_bilinear2d_aa, where eager computes in
 # fixed point over separable passes (ExecuTorch disagrees with eager too)
 # and pterun refuses uint8.
@@ -1120,7 +1120,7 @@ DTYPE_PAIRS: dict = {
     "split_tensor_f32": "f16 bf16 u8 i8 i16", "split_with_sizes_f32": "f16 bf16 u8 i8 i16",
     "sqrt_f32": "f16 bf16 u8 i8 i16", "squeeze_copy_dim_f32": "f16 bf16 u8 i8 i16 c64 c128",
     "squeeze_dim_f32": "f16 bf16 u8 i8 i16", "stack_kept_f32": "f16 bf16 u8 i8 i16", "sub_f32": "f16 bf16 u8 i8 i16 c64 c128",
-    "sub_scalar_overload_f32": "f16 bf16 u8 i8 i16", "sum_dim_f32": "f16 bf16 u8 i8 i16",
+    "sub_scalar_overload_f32": "f16 bf16 u8 i8 i16", "sum_dim_f32": "f16 bf16 u8 i8 i16 c64 c128",
     "t_f32": "f16 bf16 u8 i8 i16", "tan_f32": "f16 bf16 u8 i8 i16", "tanh_f32": "f16 bf16 u8 i8 i16",
     "to_f64_to_f32": "f16 bf16 u8 i8 i16", "topk_f32": "f16 bf16 u8 i8 i16",
     "transpose_kept_f32": "f16 bf16 u8 i8 i16", "tril_f32": "f16 bf16 u8 i8 i16", "trunc_f32": "f16 bf16 u8 i8 i16",
