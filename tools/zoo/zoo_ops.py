@@ -1055,10 +1055,9 @@ def _dtype_cases(only_measured: bool) -> None:
 
 
 # base case -> the dtypes of its variants that ExecuTorch's kernels take
-# (its runtime ran them). Complex (c64, c128): ExecuTorch also runs bmm on
-# them, which pterun's kernels do not take yet; add and sub run on the
-# parts, mul, abs, div and sum.dim_IntList have their own loops, the others
-# here move elements. Left out although ExecuTorch runs them: uint8
+# (its runtime ran them). Complex (c64, c128): add and sub run on the
+# parts, mul, abs, div, sum.dim_IntList and bmm have their own loops, the
+# others here move elements. Left out although ExecuTorch runs them: uint8
 # upsample_bilinear2d and _upsample_bilinear2d_aa, where eager computes in
 # fixed point over separable passes (ExecuTorch disagrees with eager too)
 # and pterun refuses uint8.
@@ -1070,7 +1069,7 @@ DTYPE_PAIRS: dict = {
     "argmin_dim_f32": "f16 bf16 u8 i8 i16", "as_strided_f32": "f16 bf16 u8 i8 i16", "asin_f32": "f16 bf16 u8 i8 i16",
     "asinh_f32": "f16 bf16 u8 i8 i16", "atan2_f32": "f16 bf16 u8 i8 i16", "atan_f32": "f16 bf16 u8 i8 i16",
     "atanh_f32": "f16 bf16 u8 i8 i16", "avg_pool2d_f32": "f16 bf16", "batch_norm_f32": "f16 bf16",
-    "batch_norm_no_stats_f32": "f16 bf16", "bmm_f32": "f16 bf16 u8 i8 i16", "cat_dim0_f32": "f16 bf16 u8 i8 i16 c64 c128",
+    "batch_norm_no_stats_f32": "f16 bf16", "bmm_f32": "f16 bf16 u8 i8 i16 c64 c128", "cat_dim0_f32": "f16 bf16 u8 i8 i16 c64 c128",
     "ceil_f32": "f16 bf16 u8 i8 i16", "clamp_f32": "f16 bf16 u8 i8 i16", "clamp_tensor_f32": "f16 bf16 u8 i8 i16",
     "clone_f32": "f16 bf16 u8 i8 i16 c64 c128", "constant_pad_1d_f32": "f16 bf16 u8 i8 i16",
     "conv2d_f32": "f16 bf16 u8 i8 i16", "copy_broadcast_f32": "f16 bf16 u8 i8 i16",
