@@ -1055,10 +1055,9 @@ def _dtype_cases(only_measured: bool) -> None:
 
 
 # base case -> the dtypes of its variants that ExecuTorch's kernels take
-# (its runtime ran them). Complex (c64, c128): ExecuTorch also runs div,
-# sum.dim_IntList and bmm on them, which pterun's kernels do not take yet;
-# add and sub run on the parts, mul and abs have their own loops, the others
-# here move elements. Left out although ExecuTorch runs them: uint8
+# (its runtime ran them). Complex (c64, c128): add and sub run on the
+# parts, mul, abs, div, sum.dim_IntList and bmm have their own loops, the
+# others here move elements. Left out although ExecuTorch runs them: uint8
 # upsample_bilinear2d and _upsample_bilinear2d_aa, where eager computes in
 # fixed point over separable passes (ExecuTorch disagrees with eager too)
 # and pterun refuses uint8.
@@ -1070,12 +1069,12 @@ DTYPE_PAIRS: dict = {
     "argmin_dim_f32": "f16 bf16 u8 i8 i16", "as_strided_f32": "f16 bf16 u8 i8 i16", "asin_f32": "f16 bf16 u8 i8 i16",
     "asinh_f32": "f16 bf16 u8 i8 i16", "atan2_f32": "f16 bf16 u8 i8 i16", "atan_f32": "f16 bf16 u8 i8 i16",
     "atanh_f32": "f16 bf16 u8 i8 i16", "avg_pool2d_f32": "f16 bf16", "batch_norm_f32": "f16 bf16",
-    "batch_norm_no_stats_f32": "f16 bf16", "bmm_f32": "f16 bf16 u8 i8 i16", "cat_dim0_f32": "f16 bf16 u8 i8 i16 c64 c128",
+    "batch_norm_no_stats_f32": "f16 bf16", "bmm_f32": "f16 bf16 u8 i8 i16 c64 c128", "cat_dim0_f32": "f16 bf16 u8 i8 i16 c64 c128",
     "ceil_f32": "f16 bf16 u8 i8 i16", "clamp_f32": "f16 bf16 u8 i8 i16", "clamp_tensor_f32": "f16 bf16 u8 i8 i16",
     "clone_f32": "f16 bf16 u8 i8 i16 c64 c128", "constant_pad_1d_f32": "f16 bf16 u8 i8 i16",
     "conv2d_f32": "f16 bf16 u8 i8 i16", "copy_broadcast_f32": "f16 bf16 u8 i8 i16",
     "copy_inplace_f32": "f16 u8 i8 i16 c64 c128", "cos_f32": "f16 bf16 u8 i8 i16", "cosh_f32": "f16 bf16 u8 i8 i16",
-    "cumsum_f32": "f16 bf16 u8 i8 i16", "diagonal_f32": "f16 bf16 u8 i8 i16", "div_f32": "f16 bf16 u8 i8 i16",
+    "cumsum_f32": "f16 bf16 u8 i8 i16", "diagonal_f32": "f16 bf16 u8 i8 i16", "div_f32": "f16 bf16 u8 i8 i16 c64 c128",
     "div_scalar_mode_floor_f32": "f16 bf16 u8 i8 i16", "div_scalar_overload_f32": "f16 bf16 u8 i8 i16",
     "div_trunc_f32": "f16 bf16 u8 i8 i16", "elu_f32": "f16 bf16", "embedding_f32": "f16 bf16 u8 i8 i16 c64 c128",
     "eq_f32": "f16 bf16 u8 i8 i16", "eq_scalar_f32": "f16 bf16 u8 i8 i16", "erf_f32": "f16 bf16 u8 i8 i16",
@@ -1120,7 +1119,7 @@ DTYPE_PAIRS: dict = {
     "split_tensor_f32": "f16 bf16 u8 i8 i16", "split_with_sizes_f32": "f16 bf16 u8 i8 i16",
     "sqrt_f32": "f16 bf16 u8 i8 i16", "squeeze_copy_dim_f32": "f16 bf16 u8 i8 i16 c64 c128",
     "squeeze_dim_f32": "f16 bf16 u8 i8 i16", "stack_kept_f32": "f16 bf16 u8 i8 i16", "sub_f32": "f16 bf16 u8 i8 i16 c64 c128",
-    "sub_scalar_overload_f32": "f16 bf16 u8 i8 i16", "sum_dim_f32": "f16 bf16 u8 i8 i16",
+    "sub_scalar_overload_f32": "f16 bf16 u8 i8 i16", "sum_dim_f32": "f16 bf16 u8 i8 i16 c64 c128",
     "t_f32": "f16 bf16 u8 i8 i16", "tan_f32": "f16 bf16 u8 i8 i16", "tanh_f32": "f16 bf16 u8 i8 i16",
     "to_f64_to_f32": "f16 bf16 u8 i8 i16", "topk_f32": "f16 bf16 u8 i8 i16",
     "transpose_kept_f32": "f16 bf16 u8 i8 i16", "tril_f32": "f16 bf16 u8 i8 i16", "trunc_f32": "f16 bf16 u8 i8 i16",
