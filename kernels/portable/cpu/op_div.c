@@ -47,37 +47,6 @@ static void div_complex1(double ar, double ai, double br, double bi, double *cr,
   }
 }
 
-/* Complex self / other, both of out's dtype, broadcasting like the real path. */
-static pte_status div_complex(pte_kernel_ctx *ctx, pte_value **args) {
-  pte_tensor *a, *b, *out;
-  K_CHECK(k_tensor(ctx, args, 0, &a));
-  K_CHECK(k_tensor(ctx, args, 1, &b));
-  K_CHECK(k_tensor(ctx, args, 2, &out));
-  if (a->dtype != out->dtype || b->dtype != out->dtype)
-    return K_FAIL("complex division needs tensors of out's dtype (%s)", pte_dtype_name(out->dtype));
-  K_CHECK(k_has_data(ctx, a, "self"));
-  K_CHECK(k_has_data(ctx, b, "other"));
-  const pte_tensor *ts[2] = {a, b};
-  int32_t dim = 0;
-  int64_t sizes[PTE_MAX_DIM], sa[PTE_MAX_DIM], sb[PTE_MAX_DIM];
-  K_CHECK(k_broadcast_shape(ctx, ts, 2, &dim, sizes));
-  K_CHECK(k_out(ctx, out, dim, sizes));
-  k_broadcast_strides(a, dim, sizes, sa);
-  k_broadcast_strides(b, dim, sizes, sb);
-  int32_t part = k_complex_part(out->dtype);
-  int64_t n = pte_tensor_numel(out);
-  for (int64_t i = 0; i < n; i++) {
-    int64_t ia = 2 * k_offset(dim, sizes, sa, i), ib = 2 * k_offset(dim, sizes, sb, i);
-    int64_t io = 2 * k_offset(dim, sizes, out->strides, i);
-    double cr, ci;
-    div_complex1(k_get_d(a->data, part, ia), k_get_d(a->data, part, ia + 1), k_get_d(b->data, part, ib),
-                 k_get_d(b->data, part, ib + 1), &cr, &ci);
-    k_set_d(out->data, part, io, cr);
-    k_set_d(out->data, part, io + 1, ci);
-  }
-  return PTE_OK;
-}
-
 typedef enum div_mode { DIV_TRUE, DIV_TRUNC, DIV_FLOOR } div_mode;
 
 static pte_status div_run(pte_kernel_ctx *ctx, pte_value **args, bool scalar, div_mode mode,
@@ -118,7 +87,7 @@ static pte_status read_mode(pte_kernel_ctx *ctx, pte_value **args, int32_t i, di
 static pte_status div_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
   K_CHECK(k_nargs(ctx, nargs, 4));
   if (args[0] && args[0]->tag == PTE_TAG_TENSOR && k_is_complex(args[0]->u.tensor->dtype))
-    return div_complex(ctx, args);
+    return ew_complex_binary(ctx, args, div_complex1);
   return div_run(ctx, args, false, DIV_TRUE, 2);
 }
 

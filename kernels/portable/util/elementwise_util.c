@@ -366,3 +366,33 @@ pte_status ew_binary(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs, bool 
   if (flags & EW_FLOAT) common = ew_int_to_float(common);
   return ew_run(ctx, ops, 2, out, common, (flags & EW_PRED) ? K_BOOL : k_ctype_of(common), fns, p);
 }
+
+pte_status ew_complex_binary(pte_kernel_ctx *ctx, pte_value **args, ew_complex_fn op) {
+  pte_tensor *a, *b, *out;
+  K_CHECK(k_tensor(ctx, args, 0, &a));
+  K_CHECK(k_tensor(ctx, args, 1, &b));
+  K_CHECK(k_tensor(ctx, args, 2, &out));
+  if (a->dtype != out->dtype || b->dtype != out->dtype)
+    return K_FAIL("complex inputs need tensors of out's dtype (%s)", pte_dtype_name(out->dtype));
+  K_CHECK(k_has_data(ctx, a, "self"));
+  K_CHECK(k_has_data(ctx, b, "other"));
+  const pte_tensor *ts[2] = {a, b};
+  int32_t dim = 0;
+  int64_t sizes[PTE_MAX_DIM], sa[PTE_MAX_DIM], sb[PTE_MAX_DIM];
+  K_CHECK(k_broadcast_shape(ctx, ts, 2, &dim, sizes));
+  K_CHECK(k_out(ctx, out, dim, sizes));
+  k_broadcast_strides(a, dim, sizes, sa);
+  k_broadcast_strides(b, dim, sizes, sb);
+  const int32_t part = k_complex_part(out->dtype);
+  const int64_t n = pte_tensor_numel(out);
+  for (int64_t i = 0; i < n; i++) {
+    int64_t ia = 2 * k_offset(dim, sizes, sa, i), ib = 2 * k_offset(dim, sizes, sb, i);
+    int64_t io = 2 * k_offset(dim, sizes, out->strides, i);
+    double cr, ci;
+    op(k_get_d(a->data, part, ia), k_get_d(a->data, part, ia + 1), k_get_d(b->data, part, ib),
+       k_get_d(b->data, part, ib + 1), &cr, &ci);
+    k_set_d(out->data, part, io, cr);
+    k_set_d(out->data, part, io + 1, ci);
+  }
+  return PTE_OK;
+}

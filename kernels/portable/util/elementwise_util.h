@@ -88,6 +88,12 @@ pte_status ew_unary(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs, const 
 /* Binary op: args = (self, other, out, ret), where self and/or other are
  * Scalars when self_scalar/other_scalar say so. The common dtype is
  * result_type(self, other) (adjusted by EW_FLOAT). */
+/* Complex self (args[0]) op other (args[1]) into out (args[2]), all three of
+ * one complex dtype, broadcasting like the real path; each element in
+ * double (so float parts round once) by op(ar, ai, br, bi, &cr, &ci). */
+typedef void (*ew_complex_fn)(double ar, double ai, double br, double bi, double *cr, double *ci);
+pte_status ew_complex_binary(pte_kernel_ctx *ctx, pte_value **args, ew_complex_fn op);
+
 pte_status ew_binary(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs, bool self_scalar,
                      bool other_scalar, const k_row_fns *fns, unsigned flags, k_params *p);
 
