@@ -107,40 +107,81 @@ def test_backend_is_available():  # test_backend_pybinding.py: test_backend_is_a
     assert not reg.is_available(backend_name="NonExistBackend")
 
 
-class _Mlp(torch.nn.Module):
+# test_runtime_xnnpack.py's seven models, each small and seeded. The lowered
+# program must hold an XNNPACK delegate, so a partitioner that took nothing
+# (the portable kernels running it all) does not pass as the backend's test.
+class _Add(torch.nn.Module):
+    def forward(self, x, y):
+        return x + y
+
+
+class _ClassifierHead(torch.nn.Module):
     def __init__(self):
         super().__init__()
-        torch.manual_seed(0)
-        self.net = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 4))
+        self.pool = torch.nn.AdaptiveAvgPool2d(1)
+        self.fc = torch.nn.Linear(12, 5)
 
     def forward(self, x):
-        return self.net(x)
+        return self.fc(self.pool(x).flatten(1))
 
 
-class _ConvRelu(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
+def _seeded(make):
+    def build():
         torch.manual_seed(0)
-        self.conv = torch.nn.Conv2d(3, 4, 3, padding=1)
-
-    def forward(self, x):
-        return torch.relu(self.conv(x))
+        return make()
+    return build
 
 
-@pytest.mark.parametrize("model,shape", [(_Mlp, (2, 8)), (_ConvRelu, (1, 3, 8, 8))],
-                         ids=["mlp", "conv2d_relu"])
-def test_xnnpack(model, shape, tmp_path):  # test_runtime_xnnpack.py: test_mlp, test_conv2d_relu
+def _conv_bn():
+    m = torch.nn.Sequential(torch.nn.Conv2d(3, 6, 3, padding=1), torch.nn.BatchNorm2d(6), torch.nn.ReLU())
+    with torch.no_grad():  # non-trivial running statistics, so folding them wrongly shows
+        m[1].running_mean.uniform_(-0.5, 0.5)
+        m[1].running_var.uniform_(0.5, 2.0)
+        m[1].weight.uniform_(0.5, 1.5)
+        m[1].bias.uniform_(-0.5, 0.5)
+    return m
+
+
+_XNN_CASES = {  # test name: (model, input shapes, tolerance)
+    "add": (_Add, [(2, 3), (2, 3)], 1e-4),
+    "linear": (_seeded(lambda: torch.nn.Linear(10, 6)), [(3, 10)], 1e-4),
+    "conv2d_relu": (_seeded(lambda: torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3, padding=1), torch.nn.ReLU())),
+                    [(1, 3, 8, 8)], 1e-3),
+    "mlp": (_seeded(lambda: torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 4))),
+            [(2, 8)], 1e-3),
+    "conv_bn": (_seeded(_conv_bn), [(1, 3, 6, 6)], 1e-3),
+    "depthwise_separable_conv": (_seeded(lambda: torch.nn.Sequential(
+        torch.nn.Conv2d(8, 8, 3, padding=1, groups=8), torch.nn.ReLU(),
+        torch.nn.Conv2d(8, 12, 1), torch.nn.ReLU())), [(1, 8, 6, 6)], 1e-3),
+    "classifier_head": (_seeded(_ClassifierHead), [(1, 12, 5, 5)], 1e-3),
+}
+
+
+@pytest.mark.parametrize("name", list(_XNN_CASES))
+def test_xnnpack(name, tmp_path, monkeypatch):  # test_runtime_xnnpack.py: the test_<name> of each case
     from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
     from executorch.exir import EdgeCompileConfig, to_edge_transform_and_lower
     from torch.export import export
 
+    model, shapes, tol = _XNN_CASES[name]
     m = model().eval()
-    x = torch.randn(*shape)
+    torch.manual_seed(1)
+    inputs = tuple(torch.randn(*s) for s in shapes)
     with torch.no_grad():
-        et = to_edge_transform_and_lower(export(m, (x,), strict=True),
+        et = to_edge_transform_and_lower(export(m, inputs, strict=True),
                                          compile_config=EdgeCompileConfig(_check_ir_validity=False),
                                          partitioner=[XnnpackPartitioner()]).to_executorch()
+        delegates = [d.id for d in et.executorch_program.execution_plan[0].delegates]
+        assert delegates and set(delegates) == {"XnnpackBackend"}
         (tmp_path / "m.pte").write_bytes(et.buffer)
-        out = Runtime.get().load_program(tmp_path / "m.pte", verification=Verification.Minimal) \
-            .load_method("forward").execute((x,))
-        assert torch.allclose(out[0], m(x), atol=1e-4)
+        expected = m(*inputs)
+        # (ours) again with the delegate on pterun's own kernels wherever it
+        # has them: the variable is read when a delegate is initialised.
+        for native in ("0", "1"):
+            monkeypatch.setenv("PTERUN_XNNPACK_NATIVE", native)
+            method = Runtime.get().load_program(tmp_path / "m.pte", verification=Verification.Minimal) \
+                .load_method("forward")
+            assert method is not None
+            out = method.execute(inputs)
+            assert len(out) == 1
+            torch.testing.assert_close(out[0], expected, atol=tol, rtol=tol)
