@@ -10,6 +10,8 @@
 #if defined(__AVXVNNI__)
 #include <immintrin.h>
 
+#include "qgemm_ymm.h"
+
 #define MR 3
 
 void k_qukr_avxvnni(const k_qtile *t) {
@@ -69,26 +71,6 @@ void k_qukr_avxvnni(const k_qtile *t) {
       f[i][1] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(acc[i][1]), sc1, f[i][1]);
     }
   }
-  const float *bias = k_qbias(p, t->panel);
-  const __m256 b0 = _mm256_loadu_ps(bias), b1 = _mm256_loadu_ps(bias + 8);
-  const __m256 lo = _mm256_set1_ps(t->lo), hi = _mm256_set1_ps(t->hi);
-  for (int i = 0; i < t->mr; i++) {
-    const __m256 sa = _mm256_set1_ps(t->qp[i].scale);
-    __m256 v0 = _mm256_fmadd_ps(f[i][0], sa, b0), v1 = _mm256_fmadd_ps(f[i][1], sa, b1);
-    if (t->clamp) {
-      v0 = _mm256_min_ps(_mm256_max_ps(v0, lo), hi);
-      v1 = _mm256_min_ps(_mm256_max_ps(v1, lo), hi);
-    }
-    float *c = t->c + i * t->sc;
-    if (t->nc == K_QNR) {
-      _mm256_storeu_ps(c, v0);
-      _mm256_storeu_ps(c + 8, v1);
-    } else {
-      float tmp[K_QNR];
-      _mm256_storeu_ps(tmp, v0);
-      _mm256_storeu_ps(tmp + 8, v1);
-      memcpy(c, tmp, sizeof(float) * (size_t)t->nc);
-    }
-  }
+  k_qstore_ymm(t, f);
 }
 #endif
