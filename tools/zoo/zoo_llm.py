@@ -308,6 +308,48 @@ def export_tiny_llama(out_dir: str, recipe: str = "portable", quant: Optional[st
         f.write("\n")
 
 
+# The same Qwen3-style model through transformers' own ExecuTorch integration
+# (zoo/llm/tiny_qwen_hf): convert_and_export_with_cache (a static KV cache as
+# mutated buffers, one token and its position per call, plain aten sdpa),
+# then to_edge and to_executorch here, portable kernels, no metadata methods;
+# eager greedy tokens:
+#   <exporter-venv>/bin/python tools/zoo/zoo_llm.py --model zoo/llm/tiny_qwen_hf --arch qwen --integration transformers
+def export_tiny_hf(out_dir: str, arch: str = "qwen") -> None:
+    import json
+    import os
+
+    from executorch.exir import to_edge
+    from transformers import GenerationConfig
+    from transformers.integrations.executorch import convert_and_export_with_cache
+
+    os.makedirs(out_dir, exist_ok=True)
+    tok, model, bos, eos, what = _tiny_model(arch, out_dir, None)
+    model.generation_config = GenerationConfig(use_cache=True, cache_implementation="static", max_length=TINY_MAX_SEQ,
+                                               cache_config={"batch_size": 1, "max_cache_len": TINY_MAX_SEQ},
+                                               bos_token_id=bos, eos_token_id=eos, pad_token_id=eos)
+    ep = convert_and_export_with_cache(model)
+    et = to_edge(ep).to_executorch()
+    with open(os.path.join(out_dir, "model.pte"), "wb") as f:
+        f.write(bytes(et.buffer))
+    cases = []
+    for prompt in TINY_PROMPTS:
+        # no get_bos_id in this program and no bos in the tokenizer: the
+        # prompt alone, as Qwen's own tokenizer adds none
+        ids = tok.encode(prompt, add_special_tokens=False).ids
+        with torch.no_grad():
+            out = model.generate(torch.tensor([ids]), max_new_tokens=TINY_NEW_TOKENS, do_sample=False,
+                                 eos_token_id=eos, pad_token_id=eos, cache_implementation="dynamic")
+        cases.append({"prompt": prompt, "prompt_ids": ids, "tokens": out[0, len(ids):].tolist()})
+    plan = et.executorch_program.execution_plan[0]
+    ops = sorted({f"{o.name}.{o.overload}" if o.overload else o.name for o in plan.operators})
+    with open(os.path.join(out_dir, "expected.json"), "w") as f:
+        json.dump({"description": f"{what}, exported with transformers' convert_and_export_with_cache (static KV "
+                   "cache, one token per call), to_edge and to_executorch (portable, fp32), eager greedy tokens",
+                   "max_new_tokens": TINY_NEW_TOKENS, "bos": bos, "eos": eos, "operators": ops, "cases": cases},
+                  f, indent=1)
+        f.write("\n")
+
+
 if __name__ == "__main__":
     import argparse
 
@@ -319,5 +361,10 @@ if __name__ == "__main__":
                     help="8da4w: optimum-executorch's --qlinear 8da4w --qembedding 8w (zoo/llm/tiny_llama_8da4w)")
     ap.add_argument("--arch", default="llama", choices=["llama", "qwen"],
                     help="qwen: a Qwen3-style model and tokenizer (zoo/llm/tiny_qwen, with --recipe xnnpack)")
+    ap.add_argument("--integration", default="optimum", choices=["optimum", "transformers"],
+                    help="transformers: transformers.integrations.executorch, portable (zoo/llm/tiny_qwen_hf)")
     a = ap.parse_args()
-    export_tiny_llama(a.model, a.recipe, a.quant, a.arch)
+    if a.integration == "transformers":
+        export_tiny_hf(a.model, a.arch)
+    else:
+        export_tiny_llama(a.model, a.recipe, a.quant, a.arch)
