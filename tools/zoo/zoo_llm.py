@@ -162,7 +162,19 @@ TINY_NEW_TOKENS = 12
 TINY_MAX_SEQ = 48
 
 
-def _train_tiny_tokenizer(out_json: str) -> Any:
+# The Llama-style tokenizer's pre-tokenizer (Llama 3: digits in runs of up to
+# three) and Qwen's (every digit alone); Qwen's real tokenizer.json also has
+# an NFC normalizer, left out here: pterun refuses normalizers and the
+# training text is ASCII, so NFC would be the identity anyway.
+_LLAMA_PAT = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|"
+              r"\s*[\r\n]+|\s+(?!\S)|\s+")
+_QWEN_PAT = _LLAMA_PAT.replace(r"\p{N}{1,3}", r"\p{N}")
+_LLAMA_SPECIALS = ["<|begin_of_text|>", "<|end_of_text|>"]
+_QWEN_SPECIALS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
+
+
+def _train_tiny_tokenizer(out_json: str, pat: str = _LLAMA_PAT, specials: Sequence[str] = _LLAMA_SPECIALS,
+                          vocab: int = 320) -> Any:
     import os
 
     from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
@@ -170,8 +182,6 @@ def _train_tiny_tokenizer(out_json: str) -> Any:
     here = os.path.dirname(os.path.abspath(__file__))
     with open(os.path.join(here, "..", "..", "README.md"), encoding="utf-8") as f:
         text = f.read()[:30000]
-    pat = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|"
-           r"\s*[\r\n]+|\s+(?!\S)|\s+")
     tok = Tokenizer(models.BPE(ignore_merges=True))
     tok.pre_tokenizer = pre_tokenizers.Sequence([
         pre_tokenizers.Split(Regex(pat), behavior="isolated", invert=False),
@@ -179,8 +189,8 @@ def _train_tiny_tokenizer(out_json: str) -> Any:
     tok.decoder = decoders.ByteLevel()
     chunks = [text[i:i + 400] for i in range(0, len(text), 400)]
     tok.train_from_iterator(chunks, trainers.BpeTrainer(
-        vocab_size=320, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-        special_tokens=["<|begin_of_text|>", "<|end_of_text|>"], show_progress=False))
+        vocab_size=vocab, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        special_tokens=list(specials), show_progress=False))
     tok.save(out_json)
     return tok
 
@@ -211,15 +221,32 @@ def _et_greedy(pte: bytes, ids: List[int], n: int, eos: int) -> List[int]:
     return out
 
 
-def export_tiny_llama(out_dir: str, recipe: str = "portable", quant: Optional[str] = None) -> None:
-    import json
+def _tiny_model(arch: str, out_dir: str, quant: Optional[str]) -> Tuple[Any, Any, int, int, str]:
+    """The tokenizer, the random-weight model, bos, eos and a description.
+    llama: Llama 3's tokenizer shape, tied embeddings. qwen: Qwen3 as
+    Qwen3-0.6B is laid out (per-head RMSNorm on q and k, tied embeddings,
+    bos <|endoftext|> and eos <|im_end|>, GQA), hidden 32."""
     import os
-    import tempfile
 
-    from transformers import AutoModelForCausalLM, LlamaConfig, LlamaForCausalLM
+    from transformers import LlamaConfig, LlamaForCausalLM, Qwen3Config, Qwen3ForCausalLM
 
-    os.makedirs(out_dir, exist_ok=True)
-    tok = _train_tiny_tokenizer(os.path.join(out_dir, "tokenizer.json"))
+    qwen = arch == "qwen"
+    # qwen under 150 KB: the tied embedding is stored twice (the embedding,
+    # and the lm_head inside the delegate), so 288 pieces (every byte, the
+    # 3 specials, 29 merges; pterun wants every byte), heads of 4 and an
+    # intermediate of 16
+    tok = _train_tiny_tokenizer(os.path.join(out_dir, "tokenizer.json"),
+                                *((_QWEN_PAT, _QWEN_SPECIALS, 288) if qwen else ()))
+    if qwen:
+        bos, eos = tok.token_to_id("<|endoftext|>"), tok.token_to_id("<|im_end|>")
+        cfg = Qwen3Config(vocab_size=tok.get_vocab_size(), hidden_size=32, intermediate_size=16, num_hidden_layers=2,
+                          num_attention_heads=4, num_key_value_heads=2, head_dim=4,
+                          max_position_embeddings=TINY_MAX_SEQ, bos_token_id=bos, eos_token_id=eos,
+                          tie_word_embeddings=True, rope_theta=1000000.0, initializer_range=0.5)
+        torch.manual_seed(0)
+        return tok, Qwen3ForCausalLM(cfg).eval(), bos, eos, (
+            "random-weight Qwen3-style model (2 layers, hidden 32, 4 heads over 2 kv heads of 4, q/k RMSNorm, "
+            "tied embeddings)")
     bos, eos = tok.token_to_id("<|begin_of_text|>"), tok.token_to_id("<|end_of_text|>")
     cfg = LlamaConfig(vocab_size=tok.get_vocab_size(), hidden_size=32 if quant else 16,
                       intermediate_size=64 if quant else 32, num_hidden_layers=2,
@@ -227,7 +254,20 @@ def export_tiny_llama(out_dir: str, recipe: str = "portable", quant: Optional[st
                       bos_token_id=bos, eos_token_id=eos, tie_word_embeddings=True, rope_theta=10000.0,
                       initializer_range=0.5)  # large weights: varied tokens, so the test can tell
     torch.manual_seed(0)
-    model = LlamaForCausalLM(cfg).eval()
+    return tok, LlamaForCausalLM(cfg).eval(), bos, eos, (
+        f"random-weight Llama-style model (2 layers, hidden {cfg.hidden_size}, 4 heads over 2 kv heads)")
+
+
+def export_tiny_llama(out_dir: str, recipe: str = "portable", quant: Optional[str] = None,
+                      arch: str = "llama") -> None:
+    import json
+    import os
+    import tempfile
+
+    from transformers import AutoModelForCausalLM
+
+    os.makedirs(out_dir, exist_ok=True)
+    tok, model, bos, eos, what = _tiny_model(arch, out_dir, quant)
     with tempfile.TemporaryDirectory() as td:
         model.save_pretrained(td)
         import optimum.exporters.executorch.convert  # noqa: F401  (registers the custom_sdpa attention)
@@ -261,11 +301,52 @@ def export_tiny_llama(out_dir: str, recipe: str = "portable", quant: Optional[st
     ops = sorted({f"{o.name}.{o.overload}" if o.overload else o.name for o in plan.operators})
     delegates = sorted({d.id for d in plan.delegates})
     with open(os.path.join(out_dir, "expected.json"), "w") as f:
-        json.dump({"description": f"random-weight Llama-style model (2 layers, hidden {cfg.hidden_size}, 4 heads over 2 kv heads), "
-                   f"exported with optimum-executorch (custom_sdpa, custom KV cache, dynamic prefill, {recipe}"
+        json.dump({"description": f"{what}, exported with optimum-executorch (custom_sdpa, custom KV cache, dynamic prefill, {recipe}"
                    + (f", {quant}: 8-bit dynamic activations, 4-bit weights in groups of {TINY_QGROUP}, 8-bit "
                       "per-row embeddings), ExecuTorch's greedy tokens" if quant else "), eager greedy tokens"), "max_new_tokens": TINY_NEW_TOKENS, "bos": bos, "eos": eos,
                    "operators": ops, **({"delegates": delegates} if delegates else {}), "cases": cases}, f, indent=1)
+        f.write("\n")
+
+
+# The same Qwen3-style model through transformers' own ExecuTorch integration
+# (zoo/llm/tiny_qwen_hf): convert_and_export_with_cache (a static KV cache as
+# mutated buffers, one token and its position per call, plain aten sdpa),
+# then to_edge and to_executorch here, portable kernels, no metadata methods;
+# eager greedy tokens:
+#   <exporter-venv>/bin/python tools/zoo/zoo_llm.py --model zoo/llm/tiny_qwen_hf --arch qwen --integration transformers
+def export_tiny_hf(out_dir: str, arch: str = "qwen") -> None:
+    import json
+    import os
+
+    from executorch.exir import to_edge
+    from transformers import GenerationConfig
+    from transformers.integrations.executorch import convert_and_export_with_cache
+
+    os.makedirs(out_dir, exist_ok=True)
+    tok, model, bos, eos, what = _tiny_model(arch, out_dir, None)
+    model.generation_config = GenerationConfig(use_cache=True, cache_implementation="static", max_length=TINY_MAX_SEQ,
+                                               cache_config={"batch_size": 1, "max_cache_len": TINY_MAX_SEQ},
+                                               bos_token_id=bos, eos_token_id=eos, pad_token_id=eos)
+    ep = convert_and_export_with_cache(model)
+    et = to_edge(ep).to_executorch()
+    with open(os.path.join(out_dir, "model.pte"), "wb") as f:
+        f.write(bytes(et.buffer))
+    cases = []
+    for prompt in TINY_PROMPTS:
+        # no get_bos_id in this program and no bos in the tokenizer: the
+        # prompt alone, as Qwen's own tokenizer adds none
+        ids = tok.encode(prompt, add_special_tokens=False).ids
+        with torch.no_grad():
+            out = model.generate(torch.tensor([ids]), max_new_tokens=TINY_NEW_TOKENS, do_sample=False,
+                                 eos_token_id=eos, pad_token_id=eos, cache_implementation="dynamic")
+        cases.append({"prompt": prompt, "prompt_ids": ids, "tokens": out[0, len(ids):].tolist()})
+    plan = et.executorch_program.execution_plan[0]
+    ops = sorted({f"{o.name}.{o.overload}" if o.overload else o.name for o in plan.operators})
+    with open(os.path.join(out_dir, "expected.json"), "w") as f:
+        json.dump({"description": f"{what}, exported with transformers' convert_and_export_with_cache (static KV "
+                   "cache, one token per call), to_edge and to_executorch (portable, fp32), eager greedy tokens",
+                   "max_new_tokens": TINY_NEW_TOKENS, "bos": bos, "eos": eos, "operators": ops, "cases": cases},
+                  f, indent=1)
         f.write("\n")
 
 
@@ -278,5 +359,12 @@ if __name__ == "__main__":
                     help="optimum-executorch recipe (xnnpack: zoo/llm/tiny_llama_xnnpack)")
     ap.add_argument("--quant", default=None, choices=["8da4w"],
                     help="8da4w: optimum-executorch's --qlinear 8da4w --qembedding 8w (zoo/llm/tiny_llama_8da4w)")
+    ap.add_argument("--arch", default="llama", choices=["llama", "qwen"],
+                    help="qwen: a Qwen3-style model and tokenizer (zoo/llm/tiny_qwen, with --recipe xnnpack)")
+    ap.add_argument("--integration", default="optimum", choices=["optimum", "transformers"],
+                    help="transformers: transformers.integrations.executorch, portable (zoo/llm/tiny_qwen_hf)")
     a = ap.parse_args()
-    export_tiny_llama(a.model, a.recipe, a.quant)
+    if a.integration == "transformers":
+        export_tiny_hf(a.model, a.arch)
+    else:
+        export_tiny_llama(a.model, a.recipe, a.quant, a.arch)
