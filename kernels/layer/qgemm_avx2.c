@@ -23,58 +23,57 @@ static inline void fold(const __m256i s[4], __m256i out[2]) {
 }
 
 /* 4 consecutive k of the panel's 16 columns into the sums */
-static inline void step(__m256i acc[MR][4], const __m256i av[MR], const int8_t *wk) {
+static inline void step(__m256i acc[MR][4], const __m256i av[MR], const int8_t *wk, const int mr) {
 #pragma GCC unroll 4
   for (int j = 0; j < 4; j++) {
     __m256i b = _mm256_cvtepi8_epi16(_mm_load_si128((const __m128i *)(const void *)(wk + j * 16)));
 #pragma GCC unroll 2
-    for (int i = 0; i < MR; i++) acc[i][j] = _mm256_add_epi32(acc[i][j], _mm256_madd_epi16(b, av[i]));
+    for (int i = 0; i < mr; i++) acc[i][j] = _mm256_add_epi32(acc[i][j], _mm256_madd_epi16(b, av[i]));
   }
 }
 
-void k_qukr_avx2(const k_qtile *t) {
+static inline __attribute__((always_inline)) void body_k_qukr_avx2(const k_qtile *t, const int mr) {
   const k_qgemm_packed *p = t->p;
   const int64_t K = p->k, K4 = K / 4 * 4;
   const int8_t *a[MR];
   __m256i za[MR];
-  for (int i = 0; i < MR; i++) {
-    int r = i < t->mr ? i : t->mr - 1;
-    a[i] = t->a + r * t->sa;
-    za[i] = _mm256_set1_epi32(t->qp[r].zero_point);
+  for (int i = 0; i < mr; i++) {
+    a[i] = t->a + i * t->sa;
+    za[i] = _mm256_set1_epi32(t->qp[i].zero_point);
   }
   const int8_t *w = k_qw_panel(p, t->panel);
   const int32_t *csum = k_qcsum(p, t->panel);
   const float *scale = k_qscale(p, t->panel);
   __m256 f[MR][2];
-  for (int i = 0; i < MR; i++) f[i][0] = f[i][1] = _mm256_setzero_ps();
+  for (int i = 0; i < mr; i++) f[i][0] = f[i][1] = _mm256_setzero_ps();
   for (int64_t g = 0; g < p->groups; g++) {
     const int64_t k0 = g * p->glen, k1 = k0 + p->glen < K ? k0 + p->glen : K, k1f = k1 < K4 ? k1 : K4;
     __m256i acc[MR][4];
 #pragma GCC unroll 2
-    for (int i = 0; i < MR; i++)
+    for (int i = 0; i < mr; i++)
 #pragma GCC unroll 4
       for (int j = 0; j < 4; j++) acc[i][j] = _mm256_setzero_si256();
     int64_t k = k0;
     for (; k < k1f; k += 4) {
       __m256i av[MR];
 #pragma GCC unroll 2
-      for (int i = 0; i < MR; i++) {
+      for (int i = 0; i < mr; i++) {
         int32_t v;
         memcpy(&v, a[i] + k, 4);
         av[i] = bcast4(v);
       }
-      step(acc, av, w + k * K_QNR);
+      step(acc, av, w + k * K_QNR, mr);
     }
     if (k < k1) {
       /* the row's last 1..3 bytes, zero-padded (the padded weights are 0) */
       __m256i av[MR];
-      for (int i = 0; i < MR; i++) av[i] = bcast4(k_qload_tail(a[i], k, K));
-      step(acc, av, w + k * K_QNR);
+      for (int i = 0; i < mr; i++) av[i] = bcast4(k_qload_tail(a[i], k, K));
+      step(acc, av, w + k * K_QNR, mr);
     }
     const __m256i cs0 = _mm256_loadu_si256((const __m256i *)(const void *)(csum + g * K_QNR));
     const __m256i cs1 = _mm256_loadu_si256((const __m256i *)(const void *)(csum + g * K_QNR + 8));
     const __m256 sc0 = _mm256_loadu_ps(scale + g * K_QNR), sc1 = _mm256_loadu_ps(scale + g * K_QNR + 8);
-    for (int i = 0; i < MR; i++) {
+    for (int i = 0; i < mr; i++) {
       __m256i s[2];
       fold(acc[i], s);
       s[0] = _mm256_sub_epi32(s[0], _mm256_mullo_epi32(za[i], cs0));
@@ -84,6 +83,15 @@ void k_qukr_avx2(const k_qtile *t) {
     }
   }
   k_qstore_ymm(t, f);
+}
+
+void k_qukr_avx2(const k_qtile *t) {
+  /* one body per row count: a tile of fewer rows (a decode step's one)
+   * computes only its rows */
+  switch (t->mr) {
+    case 1: body_k_qukr_avx2(t, 1); break;
+    default: body_k_qukr_avx2(t, MR);
+  }
 }
 
 /* qd8 rows (see qgemm.h): min/max_ps return their second operand when the

@@ -14,29 +14,28 @@
 
 #define MR 3
 
-void k_qukr_avxvnni(const k_qtile *t) {
+static inline __attribute__((always_inline)) void body_k_qukr_avxvnni(const k_qtile *t, const int mr) {
   const k_qgemm_packed *p = t->p;
   const int64_t K = p->k, K4 = K / 4 * 4;
   const int8_t *a[MR];
   __m256i zu[MR];
-  for (int i = 0; i < MR; i++) {
-    int r = i < t->mr ? i : t->mr - 1;
-    a[i] = t->a + r * t->sa;
-    zu[i] = _mm256_set1_epi32(t->qp[r].zero_point + 128);
+  for (int i = 0; i < mr; i++) {
+    a[i] = t->a + i * t->sa;
+    zu[i] = _mm256_set1_epi32(t->qp[i].zero_point + 128);
   }
   const int8_t *w = k_qw_panel(p, t->panel);
   const int32_t *csum = k_qcsum(p, t->panel);
   const float *scale = k_qscale(p, t->panel);
   const __m256i flip = _mm256_set1_epi32((int)0x80808080u);
   __m256 f[MR][2];
-  for (int i = 0; i < MR; i++) f[i][0] = f[i][1] = _mm256_setzero_ps();
+  for (int i = 0; i < mr; i++) f[i][0] = f[i][1] = _mm256_setzero_ps();
   for (int64_t g = 0; g < p->groups; g++) {
     const int64_t k0 = g * p->glen, k1 = k0 + p->glen < K ? k0 + p->glen : K, k1f = k1 < K4 ? k1 : K4;
     const __m256i cs0 = _mm256_loadu_si256((const __m256i *)(const void *)(csum + g * K_QNR));
     const __m256i cs1 = _mm256_loadu_si256((const __m256i *)(const void *)(csum + g * K_QNR + 8));
     __m256i acc[MR][2];
 #pragma GCC unroll 3
-    for (int i = 0; i < MR; i++) {
+    for (int i = 0; i < mr; i++) {
       acc[i][0] = _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_mullo_epi32(zu[i], cs0));
       acc[i][1] = _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_mullo_epi32(zu[i], cs1));
     }
@@ -46,7 +45,7 @@ void k_qukr_avxvnni(const k_qtile *t) {
       const __m256i b0 = _mm256_load_si256((const __m256i *)(const void *)(w + k * K_QNR));
       const __m256i b1 = _mm256_load_si256((const __m256i *)(const void *)(w + k * K_QNR + 32));
 #pragma GCC unroll 3
-      for (int i = 0; i < MR; i++) {
+      for (int i = 0; i < mr; i++) {
         int32_t v;
         memcpy(&v, a[i] + k, 4);
         const __m256i av = _mm256_xor_si256(_mm256_set1_epi32(v), flip);
@@ -58,7 +57,7 @@ void k_qukr_avxvnni(const k_qtile *t) {
       /* the row's last 1..3 bytes, zero-padded (the padded weights are 0) */
       const __m256i b0 = _mm256_load_si256((const __m256i *)(const void *)(w + k * K_QNR));
       const __m256i b1 = _mm256_load_si256((const __m256i *)(const void *)(w + k * K_QNR + 32));
-      for (int i = 0; i < MR; i++) {
+      for (int i = 0; i < mr; i++) {
         const __m256i av = _mm256_xor_si256(_mm256_set1_epi32(k_qload_tail(a[i], k, K)), flip);
         acc[i][0] = _mm256_dpbusd_avx_epi32(acc[i][0], av, b0);
         acc[i][1] = _mm256_dpbusd_avx_epi32(acc[i][1], av, b1);
@@ -66,11 +65,21 @@ void k_qukr_avxvnni(const k_qtile *t) {
     }
     const __m256 sc0 = _mm256_loadu_ps(scale + g * K_QNR), sc1 = _mm256_loadu_ps(scale + g * K_QNR + 8);
 #pragma GCC unroll 3
-    for (int i = 0; i < MR; i++) {
+    for (int i = 0; i < mr; i++) {
       f[i][0] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(acc[i][0]), sc0, f[i][0]);
       f[i][1] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(acc[i][1]), sc1, f[i][1]);
     }
   }
   k_qstore_ymm(t, f);
+}
+
+void k_qukr_avxvnni(const k_qtile *t) {
+  /* one body per row count: a tile of fewer rows (a decode step's one)
+   * computes only its rows */
+  switch (t->mr) {
+    case 1: body_k_qukr_avxvnni(t, 1); break;
+    case 2: body_k_qukr_avxvnni(t, 2); break;
+    default: body_k_qukr_avxvnni(t, MR);
+  }
 }
 #endif
