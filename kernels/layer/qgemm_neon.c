@@ -11,11 +11,10 @@
 
 #define MR 4
 
-static void rows(const k_qtile *t, const int8_t *a[MR], int32x4_t za[MR]) {
-  for (int i = 0; i < MR; i++) {
-    int r = i < t->mr ? i : t->mr - 1;
-    a[i] = t->a + r * t->sa;
-    za[i] = vdupq_n_s32(t->qp[r].zero_point);
+static inline void rows(const k_qtile *t, const int8_t *a[MR], int32x4_t za[MR], const int mr) {
+  for (int i = 0; i < mr; i++) {
+    a[i] = t->a + i * t->sa;
+    za[i] = vdupq_n_s32(t->qp[i].zero_point);
   }
 }
 
@@ -35,7 +34,7 @@ static void group_done(float32x4_t f[4], const int32x4_t s[4], int32x4_t za, con
   }
 }
 
-static void store(const k_qtile *t, float32x4_t f[MR][4]) {
+static inline void store(const k_qtile *t, float32x4_t f[MR][4]) {
   const float *bias = k_qbias(t->p, t->panel);
   for (int i = 0; i < t->mr; i++) {
     float tmp[K_QNR];
@@ -50,27 +49,28 @@ static void store(const k_qtile *t, float32x4_t f[MR][4]) {
 }
 
 /* Only this function may use sdot: the file is built for the baseline. */
-__attribute__((target("arch=armv8.2-a+dotprod"))) void k_qukr_neondot(const k_qtile *t) {
+static inline __attribute__((always_inline, target("arch=armv8.2-a+dotprod"))) void body_k_qukr_neondot(
+    const k_qtile *t, const int mr) {
   const k_qgemm_packed *p = t->p;
   const int64_t K = p->k, K4 = K / 4 * 4;
   const int8_t *a[MR];
   int32x4_t za[MR];
-  rows(t, a, za);
+  rows(t, a, za, mr);
   const int8_t *w = k_qw_panel(p, t->panel);
   float32x4_t f[MR][4];
-  for (int i = 0; i < MR; i++)
+  for (int i = 0; i < mr; i++)
     for (int j = 0; j < 4; j++) f[i][j] = vdupq_n_f32(0.0f);
   for (int64_t g = 0; g < p->groups; g++) {
     const int64_t k0 = g * p->glen, k1 = k0 + p->glen < K ? k0 + p->glen : K;
     int32x4_t s[MR][4];
-    for (int i = 0; i < MR; i++)
+    for (int i = 0; i < mr; i++)
       for (int j = 0; j < 4; j++) s[i][j] = vdupq_n_s32(0);
     for (int64_t k = k0; k < k1; k += 4) {
       const int8_t *wk = w + k * K_QNR;
       const int8x16_t b0 = vld1q_s8(wk), b1 = vld1q_s8(wk + 16), b2 = vld1q_s8(wk + 32),
                       b3 = vld1q_s8(wk + 48);
       const bool tail = k >= K4;
-      for (int i = 0; i < MR; i++) {
+      for (int i = 0; i < mr; i++) {
         int8x16_t av = bcast4(a[i], k, K, tail);
         s[i][0] = vdotq_s32(s[i][0], b0, av);
         s[i][1] = vdotq_s32(s[i][1], b1, av);
@@ -78,43 +78,54 @@ __attribute__((target("arch=armv8.2-a+dotprod"))) void k_qukr_neondot(const k_qt
         s[i][3] = vdotq_s32(s[i][3], b3, av);
       }
     }
-    for (int i = 0; i < MR; i++)
+    for (int i = 0; i < mr; i++)
       group_done(f[i], s[i], za[i], k_qcsum(p, t->panel) + g * K_QNR, k_qscale(p, t->panel) + g * K_QNR);
   }
   store(t, f);
 }
 
-void k_qukr_neon(const k_qtile *t) {
+__attribute__((target("arch=armv8.2-a+dotprod"))) void k_qukr_neondot(const k_qtile *t) {
+  /* one body per row count: a tile of fewer rows (a decode step's one)
+   * computes only its rows */
+  switch (t->mr) {
+    case 1: body_k_qukr_neondot(t, 1); break;
+    case 2: body_k_qukr_neondot(t, 2); break;
+    case 3: body_k_qukr_neondot(t, 3); break;
+    default: body_k_qukr_neondot(t, MR);
+  }
+}
+
+static inline __attribute__((always_inline)) void body_k_qukr_neon(const k_qtile *t, const int mr) {
   const k_qgemm_packed *p = t->p;
   const int64_t K = p->k, K4 = K / 4 * 4;
   const int8_t *a[MR];
   int32x4_t za[MR];
-  rows(t, a, za);
+  rows(t, a, za, mr);
   const int8_t *w = k_qw_panel(p, t->panel);
   float32x4_t f[MR][4];
-  for (int i = 0; i < MR; i++)
+  for (int i = 0; i < mr; i++)
     for (int j = 0; j < 4; j++) f[i][j] = vdupq_n_f32(0.0f);
   for (int64_t g = 0; g < p->groups; g++) {
     const int64_t k0 = g * p->glen, k1 = k0 + p->glen < K ? k0 + p->glen : K;
     /* per register of 4 columns: columns (0, 1) and (2, 3), each lane a
      * pair of products */
     int32x4_t s[MR][8];
-    for (int i = 0; i < MR; i++)
+    for (int i = 0; i < mr; i++)
       for (int j = 0; j < 8; j++) s[i][j] = vdupq_n_s32(0);
     for (int64_t k = k0; k < k1; k += 4) {
       const int8_t *wk = w + k * K_QNR;
       const bool tail = k >= K4;
       int8x8_t av[MR];
-      for (int i = 0; i < MR; i++) av[i] = vget_low_s8(bcast4(a[i], k, K, tail));
+      for (int i = 0; i < mr; i++) av[i] = vget_low_s8(bcast4(a[i], k, K, tail));
       for (int j = 0; j < 4; j++) {
         const int8x16_t b = vld1q_s8(wk + 16 * j);
-        for (int i = 0; i < MR; i++) {
+        for (int i = 0; i < mr; i++) {
           s[i][2 * j] = vpadalq_s16(s[i][2 * j], vmull_s8(vget_low_s8(b), av[i]));
           s[i][2 * j + 1] = vpadalq_s16(s[i][2 * j + 1], vmull_s8(vget_high_s8(b), av[i]));
         }
       }
     }
-    for (int i = 0; i < MR; i++) {
+    for (int i = 0; i < mr; i++) {
       int32x4_t r[4];
       /* [c0 c0 c1 c1] [c2 c2 c3 c3] -> [c0 c1 c2 c3] */
       for (int j = 0; j < 4; j++) r[j] = vpaddq_s32(s[i][2 * j], s[i][2 * j + 1]);
@@ -122,5 +133,16 @@ void k_qukr_neon(const k_qtile *t) {
     }
   }
   store(t, f);
+}
+
+void k_qukr_neon(const k_qtile *t) {
+  /* one body per row count: a tile of fewer rows (a decode step's one)
+   * computes only its rows */
+  switch (t->mr) {
+    case 1: body_k_qukr_neon(t, 1); break;
+    case 2: body_k_qukr_neon(t, 2); break;
+    case 3: body_k_qukr_neon(t, 3); break;
+    default: body_k_qukr_neon(t, MR);
+  }
 }
 #endif
