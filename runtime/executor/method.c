@@ -626,6 +626,7 @@ static int fold_alias(const pte_method *m, const fold_use *use, int32_t v, int32
   const pte_value *val = &m->values[v];
   if (val->tag != PTE_TAG_TENSOR) return ALIAS_NONE;
   const pte_tensor *x = val->u.tensor;
+  if (!x->data) return ALIAS_NONE; /* no bytes to share (a hostile program's tensor) */
   const uint8_t *xl = (const uint8_t *)x->data, *xh = xl + x->capacity;
   if (x == m->instrs[i].args[m->instrs[i].nargs - 1]->u.tensor || !(x->flags & PTE_TENSOR_PLANNED) ||
       xh <= lo || xl >= hi)
@@ -643,7 +644,7 @@ static int fold_alias(const pte_method *m, const fold_use *use, int32_t v, int32
         use[w].first > u->first || !(wv->u.tensor->flags & PTE_TENSOR_PLANNED))
       continue;
     const uint8_t *yl = (const uint8_t *)wv->u.tensor->data;
-    if (yl < xh && yl + wv->u.tensor->capacity > xl) return ALIAS_NONE;
+    if (yl && yl < xh && yl + wv->u.tensor->capacity > xl) return ALIAS_NONE;
   }
   if (u->bad || u->io || m->mutable_tensor[x - m->tensors]) return ALIAS_BLOCKS;
   return ALIAS_MOVES;
@@ -695,7 +696,7 @@ static void fold_constants(pte_method *m) {
     if (!ok || u->bad || u->io || u->first != i + 1 || u->writer != i + 1) continue;
     pte_tensor *t = out->u.tensor;
     if (!(t->flags & PTE_TENSOR_PLANNED) || (t->flags & PTE_TENSOR_READONLY) ||
-        m->mutable_tensor[t - m->tensors] || !t->capacity)
+        m->mutable_tensor[t - m->tensors] || !t->capacity || !t->data)
       continue;
     size_t bytes = 0;
     for (int32_t k = 0; ok && k < in->nargs - in->nouts; k++) ok = fold_known(m, use, in->args[k], &bytes);

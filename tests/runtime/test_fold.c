@@ -27,9 +27,11 @@ static uint8_t *read_prog(const char *name, size_t *n) {
 }
 
 /* Load `buf`, run it once on ones, copy output 0 into `out` (up to `cap`
- * floats); returns the number of folded instructions, -1 on failure. */
+ * floats) and the first folded instructions' names into folded_names (the
+ * method owns its strings: they go with it); returns the number of folded
+ * instructions, -1 on failure. */
 static int32_t run_once(const uint8_t *buf, size_t n, uint32_t flags, const pte_allocator *a, float *out,
-                        int64_t cap, const char **folded_names, int32_t max_names) {
+                        int64_t cap, char (*folded_names)[64], int32_t max_names) {
   pte_program_options po = PTE_PROGRAM_OPTIONS_INIT;
   po.flags = flags;
   pte_program *p = NULL;
@@ -53,7 +55,8 @@ static int32_t run_once(const uint8_t *buf, size_t n, uint32_t flags, const pte_
   for (int64_t k = 0; k < numel && k < cap; k++) out[k] = ((const float *)o->data)[k];
   folded = pte_method_num_folded(m);
   for (int32_t i = 0, k = 0; folded_names && k < max_names && k < folded; i++)
-    if (pte_method_instruction_folded(m, i)) folded_names[k++] = pte_method_instruction_folded(m, i);
+    if (pte_method_instruction_folded(m, i))
+      snprintf(folded_names[k++], sizeof folded_names[0], "%s", pte_method_instruction_folded(m, i));
 done:
   if (folded < 0) fprintf(stderr, "run_once: %s\n", pte_last_error());
   pte_method_free(m);
@@ -68,7 +71,7 @@ TEST(chain_folds_and_matches) {
   uint8_t *buf = read_prog("chain", &n);
   CHECK(buf, "chain.pte");
   float a[64] = {0}, b[64] = {0};
-  const char *names[4] = {0};
+  char names[4][64] = {{0}};
   CHECK(run_once(buf, n, 0, NULL, a, 64, names, 4) == 2, "permute and the copy after it fold");
   CHECK(!strcmp(names[0], "aten::permute_copy.out"), "first folded: %s", names[0]);
   CHECK(run_once(buf, n, PTE_LOAD_NO_FOLD, NULL, b, 64, NULL, 0) == 0, "PTE_LOAD_NO_FOLD");
@@ -93,7 +96,7 @@ TEST(method_output_stays) {
   uint8_t *buf = read_prog("out", &n);
   CHECK(buf, "out.pte");
   float a[16];
-  const char *names[4] = {0};
+  char names[4][64] = {{0}};
   int32_t k = run_once(buf, n, 0, NULL, a, 16, names, 4);
   CHECK(k >= 0, "runs");
   for (int32_t i = 0; i < k; i++) CHECK(strcmp(names[i], "aten::permute_copy.out"), "output folded");
