@@ -34,15 +34,11 @@ pte_status pte_file_map_open(const char *path, uint32_t flags, const pte_allocat
     if (p != MAP_FAILED) {
       close(fd);
       if (flags & PTE_LOAD_MLOCK) (void)mlock(p, size);
-#ifndef MAP_POPULATE
-      if (flags & PTE_LOAD_PREFAULT) { /* one read per page maps it */
-        volatile const char *b = p;
-        long pg = sysconf(_SC_PAGESIZE);
-        char sink = 0;
-        for (size_t i = 0; i < size; i += (size_t)(pg > 0 ? pg : 4096)) sink ^= b[i];
-        (void)sink;
-      }
-#endif
+      /* MAP_POPULATE is a request some kernels and emulators (qemu-user)
+       * ignore: a read every 4 KiB (the smallest page) maps it in anyway,
+       * for one load per page that is resident already */
+      if (flags & PTE_LOAD_PREFAULT)
+        for (size_t i = 0; i < size; i += 4096) (void)((volatile const char *)p)[i];
       out->data = p;
       out->size = size;
       out->mapped = 1;
