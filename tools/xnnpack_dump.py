@@ -2,11 +2,16 @@
 """Print the XnnpackBackend delegate payloads of a .pte as JSON.
 
     python3 tools/xnnpack_dump.py model.pte [--blobs DIR] [--summary]
+    python3 tools/xnnpack_dump.py --seeds DIR a/model.pte b/model.pte ...
 
 Decodes each payload's XNNHeader and its XNNGraph flatbuffer with the flatc
 and schema.fbs shipped in the installed executorch package. --blobs writes
 each raw payload to DIR/<method>_<index>.bin (fuzzer seeds); --summary prints
 one line per delegate with its node types instead of the full graph.
+--seeds writes the raw payloads of many programs, DIR/<folder>_<method>_<index>.bin
+(<folder>: the program's folder name), without decoding them: one process for
+the whole fuzzer corpus instead of one per program; a program that cannot be
+read is skipped.
 """
 import argparse
 import collections
@@ -67,10 +72,30 @@ def decode(blob):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("pte")
+    ap.add_argument("pte", nargs="+")
     ap.add_argument("--blobs", help="write raw payloads here")
     ap.add_argument("--summary", action="store_true")
+    ap.add_argument("--seeds", help="write every program's raw payloads here (no decoding)")
     a = ap.parse_args()
+    if a.seeds:
+        os.makedirs(a.seeds, exist_ok=True)
+        n = 0
+        for pte in a.pte:
+            folder = os.path.basename(os.path.dirname(os.path.abspath(pte)))
+            try:
+                blobs = list(payloads(pte))
+            except Exception as e:  # a program the deserializer refuses gives no seeds
+                print(f"{pte}: skipped ({type(e).__name__})", file=sys.stderr)
+                continue
+            for method, i, blob in blobs:
+                with open(os.path.join(a.seeds, f"{folder}_{method}_{i}.bin"), "wb") as f:
+                    f.write(blob)
+                n += 1
+        print(f"{n} payloads from {len(a.pte)} programs")
+        return
+    if len(a.pte) != 1:
+        ap.error("one program at a time without --seeds")
+    a.pte = a.pte[0]
     out = []
     for method, i, blob in payloads(a.pte):
         if a.blobs:
