@@ -41,6 +41,10 @@ struct xg_delegate {
   uint32_t last_xnn, last_native; /* the last run's counts (xg_delegate_last_run) */
   xg_graph real;
   void **fb;
+  /* Values of `real` whose shape a run changed (restored from `g` by the
+   * next native binding; copying every value costs more than a small run). */
+  uint32_t *dirty, ndirty;
+  uint8_t *is_dirty;
 };
 
 /* ---- building ---- */
@@ -211,7 +215,11 @@ static pte_status allocate_native_shapes(xg_delegate *d, xg_mem *mem, size_t roo
   d->real = *g;
   d->real.values = (xg_value *)xg_mem_alloc(mem, (size_t)g->nvalues * sizeof(xg_value));
   d->fb = (void **)xg_mem_alloc(mem, (size_t)g->nvalues * sizeof(void *));
-  if (!d->real.values || !d->fb) return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK delegate: out of memory");
+  d->dirty = (uint32_t *)xg_mem_alloc(mem, (size_t)g->nvalues * sizeof(uint32_t));
+  d->is_dirty = (uint8_t *)xg_mem_alloc(mem, g->nvalues);
+  if (!d->real.values || !d->fb || !d->dirty || !d->is_dirty)
+    return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK delegate: out of memory");
+  memcpy(d->real.values, g->values, (size_t)g->nvalues * sizeof(xg_value));
   for (uint32_t vi = 0; vi < g->nvalues; vi++) {
     d->fb[vi] = d->vptr[vi];
     if (p->loc[vi] != XG_LOC_XNN_INTERNAL) continue;
@@ -429,8 +437,11 @@ static inline uint64_t trace_begin(const pte_tracer *tr, pte_event *ev, const xg
   return tr->begin ? tr->begin(tr->user, ev) : 0;
 }
 
-static void set_dims(xg_value *v, uint32_t nd, const int64_t *dims) {
-  v->ndims = nd;
+/* Sets value vi of d->real to dims, remembering that it changed. */
+static void set_dims(xg_delegate *d, uint32_t vi, uint32_t nd, const int64_t *dims) {
+  xg_value *v = &d->real.values[vi];
+  if (!d->is_dirty[vi]) d->is_dirty[vi] = 1, d->dirty[d->ndirty++] = vi;
+  v->ndims = (uint8_t)nd;
   v->numel = 1;
   for (uint32_t i = 0; i < nd; i++) v->dims[i] = (size_t)dims[i], v->numel *= (size_t)dims[i];
   v->nbytes = v->numel * 4;
@@ -446,7 +457,8 @@ static bool same_dims(const xg_value *a, const xg_value *b) {
 /* Size of dim `d` (of `nd`, right-aligned) of v; 1 past its rank. */
 /* The real shape of node n's output from its inputs' (in r, the run-time
  * copy of the built values g); false when it does not follow. */
-static bool native_shape_of(xg_graph *r, const xg_graph *g, const xg_node *n) {
+static bool native_shape_of(xg_delegate *d, const xg_node *n) {
+  const xg_graph *r = &d->real, *g = &d->g;
   bool changed = false;
   for (uint32_t k = 0; k < n->nin; k++)
     if (n->in[k] != XG_NONE && !same_dims(&r->values[n->in[k]], &g->values[n->in[k]])) changed = true;
@@ -456,9 +468,8 @@ static bool native_shape_of(xg_graph *r, const xg_graph *g, const xg_node *n) {
   const uint32_t nd = bo->ndims;
   int64_t dims[XG_MAX_DIMS];
   if (!xg_node_desc_of(n->type)->shape(r, g, n, dims)) return false;
-  xg_value *o = &r->values[n->out[0]];
-  set_dims(o, nd, dims);
-  return o->numel <= bo->numel; /* its buffers were planned for the bound */
+  set_dims(d, n->out[0], nd, dims);
+  return r->values[n->out[0]].numel <= bo->numel; /* its buffers were planned for the bound */
 }
 
 /* The real shapes of every value from the inputs' (already in d->real),
@@ -470,7 +481,7 @@ static pte_status native_shapes(xg_delegate *d) {
     const xg_segment *seg = s->kind == XG_STEP_XNN ? &p->segs[s->index] : NULL;
     for (uint32_t k = 0; k < (seg ? seg->count : 1); k++) {
       uint32_t ni = seg ? p->seg_nodes[seg->first + k] : s->index;
-      if (!native_shape_of(&d->real, &d->g, &d->g.nodes[ni]))
+      if (!native_shape_of(d, &d->g.nodes[ni]))
         return xg_node_error(&d->g, ni, PTE_ERR_INVALID_ARGUMENT,
                              "cannot run at these input shapes (Debian's 2022 XNNPACK cannot reshape a "
                              "runtime, and its output shape does not follow from its inputs')");
@@ -532,7 +543,7 @@ static pte_status bind_input(xg_delegate *d, uint32_t e, uint32_t vi, pte_tensor
     for (int32_t i = 0; fits && !same && i < t->dim; i++)
       fits = phys[i] >= 1 && (size_t)phys[i] <= v->dims[i];
     if (!fits) return shape_error(rw, e, t, v, " (no dimension may exceed the built one)");
-    if (!same) set_dims(&d->real.values[vi], (uint32_t)t->dim, phys);
+    if (!same) set_dims(d, vi, (uint32_t)t->dim, phys);
     return PTE_OK;
   }
   bool tail_ok = batched && (uint32_t)t->dim == v->ndims;
@@ -621,7 +632,14 @@ static pte_status bind_args(xg_delegate *d, pte_value **args, xg_rows *rw, bool 
   memset(rw, 0, sizeof *rw);
   rw->native = native;
   rw->probe = probe;
-  if (native) memcpy(d->real.values, g->values, (size_t)g->nvalues * sizeof(xg_value));
+  if (native) {
+    for (uint32_t k = 0; k < d->ndirty; k++) {
+      uint32_t vi = d->dirty[k];
+      d->real.values[vi] = g->values[vi];
+      d->is_dirty[vi] = 0;
+    }
+    d->ndirty = 0;
+  }
   for (int pass = 0; pass < 2; pass++) {
     for (uint32_t e = 0; e < p->nargs; e++) {
       uint32_t vi = p->ext_value[e];
