@@ -17,7 +17,7 @@ static _Atomic(const void *) g_pool;
 
 typedef struct handle {
   xg_delegate *d;
-  uint32_t segments, native_steps;
+  uint32_t segments;
 } handle;
 
 static bool prefer_native_from_env(void) {
@@ -75,7 +75,6 @@ static pte_status init(void *user, pte_backend_init_ctx *ctx, const void *proces
   xg_delegate_info info;
   xg_delegate_get_info(h->d, &info);
   h->segments = info.segments;
-  h->native_steps = info.native_steps;
   const char *verbose = getenv("PTERUN_XNNPACK_VERBOSE");
   if (verbose && verbose[0] && strcmp(verbose, "0") != 0) describe(h->d, &info, pte_backend_init_method(ctx));
   if (opts.threadpool) atomic_store(&g_pool, (const void *)opts.threadpool);
@@ -102,8 +101,12 @@ static pte_status execute(void *user, pte_backend_exec_ctx *ctx, void *hp, pte_v
   pte_status st = xg_delegate_run(h->d, args, nargs, tr, tr ? &ev : NULL);
   if (st) return st;
   atomic_fetch_add_explicit(&g_executions, 1, memory_order_relaxed);
-  atomic_fetch_add_explicit(&g_invocations, h->segments, memory_order_relaxed);
-  atomic_fetch_add_explicit(&g_native_nodes, h->native_steps, memory_order_relaxed);
+  /* What ran, not what was planned: a call at its real shapes invokes no
+   * runtime. */
+  uint32_t xnn_runs, native_runs;
+  xg_delegate_last_run(h->d, &xnn_runs, &native_runs);
+  atomic_fetch_add_explicit(&g_invocations, xnn_runs, memory_order_relaxed);
+  atomic_fetch_add_explicit(&g_native_nodes, native_runs, memory_order_relaxed);
   return PTE_OK;
 }
 

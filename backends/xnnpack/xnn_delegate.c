@@ -37,8 +37,14 @@ struct xg_delegate {
    * every node pterun can run): `real` is `g` with the values' shapes of
    * this call, `fb` a buffer for each value XNNPACK keeps internal. */
   bool native_shapes;
+  bool rows_not_native;           /* few rows failed to run natively once: the row path for them */
+  uint32_t last_xnn, last_native; /* the last run's counts (xg_delegate_last_run) */
   xg_graph real;
   void **fb;
+  /* Values of `real` whose shape a run changed (restored from `g` by the
+   * next native binding; copying every value costs more than a small run). */
+  uint32_t *dirty, ndirty;
+  uint8_t *is_dirty;
 };
 
 /* ---- building ---- */
@@ -209,7 +215,11 @@ static pte_status allocate_native_shapes(xg_delegate *d, xg_mem *mem, size_t roo
   d->real = *g;
   d->real.values = (xg_value *)xg_mem_alloc(mem, (size_t)g->nvalues * sizeof(xg_value));
   d->fb = (void **)xg_mem_alloc(mem, (size_t)g->nvalues * sizeof(void *));
-  if (!d->real.values || !d->fb) return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK delegate: out of memory");
+  d->dirty = (uint32_t *)xg_mem_alloc(mem, (size_t)g->nvalues * sizeof(uint32_t));
+  d->is_dirty = (uint8_t *)xg_mem_alloc(mem, g->nvalues);
+  if (!d->real.values || !d->fb || !d->dirty || !d->is_dirty)
+    return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK delegate: out of memory");
+  memcpy(d->real.values, g->values, (size_t)g->nvalues * sizeof(xg_value));
   for (uint32_t vi = 0; vi < g->nvalues; vi++) {
     d->fb[vi] = d->vptr[vi];
     if (p->loc[vi] != XG_LOC_XNN_INTERNAL) continue;
@@ -396,13 +406,24 @@ static bool same_shape(const int64_t *phys, int32_t dim, const xg_value *v) {
   return true;
 }
 
-static pte_status shape_error(const xg_delegate *d, uint32_t e, const pte_tensor *t, const xg_value *v,
+/* The rows of this call: the real sizes of the plan's row dims, as the
+ * inputs give them. */
+typedef struct xg_rows {
+  bool native;  /* every node runs natively at the inputs' real shapes (d->real) */
+  bool probe;   /* another binding follows a failure: fail without formatting a message */
+  bool have;    /* a row-carrying input was bound */
+  bool shrunk;  /* some row dim is smaller than built */
+  bool strided; /* a row dim past the first shrank: the real rows are not contiguous in the built layout */
+  size_t real[XG_MAX_DIMS];
+} xg_rows;
+
+static pte_status shape_error(const xg_rows *rw, uint32_t e, const pte_tensor *t, const xg_value *v,
                               const char *why) {
+  if (rw->probe) return PTE_ERR_INVALID_ARGUMENT;
   char got[160], want[160];
   int64_t w[XG_MAX_DIMS], phys[PTE_MAX_DIM];
   for (uint32_t i = 0; i < v->ndims; i++) w[i] = (int64_t)v->dims[i];
   physical_sizes(t, phys);
-  (void)d;
   return pte_error(
       PTE_ERR_INVALID_ARGUMENT, "XNNPACK delegate %s %u: got shape %s%s, the delegate was built for %s%s",
       (v->flags & XG_FLAG_EXTERNAL_INPUT) ? "input" : "output", e,
@@ -416,8 +437,11 @@ static inline uint64_t trace_begin(const pte_tracer *tr, pte_event *ev, const xg
   return tr->begin ? tr->begin(tr->user, ev) : 0;
 }
 
-static void set_dims(xg_value *v, uint32_t nd, const int64_t *dims) {
-  v->ndims = nd;
+/* Sets value vi of d->real to dims, remembering that it changed. */
+static void set_dims(xg_delegate *d, uint32_t vi, uint32_t nd, const int64_t *dims) {
+  xg_value *v = &d->real.values[vi];
+  if (!d->is_dirty[vi]) d->is_dirty[vi] = 1, d->dirty[d->ndirty++] = vi;
+  v->ndims = (uint8_t)nd;
   v->numel = 1;
   for (uint32_t i = 0; i < nd; i++) v->dims[i] = (size_t)dims[i], v->numel *= (size_t)dims[i];
   v->nbytes = v->numel * 4;
@@ -433,7 +457,8 @@ static bool same_dims(const xg_value *a, const xg_value *b) {
 /* Size of dim `d` (of `nd`, right-aligned) of v; 1 past its rank. */
 /* The real shape of node n's output from its inputs' (in r, the run-time
  * copy of the built values g); false when it does not follow. */
-static bool native_shape_of(xg_graph *r, const xg_graph *g, const xg_node *n) {
+static bool native_shape_of(xg_delegate *d, const xg_node *n) {
+  const xg_graph *r = &d->real, *g = &d->g;
   bool changed = false;
   for (uint32_t k = 0; k < n->nin; k++)
     if (n->in[k] != XG_NONE && !same_dims(&r->values[n->in[k]], &g->values[n->in[k]])) changed = true;
@@ -443,9 +468,8 @@ static bool native_shape_of(xg_graph *r, const xg_graph *g, const xg_node *n) {
   const uint32_t nd = bo->ndims;
   int64_t dims[XG_MAX_DIMS];
   if (!xg_node_desc_of(n->type)->shape(r, g, n, dims)) return false;
-  xg_value *o = &r->values[n->out[0]];
-  set_dims(o, nd, dims);
-  return o->numel <= bo->numel; /* its buffers were planned for the bound */
+  set_dims(d, n->out[0], nd, dims);
+  return r->values[n->out[0]].numel <= bo->numel; /* its buffers were planned for the bound */
 }
 
 /* The real shapes of every value from the inputs' (already in d->real),
@@ -457,7 +481,7 @@ static pte_status native_shapes(xg_delegate *d) {
     const xg_segment *seg = s->kind == XG_STEP_XNN ? &p->segs[s->index] : NULL;
     for (uint32_t k = 0; k < (seg ? seg->count : 1); k++) {
       uint32_t ni = seg ? p->seg_nodes[seg->first + k] : s->index;
-      if (!native_shape_of(&d->real, &d->g, &d->g.nodes[ni]))
+      if (!native_shape_of(d, &d->g.nodes[ni]))
         return xg_node_error(&d->g, ni, PTE_ERR_INVALID_ARGUMENT,
                              "cannot run at these input shapes (Debian's 2022 XNNPACK cannot reshape a "
                              "runtime, and its output shape does not follow from its inputs')");
@@ -465,16 +489,6 @@ static pte_status native_shapes(xg_delegate *d) {
   }
   return PTE_OK;
 }
-
-/* The rows of this call: the real sizes of the plan's row dims, as the
- * inputs give them. */
-typedef struct xg_rows {
-  bool native;  /* every node runs natively at the inputs' real shapes (d->real) */
-  bool have;    /* a row-carrying input was bound */
-  bool shrunk;  /* some row dim is smaller than built */
-  bool strided; /* a row dim past the first shrank: the real rows are not contiguous in the built layout */
-  size_t real[XG_MAX_DIMS];
-} xg_rows;
 
 /* Bytes of one row of value v (its dims past the row dims). */
 static size_t row_bytes(const xg_value *v, uint32_t r, size_t esize) {
@@ -528,14 +542,15 @@ static pte_status bind_input(xg_delegate *d, uint32_t e, uint32_t vi, pte_tensor
     bool fits = same || (uint32_t)t->dim == v->ndims;
     for (int32_t i = 0; fits && !same && i < t->dim; i++)
       fits = phys[i] >= 1 && (size_t)phys[i] <= v->dims[i];
-    if (!fits) return shape_error(d, e, t, v, " (no dimension may exceed the built one)");
-    if (!same) set_dims(&d->real.values[vi], (uint32_t)t->dim, phys);
+    if (!fits) return shape_error(rw, e, t, v, " (no dimension may exceed the built one)");
+    if (!same) set_dims(d, vi, (uint32_t)t->dim, phys);
     return PTE_OK;
   }
   bool tail_ok = batched && (uint32_t)t->dim == v->ndims;
   for (int32_t i = 0; tail_ok && !same && i < t->dim; i++)
     tail_ok = (uint32_t)i < r ? phys[i] >= 1 && (size_t)phys[i] <= v->dims[i] : (size_t)phys[i] == v->dims[i];
   if (!same && !tail_ok) {
+    if (rw->probe) return PTE_ERR_INVALID_ARGUMENT;
     char why[160];
     if (!batched)
       snprintf(why, sizeof why,
@@ -543,13 +558,13 @@ static pte_status bind_input(xg_delegate *d, uint32_t e, uint32_t vi, pte_tensor
                "the leading dimension as independent rows)");
     else if (r <= 1) snprintf(why, sizeof why, " (only the leading dimension may be smaller)");
     else snprintf(why, sizeof why, " (only the leading %u dimensions may be smaller)", r);
-    return shape_error(d, e, t, v, why);
+    return shape_error(rw, e, t, v, why);
   }
   if (!batched) return PTE_OK;
   for (uint32_t i = 0; i < r; i++) {
     size_t n = same ? v->dims[i] : (size_t)phys[i];
     if (rw->have && rw->real[i] != n)
-      return shape_error(d, e, t, v, ", while other inputs have rows of another shape");
+      return shape_error(rw, e, t, v, ", while other inputs have rows of another shape");
     rw->real[i] = n;
   }
   rw->have = true;
@@ -611,12 +626,20 @@ static pte_status bind_output(xg_delegate *d, uint32_t e, uint32_t vi, pte_tenso
 }
 
 /* Checks and binds every argument, inputs first (they decide the rows). */
-static pte_status bind_args(xg_delegate *d, pte_value **args, xg_rows *rw, bool native) {
+static pte_status bind_args(xg_delegate *d, pte_value **args, xg_rows *rw, bool native, bool probe) {
   const xg_graph *g = &d->g;
   const xg_plan *p = &d->plan;
   memset(rw, 0, sizeof *rw);
   rw->native = native;
-  if (native) memcpy(d->real.values, g->values, (size_t)g->nvalues * sizeof(xg_value));
+  rw->probe = probe;
+  if (native) {
+    for (uint32_t k = 0; k < d->ndirty; k++) {
+      uint32_t vi = d->dirty[k];
+      d->real.values[vi] = g->values[vi];
+      d->is_dirty[vi] = 0;
+    }
+    d->ndirty = 0;
+  }
   for (int pass = 0; pass < 2; pass++) {
     for (uint32_t e = 0; e < p->nargs; e++) {
       uint32_t vi = p->ext_value[e];
@@ -656,6 +679,29 @@ static pte_status bind_args(xg_delegate *d, pte_value **args, xg_rows *rw, bool 
       }
   }
   return PTE_OK;
+}
+
+/* Whether this call's rows (read from its first row-carrying input) are at
+ * most XG_NATIVE_ROWS_SHARE of the built ones. */
+#define XG_NATIVE_ROWS_SHARE 0.25
+static bool few_rows(const xg_delegate *d, pte_value **args) {
+  const xg_plan *p = &d->plan;
+  if (!p->batchable) return false;
+  for (uint32_t e = 0; e < p->nargs; e++) {
+    uint32_t vi = p->ext_value[e];
+    if (vi == XG_NONE || !p->batched[vi] || !(d->g.values[vi].flags & XG_FLAG_EXTERNAL_INPUT)) continue;
+    const pte_value *a = args[e];
+    if (!a || a->tag != PTE_TAG_TENSOR || !a->u.tensor) return false;
+    const pte_tensor *t = a->u.tensor;
+    if (t->dim > PTE_MAX_DIM || (uint32_t)t->dim != d->g.values[vi].ndims || t->dim < (int32_t)p->row_dims)
+      return false;
+    int64_t phys[PTE_MAX_DIM];
+    physical_sizes(t, phys);
+    double real = 1, built = 1;
+    for (uint32_t i = 0; i < p->row_dims; i++) real *= (double)phys[i], built *= (double)p->row_max[i];
+    return real <= XG_NATIVE_ROWS_SHARE * built;
+  }
+  return false;
 }
 
 /* One XNNPACK runtime: set up again only when a bound pointer changed. */
@@ -705,13 +751,25 @@ pte_status xg_delegate_run(xg_delegate *d, pte_value **args, int32_t nargs, cons
     return pte_error(PTE_ERR_INVALID_ARGUMENT, "XNNPACK delegate: called with %d arguments, needs %u",
                      (int)nargs, p->nargs);
   xg_rows rw;
-  pte_status st = bind_args(d, args, &rw, false);
+  pte_status st = PTE_ERR_INVALID_ARGUMENT;
+  /* A few rows of many (a decode step of a graph built for a whole prompt)
+   * run natively at their real shape: the runtimes would compute every
+   * built row. */
+  const bool few = d->native_shapes && !d->rows_not_native && few_rows(d, args);
+  if (few) st = bind_args(d, args, &rw, true, true);
+  if (st) {
+    st = bind_args(d, args, &rw, false, d->native_shapes);
+    /* The rows run, but not natively (some node's shape does not follow
+     * from its inputs'): keep to the rows from now on. */
+    if (!st && few) d->rows_not_native = true;
+  }
   /* Shapes the built runtimes cannot take: every node natively at the real
    * shapes, when the graph allows it. */
-  if (st == PTE_ERR_INVALID_ARGUMENT && d->native_shapes) st = bind_args(d, args, &rw, true);
+  if (st == PTE_ERR_INVALID_ARGUMENT && d->native_shapes) st = bind_args(d, args, &rw, true, false);
   if (st) return st;
   pte_event ev;
   if (tr) ev = *event;
+  d->last_xnn = d->last_native = 0;
   if (rw.native) {
     for (uint32_t si = 0; si < p->nsteps; si++) {
       const xg_step *s = &p->steps[si];
@@ -722,6 +780,7 @@ pte_status xg_delegate_run(xg_delegate *d, pte_value **args, int32_t nargs, cons
         st = run_native(d, seg ? p->seg_nodes[seg->first + k] : s->index, args, true);
       if (tr && tr->end) tr->end(tr->user, &ev, tok);
       if (st) return st;
+      d->last_native += seg ? seg->count : 1;
     }
     return PTE_OK;
   }
@@ -732,6 +791,8 @@ pte_status xg_delegate_run(xg_delegate *d, pte_value **args, int32_t nargs, cons
     st = s->kind == XG_STEP_XNN ? run_segment(d, s->index) : run_native(d, s->index, args, false);
     if (tr && tr->end) tr->end(tr->user, &ev, tok);
     if (st) return st;
+    if (s->kind == XG_STEP_XNN) d->last_xnn++;
+    else d->last_native++;
   }
   /* Real rows written to staging: hand them back. */
   if (rw.shrunk) {
@@ -768,3 +829,8 @@ void xg_delegate_get_info(const xg_delegate *d, xg_delegate_info *info) {
 }
 
 const xg_graph *xg_delegate_graph(const xg_delegate *d) { return &d->g; }
+
+void xg_delegate_last_run(const xg_delegate *d, uint32_t *xnn_runs, uint32_t *native_runs) {
+  *xnn_runs = d->last_xnn;
+  *native_runs = d->last_native;
+}

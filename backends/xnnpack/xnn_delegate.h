@@ -33,6 +33,9 @@ typedef struct xg_delegate_info {
   size_t batch_max;
 } xg_delegate_info;
 void xg_delegate_get_info(const xg_delegate *d, xg_delegate_info *info);
+/* What the last successful run did: XNNPACK runtimes invoked, and steps run
+ * with pterun's own code (every node, when it ran at the real shapes). */
+void xg_delegate_last_run(const xg_delegate *d, uint32_t *xnn_runs, uint32_t *native_runs);
 const xg_graph *xg_delegate_graph(const xg_delegate *d);
 
 #endif

@@ -4,6 +4,7 @@
 #include "qgemm.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #if defined(__aarch64__)
 #include <sys/auxv.h>
@@ -257,7 +258,7 @@ static bool has_avxvnni(void) {
 }
 #endif
 
-static qarch qarch_get(void) {
+static qarch qarch_choose(void) {
   switch (k_isa_get()) {
 #if defined(PTERUN_QGEMM_X86)
     case K_ISA_AVX512:
@@ -287,6 +288,18 @@ static qarch qarch_get(void) {
 #endif
     default: return (qarch){4, 1, k_qukr_generic, "generic"};
   }
+}
+
+/* Chosen once (getenv, cpuid and the cpu builtins cost more than a decode
+ * step's whole product on a small model), as k_isa_get does. */
+static qarch g_qarch;
+static pthread_once_t g_qarch_once = PTHREAD_ONCE_INIT;
+
+static void qarch_init(void) { g_qarch = qarch_choose(); }
+
+static qarch qarch_get(void) {
+  pthread_once(&g_qarch_once, qarch_init);
+  return g_qarch;
 }
 
 const char *k_qgemm_kernel(void) { return qarch_get().name; }

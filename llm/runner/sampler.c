@@ -29,10 +29,17 @@ static int by_p_desc(const void *a, const void *b) {
 int32_t pte_llm_sample(const float *logits, int64_t n, const pte_llm_config *c, const int32_t *history,
                        size_t nhistory, uint64_t *rng) {
   if (n <= 0) return -1;
+  const bool penalty = c->repetition_penalty > 0 && c->repetition_penalty != 1.0f && nhistory;
+  if (c->temperature <= 0 && !penalty) { /* greedy on the logits themselves: no copy */
+    int32_t best = 0;
+    for (int64_t i = 1; i < n; i++)
+      if (logits[i] > logits[best]) best = (int32_t)i;
+    return best;
+  }
   float *l = malloc((size_t)n * sizeof *l);
   if (!l) return -1;
   memcpy(l, logits, (size_t)n * sizeof *l);
-  if (c->repetition_penalty > 0 && c->repetition_penalty != 1.0f && nhistory) {
+  if (penalty) {
     uint8_t *seen = calloc((size_t)n, 1); /* each distinct token once */
     for (size_t i = 0; seen && i < nhistory; i++) {
       int32_t id = history[i];

@@ -305,13 +305,30 @@ def native_shapes_shrunk(out):
     write(out, "native_shapes_shrunk", g.payload(), {0: ("in", xv), 1: ("out", (xv.T * k).T)})
 
 
+def rows_few(out):
+    """Rows built for [3, 5, 8], run with one of the fifteen (a decode step
+    of a graph built for a prompt): every node natively at the real shape,
+    no runtime computing the fourteen others."""
+    w, b = rn(6, 8), rn(6)
+    g = Graph()
+    x = g.value([3, 5, 8], ext=0, flags=1)
+    wv = g.value([6, 8], data=w)
+    bv = g.value([6], data=b)
+    h = g.value([3, 5, 6])
+    y = g.value([3, 5, 6], ext=1, flags=2)
+    g.node("XNNFullyConnected", {"input1_id": x, "filter_id": wv, "bias_id": bv, "output_id": h, "flags": 0})
+    g.node("XNNTanh", {"input_id": h, "output_id": y, "flags": 0})
+    xv = rn(1, 1, 8)
+    write(out, "rows_few", g.payload(), {0: ("in", xv), 1: ("out", np.tanh(xv @ w.T + b))})
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "payloads"))
     a = ap.parse_args()
     np.random.seed(1234)
     for fn in (elu_argmax_copy, inline_constants, legacy_constant_buffer, native_fallbacks, quant_bytes, rows_shrunk,
-               native_shapes_shrunk):
+               native_shapes_shrunk, rows_few):
         fn(a.out)
     return 0
 

@@ -46,6 +46,22 @@ static bool load_arg(const char *dir, int k, arg *a) {
   return false;
 }
 
+/* Which path a run took: one row of fifteen (rows_few) runs every node
+ * natively at its real shape, no runtime computing the built rows; a third
+ * or more of them (rows_*_shrunk) stays on the runtimes as planned. */
+static void check_path(const char *dir, const xg_delegate *d, const xg_delegate_info *info, bool native) {
+  const char *base = strrchr(dir, '/');
+  base = base ? base + 1 : dir;
+  uint32_t xnn = 0, own = 0;
+  xg_delegate_last_run(d, &xnn, &own);
+  if (!strcmp(base, "rows_few"))
+    XT_CHECK(xnn == 0 && own == info->nodes - info->dead_nodes,
+             "%s: one row of fifteen ran %u runtime(s) and %u native node(s)", dir, xnn, own);
+  else if (!native && !strncmp(base, "rows_", 5))
+    XT_CHECK(xnn == info->segments && info->segments > 0, "%s: %u of %u runtime(s) ran", dir, xnn,
+             info->segments);
+}
+
 static void run_payload(const char *dir) {
   char path[1400];
   snprintf(path, sizeof path, "%s/payload.bin", dir);
@@ -79,6 +95,7 @@ static void run_payload(const char *dir) {
         }
         st = xg_delegate_run(d, ptrs, n, NULL, NULL);
         XT_CHECK(st == PTE_OK, "%s: run: %s", dir, pte_last_error());
+        check_path(dir, d, &info, native != 0);
         for (int k = 0; !st && k < n; k++) {
           if (!args[k].is_out) continue;
           char what[1500];
