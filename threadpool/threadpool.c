@@ -10,34 +10,43 @@
  *
  * Locking: `g.rw` is held for reading while a job runs and for writing while
  * the pool is created or replaced, so a resize never frees a pool under a
- * running job. pthreadpool itself runs one job at a time. */
+ * running job. pthreadpool itself runs one job at a time.
+ *
+ * pte_threadpool_parallel_for(_2d) do not run on pthreadpool's workers but
+ * on a set of our own (`own`, as many as the pthreadpool has, created and
+ * replaced with it): with pthreadpool a job ends only when every worker
+ * has woken up and checked in, so each job paid a sleeping worker's wake-up
+ * (tens of microseconds on a VM) even when the caller had done all the
+ * work; a transformer's ~200 split operators per run made 2 threads slower
+ * than 1. Here a job ends when its chunks are done: a worker that wakes
+ * late finds the job closed and goes back to waiting. Workers spin a short
+ * while after a job (the next operator usually follows within
+ * microseconds), then sleep on a futex, so a busy machine loses at most
+ * that spin per job. */
 #define _GNU_SOURCE
 #include <pterun/threadpool.h>
 
 #include <dlfcn.h>
+#include <errno.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifdef PTERUN_PTHREADPOOL_LINKED
 #include <pthreadpool.h>
 #endif
 
-typedef void (*pp_task_1d_tile_1d)(void *, size_t, size_t);
-typedef void (*pp_task_2d_tile_2d)(void *, size_t, size_t, size_t, size_t);
-
 typedef struct pp_api {
   void *(*create)(size_t threads);
   void (*destroy)(void *pool);
   size_t (*threads_count)(void *pool);
-  void (*parallelize_1d_tile_1d)(void *pool, pp_task_1d_tile_1d fn, void *ctx, size_t range, size_t tile,
-                                 uint32_t flags);
-  void (*parallelize_2d_tile_2d)(void *pool, pp_task_2d_tile_2d fn, void *ctx, size_t range_i, size_t range_j,
-                                 size_t tile_i, size_t tile_j, uint32_t flags);
 } pp_api;
 
 static struct {
@@ -56,29 +65,147 @@ static struct {
 /* Set on threads while they run a job of ours: nested calls run inline. */
 static _Thread_local bool tl_in_job;
 
-/* pthreadpool's PTHREADPOOL_FLAG_YIELD_WORKERS: workers go to sleep after a
- * job instead of spinning, so on a busy machine they do not take the core a
- * running thread of the next job needs (spinning cost milliseconds per run
- * there). The value is part of pthreadpool's ABI. */
-#ifdef PTERUN_PTHREADPOOL_LINKED
-#define YIELD_WORKERS PTHREADPOOL_FLAG_YIELD_WORKERS
-#else
-#define YIELD_WORKERS 0x00000002u
+/* ---- Our own workers for parallel_for (see the top of the file) ---- */
+
+/* How long a worker spins for the next job before sleeping. */
+#define OWN_SPIN_NS 100000
+
+typedef struct own_job {
+  pte_parallel_fn fn1;
+  pte_parallel_2d_fn fn2;
+  void *ctx;
+  size_t n, grain;             /* 1-D: items, items per chunk */
+  size_t ni, nj, ti, tj, cols; /* 2-D: ranges, tile sizes, tiles per row */
+  size_t chunks;
+} own_job;
+
+static struct {
+  pthread_mutex_t submit; /* one job at a time */
+  pthread_t *tids;
+  size_t workers;
+  own_job job; /* written only while `state` is closed and no worker is in */
+  /* Job generation << 1 | open. Workers enter a job by raising `inside`,
+   * then re-reading `state`: if it is unchanged the caller cannot close
+   * and return before they leave. */
+  _Atomic uint64_t state;
+  atomic_int inside;
+  atomic_size_t next;   /* next chunk to take */
+  _Atomic uint32_t seq; /* futex word: bumped per job and on shutdown */
+  atomic_int sleepers;
+  atomic_bool stop;
+} own = {.submit = PTHREAD_MUTEX_INITIALIZER};
+
+static inline void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ __volatile__("yield");
 #endif
+}
+
+static uint64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void own_run_chunks(void) {
+  const own_job *j = &own.job;
+  for (;;) {
+    size_t c = atomic_fetch_add(&own.next, 1);
+    if (c >= j->chunks) return;
+    if (j->fn1) {
+      size_t b = c * j->grain;
+      size_t e = j->n - b < j->grain ? j->n : b + j->grain;
+      j->fn1(j->ctx, b, e);
+    } else {
+      size_t i0 = c / j->cols * j->ti, j0 = c % j->cols * j->tj;
+      size_t i1 = j->ni - i0 < j->ti ? j->ni : i0 + j->ti;
+      size_t j1 = j->nj - j0 < j->tj ? j->nj : j0 + j->tj;
+      j->fn2(j->ctx, i0, i1, j0, j1);
+    }
+  }
+}
+
+static void *own_worker(void *arg) {
+  tl_in_job = true; /* anything a chunk submits runs inline */
+  /* The count when the pool started: a bump before this thread first ran
+   * (a job, or a stop right after the start) is not missed. */
+  uint32_t seen = (uint32_t)(uintptr_t)arg;
+  for (;;) {
+    if (atomic_load(&own.seq) == seen) {
+      uint64_t until = now_ns() + OWN_SPIN_NS;
+      for (unsigned k = 1; atomic_load(&own.seq) == seen; k++) {
+        cpu_relax();
+        if (k % 64 == 0 && now_ns() > until) break;
+      }
+      atomic_fetch_add(&own.sleepers, 1);
+      while (atomic_load(&own.seq) == seen)
+        syscall(SYS_futex, &own.seq, FUTEX_WAIT_PRIVATE, seen, NULL, NULL, 0);
+      atomic_fetch_sub(&own.sleepers, 1);
+    }
+    seen = atomic_load(&own.seq);
+    if (atomic_load(&own.stop)) return NULL;
+    uint64_t st = atomic_load(&own.state);
+    if (!(st & 1)) continue;
+    atomic_fetch_add(&own.inside, 1);
+    if (atomic_load(&own.state) == st) own_run_chunks();
+    atomic_fetch_sub(&own.inside, 1);
+  }
+}
+
+/* With the write lock held (no job running): `n` threads in all. */
+static void own_start_locked(size_t n) {
+  if (own.workers || n <= 1) return;
+  own.tids = (pthread_t *)calloc(n - 1, sizeof *own.tids);
+  if (!own.tids) return;
+  atomic_store(&own.stop, false);
+  void *seq = (void *)(uintptr_t)atomic_load(&own.seq);
+  for (size_t i = 0; i + 1 < n; i++) {
+    if (pthread_create(&own.tids[i], NULL, own_worker, seq) != 0) {
+      pte_log(PTE_LOG_WARNING, "threadpool: could not start worker %zu of %zu", i + 1, n - 1);
+      break;
+    }
+    own.workers++;
+  }
+}
+
+static void own_stop_locked(void) {
+  if (!own.tids) return;
+  atomic_store(&own.stop, true);
+  atomic_fetch_add(&own.seq, 1);
+  syscall(SYS_futex, &own.seq, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
+  for (size_t i = 0; i < own.workers; i++) pthread_join(own.tids[i], NULL);
+  free(own.tids);
+  own.tids = NULL;
+  own.workers = 0;
+}
+
+/* With the read lock held: run own.job (its fields set by the caller under
+ * `submit`) on the workers and the calling thread. */
+static void own_run_locked(void) {
+  atomic_store(&own.next, 0);
+  uint64_t gen = atomic_load(&own.state) >> 1;
+  atomic_store(&own.state, ((gen + 1) << 1) | 1);
+  atomic_fetch_add(&own.seq, 1);
+  if (atomic_load(&own.sleepers) > 0)
+    syscall(SYS_futex, &own.seq, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
+  tl_in_job = true;
+  own_run_chunks();
+  tl_in_job = false;
+  atomic_store(&own.state, (gen + 1) << 1);
+  /* Only workers that took chunks are inside now, each finishing its last. */
+  for (unsigned k = 1; atomic_load(&own.inside) > 0; k++) {
+    cpu_relax();
+    if (k % 1024 == 0) sched_yield();
+  }
+}
 
 #ifdef PTERUN_PTHREADPOOL_LINKED
 /* Typed shims: pthreadpool_t is an opaque struct pointer, held as void *. */
 static void *linked_create(size_t n) { return pthreadpool_create(n); }
 static void linked_destroy(void *p) { pthreadpool_destroy((pthreadpool_t)p); }
 static size_t linked_threads_count(void *p) { return pthreadpool_get_threads_count((pthreadpool_t)p); }
-static void linked_1d_tile_1d(void *p, pp_task_1d_tile_1d fn, void *ctx, size_t range, size_t tile,
-                              uint32_t flags) {
-  pthreadpool_parallelize_1d_tile_1d((pthreadpool_t)p, fn, ctx, range, tile, flags);
-}
-static void linked_2d_tile_2d(void *p, pp_task_2d_tile_2d fn, void *ctx, size_t ri, size_t rj, size_t ti,
-                              size_t tj, uint32_t flags) {
-  pthreadpool_parallelize_2d_tile_2d((pthreadpool_t)p, fn, ctx, ri, rj, ti, tj, flags);
-}
 #endif
 
 static void load_api(void) {
@@ -86,8 +213,6 @@ static void load_api(void) {
   g.api.create = linked_create;
   g.api.destroy = linked_destroy;
   g.api.threads_count = linked_threads_count;
-  g.api.parallelize_1d_tile_1d = linked_1d_tile_1d;
-  g.api.parallelize_2d_tile_2d = linked_2d_tile_2d;
   g.api_ok = true;
   /* Where the dynamic linker bound the calls: Debian's library, or a copy
    * that was in the global scope first (torch's, with RTLD_GLOBAL). */
@@ -113,12 +238,7 @@ static void load_api(void) {
   g.api.create = (void *(*)(size_t))dlsym(h, "pthreadpool_create");
   g.api.destroy = (void (*)(void *))dlsym(h, "pthreadpool_destroy");
   g.api.threads_count = (size_t(*)(void *))dlsym(h, "pthreadpool_get_threads_count");
-  g.api.parallelize_1d_tile_1d = (void (*)(void *, pp_task_1d_tile_1d, void *, size_t, size_t,
-                                           uint32_t))dlsym(h, "pthreadpool_parallelize_1d_tile_1d");
-  g.api.parallelize_2d_tile_2d = (void (*)(void *, pp_task_2d_tile_2d, void *, size_t, size_t, size_t, size_t,
-                                           uint32_t))dlsym(h, "pthreadpool_parallelize_2d_tile_2d");
-  if (!g.api.create || !g.api.destroy || !g.api.threads_count || !g.api.parallelize_1d_tile_1d ||
-      !g.api.parallelize_2d_tile_2d) {
+  if (!g.api.create || !g.api.destroy || !g.api.threads_count) {
     snprintf(g.provider, sizeof g.provider, "unavailable: %s lacks a pthreadpool function", path);
     pte_log(PTE_LOG_WARNING, "threadpool: %s", g.provider);
     return; /* the handle stays open: harmless, and dlclose could unmap code in use */
@@ -159,6 +279,7 @@ static void ensure_pool_locked(void) {
   }
   g.threads = g.api.threads_count(g.pool);
   atomic_fetch_add(&g.created, 1);
+  own_start_locked(g.threads);
 }
 
 /* Take the read lock with a pool in place (or none available). */
@@ -179,19 +300,6 @@ static void lock_pool_for_work(void) {
   }
 }
 
-typedef struct job1 {
-  pte_parallel_fn fn;
-  void *ctx;
-} job1;
-
-static void run_1d(void *p, size_t start, size_t count) {
-  const job1 *j = (const job1 *)p;
-  bool outer = tl_in_job;
-  tl_in_job = true;
-  j->fn(j->ctx, start, start + count);
-  tl_in_job = outer;
-}
-
 void pte_threadpool_parallel_for(size_t n, size_t grain, pte_parallel_fn fn, void *ctx) {
   if (n == 0 || !fn) return;
   if (tl_in_job) {
@@ -199,7 +307,7 @@ void pte_threadpool_parallel_for(size_t n, size_t grain, pte_parallel_fn fn, voi
     return;
   }
   lock_pool_for_work();
-  size_t threads = g.pool ? g.threads : 1;
+  size_t threads = g.pool ? own.workers + 1 : 1;
   if (grain == 0) {
     /* About four chunks per thread balances uneven chunks without making
      * the per-chunk overhead matter. */
@@ -213,22 +321,11 @@ void pte_threadpool_parallel_for(size_t n, size_t grain, pte_parallel_fn fn, voi
     tl_in_job = false;
     return;
   }
-  job1 j = {fn, ctx};
-  g.api.parallelize_1d_tile_1d(g.pool, run_1d, &j, n, grain, YIELD_WORKERS);
+  pthread_mutex_lock(&own.submit);
+  own.job = (own_job){.fn1 = fn, .ctx = ctx, .n = n, .grain = grain, .chunks = (n - 1) / grain + 1};
+  own_run_locked();
+  pthread_mutex_unlock(&own.submit);
   pthread_rwlock_unlock(&g.rw);
-}
-
-typedef struct job2 {
-  pte_parallel_2d_fn fn;
-  void *ctx;
-} job2;
-
-static void run_2d(void *p, size_t i, size_t j, size_t ti, size_t tj) {
-  const job2 *jb = (const job2 *)p;
-  bool outer = tl_in_job;
-  tl_in_job = true;
-  jb->fn(jb->ctx, i, i + ti, j, j + tj);
-  tl_in_job = outer;
 }
 
 void pte_threadpool_parallel_for_2d(size_t ni, size_t nj, size_t tile_i, size_t tile_j, pte_parallel_2d_fn fn,
@@ -241,7 +338,7 @@ void pte_threadpool_parallel_for_2d(size_t ni, size_t nj, size_t tile_i, size_t 
     return;
   }
   lock_pool_for_work();
-  size_t threads = g.pool ? g.threads : 1;
+  size_t threads = g.pool ? own.workers + 1 : 1;
   if (threads <= 1 || (tile_i == ni && tile_j == nj)) {
     pthread_rwlock_unlock(&g.rw);
     tl_in_job = true;
@@ -249,8 +346,18 @@ void pte_threadpool_parallel_for_2d(size_t ni, size_t nj, size_t tile_i, size_t 
     tl_in_job = false;
     return;
   }
-  job2 j = {fn, ctx};
-  g.api.parallelize_2d_tile_2d(g.pool, run_2d, &j, ni, nj, tile_i, tile_j, YIELD_WORKERS);
+  size_t rows = (ni - 1) / tile_i + 1, cols = (nj - 1) / tile_j + 1;
+  pthread_mutex_lock(&own.submit);
+  own.job = (own_job){.fn2 = fn,
+                      .ctx = ctx,
+                      .ni = ni,
+                      .nj = nj,
+                      .ti = tile_i,
+                      .tj = tile_j,
+                      .cols = cols,
+                      .chunks = rows * cols};
+  own_run_locked();
+  pthread_mutex_unlock(&own.submit);
   pthread_rwlock_unlock(&g.rw);
 }
 
@@ -278,6 +385,7 @@ pte_status pte_threadpool_set_threads(size_t n) {
                      g.threads, want, (long long)g.holders);
     } else {
       g.api.destroy(g.pool);
+      own_stop_locked();
       g.pool = NULL;
       g.threads = 0;
     }

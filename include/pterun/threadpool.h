@@ -3,12 +3,15 @@
  * of a process, shared by every kernel library and by the XNNPACK delegate.
  *
  * It wraps a pthreadpool (Debian's libpthreadpool) so XNNPACK can run on it
- * too. The pool is created on first use with one thread per CPU this process
- * may run on (sched_getaffinity), or PTERUN_NUM_THREADS if that is set in the
+ * too; parallel_for runs on a second set of as many workers, created and
+ * resized with the pthreadpool, whose jobs end as soon as their chunks are
+ * done instead of waiting for every worker to wake up. The pool is created
+ * on first use with one thread per CPU this process may run on
+ * (sched_getaffinity), or PTERUN_NUM_THREADS if that is set in the
  * environment, or what pte_threadpool_set_threads() asked for.
  *
  * Work submitted from several threads at once is run one job after the other
- * (the pool has one set of workers); a parallel_for called from inside a
+ * (one job at a time); a parallel_for called from inside a
  * parallel_for runs inline on the calling worker, so nesting cannot deadlock.
  */
 #ifndef PTERUN_THREADPOOL_H

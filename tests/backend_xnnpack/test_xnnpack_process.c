@@ -1,6 +1,7 @@
 /* Process-level properties of the XNNPACK delegate:
  *  - one pool: the delegate hands XNNPACK the pthreadpool of
- *    libpterun_threadpool, kernels' parallel_for runs on it too, and no
+ *    libpterun_threadpool, kernels' parallel_for runs on that pool's own
+ *    workers (as many as the pthreadpool's, see threadpool.c), and no
  *    other worker threads appear while delegates and kernels run;
  *  - a loaded delegate holds the pool (a resize is refused until it is freed);
  *  - tracer: PTE_EVENT_BACKEND events for each XNNPACK runtime and native
@@ -115,8 +116,8 @@ int main(int argc, char **argv) {
   }
   XT_CHECK(atomic_load(&touched) == 5 << 20, "parallel_for covered %d items", atomic_load(&touched));
   int threads_now = count_threads();
-  /* The calling thread plus the pool's workers, nothing else. */
-  XT_CHECK(threads_now == threads_at_start + (int)nthreads - 1,
+  /* The calling thread plus the pool's two sets of workers, nothing else. */
+  XT_CHECK(threads_now == threads_at_start + 2 * ((int)nthreads - 1),
            "%d threads with a pool of %zu (started with %d): another pool or thread appeared", threads_now,
            nthreads, threads_at_start);
   XT_CHECK(pte_threadpool_pools_created() == 1, "a second pool was created");

@@ -635,6 +635,27 @@ static void test_unary(void) {
   }
 }
 
+/* x ** 2 and x ** 3 (int or double exponent) round as the portable kernel
+ * does, bit for bit (NaN and inf included); other exponents are declined. */
+static void test_pow(void) {
+  for (int it = 0; it < 24; it++) {
+    int64_t n = PICK(1, 7, 16, 100, 40000, 300007);
+    int form = it % 6; /* 0..3 accepted: 2, 3, 2.0, 3.0; 4: 2.5; 5: 0.5 */
+    snprintf(g_case, sizeof g_case, "aten::pow.Tensor_Scalar_out form %d n %lld", form, (long long)n);
+    pair q;
+    pair_init(&q);
+    int64_t shape[1] = {n};
+    both_t(&q, mk(PTE_FLOAT32, 1, shape, true));
+    if (form < 2) both_i(&q, 2 + form);
+    else if (form < 4) both_d(&q, 2.0 + (form - 2));
+    else both_d(&q, form == 4 ? 2.5 : 0.5);
+    both_out(&q, PTE_FLOAT32, (size_t)n);
+    both_ret(&q);
+    run_pair("aten::pow.Tensor_Scalar_out", &q.o, &q.p, &q.outs, form < 4, 0, 0);
+    free_owned();
+  }
+}
+
 /* ---- normalization, softmax ---- */
 
 static void test_norms(void) {
@@ -989,6 +1010,7 @@ int main(void) {
     test_convolution();
     test_binary();
     test_unary();
+    test_pow();
     test_norms();
     test_pooling();
     test_copies();

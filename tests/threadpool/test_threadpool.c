@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static int failures;
 #define CHECK(c, ...)                                                       \
@@ -63,6 +64,23 @@ static void mark2(void *ctx, size_t i0, size_t i1, size_t j0, size_t j1) {
     for (size_t j = j0; j < j1; j++) atomic_fetch_add(&g->hits[i][j], 1);
 }
 
+/* Which threads ran the chunks of a slow loop (each chunk sleeps, so a
+ * worker that has to wake up still gets some). */
+typedef struct who {
+  pthread_t ids[64];
+  atomic_int n;
+} who;
+
+static void record(void *ctx, size_t b, size_t e) {
+  who *w = (who *)ctx;
+  for (size_t i = b; i < e; i++) {
+    struct timespec ts = {0, 2000000};
+    nanosleep(&ts, NULL);
+    int k = atomic_fetch_add(&w->n, 1);
+    if (k < 64) w->ids[k] = pthread_self();
+  }
+}
+
 static void *concurrent(void *arg) {
   counts *c = (counts *)arg;
   for (int r = 0; r < 20; r++) pte_threadpool_parallel_for(N, 0, mark, c);
@@ -104,6 +122,17 @@ int main(void) {
   int inner = 0;
   for (int i = 0; i < 10; i++) inner += atomic_load(&c->hits[i]);
   CHECK(inner == 640, "nested: inner loops covered %d of 640 items", inner);
+
+  /* With several threads the work is shared: not all on the caller. */
+  if (pte_threadpool_threads() > 1) {
+    who w;
+    memset(&w, 0, sizeof w);
+    pte_threadpool_parallel_for(32, 1, record, &w);
+    int others = 0;
+    for (int i = 0; i < 32 && i < atomic_load(&w.n); i++) others += !pthread_equal(w.ids[i], pthread_self());
+    CHECK(atomic_load(&w.n) == 32, "slow loop ran %d of 32 items", atomic_load(&w.n));
+    CHECK(others > 0, "every chunk of a 64 ms loop ran on the calling thread");
+  }
 
   /* Several threads submitting at once. */
   memset(c, 0, sizeof *c);

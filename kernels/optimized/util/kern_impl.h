@@ -219,17 +219,26 @@ static float k_sum(const float *x, int64_t n) {
 static float k_max(const float *x, int64_t n) {
   float m = -INFINITY;
   int64_t i = 0;
+  /* the lanes below drop NaN (comparisons are false), so they also note
+   * one (x != x) branch-free: a separate early-exit scan did not vectorize
+   * and cost more than the max (a fifth of attention's softmax) */
+  int32_t nan = 0;
   if (n >= LANES) {
     float acc[LANES];
-    for (int j = 0; j < LANES; j++) acc[j] = x[j];
+    int32_t un[LANES];
+    for (int j = 0; j < LANES; j++) acc[j] = x[j], un[j] = x[j] != x[j];
     for (i = LANES; i + LANES <= n; i += LANES)
-      for (int j = 0; j < LANES; j++) acc[j] = acc[j] > x[i + j] ? acc[j] : x[i + j];
-    for (int j = 0; j < LANES; j++) m = m > acc[j] ? m : acc[j];
+      for (int j = 0; j < LANES; j++) {
+        float v = x[i + j];
+        acc[j] = acc[j] > v ? acc[j] : v;
+        un[j] |= v != v;
+      }
+    for (int j = 0; j < LANES; j++) m = m > acc[j] ? m : acc[j], nan |= un[j];
   }
-  for (; i < n; i++) m = m > x[i] ? m : x[i];
-  /* the lanes above drop NaN (comparisons are false): check once */
-  for (int64_t j = 0; j < n; j++)
-    if (isnan(x[j])) return x[j];
+  for (; i < n; i++) m = m > x[i] ? m : x[i], nan |= x[i] != x[i];
+  if (nan)
+    for (int64_t j = 0; j < n; j++)
+      if (isnan(x[j])) return x[j];
   return m;
 }
 
