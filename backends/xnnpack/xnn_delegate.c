@@ -166,6 +166,13 @@ static void release_runtimes(xg_delegate *d) {
 /* An output that holds indices (argmax pooling), int64 or int32 at run time. */
 static bool is_index_output(const xg_graph *g, uint32_t vi) { return g->values[vi].index_out; }
 
+/* Bytes per element of argument value vi bound to tensor t: the value's,
+ * except argmax indices, which are delivered as int64 or int32. */
+static size_t arg_esize(const xg_graph *g, uint32_t vi, const pte_tensor *t) {
+  if (is_index_output(g, vi)) return t->dtype == PTE_INT64 ? 8 : 4;
+  return g->values[vi].esize;
+}
+
 static inline void *value_ptr(const xg_delegate *d, uint32_t vi) {
   void *p = d->vptr[vi];
   return p ? p : d->bound[d->g.values[vi].external_id];
@@ -420,7 +427,7 @@ static void set_dims(xg_value *v, uint32_t nd, const int64_t *dims) {
   v->ndims = nd;
   v->numel = 1;
   for (uint32_t i = 0; i < nd; i++) v->dims[i] = (size_t)dims[i], v->numel *= (size_t)dims[i];
-  v->nbytes = v->numel * 4;
+  v->nbytes = v->numel * v->esize;
 }
 
 static bool same_dims(const xg_value *a, const xg_value *b) {
@@ -518,7 +525,7 @@ static pte_status bind_input(xg_delegate *d, uint32_t e, uint32_t vi, pte_tensor
   const xg_value *v = &d->g.values[vi];
   const bool batched = p->batchable && p->batched[vi];
   const uint32_t r = p->row_dims;
-  const size_t full = v->numel * 4;
+  const size_t full = v->numel * v->esize;
   int64_t phys[PTE_MAX_DIM];
   physical_sizes(t, phys);
   if (!t->data) return pte_error(PTE_ERR_INVALID_STATE, "XNNPACK delegate input %u has no data", e);
@@ -560,10 +567,10 @@ static pte_status bind_input(xg_delegate *d, uint32_t e, uint32_t vi, pte_tensor
    * read from the caller's buffer when it is big enough, else from staging;
    * rows with gaps are spread into staging. */
   if (strided) {
-    copy_rows(d->stage[e], (uint8_t *)t->data, p->row_max, rw->real, r, row_bytes(v, r, 4), true);
+    copy_rows(d->stage[e], (uint8_t *)t->data, p->row_max, rw->real, r, row_bytes(v, r, v->esize), true);
     d->bound[e] = d->stage[e];
   } else if (t->capacity < full) {
-    memcpy(d->stage[e], t->data, real_rows(rw, r) * row_bytes(v, r, 4));
+    memcpy(d->stage[e], t->data, real_rows(rw, r) * row_bytes(v, r, v->esize));
     d->bound[e] = d->stage[e];
   }
   return PTE_OK;
@@ -628,16 +635,19 @@ static pte_status bind_args(xg_delegate *d, pte_value **args, xg_rows *rw, bool 
       if (!a || a->tag != PTE_TAG_TENSOR || !a->u.tensor)
         return pte_error(PTE_ERR_INVALID_ARGUMENT, "XNNPACK delegate argument %u is not a tensor", e);
       pte_tensor *t = a->u.tensor;
-      size_t esize = 4;
+      size_t esize = arg_esize(g, vi, t);
       if (is_index_output(g, vi)) {
         if (t->dtype != PTE_INT64 && t->dtype != PTE_INT32)
           return pte_error(PTE_ERR_INVALID_ARGUMENT,
                            "XNNPACK delegate output %u (argmax indices) is %s, expected int64", e,
                            pte_dtype_name(t->dtype));
-        esize = t->dtype == PTE_INT64 ? 8 : 4;
-      } else if (t->dtype != PTE_FLOAT32) {
-        return pte_error(PTE_ERR_INVALID_ARGUMENT, "XNNPACK delegate %s %u is %s, expected float32",
-                         input ? "input" : "output", e, pte_dtype_name(t->dtype));
+      } else if ((int)t->dtype != xg_datatype_arg_dtype(v->datatype)) {
+        /* The graph's value decides: its bytes are what XNNPACK reads. */
+        int want = xg_datatype_arg_dtype(v->datatype);
+        return pte_error(PTE_ERR_INVALID_ARGUMENT,
+                         "XNNPACK delegate %s %u is %s, expected %s (value %u is %s)",
+                         input ? "input" : "output", e, pte_dtype_name(t->dtype),
+                         want < 0 ? "none" : pte_dtype_name(want), vi, xg_datatype_name(v->datatype));
       }
       if (t->dim > PTE_MAX_DIM)
         return pte_error(PTE_ERR_INVALID_ARGUMENT, "XNNPACK delegate argument %u has rank %d", e,
@@ -740,7 +750,7 @@ pte_status xg_delegate_run(xg_delegate *d, pte_value **args, int32_t nargs, cons
       if (vi == XG_NONE || !(g->values[vi].flags & XG_FLAG_EXTERNAL_OUTPUT)) continue;
       pte_tensor *t = args[e]->u.tensor;
       if (d->bound[e] == t->data) continue;
-      size_t esize = is_index_output(g, vi) && t->dtype == PTE_INT64 ? 8 : 4;
+      size_t esize = arg_esize(g, vi, t);
       size_t row = row_bytes(&g->values[vi], p->row_dims, esize);
       if (rw.strided)
         copy_rows(d->bound[e], (uint8_t *)t->data, p->row_max, rw.real, p->row_dims, row, false);

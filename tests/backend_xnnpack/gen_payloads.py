@@ -111,6 +111,8 @@ class Graph:
                              "constant_buffer_idx": idx, "external_id": INVALID if ext is None else ext,
                              "flags": flags, "id_out": vid},
             "quant_params_type": params[0], "quant_params": params[1]}})
+        if ext is not None:
+            self.externs = max(self.externs, ext + 1)
         return vid
 
     def node(self, kind, fields, min_max=None, handle=0):
@@ -269,6 +271,55 @@ def quant_bytes(out):
                                             2: ("out", ((yq - zy) * sy).astype(np.float32))})
 
 
+def quant_args(out):
+    """qint8 delegate arguments (ExecuTorch passes the raw int8 data): an
+    int8 input through a per-channel fully connected node to an int8 output,
+    an int8 concatenation to an int8 output, a convert to fp32; built for
+    [3, 4, 6] and also run at [3, 4, 6], [1, 4, 6] (contiguous rows) and
+    [2, 3, 6] (rows spread into the built layout). Scales as quant_bytes:
+    exact."""
+    sx, zx, sw, sy, zy = 0.0625, 3, 0.5, 0.03125, -2
+    pt = lambda s, z: ("PerTensorQuant", {"scale": s, "zero_point": z})
+    pc = lambda s, n: ("PerChannelQuant", {"scale": [s] * n, "channel_dim": 0})
+    w = np.random.randint(-3, 4, size=(4, 6)).astype(np.int8)
+    b = np.random.randint(-20, 21, size=(4,)).astype(np.int32)
+    for name, shape in (("quant_args", (3, 4, 6)), ("quant_args_batch_shrunk", (1, 4, 6)),
+                        ("quant_args_seq_shrunk", (2, 3, 6))):
+        g = Graph()
+        x = g.qvalue([3, 4, 6], "xnn_datatype_qint8", pt(sx, zx), ext=0, flags=1)
+        wv = g.qvalue([4, 6], "xnn_datatype_qcint8", pc(sw, 4), data=w)
+        bv = g.qvalue([4], "xnn_datatype_qcint32", pc(sx * sw, 4), data=b)
+        qy = g.qvalue([3, 4, 4], "xnn_datatype_qint8", pt(sy, zy), ext=1, flags=2)
+        qc = g.qvalue([3, 4, 12], "xnn_datatype_qint8", pt(sx, zx), ext=2, flags=2)
+        f = g.value([3, 4, 6], ext=3, flags=2)
+        g.node("XNNFullyConnected", {"input1_id": x, "filter_id": wv, "bias_id": bv, "output_id": qy, "flags": 0})
+        g.node("XNNConcatenate2", {"axis": 2, "input1_id": x, "input2_id": x, "input3_id": INVALID,
+                                   "input4_id": INVALID, "input5_id": INVALID, "output_id": qc, "flags": 0})
+        g.node("XNNConvert", {"input_id": x, "output_id": f, "flags": 0})
+        k = np.random.randint(-40, 41, size=shape)
+        acc = k @ w.astype(np.int64).T + b
+        yq = np.clip(acc + zy, -128, 127).astype(np.int8)
+        xq = (k + zx).astype(np.int8)
+        write(out, name, g.payload(), {0: ("in", xq), 1: ("out", yq), 2: ("out", np.concatenate([xq, xq], axis=2)),
+                                       3: ("out", (k * sx).astype(np.float32))})
+
+
+def quant_args_native_shapes(out):
+    """qint8 arguments without independent rows (transposes around a copy),
+    run smaller: every node natively at the real shapes, on int8 bytes."""
+    pt = ("PerTensorQuant", {"scale": 0.25, "zero_point": -1})
+    g = Graph()
+    x = g.qvalue([4, 6], "xnn_datatype_qint8", pt, ext=0, flags=1)
+    t = g.qvalue([6, 4], "xnn_datatype_qint8", pt)
+    c = g.qvalue([6, 4], "xnn_datatype_qint8", pt)
+    y = g.qvalue([4, 6], "xnn_datatype_qint8", pt, ext=1, flags=2)
+    g.node("XNNStaticTranspose", {"num_dims": 2, "perm": [1, 0], "input_id": x, "output_id": t, "flags": 0})
+    g.node("XNNCopy", {"input_id": t, "output_id": c, "flags": 0})
+    g.node("XNNStaticTranspose", {"num_dims": 2, "perm": [1, 0], "input_id": c, "output_id": y, "flags": 0})
+    xv = np.random.randint(-128, 128, size=(3, 6)).astype(np.int8)
+    write(out, "quant_args_native_shapes", g.payload(), {0: ("in", xv), 1: ("out", xv)})
+
+
 def rows_shrunk(out):
     """Rows over the leading two dims, built for [3, 5, 8], run smaller with
     the caller's tensors of the real sizes (staging): only dim 0 smaller
@@ -311,7 +362,7 @@ def main():
     a = ap.parse_args()
     np.random.seed(1234)
     for fn in (elu_argmax_copy, inline_constants, legacy_constant_buffer, native_fallbacks, quant_bytes, rows_shrunk,
-               native_shapes_shrunk):
+               native_shapes_shrunk, quant_args, quant_args_native_shapes):
         fn(a.out)
     return 0
 

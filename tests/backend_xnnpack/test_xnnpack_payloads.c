@@ -2,9 +2,11 @@
  * API: paths the exporter does not produce (ELU, ArgMaxPooling2d with int64
  * indices, Copy, Convert, constants in the payload's own region and in the
  * legacy constant_buffer, native fallbacks, dead nodes, shapes smaller than
- * built in tensors of the real size: staging of rows, native real shapes). Each runs as
+ * built in tensors of the real size: staging of rows, native real shapes; qint8 arguments, whose
+ * tensors hold the raw int8 data). Each runs as
  * planned and with native kernels preferred, and twice with the outputs at
- * other addresses (XNNPACK runtimes are re-set up to the new pointers).
+ * other addresses (XNNPACK runtimes are re-set up to the new pointers); each argument is then
+ * given the wrong dtype, which must be refused.
  *   test_xnnpack_payloads DIR */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
@@ -86,6 +88,22 @@ static void run_payload(const char *dir) {
           double err;
           XT_CHECK(xt_compare(&args[k].t, &args[k].want, 1e-5, 1e-6, &err, what), "%s differs", what);
         }
+      }
+      /* An argument whose dtype is not its value's is refused, named. */
+      for (int k = 0; k < n; k++) {
+        pte_value vals[MAXARGS], *ptrs[MAXARGS];
+        for (int j = 0; j < n; j++) {
+          memset(&vals[j], 0, sizeof vals[j]);
+          vals[j].tag = PTE_TAG_TENSOR;
+          vals[j].u.tensor = &args[j].t;
+          ptrs[j] = &vals[j];
+        }
+        const pte_dtype keep = args[k].t.dtype;
+        args[k].t.dtype = keep == PTE_FLOAT32 ? PTE_INT8 : PTE_FLOAT32;
+        st = xg_delegate_run(d, ptrs, n, NULL, NULL);
+        XT_CHECK(st == PTE_ERR_INVALID_ARGUMENT && strstr(pte_last_error(), "expected"),
+                 "%s: argument %d of the wrong dtype: %s", dir, k, st ? pte_last_error() : "accepted");
+        args[k].t.dtype = keep;
       }
       xg_delegate_destroy(d);
     }

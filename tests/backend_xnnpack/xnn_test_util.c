@@ -161,6 +161,9 @@ static double element(const pte_tensor *t, size_t offset) {
     case PTE_FLOAT64: return ((const double *)t->data)[offset];
     case PTE_INT64: return (double)((const int64_t *)t->data)[offset];
     case PTE_INT32: return ((const int32_t *)t->data)[offset];
+    case PTE_INT16: return ((const int16_t *)t->data)[offset];
+    case PTE_INT8: return ((const int8_t *)t->data)[offset];
+    case PTE_UINT8: return ((const uint8_t *)t->data)[offset];
     default: return NAN;
   }
 }

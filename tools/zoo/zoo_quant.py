@@ -260,6 +260,22 @@ class _MLP(torch.nn.Module):
         return self.l2(torch.relu(self.l1(x)))
 
 
+class _QuantArgs(torch.nn.Module):
+    """Two linears around a CLS-token-like expand: the partitioner keeps the
+    expand (on int8) outside, so one delegate returns qint8 tensors and the
+    next one takes them (ViT's int8 file has the same pattern)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.l1 = torch.nn.Linear(8, 8)
+        self.l2 = torch.nn.Linear(8, 4)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = self.l1(x)
+        cls = h[:, :1].expand(1, 3, 8)
+        return self.l2(torch.cat([cls, h], 1))
+
+
 def _pt2e(model: torch.nn.Module, example: Tuple[torch.Tensor, ...], dynamic: bool) -> torch.nn.Module:
     from executorch.backends.xnnpack.quantizer.xnnpack_quantizer import (
         XNNPACKQuantizer,
@@ -304,6 +320,17 @@ def _models() -> None:
         return cnn("pt2e_static_cnn_xnnpack", "delegated to XNNPACK (XnnpackPartitioner: int8 convolutions, "
                    "fully connected, global average pooling and converts in one delegate)")
 
+    def quant_args() -> Built:
+        model = _QuantArgs()
+        x = torch.randn(1, 4, 8)
+        gm = _pt2e(model, (x,), dynamic=False)
+        _models.qargs_step = _last_output_scale(gm)
+        desc = (f"two linears around an expand, PT2E XNNPACKQuantizer static per-channel int8, delegated to "
+                f"XNNPACK: the expand stays outside on int8, so the first delegate returns two qint8 tensors "
+                f"and the second takes qint8 arguments. Tolerance: {steps} quantization steps of the output "
+                f"(scale {_models.qargs_step:.6g})")
+        return Built(methods={"forward": (gm, (x,), None)}, cases=[CaseIO("pt2e_quant_args_xnnpack", "forward", (x,), desc)])
+
     def mlp(name: str = "pt2e_dynamic_linear", how: str = "not delegated") -> Built:
         model = _MLP()
         x = torch.randn(4, 16)
@@ -341,7 +368,8 @@ def _models() -> None:
     # Tolerances need the model's scales: computed once here (seeded like the export).
     from zoo_common import seed_for
 
-    for name, build in (("pt2e_static_cnn", cnn), ("pt2e_dynamic_linear", mlp), ("w8da4w_linear_xnnpack", mlp_8da4w)):
+    for name, build in (("pt2e_static_cnn", cnn), ("pt2e_dynamic_linear", mlp), ("w8da4w_linear_xnnpack", mlp_8da4w),
+                        ("pt2e_quant_args_xnnpack", quant_args)):
         torch.manual_seed(seed_for(name))
         np.random.seed(seed_for(name))
         build()
@@ -361,6 +389,10 @@ def _models() -> None:
           reason=f"{steps} steps of an int8 grid over the output range: dynamic activation scales times float32 sums")
     _SPECS[-1].xnnpack = True
     _SPECS[-1].seed_key = "pt2e_dynamic_linear"  # same weights and inputs as the plain case
+    _spec("pt2e_quant_args_xnnpack", quant_args, "qint8 delegate outputs and inputs (an int8 expand between two delegates)",
+          atol=steps * _models.qargs_step * 1.001,
+          reason=f"{steps} quantization steps of the output scale: float32 sums in another order may flip a rounding")
+    _SPECS[-1].xnnpack = True
     _spec("w8da4w_linear_xnnpack", mlp_8da4w, "two 8da4w linears (groups of 32), delegated to XNNPACK",
           atol=steps * _models.w4_step,
           reason=f"{steps} steps of an int8 grid over the output range: dynamic activation scales times float32 sums")
