@@ -74,9 +74,10 @@ bool xg_input_is_packed(const xg_node *n, uint32_t slot) {
 static const char *why_refused(int dt) {
   switch (dt) {
     case XG_DT_FP16:
+      return "fp16 runs as fp32 on plain tensor values only"; /* a quantized value claiming fp16 */
     case XG_DT_BF16:
-      return "half-precision graphs are not supported (Debian's 2022 XNNPACK has no fp16/bf16 subgraph "
-             "operators; export in fp32)";
+      return "bf16 graphs are not supported (Debian's 2022 XNNPACK has no bf16 subgraph operators; export "
+             "in fp32 or fp16)";
     case XG_DT_QPINT8: return "packed dynamically quantized int8 (qpint8) is not supported";
     case XG_DT_FP32: return "quantization parameters on an fp32 value are not supported";
     case XG_DT_QCINT4:

@@ -6,7 +6,8 @@
  * tensors hold the raw int8 data). Each runs as
  * planned and with native kernels preferred, and twice with the outputs at
  * other addresses (XNNPACK runtimes are re-set up to the new pointers); each argument is then
- * given the wrong dtype, which must be refused.
+ * given the wrong dtype, which must be refused. A folder with expect_error.txt holds a payload
+ * that must be refused at creation with that text in the message.
  *   test_xnnpack_payloads DIR */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
@@ -55,6 +56,22 @@ static void run_payload(const char *dir) {
   void *blob = xt_read_file(path, &size);
   XT_CHECK(blob != NULL, "%s", path);
   if (!blob) return;
+  /* expect_error.txt: creation must fail with that text in the message. */
+  snprintf(path, sizeof path, "%s/expect_error.txt", dir);
+  char *expect = (char *)xt_read_file(path, NULL); /* NUL-terminated */
+  if (expect) {
+    xg_mem mem = {NULL, NULL, 0};
+    xg_delegate *d = NULL;
+    pte_status st = xg_delegate_create(blob, size, NULL, NULL, &mem, NULL, &d);
+    XT_CHECK(st != PTE_OK && strstr(pte_last_error(), expect), "%s: expected an error with '%s', got: %s",
+             dir, expect, st ? pte_last_error() : "success");
+    if (st == PTE_OK) xg_delegate_destroy(d);
+    else printf("%s: refused as expected: %s\n", dir, pte_last_error());
+    xg_mem_release(&mem);
+    free(expect);
+    free(blob);
+    return;
+  }
   arg args[MAXARGS];
   int n = 0;
   while (n < MAXARGS && load_arg(dir, n, &args[n])) n++;

@@ -399,10 +399,57 @@ def _models() -> None:
     _SPECS[-1].xnnpack = True
 
 
+class _AddMul(torch.nn.Module):
+    def forward(self, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+        return a * b + a
+
+
+def _fp16() -> None:
+    """Half-precision models (`model.half()`, fp16 inputs) through
+    XnnpackPartitioner: fp16 values, constants and arguments in the payload.
+    pterun computes them in fp32 and rounds at the delegate's boundary;
+    ExecuTorch's XNNPACK computes in fp16. Expected outputs are ExecuTorch's;
+    the tolerance is in fp16 units in the last place of the largest output."""
+    from zoo_common import seed_for
+
+    ulps = 4
+    cases = {
+        "fp16_linear_xnnpack": ("a linear layer", lambda: torch.nn.Linear(8, 4), lambda: (torch.randn(2, 8),)),
+        "fp16_conv_xnnpack": ("a 3x3 convolution and ReLU",
+                              lambda: torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3, padding=1), torch.nn.ReLU()),
+                              lambda: (torch.randn(1, 3, 6, 6),)),
+        "fp16_add_mul_xnnpack": ("a * b + a", _AddMul, lambda: (torch.randn(3, 5), torch.randn(3, 5))),
+        "fp16_mlp_xnnpack": ("two linears with a ReLU",
+                             lambda: torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 4)),
+                             lambda: (torch.randn(3, 8),)),
+    }
+    for name, (what, make, inputs) in cases.items():
+        def build(name: str = name, what: str = what, make: Callable = make, inputs: Callable = inputs) -> Built:
+            model = make().half().eval()
+            ins = tuple(t.half() for t in inputs())
+            desc = (f"{what} in half precision (model.half(), fp16 inputs) delegated to XNNPACK: fp16 values, "
+                    f"constants and arguments; pterun runs it in fp32 and rounds at the delegate's boundary. "
+                    f"Tolerance: {ulps} fp16 ulps of the largest output (ExecuTorch computes in fp16)")
+            return Built(methods={"forward": (model, ins, None)}, cases=[CaseIO(name, "forward", ins, desc)])
+
+        torch.manual_seed(seed_for(name))
+        np.random.seed(seed_for(name))
+        built = build()
+        mod, ins, _ = built.methods["forward"]
+        with torch.no_grad():
+            y = mod.float()(*[t.float() for t in ins])
+        ulp = float(np.spacing(np.float16(float(y.abs().max()))))
+        _spec(name, build, f"{what}, fp16, delegated to XNNPACK", atol=ulps * ulp,
+              reason=f"{ulps} fp16 ulps of the largest output ({ulp:.3g}): ExecuTorch's XNNPACK computes in fp16, "
+                     f"pterun in fp32")
+        _SPECS[-1].xnnpack = True
+
+
 def build_quant_specs() -> List[Spec]:
     if not _SPECS:
         _ops()
         _models()
+        _fp16()
     return list(_SPECS)
 
 
