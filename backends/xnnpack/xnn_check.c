@@ -74,9 +74,10 @@ bool xg_input_is_packed(const xg_node *n, uint32_t slot) {
 static const char *why_refused(int dt) {
   switch (dt) {
     case XG_DT_FP16:
+      return "fp16 runs as fp32 on plain tensor values only"; /* a quantized value claiming fp16 */
     case XG_DT_BF16:
-      return "half-precision graphs are not supported (Debian's 2022 XNNPACK has no fp16/bf16 subgraph "
-             "operators; export in fp32)";
+      return "bf16 graphs are not supported (Debian's 2022 XNNPACK has no bf16 subgraph operators; export "
+             "in fp32 or fp16)";
     case XG_DT_QPINT8: return "packed dynamically quantized int8 (qpint8) is not supported";
     case XG_DT_FP32: return "quantization parameters on an fp32 value are not supported";
     case XG_DT_QCINT4:
@@ -103,9 +104,14 @@ static pte_status check_value_types(const xg_graph *g, uint32_t ni) {
         (v->datatype == XG_DT_QINT8 || v->datatype == XG_DT_QINT32 || v->datatype == XG_DT_QCINT8 ||
          v->datatype == XG_DT_QCINT32 || v->datatype == XG_DT_QDINT8 || v->datatype == XG_DT_QCINT4 ||
          v->datatype == XG_DT_QBINT4);
-    if (static_int8 && v->flags)
+    /* A quantized argument is its raw integers in an ExecuTorch tensor, with
+     * one scale and zero point (the partitioner passes qint8 activations
+     * between delegates and portable ops such as a CLS-token expand). */
+    if (static_int8 && v->flags &&
+        (xg_datatype_arg_dtype(v->datatype) < 0 || v->quant_type != XG_QP_PER_TENSOR))
       return xg_node_error(g, ni, PTE_ERR_NOT_SUPPORTED,
-                           "delegate %s value %u has datatype %s: delegate arguments must be fp32",
+                           "delegate %s value %u has datatype %s: delegate arguments must be fp32, or "
+                           "qint8/qint32 with per-tensor parameters",
                            (v->flags & XG_FLAG_EXTERNAL_INPUT) ? "input" : "output", vi,
                            xg_datatype_name(v->datatype));
     if (!static_int8 && (v->datatype != XG_DT_FP32 || v->value_type != XG_VALUE_TENSOR))

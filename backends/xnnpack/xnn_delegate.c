@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "klayer.h"
 #include "xnn_api.h"
 #include "xnn_nodes.h"
 
@@ -31,6 +32,8 @@ struct xg_delegate {
   void **vptr;     /* per value: fixed data pointer; NULL for delegate arguments */
   void **bound;    /* per external id: data pointer bound for this run */
   uint8_t **stage; /* per external id: staging buffer for shrunk batches */
+  float **hbuf;    /* per external id: the fp32 side of an fp16 argument (converted at the boundary) */
+  bool half_outs;  /* some output is fp16 */
   xg_seg_rt *segs;
   uint32_t nsegs_built;
   /* Native run at the real shape (graphs without independent rows whose
@@ -172,6 +175,13 @@ static void release_runtimes(xg_delegate *d) {
 /* An output that holds indices (argmax pooling), int64 or int32 at run time. */
 static bool is_index_output(const xg_graph *g, uint32_t vi) { return g->values[vi].index_out; }
 
+/* Bytes per element of argument value vi bound to tensor t: the value's,
+ * except argmax indices, which are delivered as int64 or int32. */
+static size_t arg_esize(const xg_graph *g, uint32_t vi, const pte_tensor *t) {
+  if (is_index_output(g, vi)) return t->dtype == PTE_INT64 ? 8 : 4;
+  return g->values[vi].esize;
+}
+
 static inline void *value_ptr(const xg_delegate *d, uint32_t vi) {
   void *p = d->vptr[vi];
   return p ? p : d->bound[d->g.values[vi].external_id];
@@ -241,9 +251,12 @@ static pte_status allocate_buffers(xg_delegate *d, xg_mem *mem, const xg_options
   bool over = !add_bytes(&need, p->arena_size, limit) || !add_bytes(&need, p->static_copy_bytes, limit) ||
               !add_bytes(&need, p->max_external_bytes, limit) ||
               !add_bytes(&need, p->xnn_internal_bytes, limit);
-  for (uint32_t vi = 0; vi < g->nvalues && !over; vi++)
+  for (uint32_t vi = 0; vi < g->nvalues && !over; vi++) {
     if (p->loc[vi] == XG_LOC_EXTERNAL && p->batchable && p->batched[vi])
       over = !add_bytes(&need, 2 * g->values[vi].nbytes, limit);
+    if (p->loc[vi] == XG_LOC_EXTERNAL && g->values[vi].half)
+      over = over || !add_bytes(&need, g->values[vi].nbytes + XG_EXTRA_BYTES, limit);
+  }
   if (over)
     return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK delegate: needs more than %zu bytes of working memory",
                      limit);
@@ -251,8 +264,9 @@ static pte_status allocate_buffers(xg_delegate *d, xg_mem *mem, const xg_options
   d->vptr = (void **)xg_mem_alloc(mem, (size_t)g->nvalues * sizeof(void *));
   d->bound = (void **)xg_mem_alloc(mem, ((size_t)g->num_externs + 1) * sizeof(void *));
   d->stage = (uint8_t **)xg_mem_alloc(mem, ((size_t)g->num_externs + 1) * sizeof(uint8_t *));
+  d->hbuf = (float **)xg_mem_alloc(mem, ((size_t)g->num_externs + 1) * sizeof(float *));
   d->segs = (xg_seg_rt *)xg_mem_alloc(mem, ((size_t)p->nsegs + 1) * sizeof(xg_seg_rt));
-  if (!d->vptr || !d->bound || !d->stage || !d->segs)
+  if (!d->vptr || !d->bound || !d->stage || !d->hbuf || !d->segs)
     return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK delegate: out of memory");
   if (p->arena_size) {
     d->arena = (uint8_t *)xg_mem_alloc(mem, p->arena_size);
@@ -280,6 +294,12 @@ static pte_status allocate_buffers(xg_delegate *d, xg_mem *mem, const xg_options
       d->stage[v->external_id] = (uint8_t *)xg_mem_alloc(mem, bytes + XG_EXTRA_BYTES);
       if (!d->stage[v->external_id])
         return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK delegate: out of memory for staging buffers");
+    }
+    if (p->loc[vi] == XG_LOC_EXTERNAL && v->half) {
+      d->hbuf[v->external_id] = (float *)xg_mem_alloc(mem, v->nbytes + XG_EXTRA_BYTES);
+      if (!d->hbuf[v->external_id])
+        return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK delegate: out of memory for fp16 arguments");
+      d->half_outs |= (v->flags & XG_FLAG_EXTERNAL_OUTPUT) != 0;
     }
   }
   return allocate_native_shapes(d, mem, limit - need);
@@ -444,7 +464,7 @@ static void set_dims(xg_delegate *d, uint32_t vi, uint32_t nd, const int64_t *di
   v->ndims = (uint8_t)nd;
   v->numel = 1;
   for (uint32_t i = 0; i < nd; i++) v->dims[i] = (size_t)dims[i], v->numel *= (size_t)dims[i];
-  v->nbytes = v->numel * 4;
+  v->nbytes = v->numel * v->esize;
 }
 
 static bool same_dims(const xg_value *a, const xg_value *b) {
@@ -532,7 +552,7 @@ static pte_status bind_input(xg_delegate *d, uint32_t e, uint32_t vi, pte_tensor
   const xg_value *v = &d->g.values[vi];
   const bool batched = p->batchable && p->batched[vi];
   const uint32_t r = p->row_dims;
-  const size_t full = v->numel * 4;
+  const size_t full = v->numel * v->esize;
   int64_t phys[PTE_MAX_DIM];
   physical_sizes(t, phys);
   if (!t->data) return pte_error(PTE_ERR_INVALID_STATE, "XNNPACK delegate input %u has no data", e);
@@ -575,10 +595,10 @@ static pte_status bind_input(xg_delegate *d, uint32_t e, uint32_t vi, pte_tensor
    * read from the caller's buffer when it is big enough, else from staging;
    * rows with gaps are spread into staging. */
   if (strided) {
-    copy_rows(d->stage[e], (uint8_t *)t->data, p->row_max, rw->real, r, row_bytes(v, r, 4), true);
+    copy_rows(d->stage[e], (uint8_t *)t->data, p->row_max, rw->real, r, row_bytes(v, r, v->esize), true);
     d->bound[e] = d->stage[e];
   } else if (t->capacity < full) {
-    memcpy(d->stage[e], t->data, real_rows(rw, r) * row_bytes(v, r, 4));
+    memcpy(d->stage[e], t->data, real_rows(rw, r) * row_bytes(v, r, v->esize));
     d->bound[e] = d->stage[e];
   }
   return PTE_OK;
@@ -612,6 +632,15 @@ static pte_status bind_output(xg_delegate *d, uint32_t e, uint32_t vi, pte_tenso
     }
   }
   if (!t->data) return pte_error(PTE_ERR_INVALID_STATE, "XNNPACK delegate output %u has no memory", e);
+  if (v->half) {
+    /* Computed in fp32 (rows spread as for fp32), narrowed after the run. */
+    size_t n = (size_t)pte_tensor_numel(t);
+    if (t->capacity < n * 2)
+      return pte_error(PTE_ERR_INVALID_ARGUMENT,
+                       "XNNPACK delegate output %u has room for %zu bytes, needs %zu", e, t->capacity, n * 2);
+    d->bound[e] = rows && rw->strided ? (void *)d->stage[e] : (void *)d->hbuf[e];
+    return PTE_OK;
+  }
   if (rows && rw->strided) {
     d->bound[e] = d->stage[e];
   } else if (t->capacity >= full) {
@@ -651,20 +680,40 @@ static pte_status bind_args(xg_delegate *d, pte_value **args, xg_rows *rw, bool 
       if (!a || a->tag != PTE_TAG_TENSOR || !a->u.tensor)
         return pte_error(PTE_ERR_INVALID_ARGUMENT, "XNNPACK delegate argument %u is not a tensor", e);
       pte_tensor *t = a->u.tensor;
-      size_t esize = 4;
+      size_t esize = arg_esize(g, vi, t);
       if (is_index_output(g, vi)) {
         if (t->dtype != PTE_INT64 && t->dtype != PTE_INT32)
           return pte_error(PTE_ERR_INVALID_ARGUMENT,
                            "XNNPACK delegate output %u (argmax indices) is %s, expected int64", e,
                            pte_dtype_name(t->dtype));
-        esize = t->dtype == PTE_INT64 ? 8 : 4;
-      } else if (t->dtype != PTE_FLOAT32) {
-        return pte_error(PTE_ERR_INVALID_ARGUMENT, "XNNPACK delegate %s %u is %s, expected float32",
-                         input ? "input" : "output", e, pte_dtype_name(t->dtype));
+      } else if ((int)t->dtype != (v->half ? PTE_FLOAT16 : xg_datatype_arg_dtype(v->datatype))) {
+        /* The graph's value decides: its bytes are what XNNPACK reads. */
+        int want = v->half ? PTE_FLOAT16 : xg_datatype_arg_dtype(v->datatype);
+        return pte_error(
+            PTE_ERR_INVALID_ARGUMENT, "XNNPACK delegate %s %u is %s, expected %s (value %u is %s)",
+            input ? "input" : "output", e, pte_dtype_name(t->dtype), want < 0 ? "none" : pte_dtype_name(want),
+            vi, v->half ? "fp16" : xg_datatype_name(v->datatype));
       }
       if (t->dim > PTE_MAX_DIM)
         return pte_error(PTE_ERR_INVALID_ARGUMENT, "XNNPACK delegate argument %u has rank %d", e,
                          (int)t->dim);
+      pte_tensor wide;
+      if (input && v->half) {
+        /* Widened into the planned fp32 buffer, which then stands for the
+         * caller's tensor (too many elements: bind_input names the shape). */
+        wide = *t;
+        size_t n = (size_t)pte_tensor_numel(t);
+        if (t->data && n <= v->numel && t->capacity < 2 * n)
+          return pte_error(PTE_ERR_INVALID_ARGUMENT,
+                           "XNNPACK delegate input %u holds %zu bytes, its %zu fp16 elements need %zu", e,
+                           t->capacity, n, 2 * n);
+        if (t->data && n <= v->numel) {
+          k_f16_to_f32(d->hbuf[e], (const uint16_t *)t->data, n);
+          wide.data = d->hbuf[e];
+          wide.capacity = v->nbytes;
+        }
+        t = &wide;
+      }
       pte_status st = input ? bind_input(d, e, vi, t, rw) : bind_output(d, e, vi, t, rw, esize);
       if (st) return st;
     }
@@ -743,9 +792,31 @@ static pte_status run_native(xg_delegate *d, uint32_t ni, pte_value **args, bool
   return xg_native_run(g, ni, ptr, i64);
 }
 
+/* After a run: real rows written to staging go back to the caller's
+ * tensors, fp16 outputs are narrowed from their fp32 buffers. */
+static void finish_outputs(xg_delegate *d, pte_value **args, const xg_rows *rw) {
+  const xg_graph *g = &d->g;
+  const xg_plan *p = &d->plan;
+  if (rw->shrunk || d->half_outs) {
+    for (uint32_t e = 0; e < p->nargs; e++) {
+      uint32_t vi = p->ext_value[e];
+      if (vi == XG_NONE || !(g->values[vi].flags & XG_FLAG_EXTERNAL_OUTPUT)) continue;
+      pte_tensor *t = args[e]->u.tensor;
+      const bool half = g->values[vi].half;
+      uint8_t *dst = half ? (uint8_t *)d->hbuf[e] : (uint8_t *)t->data;
+      if (rw->shrunk && d->bound[e] != dst) {
+        size_t esize = arg_esize(g, vi, t);
+        size_t row = row_bytes(&g->values[vi], p->row_dims, esize);
+        if (rw->strided) copy_rows(d->bound[e], dst, p->row_max, rw->real, p->row_dims, row, false);
+        else memcpy(dst, d->bound[e], real_rows(rw, p->row_dims) * row);
+      }
+      if (half) k_f32_to_f16((uint16_t *)t->data, d->hbuf[e], (size_t)pte_tensor_numel(t));
+    }
+  }
+}
+
 pte_status xg_delegate_run(xg_delegate *d, pte_value **args, int32_t nargs, const pte_tracer *tr,
                            const pte_event *event) {
-  const xg_graph *g = &d->g;
   const xg_plan *p = &d->plan;
   if (nargs < 0 || (uint32_t)nargs < p->nargs)
     return pte_error(PTE_ERR_INVALID_ARGUMENT, "XNNPACK delegate: called with %d arguments, needs %u",
@@ -782,6 +853,7 @@ pte_status xg_delegate_run(xg_delegate *d, pte_value **args, int32_t nargs, cons
       if (st) return st;
       d->last_native += seg ? seg->count : 1;
     }
+    finish_outputs(d, args, &rw);
     return PTE_OK;
   }
   for (uint32_t si = 0; si < p->nsteps; si++) {
@@ -794,20 +866,7 @@ pte_status xg_delegate_run(xg_delegate *d, pte_value **args, int32_t nargs, cons
     if (s->kind == XG_STEP_XNN) d->last_xnn++;
     else d->last_native++;
   }
-  /* Real rows written to staging: hand them back. */
-  if (rw.shrunk) {
-    for (uint32_t e = 0; e < p->nargs; e++) {
-      uint32_t vi = p->ext_value[e];
-      if (vi == XG_NONE || !(g->values[vi].flags & XG_FLAG_EXTERNAL_OUTPUT)) continue;
-      pte_tensor *t = args[e]->u.tensor;
-      if (d->bound[e] == t->data) continue;
-      size_t esize = is_index_output(g, vi) && t->dtype == PTE_INT64 ? 8 : 4;
-      size_t row = row_bytes(&g->values[vi], p->row_dims, esize);
-      if (rw.strided)
-        copy_rows(d->bound[e], (uint8_t *)t->data, p->row_max, rw.real, p->row_dims, row, false);
-      else memcpy(t->data, d->bound[e], real_rows(&rw, p->row_dims) * row);
-    }
-  }
+  finish_outputs(d, args, &rw);
   return PTE_OK;
 }
 

@@ -45,6 +45,7 @@ typedef struct xg_value {
   uint8_t quant_type; /* XG_QP_* for quantized values */
   uint8_t ndims;
   uint8_t has_data;     /* static (constant) value */
+  uint8_t half;         /* serialized as fp16, runs as fp32: constants widened at parse, arguments at run */
   int32_t dq_datatype;  /* runtime_schema.fbs only: dynamic-quantization target */
   uint32_t external_id; /* XG_NONE unless flagged external */
   uint32_t flags;       /* XG_FLAG_EXTERNAL_* */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "klayer.h"
 #include "xnn_nodes.h"
 
 /* ---- memory ---- */
@@ -181,6 +182,31 @@ static pte_status resolve_constant(parser *ps, uint32_t vi, uint32_t buffer_idx)
   return PTE_OK;
 }
 
+/* An fp16 value as fp32: its constant data (resolved, numel halves)
+ * converted into a copy that lives as long as the delegate. */
+static pte_status widen_half(parser *ps, uint32_t vi) {
+  xg_value *v = &ps->g->values[vi];
+  const size_t bytes = v->numel * sizeof(float);
+  if (v->data) {
+    float *w = (float *)xg_mem_alloc(ps->mem, bytes + XG_EXTRA_BYTES);
+    if (!w) return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK payload: out of memory for fp16 constants");
+    /* Unaligned halves: the constant may sit at any offset. */
+    uint16_t h[256];
+    for (size_t i = 0; i < v->numel; i += 256) {
+      size_t n = v->numel - i < 256 ? v->numel - i : 256;
+      memcpy(h, (const uint8_t *)v->data + 2 * i, 2 * n);
+      k_f16_to_f32(w + i, h, n);
+    }
+    v->data = w;
+    v->data_size = bytes;
+  }
+  v->half = 1;
+  v->datatype = XG_DT_FP32;
+  v->esize = sizeof(float);
+  v->nbytes = bytes;
+  return PTE_OK;
+}
+
 /* ---- quantization parameters ---- */
 
 static const char *const quant_names[] = {"none", "PerChannelQuant", "PerTensorQuant", "PerTokenDynamicQuant",
@@ -353,6 +379,10 @@ static pte_status parse_value(parser *ps, uint32_t vi, uint32_t xv, size_t *tota
   v->nbytes = v->esize        ? numel * v->esize
               : v->ndims == 2 ? v->dims[0] * ((v->dims[1] + 1) / 2)
                               : (numel + 1) / 2;
+  /* fp16 values run as fp32 (Debian's 2022 XNNPACK has no fp16 subgraph
+   * operators): constants are widened once here, arguments at the
+   * delegate's boundary (xnn_delegate.c). */
+  const bool half = v->datatype == XG_DT_FP16 && type == XG_VALUE_TENSOR;
   v->external_id = fb_u32(fb, tv, TV_EXTERNAL_ID, 0);
   v->flags = fb_u32(fb, tv, TV_FLAGS, 0);
   v->id_out = fb_u32(fb, tv, TV_ID_OUT, 0);
@@ -379,16 +409,21 @@ static pte_status parse_value(parser *ps, uint32_t vi, uint32_t xv, size_t *tota
                        vi);
     /* Only fp32 and quantized constants are ever read; other datatypes are
      * refused by xg_check, naming the node, so their bytes need not resolve. */
-    if ((v->datatype == XG_DT_FP32 && type == XG_VALUE_TENSOR) || type == XG_VALUE_QUANTIZED) {
+    if ((v->datatype == XG_DT_FP32 && type == XG_VALUE_TENSOR) || type == XG_VALUE_QUANTIZED || half) {
       pte_status st = resolve_constant(ps, vi, cidx);
       if (st) return st;
     } else {
       v->has_data = 1;
     }
-  } else if (!(*total <= XG_MAX_TOTAL_BYTES - v->nbytes)) {
-    return pte_error(PTE_ERR_INVALID_PROGRAM, "XNNPACK payload: activations exceed %zu bytes in total",
-                     (size_t)XG_MAX_TOTAL_BYTES);
-  } else {
+  }
+  if (half) {
+    pte_status st = widen_half(ps, vi);
+    if (st) return st;
+  }
+  if (!v->has_data) {
+    if (!(*total <= XG_MAX_TOTAL_BYTES - v->nbytes))
+      return pte_error(PTE_ERR_INVALID_PROGRAM, "XNNPACK payload: activations exceed %zu bytes in total",
+                       (size_t)XG_MAX_TOTAL_BYTES);
     *total += v->nbytes;
   }
   return PTE_OK;

@@ -166,6 +166,17 @@ unsigned xg_datatype_size(int dt) {
   }
 }
 
+int xg_datatype_arg_dtype(int dt) {
+  switch (dt) {
+    case XG_DT_FP32: return PTE_FLOAT32;
+    case XG_DT_QINT8: return PTE_INT8;
+    case XG_DT_QUINT8: return PTE_UINT8;
+    case XG_DT_QINT32:
+    case XG_DT_INT32: return PTE_INT32;
+    default: return -1;
+  }
+}
+
 int xg_datatype_quant(int dt) {
   switch (dt) {
     case XG_DT_QINT8:

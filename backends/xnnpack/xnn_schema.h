@@ -160,6 +160,9 @@ const char *xg_node_type_name(int type);
 const char *xg_datatype_name(int datatype);
 /* Bytes per element (0: 4-bit, two per byte). */
 unsigned xg_datatype_size(int datatype);
+/* The dtype of an ExecuTorch tensor holding a delegate argument of this
+ * datatype (a quantized value's tensor is its raw integers); -1: none. */
+int xg_datatype_arg_dtype(int datatype);
 /* The XNNQuantParams member a quantized datatype needs (0: not a quantized datatype). */
 int xg_datatype_quant(int datatype);
 

@@ -372,6 +372,11 @@ void k_copy(void *dst, const int64_t *ds, const void *src, const int64_t *ss, in
 void k_copy_to_contiguous(void *dst, const void *src, const int64_t *ss, int32_t dim, const int64_t *sizes,
                           size_t es, bool parallel);
 
+/* IEEE half <-> float arrays (half.c): exact widening; narrowing rounds
+ * to nearest even, overflow to infinity, NaN stays a quiet NaN. */
+void k_f16_to_f32(float *dst, const uint16_t *src, size_t n);
+void k_f32_to_f16(uint16_t *dst, const float *src, size_t n);
+
 /* ---------------------------------------------------------------------- */
 /* Vectorized transcendental functions (vmath*.c)                         */
 /* ---------------------------------------------------------------------- */

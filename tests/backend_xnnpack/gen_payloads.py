@@ -76,10 +76,11 @@ class Graph:
         self.buffers = [{"storage": []}]
         self.externs = 0
 
-    def value(self, dims, ext=None, flags=0, data=None, legacy=False):
+    def value(self, dims, ext=None, flags=0, data=None, legacy=False, dt="xnn_datatype_fp32"):
         idx = 0
         if data is not None:
-            raw = np.ascontiguousarray(data, dtype=np.float32).tobytes()
+            raw = data if isinstance(data, bytes) else np.ascontiguousarray(
+                data, dtype=np.float16 if dt == "xnn_datatype_fp16" else np.float32).tobytes()
             if legacy:
                 idx = len(self.buffers)
                 self.buffers.append({"storage": list(raw)})
@@ -90,7 +91,7 @@ class Graph:
                 self.constant_data.append({"offset": off, "size": len(raw)})
         vid = len(self.values)
         self.values.append({"xvalue_union_type": "XNNTensorValue", "xvalue_union": {
-            "datatype": "xnn_datatype_fp32", "num_dims": len(dims), "dims": list(dims),
+            "datatype": dt, "num_dims": len(dims), "dims": list(dims),
             "constant_buffer_idx": idx, "external_id": INVALID if ext is None else ext, "flags": flags, "id_out": vid}})
         if ext is not None:
             self.externs = max(self.externs, ext + 1)
@@ -111,6 +112,8 @@ class Graph:
                              "constant_buffer_idx": idx, "external_id": INVALID if ext is None else ext,
                              "flags": flags, "id_out": vid},
             "quant_params_type": params[0], "quant_params": params[1]}})
+        if ext is not None:
+            self.externs = max(self.externs, ext + 1)
         return vid
 
     def node(self, kind, fields, min_max=None, handle=0):
@@ -129,13 +132,16 @@ class Graph:
         return with_header(flatc_binary(g, "XN01"), bytes(self.constants))
 
 
-def write(out, name, blob, args):
+def write(out, name, blob, args, expect_error=None):
     d = os.path.join(out, name)
     if os.path.isdir(d):
         shutil.rmtree(d)
     os.makedirs(os.path.join(d, "args"))
     with open(os.path.join(d, "payload.bin"), "wb") as f:
         f.write(blob)
+    if expect_error:
+        with open(os.path.join(d, "expect_error.txt"), "w") as f:
+            f.write(expect_error)
     for k, (kind, arr) in args.items():
         np.save(os.path.join(d, "args", f"{k}_{kind}.npy"), np.ascontiguousarray(arr))
     print(name, len(blob), "bytes")
@@ -269,6 +275,116 @@ def quant_bytes(out):
                                             2: ("out", ((yq - zy) * sy).astype(np.float32))})
 
 
+def quant_args(out):
+    """qint8 delegate arguments (ExecuTorch passes the raw int8 data): an
+    int8 input through a per-channel fully connected node to an int8 output,
+    an int8 concatenation to an int8 output, a convert to fp32; built for
+    [3, 4, 6] and also run at [3, 4, 6], [1, 4, 6] (contiguous rows) and
+    [2, 3, 6] (rows spread into the built layout). Scales as quant_bytes:
+    exact."""
+    sx, zx, sw, sy, zy = 0.0625, 3, 0.5, 0.03125, -2
+    pt = lambda s, z: ("PerTensorQuant", {"scale": s, "zero_point": z})
+    pc = lambda s, n: ("PerChannelQuant", {"scale": [s] * n, "channel_dim": 0})
+    w = np.random.randint(-3, 4, size=(4, 6)).astype(np.int8)
+    b = np.random.randint(-20, 21, size=(4,)).astype(np.int32)
+    for name, shape in (("quant_args", (3, 4, 6)), ("quant_args_batch_shrunk", (1, 4, 6)),
+                        ("quant_args_seq_shrunk", (2, 3, 6))):
+        g = Graph()
+        x = g.qvalue([3, 4, 6], "xnn_datatype_qint8", pt(sx, zx), ext=0, flags=1)
+        wv = g.qvalue([4, 6], "xnn_datatype_qcint8", pc(sw, 4), data=w)
+        bv = g.qvalue([4], "xnn_datatype_qcint32", pc(sx * sw, 4), data=b)
+        qy = g.qvalue([3, 4, 4], "xnn_datatype_qint8", pt(sy, zy), ext=1, flags=2)
+        qc = g.qvalue([3, 4, 12], "xnn_datatype_qint8", pt(sx, zx), ext=2, flags=2)
+        f = g.value([3, 4, 6], ext=3, flags=2)
+        g.node("XNNFullyConnected", {"input1_id": x, "filter_id": wv, "bias_id": bv, "output_id": qy, "flags": 0})
+        g.node("XNNConcatenate2", {"axis": 2, "input1_id": x, "input2_id": x, "input3_id": INVALID,
+                                   "input4_id": INVALID, "input5_id": INVALID, "output_id": qc, "flags": 0})
+        g.node("XNNConvert", {"input_id": x, "output_id": f, "flags": 0})
+        k = np.random.randint(-40, 41, size=shape)
+        acc = k @ w.astype(np.int64).T + b
+        yq = np.clip(acc + zy, -128, 127).astype(np.int8)
+        xq = (k + zx).astype(np.int8)
+        write(out, name, g.payload(), {0: ("in", xq), 1: ("out", yq), 2: ("out", np.concatenate([xq, xq], axis=2)),
+                                       3: ("out", (k * sx).astype(np.float32))})
+
+
+def quant_args_native_shapes(out):
+    """qint8 arguments without independent rows (transposes around a copy),
+    run smaller: every node natively at the real shapes, on int8 bytes."""
+    pt = ("PerTensorQuant", {"scale": 0.25, "zero_point": -1})
+    g = Graph()
+    x = g.qvalue([4, 6], "xnn_datatype_qint8", pt, ext=0, flags=1)
+    t = g.qvalue([6, 4], "xnn_datatype_qint8", pt)
+    c = g.qvalue([6, 4], "xnn_datatype_qint8", pt)
+    y = g.qvalue([4, 6], "xnn_datatype_qint8", pt, ext=1, flags=2)
+    g.node("XNNStaticTranspose", {"num_dims": 2, "perm": [1, 0], "input_id": x, "output_id": t, "flags": 0})
+    g.node("XNNCopy", {"input_id": t, "output_id": c, "flags": 0})
+    g.node("XNNStaticTranspose", {"num_dims": 2, "perm": [1, 0], "input_id": c, "output_id": y, "flags": 0})
+    xv = np.random.randint(-128, 128, size=(3, 6)).astype(np.int8)
+    write(out, "quant_args_native_shapes", g.payload(), {0: ("in", xv), 1: ("out", xv)})
+
+
+def fp16_args(out):
+    """fp16 values, constants and arguments (a half model's payload), run in
+    fp32: a fully connected node with fp16 weights and an add of an fp16
+    constant, built for [3, 4, 8] and run at that shape, at [1, 4, 8]
+    (contiguous rows) and [2, 3, 8] (rows spread); small integers, so every
+    sum is exact in fp32 and fp16 and the outputs are exact."""
+    h = "xnn_datatype_fp16"
+    w = np.random.randint(-3, 4, size=(6, 8)).astype(np.float16)
+    b = np.random.randint(-8, 9, size=(6,)).astype(np.float16)
+    k = np.random.randint(-8, 9, size=(8,)).astype(np.float16)
+    for name, shape in (("fp16_args", (3, 4, 8)), ("fp16_args_batch_shrunk", (1, 4, 8)),
+                        ("fp16_args_seq_shrunk", (2, 3, 8))):
+        g = Graph()
+        x = g.value([3, 4, 8], ext=0, flags=1, dt=h)
+        wv = g.value([6, 8], data=w, dt=h)
+        bv = g.value([6], data=b, dt=h)
+        y = g.value([3, 4, 6], ext=1, flags=2, dt=h)
+        kv = g.value([8], data=k, dt=h)
+        z = g.value([3, 4, 8], ext=2, flags=2, dt=h)
+        g.node("XNNFullyConnected", {"input1_id": x, "filter_id": wv, "bias_id": bv, "output_id": y, "flags": 0})
+        g.node("XNNAdd", {"input1_id": x, "input2_id": kv, "output_id": z, "flags": 0})
+        xv = np.random.randint(-4, 5, size=shape).astype(np.float16)
+        xf = xv.astype(np.float32)
+        write(out, name, g.payload(), {0: ("in", xv), 1: ("out", (xf @ w.astype(np.float32).T + b).astype(np.float16)),
+                                       2: ("out", (xf + k.astype(np.float32)).astype(np.float16))})
+
+
+def fp16_native_shapes(out):
+    """fp16 arguments without independent rows, run smaller: natively at the
+    real shapes, on the fp32 side of the arguments."""
+    h = "xnn_datatype_fp16"
+    k = np.array([[0.5], [-2], [1.25], [3], [-0.75], [4]], np.float16)
+    g = Graph()
+    x = g.value([4, 6], ext=0, flags=1, dt=h)
+    t = g.value([6, 4], dt=h)
+    kv = g.value([6, 1], data=k, dt=h)
+    m = g.value([6, 4], dt=h)
+    y = g.value([4, 6], ext=1, flags=2, dt=h)
+    g.node("XNNStaticTranspose", {"num_dims": 2, "perm": [1, 0], "input_id": x, "output_id": t, "flags": 0})
+    g.node("XNNMultiply", {"input1_id": t, "input2_id": kv, "output_id": m, "flags": 0})
+    g.node("XNNStaticTranspose", {"num_dims": 2, "perm": [1, 0], "input_id": m, "output_id": y, "flags": 0})
+    xv = np.random.randint(-16, 17, size=(2, 6)).astype(np.float16)
+    write(out, "fp16_native_shapes", g.payload(), {0: ("in", xv), 1: ("out", (xv.astype(np.float32) * k.T.astype(np.float32)).astype(np.float16))})
+
+
+def half_refused(out):
+    """Refused at load, with a clear message: an fp16 constant one element
+    short, and a bf16 graph (no bf16 path)."""
+    g = Graph()
+    x = g.value([2, 4], ext=0, flags=1, dt="xnn_datatype_fp16")
+    kv = g.value([4], data=np.ones(4, np.float16).tobytes()[:6], dt="xnn_datatype_fp16")
+    y = g.value([2, 4], ext=1, flags=2, dt="xnn_datatype_fp16")
+    g.node("XNNAdd", {"input1_id": x, "input2_id": kv, "output_id": y, "flags": 0})
+    write(out, "fp16_short_constant", g.payload(), {}, expect_error="needs 8 bytes of constant data")
+    g = Graph()
+    x = g.value([2, 4], ext=0, flags=1, dt="xnn_datatype_bf16")
+    y = g.value([2, 4], ext=1, flags=2, dt="xnn_datatype_bf16")
+    g.node("XNNSigmoid", {"input_id": x, "output_id": y, "flags": 0})
+    write(out, "bf16_refused", g.payload(), {}, expect_error="bf16 graphs are not supported")
+
+
 def rows_shrunk(out):
     """Rows over the leading two dims, built for [3, 5, 8], run smaller with
     the caller's tensors of the real sizes (staging): only dim 0 smaller
@@ -328,7 +444,8 @@ def main():
     a = ap.parse_args()
     np.random.seed(1234)
     for fn in (elu_argmax_copy, inline_constants, legacy_constant_buffer, native_fallbacks, quant_bytes, rows_shrunk,
-               native_shapes_shrunk, rows_few):
+               native_shapes_shrunk, quant_args, quant_args_native_shapes, fp16_args, fp16_native_shapes,
+               half_refused, rows_few):
         fn(a.out)
     return 0
 

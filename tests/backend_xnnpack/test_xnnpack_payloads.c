@@ -2,9 +2,12 @@
  * API: paths the exporter does not produce (ELU, ArgMaxPooling2d with int64
  * indices, Copy, Convert, constants in the payload's own region and in the
  * legacy constant_buffer, native fallbacks, dead nodes, shapes smaller than
- * built in tensors of the real size: staging of rows, native real shapes). Each runs as
+ * built in tensors of the real size: staging of rows, native real shapes; qint8 arguments, whose
+ * tensors hold the raw int8 data). Each runs as
  * planned and with native kernels preferred, and twice with the outputs at
- * other addresses (XNNPACK runtimes are re-set up to the new pointers).
+ * other addresses (XNNPACK runtimes are re-set up to the new pointers); each argument is then
+ * given the wrong dtype, which must be refused. A folder with expect_error.txt holds a payload
+ * that must be refused at creation with that text in the message.
  *   test_xnnpack_payloads DIR */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
@@ -69,6 +72,22 @@ static void run_payload(const char *dir) {
   void *blob = xt_read_file(path, &size);
   XT_CHECK(blob != NULL, "%s", path);
   if (!blob) return;
+  /* expect_error.txt: creation must fail with that text in the message. */
+  snprintf(path, sizeof path, "%s/expect_error.txt", dir);
+  char *expect = (char *)xt_read_file(path, NULL); /* NUL-terminated */
+  if (expect) {
+    xg_mem mem = {NULL, NULL, 0};
+    xg_delegate *d = NULL;
+    pte_status st = xg_delegate_create(blob, size, NULL, NULL, &mem, NULL, &d);
+    XT_CHECK(st != PTE_OK && strstr(pte_last_error(), expect), "%s: expected an error with '%s', got: %s",
+             dir, expect, st ? pte_last_error() : "success");
+    if (st == PTE_OK) xg_delegate_destroy(d);
+    else printf("%s: refused as expected: %s\n", dir, pte_last_error());
+    xg_mem_release(&mem);
+    free(expect);
+    free(blob);
+    return;
+  }
   arg args[MAXARGS];
   int n = 0;
   while (n < MAXARGS && load_arg(dir, n, &args[n])) n++;
@@ -103,6 +122,22 @@ static void run_payload(const char *dir) {
           double err;
           XT_CHECK(xt_compare(&args[k].t, &args[k].want, 1e-5, 1e-6, &err, what), "%s differs", what);
         }
+      }
+      /* An argument whose dtype is not its value's is refused, named. */
+      for (int k = 0; k < n; k++) {
+        pte_value vals[MAXARGS], *ptrs[MAXARGS];
+        for (int j = 0; j < n; j++) {
+          memset(&vals[j], 0, sizeof vals[j]);
+          vals[j].tag = PTE_TAG_TENSOR;
+          vals[j].u.tensor = &args[j].t;
+          ptrs[j] = &vals[j];
+        }
+        const pte_dtype keep = args[k].t.dtype;
+        args[k].t.dtype = keep == PTE_FLOAT32 ? PTE_INT8 : PTE_FLOAT32;
+        st = xg_delegate_run(d, ptrs, n, NULL, NULL);
+        XT_CHECK(st == PTE_ERR_INVALID_ARGUMENT && strstr(pte_last_error(), "expected"),
+                 "%s: argument %d of the wrong dtype: %s", dir, k, st ? pte_last_error() : "accepted");
+        args[k].t.dtype = keep;
       }
       xg_delegate_destroy(d);
     }

@@ -155,12 +155,24 @@ void xt_free_tensors(xt_tensors *ts) {
   ts->n = 0;
 }
 
+/* An IEEE half as a double, written independently of the code under test. */
+static double half_value(uint16_t h) {
+  const int e = (h >> 10) & 0x1f, m = h & 0x3ff;
+  const double s = (h & 0x8000) ? -1.0 : 1.0;
+  if (e == 0x1f) return m ? NAN : s * INFINITY;
+  return s * (e ? ldexp(1024 + m, e - 25) : ldexp(m, -24));
+}
+
 static double element(const pte_tensor *t, size_t offset) {
   switch (t->dtype) {
     case PTE_FLOAT32: return ((const float *)t->data)[offset];
     case PTE_FLOAT64: return ((const double *)t->data)[offset];
     case PTE_INT64: return (double)((const int64_t *)t->data)[offset];
     case PTE_INT32: return ((const int32_t *)t->data)[offset];
+    case PTE_INT16: return ((const int16_t *)t->data)[offset];
+    case PTE_INT8: return ((const int8_t *)t->data)[offset];
+    case PTE_FLOAT16: return half_value(((const uint16_t *)t->data)[offset]);
+    case PTE_UINT8: return ((const uint8_t *)t->data)[offset];
     default: return NAN;
   }
 }

@@ -364,6 +364,36 @@ TEST(isa_named) {
   if (want && !strcmp(want, "generic")) CHECK(k_isa_get() == K_ISA_GENERIC, "generic asked, got %s", n);
 }
 
+/* Every half widens and narrows back to itself (NaNs to a NaN); every
+ * midpoint between neighbouring finite halves narrows to the even one, and
+ * one float step either side of it to the nearer one. */
+TEST(half_float_conversions) {
+  int bad = 0;
+  for (uint32_t h = 0; h < 0x10000u; h++) {
+    uint16_t in = (uint16_t)h, back;
+    float f;
+    k_f16_to_f32(&f, &in, 1);
+    k_f32_to_f16(&back, &f, 1);
+    const bool nan = (h & 0x7c00u) == 0x7c00u && (h & 0x3ffu);
+    if (nan ? !(isnan(f) && (back & 0x7c00u) == 0x7c00u && (back & 0x3ffu)) : back != in) bad++;
+    if ((h & 0x7fffu) >= 0x7bffu) continue; /* the largest finite half has no finite neighbour */
+    uint16_t next = (uint16_t)(h + 1), got[3];
+    float g, mid[3];
+    k_f16_to_f32(&g, &next, 1);
+    mid[1] = (float)(((double)f + (double)g) / 2);
+    mid[0] = nextafterf(mid[1], f);
+    mid[2] = nextafterf(mid[1], g);
+    k_f32_to_f16(got, mid, 3);
+    if (got[0] != in || got[2] != next || got[1] != ((in & 1u) ? next : in)) bad++;
+  }
+  CHECK(bad == 0, "%d halves convert wrongly", bad);
+  const float big[4] = {65504.0f, 65519.0f, 65520.0f, -1e30f};
+  uint16_t hb[4];
+  k_f32_to_f16(hb, big, 4);
+  CHECK(hb[0] == 0x7bffu && hb[1] == 0x7bffu && hb[2] == 0x7c00u && hb[3] == 0xfc00u, "overflow: %x %x %x %x",
+        hb[0], hb[1], hb[2], hb[3]);
+}
+
 /* Scratch for every case (64-byte aligned, room for any pool size here). */
 TEST(setup_scratch) {
   size_t bytes = k_sgemm_scratch(300, 4000, 300) + (1u << 20);
@@ -374,4 +404,4 @@ TEST(setup_scratch) {
 
 TEST_MAIN(T(setup_scratch), T(isa_named), T(gemm_serial_pool), T(gemm_three_threads), T(gemm_large_parallel),
           T(gemm_beta_zero_ignores_bias), T(gemm_batched_broadcast), T(copies_against_element_loop),
-          T(parallel_for_covers_once), T(arguments_and_outputs))
+          T(parallel_for_covers_once), T(arguments_and_outputs), T(half_float_conversions))

@@ -260,6 +260,22 @@ class _MLP(torch.nn.Module):
         return self.l2(torch.relu(self.l1(x)))
 
 
+class _QuantArgs(torch.nn.Module):
+    """Two linears around a CLS-token-like expand: the partitioner keeps the
+    expand (on int8) outside, so one delegate returns qint8 tensors and the
+    next one takes them (ViT's int8 file has the same pattern)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.l1 = torch.nn.Linear(8, 8)
+        self.l2 = torch.nn.Linear(8, 4)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = self.l1(x)
+        cls = h[:, :1].expand(1, 3, 8)
+        return self.l2(torch.cat([cls, h], 1))
+
+
 def _pt2e(model: torch.nn.Module, example: Tuple[torch.Tensor, ...], dynamic: bool) -> torch.nn.Module:
     from executorch.backends.xnnpack.quantizer.xnnpack_quantizer import (
         XNNPACKQuantizer,
@@ -304,6 +320,17 @@ def _models() -> None:
         return cnn("pt2e_static_cnn_xnnpack", "delegated to XNNPACK (XnnpackPartitioner: int8 convolutions, "
                    "fully connected, global average pooling and converts in one delegate)")
 
+    def quant_args() -> Built:
+        model = _QuantArgs()
+        x = torch.randn(1, 4, 8)
+        gm = _pt2e(model, (x,), dynamic=False)
+        _models.qargs_step = _last_output_scale(gm)
+        desc = (f"two linears around an expand, PT2E XNNPACKQuantizer static per-channel int8, delegated to "
+                f"XNNPACK: the expand stays outside on int8, so the first delegate returns two qint8 tensors "
+                f"and the second takes qint8 arguments. Tolerance: {steps} quantization steps of the output "
+                f"(scale {_models.qargs_step:.6g})")
+        return Built(methods={"forward": (gm, (x,), None)}, cases=[CaseIO("pt2e_quant_args_xnnpack", "forward", (x,), desc)])
+
     def mlp(name: str = "pt2e_dynamic_linear", how: str = "not delegated") -> Built:
         model = _MLP()
         x = torch.randn(4, 16)
@@ -341,7 +368,8 @@ def _models() -> None:
     # Tolerances need the model's scales: computed once here (seeded like the export).
     from zoo_common import seed_for
 
-    for name, build in (("pt2e_static_cnn", cnn), ("pt2e_dynamic_linear", mlp), ("w8da4w_linear_xnnpack", mlp_8da4w)):
+    for name, build in (("pt2e_static_cnn", cnn), ("pt2e_dynamic_linear", mlp), ("w8da4w_linear_xnnpack", mlp_8da4w),
+                        ("pt2e_quant_args_xnnpack", quant_args)):
         torch.manual_seed(seed_for(name))
         np.random.seed(seed_for(name))
         build()
@@ -361,16 +389,67 @@ def _models() -> None:
           reason=f"{steps} steps of an int8 grid over the output range: dynamic activation scales times float32 sums")
     _SPECS[-1].xnnpack = True
     _SPECS[-1].seed_key = "pt2e_dynamic_linear"  # same weights and inputs as the plain case
+    _spec("pt2e_quant_args_xnnpack", quant_args, "qint8 delegate outputs and inputs (an int8 expand between two delegates)",
+          atol=steps * _models.qargs_step * 1.001,
+          reason=f"{steps} quantization steps of the output scale: float32 sums in another order may flip a rounding")
+    _SPECS[-1].xnnpack = True
     _spec("w8da4w_linear_xnnpack", mlp_8da4w, "two 8da4w linears (groups of 32), delegated to XNNPACK",
           atol=steps * _models.w4_step,
           reason=f"{steps} steps of an int8 grid over the output range: dynamic activation scales times float32 sums")
     _SPECS[-1].xnnpack = True
 
 
+class _AddMul(torch.nn.Module):
+    def forward(self, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+        return a * b + a
+
+
+def _fp16() -> None:
+    """Half-precision models (`model.half()`, fp16 inputs) through
+    XnnpackPartitioner: fp16 values, constants and arguments in the payload.
+    pterun computes them in fp32 and rounds at the delegate's boundary;
+    ExecuTorch's XNNPACK computes in fp16. Expected outputs are ExecuTorch's;
+    the tolerance is in fp16 units in the last place of the largest output."""
+    from zoo_common import seed_for
+
+    ulps = 4
+    cases = {
+        "fp16_linear_xnnpack": ("a linear layer", lambda: torch.nn.Linear(8, 4), lambda: (torch.randn(2, 8),)),
+        "fp16_conv_xnnpack": ("a 3x3 convolution and ReLU",
+                              lambda: torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3, padding=1), torch.nn.ReLU()),
+                              lambda: (torch.randn(1, 3, 6, 6),)),
+        "fp16_add_mul_xnnpack": ("a * b + a", _AddMul, lambda: (torch.randn(3, 5), torch.randn(3, 5))),
+        "fp16_mlp_xnnpack": ("two linears with a ReLU",
+                             lambda: torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 4)),
+                             lambda: (torch.randn(3, 8),)),
+    }
+    for name, (what, make, inputs) in cases.items():
+        def build(name: str = name, what: str = what, make: Callable = make, inputs: Callable = inputs) -> Built:
+            model = make().half().eval()
+            ins = tuple(t.half() for t in inputs())
+            desc = (f"{what} in half precision (model.half(), fp16 inputs) delegated to XNNPACK: fp16 values, "
+                    f"constants and arguments; pterun runs it in fp32 and rounds at the delegate's boundary. "
+                    f"Tolerance: {ulps} fp16 ulps of the largest output (ExecuTorch computes in fp16)")
+            return Built(methods={"forward": (model, ins, None)}, cases=[CaseIO(name, "forward", ins, desc)])
+
+        torch.manual_seed(seed_for(name))
+        np.random.seed(seed_for(name))
+        built = build()
+        mod, ins, _ = built.methods["forward"]
+        with torch.no_grad():
+            y = mod.float()(*[t.float() for t in ins])
+        ulp = float(np.spacing(np.float16(float(y.abs().max()))))
+        _spec(name, build, f"{what}, fp16, delegated to XNNPACK", atol=ulps * ulp,
+              reason=f"{ulps} fp16 ulps of the largest output ({ulp:.3g}): ExecuTorch's XNNPACK computes in fp16, "
+                     f"pterun in fp32")
+        _SPECS[-1].xnnpack = True
+
+
 def build_quant_specs() -> List[Spec]:
     if not _SPECS:
         _ops()
         _models()
+        _fp16()
     return list(_SPECS)
 
 
