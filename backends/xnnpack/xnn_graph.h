@@ -62,6 +62,7 @@ typedef struct xg_value {
   uint32_t channel_dim, nscales, group_size, nonbatch_dims;
   const float *scales;
   bool conv_filter; /* a per-channel [N, K] filter that XNNPACK takes as [N, 1, 1, K] (xnn_nodes.c) */
+  bool qd8_rows;    /* qdint8 rows stored quantized by their convert (xg_qd8_rows_fit) */
   const void *data; /* static data */
   size_t data_size;
   int32_t producer; /* index of the node that writes it, -1 if none */
@@ -242,6 +243,11 @@ pte_status xg_native_run(const xg_graph *g, uint32_t node, void *const *ptr, boo
 /* Packs the weights of a dynamically quantized fully connected node (n->dyn)
  * for the kernel layer's int8 product, into `mem`. */
 pte_status xg_native_prepare(xg_graph *g, uint32_t node, xg_mem *mem);
+
+/* Whether qdint8 value v's buffer (fp32-sized) holds its rows quantized: M
+ * k_qd8_params, then M rows of K int8. Then the convert that makes them
+ * quantizes each row once, for every fully connected node reading them. */
+bool xg_qd8_rows_fit(const xg_value *v);
 
 /* True if pterun's own code can run this node type. */
 bool xg_native_supports(const xg_graph *g, const xg_node *n);
