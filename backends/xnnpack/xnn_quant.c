@@ -35,6 +35,7 @@ static pte_status check_dynamic(xg_graph *g, uint32_t ni, bool *xnn_ok) {
       return quant_error(g, ni, 0, "a qdint8 value is converted from fp32");
     /* pterun quantizes the rows here (xg_qd8_rows_fit), or copies them */
     g->values[n->out[0]].qd8_rows = xg_qd8_rows_fit(o);
+    if (o->qd8_rows) n->copy_like = 0; /* no copy: the plan must not alias its output to its input */
     *xnn_ok = false;
     return PTE_OK;
   }
