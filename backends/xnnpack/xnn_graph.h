@@ -204,7 +204,14 @@ typedef struct xg_segment {
 } xg_segment;
 
 /* Where a value's bytes are during a run. */
-enum { XG_LOC_NONE = 0, XG_LOC_STATIC, XG_LOC_ARENA, XG_LOC_EXTERNAL, XG_LOC_XNN_INTERNAL };
+enum {
+  XG_LOC_NONE = 0,
+  XG_LOC_STATIC,
+  XG_LOC_ARENA,
+  XG_LOC_EXTERNAL,
+  XG_LOC_XNN_INTERNAL,
+  XG_LOC_BOUND /* a native copy of a delegate input: the bound input itself (its external_id) */
+};
 
 typedef struct xg_plan {
   xg_step *steps;

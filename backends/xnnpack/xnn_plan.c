@@ -460,6 +460,32 @@ static void place_values(planner *ps) {
   }
 }
 
+/* A native copy of a delegate input (reshape, copy, a transpose that moves
+ * no byte) read only by native nodes needs no bytes moved either: its
+ * output reads the bound input (XG_LOC_BOUND, the input's external id; a
+ * run binds every input before any node runs, and inputs are read-only). */
+static void alias_bound_copies(planner *ps) {
+  xg_graph *g = ps->g;
+  xg_plan *p = ps->p;
+  for (uint32_t k = 0; k < ps->nlive; k++) {
+    const xg_node *n = &g->nodes[ps->order[k]];
+    if (n->exec != XG_EXEC_NATIVE || !n->copy_like || n->nin != 1 || n->nout != 1) continue;
+    const uint32_t vi = n->in[0], vo = n->out[0];
+    if (vi == XG_NONE || vo == XG_NONE || p->loc[vo] != XG_LOC_ARENA ||
+        g->values[vi].nbytes != g->values[vo].nbytes)
+      continue;
+    const bool input = p->loc[vi] == XG_LOC_BOUND ||
+                       (p->loc[vi] == XG_LOC_EXTERNAL && (g->values[vi].flags & XG_FLAG_EXTERNAL_INPUT));
+    bool native = input;
+    for (uint32_t c = ps->cons_start[vo]; native && c < ps->cons_start[vo + 1] && ps->cons[c] != UINT32_MAX;
+         c++)
+      native = g->nodes[ps->cons[c]].exec == XG_EXEC_NATIVE;
+    if (!native) continue;
+    p->loc[vo] = XG_LOC_BOUND;
+    g->values[vo].external_id = g->values[vi].external_id;
+  }
+}
+
 /* Values crossing each segment's boundary: counted, then listed. */
 static size_t list_boundaries(const xg_graph *g, xg_plan *p, uint32_t *mark, uint32_t *out) {
   size_t next = 0;
@@ -534,6 +560,7 @@ pte_status xg_make_plan(xg_graph *g, xg_mem *mem, xg_plan *p) {
   pte_status st;
   if ((st = schedule(&ps)) || (st = cut_steps(&ps))) return st;
   place_values(&ps);
+  alias_bound_copies(&ps);
   if ((st = find_boundaries(&ps)) || (st = place_arena(g, ps.step_of_node, mem, p))) return st;
   analyse_batch(g, ps.order, ps.nlive, p);
   return name_steps(&ps);
