@@ -242,6 +242,11 @@ pte_status xg_make_plan(xg_graph *g, xg_mem *mem, xg_plan *plan);
 
 /* ---- native kernels ---- */
 
+/* Whether qdint8 value v's buffer (fp32-sized) holds its rows quantized: M
+ * k_qd8_params, then M rows of K int8. Then the convert that makes them
+ * quantizes each row once, for every fully connected node reading them. */
+bool xg_qd8_rows_fit(const xg_value *v);
+
 /* Run one node with pterun's own code. ptr[k] are the data pointers of the
  * node's inputs (k < nin) and outputs (nin + k); `index_int64` says the
  * ArgMax index output is int64 (else int32). */
@@ -250,11 +255,6 @@ pte_status xg_native_run(const xg_graph *g, uint32_t node, void *const *ptr, boo
 /* Packs the weights of a dynamically quantized fully connected node (n->dyn)
  * for the kernel layer's int8 product, into `mem`. */
 pte_status xg_native_prepare(xg_graph *g, uint32_t node, xg_mem *mem);
-
-/* Whether qdint8 value v's buffer (fp32-sized) holds its rows quantized: M
- * k_qd8_params, then M rows of K int8. Then the convert that makes them
- * quantizes each row once, for every fully connected node reading them. */
-bool xg_qd8_rows_fit(const xg_value *v);
 
 /* True if pterun's own code can run this node type. */
 bool xg_native_supports(const xg_graph *g, const xg_node *n);

@@ -489,6 +489,10 @@ class QEltwise(nn.Module):
         return F.avg_pool2d(s, 2)
 
 
+def _mlp(k=64, h=32, n=8):
+    return lambda: nn.Sequential(nn.Linear(k, h), nn.ReLU(), nn.Linear(h, n))
+
+
 class DqSharedRows(nn.Module):
     """A linear over 2 features (rows too narrow to store quantized: they stay
     fp32 rows) feeding three linears that share one convert (rows quantized
@@ -502,10 +506,6 @@ class DqSharedRows(nn.Module):
     def forward(self, x):
         h = torch.relu(self.a(x))
         return self.q(h) + self.k(h) * self.v(h)
-
-
-def _mlp(k=64, h=32, n=8):
-    return lambda: nn.Sequential(nn.Linear(k, h), nn.ReLU(), nn.Linear(h, n))
 
 
 QUANT = {
