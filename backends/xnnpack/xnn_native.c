@@ -64,20 +64,8 @@ XG_UNARY(leaky_relu, x > 0.0f ? x : x * j->a)
 XG_UNARY(elu, x > 0.0f ? x : j->a * expm1f(x))
 XG_UNARY(rsqrt, 1.0f / sqrtf(x))
 XG_UNARY(log, logf(x))
-/* The exact (erf) form, which is what XNNPACK's gelu computes: the kernel
- * layer's vectorized one (within 6 ulp of libm's erff form, several times
- * faster; a quarter of a dynamically quantized BERT's time was erff). */
-static void gelu_range(void *ctx, size_t b, size_t e) {
-  const unary_job *j = (const unary_job *)ctx;
-  k_vgelu(j->x + b, j->y + b, (int64_t)(e - b));
-}
-
-void xg_native_gelu(const xg_graph *g, const xg_node *n, void *const *ptr, bool index_int64) {
-  (void)index_int64;
-  unary_job j = {(const float *)ptr[0], (float *)ptr[1], 0.0f, -INFINITY, INFINITY};
-  const size_t count = g->values[n->in[0]].numel;
-  k_parallel_for(count, 8.0 * (double)count, gelu_range, &j);
-}
+/* The exact (erf) form, which is what XNNPACK's gelu computes. */
+XG_UNARY(gelu, 0.5f * x * (1.0f + erff(x * 0.70710678118654752f)))
 XG_UNARY(tanh, tanhf(x))
 XG_UNARY(exp, expf(x))
 XG_UNARY(sin, sinf(x))
