@@ -63,6 +63,7 @@ typedef struct xg_value {
   uint32_t channel_dim, nscales, group_size, nonbatch_dims;
   const float *scales;
   bool conv_filter; /* a per-channel [N, K] filter that XNNPACK takes as [N, 1, 1, K] (xnn_nodes.c) */
+  bool qd8_rows;    /* qdint8 rows stored quantized by their convert (xg_qd8_rows_fit) */
   const void *data; /* static data */
   size_t data_size;
   int32_t producer; /* index of the node that writes it, -1 if none */
@@ -204,7 +205,14 @@ typedef struct xg_segment {
 } xg_segment;
 
 /* Where a value's bytes are during a run. */
-enum { XG_LOC_NONE = 0, XG_LOC_STATIC, XG_LOC_ARENA, XG_LOC_EXTERNAL, XG_LOC_XNN_INTERNAL };
+enum {
+  XG_LOC_NONE = 0,
+  XG_LOC_STATIC,
+  XG_LOC_ARENA,
+  XG_LOC_EXTERNAL,
+  XG_LOC_XNN_INTERNAL,
+  XG_LOC_BOUND /* a native copy of a delegate input: the bound input itself (its external_id) */
+};
 
 typedef struct xg_plan {
   xg_step *steps;
@@ -234,6 +242,11 @@ typedef struct xg_plan {
 pte_status xg_make_plan(xg_graph *g, xg_mem *mem, xg_plan *plan);
 
 /* ---- native kernels ---- */
+
+/* Whether qdint8 value v's buffer (fp32-sized) holds its rows quantized: M
+ * k_qd8_params, then M rows of K int8. Then the convert that makes them
+ * quantizes each row once, for every fully connected node reading them. */
+bool xg_qd8_rows_fit(const xg_value *v);
 
 /* Run one node with pterun's own code. ptr[k] are the data pointers of the
  * node's inputs (k < nin) and outputs (nin + k); `index_int64` says the

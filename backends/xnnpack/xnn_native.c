@@ -77,12 +77,51 @@ void xg_native_copy(const xg_graph *g, const xg_node *n, void *const *ptr, bool 
   if (ptr[1] != ptr[0]) memcpy(ptr[1], ptr[0], g->values[n->in[0]].nbytes);
 }
 
+/* ---- qdint8 rows, quantized once by their convert ---- */
+
+/* [params of M rows][M rows of K int8] fits the fp32-sized buffer when K >= 3. */
+bool xg_qd8_rows_fit(const xg_value *v) {
+  if (v->ndims == 0 || v->dims[v->ndims - 1] == 0) return false;
+  const size_t k = v->dims[v->ndims - 1], m = v->numel / k;
+  return m * (sizeof(k_qd8_params) + k) <= v->nbytes;
+}
+
+typedef struct qd8_job {
+  const float *x;
+  int8_t *q;
+  k_qd8_params *params;
+  int64_t k;
+} qd8_job;
+
+static void qd8_rows_range(void *ctx, size_t b, size_t e) {
+  const qd8_job *j = (const qd8_job *)ctx;
+  const int64_t r = (int64_t)b;
+  k_qd8_quantize_rows((int64_t)(e - b), j->k, j->x + r * j->k, j->k, j->q + r * j->k, j->k, j->params + r);
+}
+
+/* The rows of value v at p (xg_qd8_rows_fit): its params, then its int8 rows. */
+static qd8_job qd8_layout(const xg_value *v, void *p) {
+  const int64_t k = (int64_t)v->dims[v->ndims - 1], m = (int64_t)v->numel / k;
+  qd8_job j = {NULL, (int8_t *)p + m * (int64_t)sizeof(k_qd8_params), (k_qd8_params *)p, k};
+  return j;
+}
+
+static void qd8_convert(const xg_graph *g, const xg_node *n, void *const *ptr) {
+  const xg_value *o = &g->values[n->out[0]];
+  qd8_job j = qd8_layout(o, ptr[1]);
+  j.x = (const float *)ptr[0];
+  const size_t m = o->numel / (size_t)j.k;
+  k_parallel_for(m, 4.0 * (double)o->numel, qd8_rows_range, &j);
+}
+
 /* fp32 <-> qint8 as XNNPACK's convert does it: x / scale (as a product with
  * the reciprocal), rounded half to even, plus the zero point, saturated; and
  * (q - zero point) * scale back. */
 void xg_native_convert(const xg_graph *g, const xg_node *n, void *const *ptr, bool index_int64) {
   const xg_value *x = &g->values[n->in[0]], *o = &g->values[n->out[0]];
-  if (!n->quant) {
+  if (o->qd8_rows) {
+    qd8_convert(g, n, ptr);
+  } else if (!n->quant) {
     xg_native_copy(g, n, ptr, index_int64);
   } else if (o->value_type == XG_VALUE_QUANTIZED) {
     const float *in = (const float *)ptr[0], inv = 1.0f / o->scale;
@@ -253,9 +292,9 @@ pte_status xg_native_prepare(xg_graph *g, uint32_t ni, xg_mem *mem) {
     return xg_node_error(g, ni, PTE_ERR_INVALID_PROGRAM, "quantized weights: %s", err ? err : "invalid");
   void *buf = xg_mem_alloc(mem, bytes);
   const int64_t m = (int64_t)(x->numel / x->dims[x->ndims - 1]);
-  n->qscratch_bytes = k_qgemm_scratch(m, qw.K);
-  n->qscratch = xg_mem_alloc(mem, n->qscratch_bytes);
-  if (!buf || !n->qscratch)
+  n->qscratch_bytes = x->qd8_rows ? 0 : k_qgemm_scratch(m, qw.K); /* rows quantized by the convert */
+  n->qscratch = n->qscratch_bytes ? xg_mem_alloc(mem, n->qscratch_bytes) : NULL;
+  if (!buf || (n->qscratch_bytes && !n->qscratch))
     return xg_node_error(g, ni, PTE_ERR_OUT_OF_MEMORY, "out of memory for %zu bytes of packed weights",
                          bytes);
   n->qw = k_qgemm_pack(&qw, buf, bytes, &err);
@@ -271,8 +310,13 @@ static void run_dynamic_fc(const xg_graph *g, const xg_node *n, void *const *ptr
   memset(&d, 0, sizeof d);
   d.M = (int64_t)x->numel / k;
   d.w = (const k_qgemm_packed *)n->qw;
-  d.a = (const float *)ptr[0];
-  d.sa = k;
+  if (x->qd8_rows) {
+    const qd8_job j = qd8_layout(x, ptr[0]);
+    d.qa = j.q, d.sqa = k, d.qparams = j.params;
+  } else {
+    d.a = (const float *)ptr[0];
+    d.sa = k;
+  }
   d.c = (float *)ptr[3];
   d.sc = k_qgemm_packed_n(d.w);
   d.lo = n->out_min;

@@ -372,8 +372,8 @@ static pte_status parse_value(parser *ps, uint32_t vi, uint32_t xv, size_t *tota
   }
   v->numel = numel;
   v->esize = (uint8_t)xg_datatype_size(v->datatype);
-  /* qdint8 rows travel as fp32 here: the fully connected node that reads
-   * them quantizes each row itself (as XNNPACK's convert would). */
+  /* qdint8 values get fp32-sized buffers: their convert stores the rows
+   * quantized in them (xg_qd8_rows_fit), or copies narrow ones as fp32. */
   if (v->datatype == XG_DT_QDINT8) v->esize = 4;
   /* 4-bit [N, K] weights: rows of (K + 1) / 2 bytes, as ExecuTorch packs them. */
   v->nbytes = v->esize        ? numel * v->esize

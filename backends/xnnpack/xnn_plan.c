@@ -15,7 +15,9 @@
  * padded buffers, as XNNPACK may read XNN_EXTRA_BYTES past the end. A value
  * produced and consumed inside one segment is XNNPACK's business. Every other
  * intermediate value gets a range of one arena allocated at init; ranges are
- * reused between values whose lifetimes (in steps) do not overlap.
+ * reused between values whose lifetimes (in steps) do not overlap, and a
+ * native copy between two arena values shares its input's range (no bytes
+ * move).
  *
  * Batch. When the graph treats dimension 0 of its inputs as independent rows
  * all the way to its outputs, an input whose leading dimension is smaller
@@ -189,33 +191,71 @@ static pte_status fit_ranges(live *L, uint32_t count, xg_plan *p) {
   return PTE_OK;
 }
 
+/* A native copy (reshape, copy, a transpose that moves no byte) from one
+ * arena value to another of the same size needs no bytes moved: its output
+ * shares its input's range (values are written once, by their producer),
+ * and the copy sees equal pointers. alias[v] is the value whose range v
+ * takes (v itself when none). */
+static void alias_copies(const xg_graph *g, const xg_plan *p, uint32_t *alias) {
+  for (uint32_t vi = 0; vi < g->nvalues; vi++) alias[vi] = vi;
+  for (uint32_t ni = 0; ni < g->nnodes; ni++) {
+    const xg_node *n = &g->nodes[ni];
+    if (n->exec != XG_EXEC_NATIVE || !n->copy_like || n->nin != 1 || n->nout != 1) continue;
+    const uint32_t vi = n->in[0], vo = n->out[0];
+    if (vi == XG_NONE || vo == XG_NONE || p->loc[vi] != XG_LOC_ARENA || p->loc[vo] != XG_LOC_ARENA ||
+        g->values[vi].nbytes != g->values[vo].nbytes)
+      continue;
+    alias[vo] = vi;
+  }
+  /* chains (reshape of a reshape) end at a value that is no copy's output:
+   * a value has one producer, so following alias terminates */
+  for (uint32_t vi = 0; vi < g->nvalues; vi++) {
+    uint32_t r = vi;
+    while (alias[r] != r) r = alias[r];
+    alias[vi] = r;
+  }
+}
+
 static pte_status place_arena(const xg_graph *g, const uint32_t *step_of_node, xg_mem *mem, xg_plan *p) {
   uint32_t count = 0;
-  for (uint32_t vi = 0; vi < g->nvalues; vi++) count += p->loc[vi] == XG_LOC_ARENA;
+  uint32_t *alias = (uint32_t *)xg_mem_array(mem, g->nvalues, sizeof(uint32_t));
+  if (!alias) return out_of_memory();
+  alias_copies(g, p, alias);
+  for (uint32_t vi = 0; vi < g->nvalues; vi++) count += p->loc[vi] == XG_LOC_ARENA && alias[vi] == vi;
   if (!count) return PTE_OK;
   live *L = (live *)xg_mem_array(mem, count, sizeof(live));
   uint32_t *slot = (uint32_t *)xg_mem_array(mem, g->nvalues, sizeof(uint32_t));
   if (!L || !slot) return out_of_memory();
   uint32_t k = 0;
   for (uint32_t vi = 0; vi < g->nvalues; vi++) {
-    if (p->loc[vi] != XG_LOC_ARENA) continue;
+    if (p->loc[vi] != XG_LOC_ARENA || alias[vi] != vi) continue;
     L[k].value = vi;
     L[k].first = L[k].last = step_of_node[g->values[vi].producer];
     L[k].size = round_up(g->values[vi].nbytes + XG_EXTRA_BYTES, 64);
     slot[vi] = k++;
   }
-  /* Last use of each arena value. */
+  /* Lifetimes: from the range owner's producer to the last use of any value
+   * sharing the range (a copy's output is produced after its input). */
+  for (uint32_t vi = 0; vi < g->nvalues; vi++)
+    if (p->loc[vi] == XG_LOC_ARENA && alias[vi] != vi) {
+      live *l = &L[slot[alias[vi]]];
+      const uint32_t s = step_of_node[g->values[vi].producer];
+      if (s > l->last) l->last = s;
+    }
   for (uint32_t ni = 0; ni < g->nnodes; ni++) {
     const xg_node *n = &g->nodes[ni];
     if (n->exec == XG_EXEC_DEAD) continue;
     for (uint32_t j = 0; j < n->nin; j++) {
       uint32_t vi = n->in[j];
       if (vi == XG_NONE || p->loc[vi] != XG_LOC_ARENA) continue;
-      live *l = &L[slot[vi]];
+      live *l = &L[slot[alias[vi]]];
       if (step_of_node[ni] > l->last) l->last = step_of_node[ni];
     }
   }
-  return fit_ranges(L, count, p);
+  pte_status st = fit_ranges(L, count, p);
+  for (uint32_t vi = 0; vi < g->nvalues && !st; vi++)
+    if (p->loc[vi] == XG_LOC_ARENA) p->offset[vi] = p->offset[alias[vi]];
+  return st;
 }
 
 /* ---- the plan ---- */
@@ -420,6 +460,32 @@ static void place_values(planner *ps) {
   }
 }
 
+/* A native copy of a delegate input (reshape, copy, a transpose that moves
+ * no byte) read only by native nodes needs no bytes moved either: its
+ * output reads the bound input (XG_LOC_BOUND, the input's external id; a
+ * run binds every input before any node runs, and inputs are read-only). */
+static void alias_bound_copies(planner *ps) {
+  xg_graph *g = ps->g;
+  xg_plan *p = ps->p;
+  for (uint32_t k = 0; k < ps->nlive; k++) {
+    const xg_node *n = &g->nodes[ps->order[k]];
+    if (n->exec != XG_EXEC_NATIVE || !n->copy_like || n->nin != 1 || n->nout != 1) continue;
+    const uint32_t vi = n->in[0], vo = n->out[0];
+    if (vi == XG_NONE || vo == XG_NONE || p->loc[vo] != XG_LOC_ARENA ||
+        g->values[vi].nbytes != g->values[vo].nbytes)
+      continue;
+    const bool input = p->loc[vi] == XG_LOC_BOUND ||
+                       (p->loc[vi] == XG_LOC_EXTERNAL && (g->values[vi].flags & XG_FLAG_EXTERNAL_INPUT));
+    bool native = input;
+    for (uint32_t c = ps->cons_start[vo]; native && c < ps->cons_start[vo + 1] && ps->cons[c] != UINT32_MAX;
+         c++)
+      native = g->nodes[ps->cons[c]].exec == XG_EXEC_NATIVE;
+    if (!native) continue;
+    p->loc[vo] = XG_LOC_BOUND;
+    g->values[vo].external_id = g->values[vi].external_id;
+  }
+}
+
 /* Values crossing each segment's boundary: counted, then listed. */
 static size_t list_boundaries(const xg_graph *g, xg_plan *p, uint32_t *mark, uint32_t *out) {
   size_t next = 0;
@@ -494,6 +560,7 @@ pte_status xg_make_plan(xg_graph *g, xg_mem *mem, xg_plan *p) {
   pte_status st;
   if ((st = schedule(&ps)) || (st = cut_steps(&ps))) return st;
   place_values(&ps);
+  alias_bound_copies(&ps);
   if ((st = find_boundaries(&ps)) || (st = place_arena(g, ps.step_of_node, mem, p))) return st;
   analyse_batch(g, ps.order, ps.nlive, p);
   return name_steps(&ps);

@@ -24,7 +24,7 @@ static pte_status quant_error(const xg_graph *g, uint32_t ni, uint32_t k, const 
 /* Static int8: which datatypes go together on a node (its row's XG_Q_*).
  * Sets n->quant when any value is quantized. */
 /* Dynamic quantization as the partitioner emits it: an fp32 -> qdint8
- * convert (a copy here: qdint8 rows travel as fp32) feeding fully connected
+ * convert (pterun's: it quantizes the rows once) feeding fully connected
  * nodes with constant qcint8, qcint4 or qbint4 weights, an fp32 (or no)
  * constant bias and an fp32 output, which pterun's int8 product runs. */
 static pte_status check_dynamic(xg_graph *g, uint32_t ni, bool *xnn_ok) {
@@ -33,7 +33,11 @@ static pte_status check_dynamic(xg_graph *g, uint32_t ni, bool *xnn_ok) {
   if (n->type == XG_CONVERT && o->datatype == XG_DT_QDINT8) {
     if (x->value_type != XG_VALUE_TENSOR || x->datatype != XG_DT_FP32)
       return quant_error(g, ni, 0, "a qdint8 value is converted from fp32");
-    return PTE_OK; /* a copy */
+    /* pterun quantizes the rows here (xg_qd8_rows_fit), or copies them */
+    g->values[n->out[0]].qd8_rows = xg_qd8_rows_fit(o);
+    if (o->qd8_rows) n->copy_like = 0; /* no copy: the plan must not alias its output to its input */
+    *xnn_ok = false;
+    return PTE_OK;
   }
   bool dq_input = n->type == XG_FULLY_CONNECTED && x->datatype == XG_DT_QDINT8;
   for (uint32_t k = 0; k < (uint32_t)n->nin + n->nout; k++) {

@@ -493,6 +493,21 @@ def _mlp(k=64, h=32, n=8):
     return lambda: nn.Sequential(nn.Linear(k, h), nn.ReLU(), nn.Linear(h, n))
 
 
+class DqSharedRows(nn.Module):
+    """A linear over 2 features (rows too narrow to store quantized: they stay
+    fp32 rows) feeding three linears that share one convert (rows quantized
+    once), as a transformer's Q, K and V projections."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Linear(2, 24)
+        self.q, self.k, self.v = nn.Linear(24, 8), nn.Linear(24, 8), nn.Linear(24, 8)
+
+    def forward(self, x):
+        h = torch.relu(self.a(x))
+        return self.q(h) + self.k(h) * self.v(h)
+
+
 QUANT = {
     # name: (module, inputs, quantization: "static" | "dynamic" (PT2E) | ("8da4w", group or None = per channel))
     "static_quant_conv": (lambda: nn.Sequential(nn.Conv2d(3, 4, 3), nn.ReLU()), lambda: (rn(1, 3, 6, 6),), "static"),
@@ -502,6 +517,7 @@ QUANT = {
     # qdint8 activations: pterun's int8 product (2022 XNNPACK has none)
     "dynamic_quant_linear": (lambda: nn.Sequential(nn.Linear(16, 8)), lambda: (rn(4, 16),), "dynamic"),
     "dq_mlp_3d": (_mlp(24, 20, 6), lambda: (rn(2, 3, 24),), "dynamic"),
+    "dq_shared_rows": (DqSharedRows, lambda: (rn(2, 5, 2),), "dynamic"),
     "dq_8da4w_g32": (_mlp(), lambda: (rn(3, 64),), ("8da4w", 32)),
     "dq_8da4w_channel": (_mlp(), lambda: (rn(3, 64),), ("8da4w", None)),
     "dq_8da8w_channel": (_mlp(), lambda: (rn(5, 64),), ("8da8w", None)),
