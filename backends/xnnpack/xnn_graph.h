@@ -86,6 +86,7 @@ typedef struct xg_node {
   uint8_t copy_like; /* the node only copies bytes (reshape, copy, a transpose of size-1 dims) */
   uint8_t quant;     /* a value of the node is quantized (set by xg_check) */
   uint8_t dyn;       /* fully connected on dynamically quantized (qdint8) rows: pterun's int8 product */
+  uint8_t sq;        /* static int8 convolution or fully connected on pterun's int8 product */
   const void *qw;    /* its weights packed for the kernel layer (k_qgemm_packed), with scratch for */
   void *qscratch;    /* the rows it quantizes; both live as long as the delegate */
   size_t qscratch_bytes;
@@ -240,7 +241,8 @@ pte_status xg_make_plan(xg_graph *g, xg_mem *mem, xg_plan *plan);
 pte_status xg_native_run(const xg_graph *g, uint32_t node, void *const *ptr, bool index_int64);
 
 /* Packs the weights of a dynamically quantized fully connected node (n->dyn)
- * for the kernel layer's int8 product, into `mem`. */
+ * or a static int8 convolution or fully connected one (n->sq, with its
+ * im2col scratch) for the kernel layer's int8 product, into `mem`. */
 pte_status xg_native_prepare(xg_graph *g, uint32_t node, xg_mem *mem);
 
 /* True if pterun's own code can run this node type. */

@@ -59,11 +59,28 @@ static pte_status check_dynamic(xg_graph *g, uint32_t ni, bool *xnn_ok) {
   return PTE_OK;
 }
 
+/* Static int8 convolutions and fully connected nodes (qint8 in and out, a
+ * constant qint8/qcint8 filter, a constant or no int32 bias) run on the
+ * kernel layer's int8 product rather than on Debian's 2022 XNNPACK, whose
+ * qs8 GEMM has no VNNI/dot-product path (issue 12). Depthwise convolutions
+ * stay on XNNPACK. */
+static void check_own_static(xg_graph *g, uint32_t ni, bool *xnn_ok) {
+  xg_node *n = &g->nodes[ni];
+  if (n->type != XG_CONV2D && n->type != XG_FULLY_CONNECTED) return;
+  const xg_value *x = &g->values[n->in[0]], *w = &g->values[n->in[1]], *o = &g->values[n->out[0]];
+  const xg_value *b = n->in[2] == XG_NONE ? NULL : &g->values[n->in[2]];
+  if (x->datatype != XG_DT_QINT8 || o->datatype != XG_DT_QINT8 || !w->has_data || (b && !b->has_data)) return;
+  if (w->datatype != XG_DT_QINT8 && w->datatype != XG_DT_QCINT8) return;
+  n->sq = 1;
+  *xnn_ok = false;
+}
+
 pte_status xg_check_quant(xg_graph *g, uint32_t ni, const xg_node_desc *d, bool *xnn_ok) {
   xg_node *n = &g->nodes[ni];
   const uint32_t nv = (uint32_t)n->nin + n->nout;
   bool dynamic = false;
   n->quant = 0;
+  n->sq = 0;
   for (uint32_t k = 0; k < nv; k++) {
     uint32_t vi = k < n->nin ? n->in[k] : n->out[k - n->nin];
     if (vi == XG_NONE || g->values[vi].value_type != XG_VALUE_QUANTIZED) continue;
@@ -124,5 +141,6 @@ pte_status xg_check_quant(xg_graph *g, uint32_t ni, const xg_node_desc *d, bool 
       return quant_error(g, ni, k, "biases must be qint32 or qcint32");
     }
   }
+  check_own_static(g, ni, xnn_ok);
   return PTE_OK;
 }
