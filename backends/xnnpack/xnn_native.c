@@ -234,11 +234,12 @@ void xg_batch_matmul(const xg_matmul *mm) {
 
 /* What init prepared: per group, the filter packed with the requantization
  * scales (input scale x filter scale / output scale) and the int32 bias in
- * output steps; n->qscratch holds one image's int8 im2col rows. */
+ * output steps; n->qscratch holds `chunk` int8 im2col rows. */
 typedef struct xg_qconv {
   uint32_t groups;
   int64_t kin, kout; /* one group's K (kernel_h x kernel_w x group inputs) and N */
   bool direct;       /* 1x1, stride 1, no padding: the input rows are the product's rows */
+  int64_t chunk;     /* else im2col rows per pass: a few hundred KB, which stay in cache */
   int32_t za, zo, qmin, qmax;
   const k_qgemm_packed *w[];
 } xg_qconv;
@@ -296,7 +297,9 @@ static pte_status prepare_static(xg_graph *g, uint32_t ni, xg_mem *mem) {
                            "int8 filter: %s", err ? err : "out of memory");
   }
   if (!q->direct) {
-    n->qscratch_bytes = (size_t)(o->dims[1] * o->dims[2]) * (size_t)kin;
+    const int64_t rows = (int64_t)(o->dims[1] * o->dims[2]), fit = (192 * 1024 / kin + 11) / 12 * 12;
+    q->chunk = rows < fit ? rows : fit;
+    n->qscratch_bytes = (size_t)(q->chunk * kin);
     n->qscratch = xg_mem_alloc(mem, n->qscratch_bytes);
     if (!n->qscratch) return xg_node_error(g, ni, PTE_ERR_OUT_OF_MEMORY, "out of memory for im2col rows");
   }
@@ -309,24 +312,51 @@ typedef struct im2col_job {
   int8_t *col;
   const xg_conv_params *c;
   int64_t H, W, C, OW, gin, c0; /* c0: the group's first input channel */
+  size_t r0;                    /* the pass's first output pixel */
   int8_t pad;                   /* the input zero point: a real 0 */
 } im2col_job;
+
+/* Short copies inline (a call per tap cost more than the bytes). */
+static inline void copy_short(int8_t *d, const int8_t *s, int64_t n) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) memcpy(d + i, s + i, 16);
+  for (; i < n; i++) d[i] = s[i];
+}
 
 static void im2col_rows(void *ctx, size_t b, size_t e) {
   const im2col_job *j = ctx;
   const xg_conv_params *c = j->c;
+  /* a window row inside the image is one run of kernel_w x C bytes when
+   * the taps are adjacent and the group is every channel */
+  const bool runs = c->dil_w == 1 && j->gin == j->C;
+  const int64_t row = (int64_t)c->kernel_w * j->gin;
   for (size_t r = b; r < e; r++) {
     const int64_t oy = (int64_t)r / j->OW, ox = (int64_t)r % j->OW;
-    int8_t *d = j->col + (int64_t)r * c->kernel_h * c->kernel_w * j->gin;
-    for (uint32_t ky = 0; ky < c->kernel_h; ky++) {
+    int8_t *d = j->col + (int64_t)(r - j->r0) * c->kernel_h * row;
+    const int64_t ix0 = ox * c->sub_w - c->pad_left;
+    for (uint32_t ky = 0; ky < c->kernel_h; ky++, d += row) {
       const int64_t iy = oy * c->sub_h + (int64_t)ky * c->dil_h - c->pad_top;
-      for (uint32_t kx = 0; kx < c->kernel_w; kx++, d += j->gin) {
-        const int64_t ix = ox * c->sub_w + (int64_t)kx * c->dil_w - c->pad_left;
-        if (iy < 0 || iy >= j->H || ix < 0 || ix >= j->W) memset(d, j->pad, (size_t)j->gin);
-        else memcpy(d, j->x + (iy * j->W + ix) * j->C + j->c0, (size_t)j->gin);
+      if (iy < 0 || iy >= j->H) {
+        memset(d, j->pad, (size_t)row);
+        continue;
+      }
+      const int8_t *src = j->x + iy * j->W * j->C + j->c0;
+      if (runs && ix0 >= 0 && ix0 + c->kernel_w <= j->W) {
+        copy_short(d, src + ix0 * j->C, row);
+        continue;
+      }
+      for (uint32_t kx = 0; kx < c->kernel_w; kx++) {
+        const int64_t ix = ix0 + (int64_t)kx * c->dil_w;
+        if (ix < 0 || ix >= j->W) memset(d + kx * j->gin, j->pad, (size_t)j->gin);
+        else copy_short(d + kx * j->gin, src + ix * j->C, j->gin);
       }
     }
   }
+}
+
+static void im2col_range(void *ctx, size_t b, size_t e) {
+  const im2col_job *j = ctx;
+  im2col_rows(ctx, j->r0 + b, j->r0 + e);
 }
 
 static void run_static(const xg_graph *g, const xg_node *n, void *const *ptr) {
@@ -362,17 +392,20 @@ static void run_static(const xg_graph *g, const xg_node *n, void *const *ptr) {
                   .OW = OW,
                   .gin = n->p.conv.group_in,
                   .pad = (int8_t)q->za};
-  d.M = OH * OW;
   d.a = n->qscratch;
   d.sa = q->kin;
   for (int64_t img = 0; img < (int64_t)x->dims[0]; img++) {
     j.x = in + img * H * W * C;
-    for (uint32_t gi = 0; gi < q->groups; gi++) {
-      j.c0 = gi * j.gin;
-      k_parallel_for((size_t)(OH * OW), (double)(OH * OW * q->kin), im2col_rows, &j);
-      d.w = q->w[gi];
-      d.c = out + img * OH * OW * N + gi * q->kout;
-      k_qgemm_s8(&d);
+    for (int64_t r0 = 0; r0 < OH * OW; r0 += q->chunk) {
+      d.M = OH * OW - r0 < q->chunk ? OH * OW - r0 : q->chunk;
+      j.r0 = (size_t)r0;
+      for (uint32_t gi = 0; gi < q->groups; gi++) {
+        j.c0 = gi * j.gin;
+        k_parallel_for((size_t)d.M, (double)(d.M * q->kin), im2col_range, &j);
+        d.w = q->w[gi];
+        d.c = out + (img * OH * OW + r0) * N + gi * q->kout;
+        k_qgemm_s8(&d);
+      }
     }
   }
 }
