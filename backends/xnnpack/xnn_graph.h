@@ -245,6 +245,13 @@ pte_status xg_native_run(const xg_graph *g, uint32_t node, void *const *ptr, boo
  * im2col scratch) for the kernel layer's int8 product, into `mem`. */
 pte_status xg_native_prepare(xg_graph *g, uint32_t node, xg_mem *mem);
 
+/* One fp32 value to qint8 with o's parameters, as xg_native_convert does it. */
+int8_t xg_quantize_value(float x, const xg_value *o);
+
+/* qint8 -> fp32 convert, constant pad, fp32 -> qint8 convert becomes one
+ * native qint8 pad through a byte table (xnn_quant.c). */
+pte_status xg_fuse_quant_pads(xg_graph *g, xg_mem *mem);
+
 /* True if pterun's own code can run this node type. */
 bool xg_native_supports(const xg_graph *g, const xg_node *n);
 

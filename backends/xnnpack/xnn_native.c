@@ -13,6 +13,14 @@
 #include "klayer.h"
 #include "xnn_compute.h"
 
+/* XNNPACK's quantization of an output bound (saturated; an infinite value
+ * gives `inf`: no bound). */
+static int32_t qbound(float v, const xg_value *o, int32_t inf) {
+  if (isinf(v)) return inf;
+  float q = rintf(v / o->scale) + (float)o->zero_point;
+  return q < -128.0f ? -128 : q > 127.0f ? 127 : (int32_t)q;
+}
+
 static inline float clampf(float v, float lo, float hi) {
   v = v < lo ? lo : v;
   return v > hi ? hi : v;
@@ -243,13 +251,6 @@ typedef struct xg_qconv {
   int32_t za, zo, qmin, qmax;
   const k_qgemm_packed *w[];
 } xg_qconv;
-
-/* XNNPACK's quantization of an output bound (saturated; infinite: none). */
-static int32_t qbound(float v, const xg_value *o, int32_t none) {
-  if (isinf(v)) return none;
-  float q = rintf(v / o->scale) + (float)o->zero_point;
-  return q < -128.0f ? -128 : q > 127.0f ? 127 : (int32_t)q;
-}
 
 static pte_status prepare_static(xg_graph *g, uint32_t ni, xg_mem *mem) {
   xg_node *n = &g->nodes[ni];
@@ -554,18 +555,42 @@ void xg_native_slice(const xg_graph *g, const xg_node *n, void *const *ptr, bool
                        x->esize, true);
 }
 
+/* y = quantize(dequantize(y, x's parameters), o's) in place: the float
+ * operations of the two converts (xg_quantize_value) in a loop the compiler
+ * vectorizes; 1.5 * 2^23 added and taken away rounds as nearbyintf does
+ * (|v| <= 255). The fusion checked the same chain as a table. */
+static void requantize(int8_t *y, size_t count, const xg_value *x, const xg_value *o) {
+  const float s = x->scale, inv = 1.0f / o->scale, lo = (float)(-128 - o->zero_point),
+              hi = (float)(127 - o->zero_point), magic = 12582912.0f;
+  const int32_t zx = x->zero_point, zo = o->zero_point;
+  for (size_t i = 0; i < count; i++) {
+    float v = (float)((int32_t)y[i] - zx) * s * inv;
+    v = v < lo ? lo : v;
+    v = v > hi ? hi : v;
+    y[i] = (int8_t)((int32_t)((v + magic) - magic) + zo);
+  }
+}
+
+/* fp32, or qint8: a fused dequantize-pad-quantize (xg_fuse_quant_pads),
+ * the padding value quantized with the input's parameters, then
+ * requantized when the chain has a table (n->qscratch). */
 void xg_native_constant_pad(const xg_graph *g, const xg_node *n, void *const *ptr, bool index_int64) {
   (void)index_int64;
   const xg_value *x = &g->values[n->in[0]], *o = &g->values[n->out[0]];
-  float *y = (float *)ptr[1];
   const float v = n->p.pad.value;
-  for (size_t i = 0; i < o->numel; i++) y[i] = v;
+  if (o->esize == 1) {
+    memset(ptr[1], xg_quantize_value(v, x), o->numel);
+  } else {
+    float *y = (float *)ptr[1];
+    for (size_t i = 0; i < o->numel; i++) y[i] = v;
+  }
   int64_t sx[XG_MAX_DIMS], sy[XG_MAX_DIMS], dims[XG_MAX_DIMS], start = 0;
   strides_of(x->dims, x->ndims, sx);
   strides_of(o->dims, o->ndims, sy);
   dims64(x->dims, x->ndims, dims);
   for (uint32_t d = 0; d < o->ndims; d++) start += (int64_t)n->p.pad.pre[d] * sy[d];
-  k_copy(y + start, sy, ptr[0], sx, (int32_t)x->ndims, dims, sizeof(float), true);
+  k_copy((char *)ptr[1] + start * o->esize, sy, ptr[0], sx, (int32_t)x->ndims, dims, o->esize, true);
+  if (o->esize == 1 && n->qscratch) requantize(ptr[1], o->numel, x, o);
 }
 
 void xg_native_concat(const xg_graph *g, const xg_node *n, void *const *ptr, bool index_int64) {
