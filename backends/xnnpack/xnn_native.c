@@ -555,22 +555,6 @@ void xg_native_slice(const xg_graph *g, const xg_node *n, void *const *ptr, bool
                        x->esize, true);
 }
 
-/* y = quantize(dequantize(y, x's parameters), o's) in place: the float
- * operations of the two converts (xg_quantize_value) in a loop the compiler
- * vectorizes; 1.5 * 2^23 added and taken away rounds as nearbyintf does
- * (|v| <= 255). The fusion checked the same chain as a table. */
-static void requantize(int8_t *y, size_t count, const xg_value *x, const xg_value *o) {
-  const float s = x->scale, inv = 1.0f / o->scale, lo = (float)(-128 - o->zero_point),
-              hi = (float)(127 - o->zero_point), magic = 12582912.0f;
-  const int32_t zx = x->zero_point, zo = o->zero_point;
-  for (size_t i = 0; i < count; i++) {
-    float v = (float)((int32_t)y[i] - zx) * s * inv;
-    v = v < lo ? lo : v;
-    v = v > hi ? hi : v;
-    y[i] = (int8_t)((int32_t)((v + magic) - magic) + zo);
-  }
-}
-
 /* fp32, or qint8: a fused dequantize-pad-quantize (xg_fuse_quant_pads),
  * the padding value quantized with the input's parameters, then
  * requantized when the chain has a table (n->qscratch). */
@@ -590,7 +574,10 @@ void xg_native_constant_pad(const xg_graph *g, const xg_node *n, void *const *pt
   dims64(x->dims, x->ndims, dims);
   for (uint32_t d = 0; d < o->ndims; d++) start += (int64_t)n->p.pad.pre[d] * sy[d];
   k_copy((char *)ptr[1] + start * o->esize, sy, ptr[0], sx, (int32_t)x->ndims, dims, o->esize, true);
-  if (o->esize == 1 && n->qscratch) requantize(ptr[1], o->numel, x, o);
+  /* the converts' float operations, as xg_quantize_value (the fusion
+   * checked the chain as a table with it) */
+  if (o->esize == 1 && n->qscratch)
+    k_requant_s8(ptr[1], o->numel, x->zero_point, x->scale, 1.0f / o->scale, o->zero_point);
 }
 
 void xg_native_concat(const xg_graph *g, const xg_node *n, void *const *ptr, bool index_int64) {

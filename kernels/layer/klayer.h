@@ -373,6 +373,10 @@ void k_qgemm_s8(const k_qgemm_s8_desc *g);
  * already clamped to [qmin - zp, qmax - zp], rounded half to even, plus
  * zp, into int8 rows of stride sc. */
 void k_qstore_s8(const float *v, int64_t ld, int64_t rows, int64_t cols, int32_t zp, int8_t *c, int64_t sc);
+/* int8 values from one scale and zero point to another, in place: y =
+ * clamp(nearbyint((float)(y - zin) * scale * inv) + zout) with those float
+ * products in that order (a dequantizing then a quantizing convert). */
+void k_requant_s8(int8_t *y, size_t n, int32_t zin, float scale, float inv, int32_t zout);
 
 /* ---------------------------------------------------------------------- */
 /* Strided copies                                                         */

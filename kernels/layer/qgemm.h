@@ -77,6 +77,10 @@ void k_qconvert_avx2(int64_t K, const float *x, float inv, int32_t zp, int8_t *q
 void k_qminmax_avx512(int64_t K, const float *x, float *lo, float *hi);
 void k_qconvert_avx512(int64_t K, const float *x, float inv, int32_t zp, int8_t *q);
 
+/* k_requant_s8's bodies (qgemm_s8.c dispatches). */
+void k_requant_s8_avx2(int8_t *y, size_t n, int32_t zin, float scale, float inv, int32_t zout);
+void k_requant_s8_avx512(int8_t *y, size_t n, int32_t zin, float scale, float inv, int32_t zout);
+
 /* The last (partial) 4 bytes of a row of K bytes, zero-padded. */
 static inline int32_t k_qload_tail(const int8_t *a, int64_t k, int64_t K) {
   int32_t v = 0;

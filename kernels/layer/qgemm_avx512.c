@@ -144,4 +144,20 @@ void k_qconvert_avx512(int64_t K, const float *x, float inv, int32_t zp, int8_t 
     _mm512_mask_cvtsepi32_storeu_epi8(q + k, m, i);
   }
 }
+
+/* n a multiple of 64 (see k_requant_s8): the converts' float operations,
+ * rounding in the default mode (half to even, as nearbyintf) */
+void k_requant_s8_avx512(int8_t *y, size_t n, int32_t zin, float scale, float inv, int32_t zout) {
+  const __m512i zi = _mm512_set1_epi32(zin), zo = _mm512_set1_epi32(zout);
+  const __m512 s = _mm512_set1_ps(scale), r = _mm512_set1_ps(inv), lo = _mm512_set1_ps((float)(-128 - zout)),
+               hi = _mm512_set1_ps((float)(127 - zout));
+  for (size_t i = 0; i < n; i += 16) {
+    __m512i q =
+        _mm512_sub_epi32(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(const void *)(y + i))), zi);
+    __m512 v = _mm512_mul_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(q), s), r);
+    v = _mm512_min_ps(_mm512_max_ps(v, lo), hi);
+    _mm_storeu_si128((__m128i *)(void *)(y + i),
+                     _mm512_cvtsepi32_epi8(_mm512_add_epi32(_mm512_cvtps_epi32(v), zo)));
+  }
+}
 #endif

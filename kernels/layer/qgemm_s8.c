@@ -121,3 +121,24 @@ void k_qgemm_s8(const k_qgemm_s8_desc *g) {
   if (g->parallel && flops * 0.5 >= K_PAR_MIN_FLOPS) k_parallel_for(tiles, flops * 0.5, s8_range, &jb);
   else s8_range(&jb, 0, tiles);
 }
+
+static void requant_generic(int8_t *y, size_t n, int32_t zin, float scale, float inv, int32_t zout) {
+  const float lo = (float)(-128 - zout), hi = (float)(127 - zout);
+  for (size_t i = 0; i < n; i++) {
+    float v = (float)((int32_t)y[i] - zin) * scale * inv;
+    v = v < lo ? lo : v;
+    v = v > hi ? hi : v;
+    y[i] = q8_of(v, zout);
+  }
+}
+
+void k_requant_s8(int8_t *y, size_t n, int32_t zin, float scale, float inv, int32_t zout) {
+  size_t done = 0;
+#if defined(PTERUN_QGEMM_X86)
+  /* whole vectors on the ISA's body, the rest in the plain loop */
+  const k_isa isa = k_isa_get();
+  if (isa == K_ISA_AVX512) done = n / 64 * 64, k_requant_s8_avx512(y, done, zin, scale, inv, zout);
+  else if (isa == K_ISA_AVX2) done = n / 32 * 32, k_requant_s8_avx2(y, done, zin, scale, inv, zout);
+#endif
+  requant_generic(y + done, n - done, zin, scale, inv, zout);
+}

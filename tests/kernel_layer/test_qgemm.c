@@ -379,6 +379,35 @@ TEST(qgemm_s8) {
         "epilogue %d %d %d %d %d %d", q[0], q[1], q[2], q[3], q[4], q[5]);
 }
 
+/* Requantization in place against the two converts done one value at a
+ * time in float; lengths around the vector widths (the tails). */
+TEST(requant_s8) {
+  static const struct {
+    int32_t zin, zout;
+    float scale, oscale;
+  } ps[] = {{-4, -128, 0.03023f, 0.014867f},
+            {3, 3, 0.034479f, 0.034479f},
+            {127, -128, 1.0f, 0.5f},
+            {-128, 127, 0.001f, 0.37f},
+            {0, 0, 0.1f, 0.1f / 3.0f}};
+  static const size_t ns[] = {1, 15, 31, 32, 33, 63, 64, 65, 300};
+  int bad = 0;
+  for (size_t p = 0; p < sizeof ps / sizeof ps[0]; p++)
+    for (size_t k = 0; k < sizeof ns / sizeof ns[0]; k++) {
+      int8_t y[300], x[300];
+      for (size_t i = 0; i < ns[k]; i++) x[i] = y[i] = (int8_t)(int)((i * 37 + p) % 256 - 128);
+      const float inv = 1.0f / ps[p].oscale;
+      k_requant_s8(y, ns[k], ps[p].zin, ps[p].scale, inv, ps[p].zout);
+      for (size_t i = 0; i < ns[k]; i++) {
+        float v = (float)(x[i] - ps[p].zin) * ps[p].scale * inv;
+        const float lo = (float)(-128 - ps[p].zout), hi = (float)(127 - ps[p].zout);
+        v = v < lo ? lo : v > hi ? hi : v;
+        bad += y[i] != (int8_t)((int32_t)nearbyintf(v) + ps[p].zout);
+      }
+    }
+  CHECK(bad == 0, "%d requantized values off (isa %s)", bad, k_isa_name(k_isa_get()));
+}
+
 /* The kernel the instruction-set choice asks for is the one that runs. */
 TEST(qgemm_kernel_named) {
   const char *want = getenv("PTERUN_OPT_ISA"), *got = k_qgemm_kernel();
@@ -399,4 +428,4 @@ TEST(qgemm_kernel_named) {
 }
 
 TEST_MAIN(T(qgemm_kernel_named), T(qd8_hand_computed), T(qd8_properties), T(qgemm_serial),
-          T(qgemm_three_threads), T(qgemm_large), T(qgemm_refusals), T(qgemm_s8))
+          T(qgemm_three_threads), T(qgemm_large), T(qgemm_refusals), T(qgemm_s8), T(requant_s8))
