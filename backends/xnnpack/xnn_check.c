@@ -63,6 +63,7 @@ bool xg_native_supports(const xg_graph *g, const xg_node *n) {
   (void)g;
   const xg_node_desc *d = xg_node_desc_of(n->type);
   /* pterun's compute is fp32; on int8 it only copies bytes and converts. */
+  if (n->sq) return true; /* static int8 convolutions and fully connected on the int8 product */
   return d && d->native && (!n->quant || n->dyn || d->quant == XG_Q_BYTES || d->quant == XG_Q_CONVERT);
 }
 
@@ -163,7 +164,7 @@ pte_status xg_check(xg_graph *g, const xg_check_options *opts, xg_mem *mem) {
       if (n->in[k] != XG_NONE) g->values[n->in[k]].uses++;
     bool xnn_ok;
     if ((st = check_node(g, ni, &xnn_ok))) return st;
-    if (n->dyn && (st = xg_native_prepare(g, ni, mem))) return st;
+    if ((n->dyn || n->sq) && (st = xg_native_prepare(g, ni, mem))) return st;
     bool native_ok = xg_native_supports(g, n);
     if (xnn_ok && !(opts && opts->prefer_native && native_ok)) n->exec = XG_EXEC_XNN;
     else if (native_ok) n->exec = XG_EXEC_NATIVE;
@@ -192,6 +193,7 @@ pte_status xg_check(xg_graph *g, const xg_check_options *opts, xg_mem *mem) {
       }
     }
   }
+  if ((st = xg_fuse_quant_pads(g, mem))) return st;
   for (uint32_t vi = 0; vi < g->nvalues; vi++) {
     const xg_value *v = &g->values[vi];
     if ((v->flags & XG_FLAG_EXTERNAL_INPUT) && (v->flags & XG_FLAG_EXTERNAL_OUTPUT))

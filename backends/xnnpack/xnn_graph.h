@@ -88,6 +88,7 @@ typedef struct xg_node {
   uint8_t copy_like; /* the node only copies bytes (reshape, copy, a transpose of size-1 dims) */
   uint8_t quant;     /* a value of the node is quantized (set by xg_check) */
   uint8_t dyn;       /* fully connected on dynamically quantized (qdint8) rows: pterun's int8 product */
+  uint8_t sq;        /* static int8 convolution or fully connected on pterun's int8 product */
   const void *qw;    /* its weights packed for the kernel layer (k_qgemm_packed), with scratch for */
   void *qscratch;    /* the rows it quantizes; both live as long as the delegate */
   size_t qscratch_bytes;
@@ -254,8 +255,16 @@ bool xg_qd8_rows_fit(const xg_value *v);
 pte_status xg_native_run(const xg_graph *g, uint32_t node, void *const *ptr, bool index_int64);
 
 /* Packs the weights of a dynamically quantized fully connected node (n->dyn)
- * for the kernel layer's int8 product, into `mem`. */
+ * or a static int8 convolution or fully connected one (n->sq, with its
+ * im2col scratch) for the kernel layer's int8 product, into `mem`. */
 pte_status xg_native_prepare(xg_graph *g, uint32_t node, xg_mem *mem);
+
+/* One fp32 value to qint8 with o's parameters, as xg_native_convert does it. */
+int8_t xg_quantize_value(float x, const xg_value *o);
+
+/* qint8 -> fp32 convert, constant pad, fp32 -> qint8 convert becomes one
+ * native qint8 pad through a byte table (xnn_quant.c). */
+pte_status xg_fuse_quant_pads(xg_graph *g, xg_mem *mem);
 
 /* True if pterun's own code can run this node type. */
 bool xg_native_supports(const xg_graph *g, const xg_node *n);

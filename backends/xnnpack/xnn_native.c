@@ -13,6 +13,14 @@
 #include "klayer.h"
 #include "xnn_compute.h"
 
+/* XNNPACK's quantization of an output bound (saturated; an infinite value
+ * gives `inf`: no bound). */
+static int32_t qbound(float v, const xg_value *o, int32_t inf) {
+  if (isinf(v)) return inf;
+  float q = rintf(v / o->scale) + (float)o->zero_point;
+  return q < -128.0f ? -128 : q > 127.0f ? 127 : (int32_t)q;
+}
+
 static inline float clampf(float v, float lo, float hi) {
   v = v < lo ? lo : v;
   return v > hi ? hi : v;
@@ -269,11 +277,185 @@ void xg_batch_matmul(const xg_matmul *mm) {
   k_sgemm_batched(&g, 4, sizes, sa, sb, sc);
 }
 
+/* ---- static int8 convolution and fully connected (n->sq) ---- */
+
+/* What init prepared: per group, the filter packed with the requantization
+ * scales (input scale x filter scale / output scale) and the int32 bias in
+ * output steps; n->qscratch holds `chunk` int8 im2col rows. */
+typedef struct xg_qconv {
+  uint32_t groups;
+  int64_t kin, kout; /* one group's K (kernel_h x kernel_w x group inputs) and N */
+  bool direct;       /* 1x1, stride 1, no padding: the input rows are the product's rows */
+  int64_t chunk;     /* else im2col rows per pass: a few hundred KB, which stay in cache */
+  int32_t za, zo, qmin, qmax;
+  const k_qgemm_packed *w[];
+} xg_qconv;
+
+static pte_status prepare_static(xg_graph *g, uint32_t ni, xg_mem *mem) {
+  xg_node *n = &g->nodes[ni];
+  const xg_value *x = &g->values[n->in[0]], *w = &g->values[n->in[1]], *o = &g->values[n->out[0]];
+  const xg_value *b = n->in[2] == XG_NONE ? NULL : &g->values[n->in[2]];
+  const bool conv = n->type == XG_CONV2D;
+  const xg_conv_params *c = &n->p.conv;
+  const uint32_t groups = conv ? c->groups : 1;
+  const int64_t kin =
+      conv ? (int64_t)c->kernel_h * c->kernel_w * c->group_in : (int64_t)x->dims[x->ndims - 1];
+  const int64_t kout = conv ? (int64_t)c->group_out : (int64_t)o->dims[o->ndims - 1];
+  const int64_t N = kout * groups;
+  xg_qconv *q = xg_mem_alloc(mem, sizeof *q + groups * sizeof q->w[0]);
+  float *scale = xg_mem_array(mem, (size_t)N, sizeof(float)),
+        *bias = xg_mem_array(mem, (size_t)N, sizeof(float));
+  if (!q || !scale || !bias) return xg_node_error(g, ni, PTE_ERR_OUT_OF_MEMORY, "out of memory");
+  *q = (xg_qconv){.groups = groups, .kin = kin, .kout = kout, .za = x->zero_point, .zo = o->zero_point};
+  q->qmin = qbound(n->out_min, o, -128);
+  q->qmax = qbound(n->out_max, o, 127);
+  if (q->qmin > q->qmax)
+    return xg_node_error(g, ni, PTE_ERR_INVALID_PROGRAM, "the output bounds are empty in int8");
+  q->direct = !conv || (c->kernel_h == 1 && c->kernel_w == 1 && c->sub_h == 1 && c->sub_w == 1 &&
+                        !c->pad_top && !c->pad_left && !c->pad_bottom && !c->pad_right);
+  for (int64_t i = 0; i < N; i++) {
+    const float sw = w->datatype == XG_DT_QCINT8 ? w->scales[i] : w->scale;
+    scale[i] = x->scale * sw / o->scale; /* in float, as XNNPACK's requantization scale */
+    bias[i] = b ? (float)((const int32_t *)b->data)[i] * scale[i] : 0.0f;
+  }
+  for (uint32_t gi = 0; gi < groups; gi++) {
+    k_qgemm_weights qw;
+    memset(&qw, 0, sizeof qw);
+    qw.N = kout, qw.K = kin, qw.bits = K_QW_INT8;
+    /* conv filters are [N][kh][kw][group inputs]: a group's rows are contiguous */
+    qw.data = (const int8_t *)w->data + (size_t)gi * (size_t)(kout * kin);
+    qw.transposed = !conv && (n->flags & 1); /* a per-tensor fc filter stored [K, N] */
+    qw.zero_point = w->datatype == XG_DT_QINT8 ? w->zero_point : 0;
+    qw.scale = scale + gi * kout;
+    qw.bias = bias + gi * kout;
+    const char *err = NULL;
+    size_t bytes = k_qgemm_packed_size(&qw, &err);
+    void *buf = bytes ? xg_mem_alloc(mem, bytes) : NULL;
+    q->w[gi] = buf ? k_qgemm_pack(&qw, buf, bytes, &err) : NULL;
+    if (!q->w[gi])
+      return xg_node_error(g, ni, bytes && !buf ? PTE_ERR_OUT_OF_MEMORY : PTE_ERR_INVALID_PROGRAM,
+                           "int8 filter: %s", err ? err : "out of memory");
+  }
+  if (!q->direct) {
+    const int64_t rows = (int64_t)(o->dims[1] * o->dims[2]), fit = (192 * 1024 / kin + 11) / 12 * 12;
+    q->chunk = rows < fit ? rows : fit;
+    n->qscratch_bytes = (size_t)(q->chunk * kin);
+    n->qscratch = xg_mem_alloc(mem, n->qscratch_bytes);
+    if (!n->qscratch) return xg_node_error(g, ni, PTE_ERR_OUT_OF_MEMORY, "out of memory for im2col rows");
+  }
+  n->qw = q;
+  return PTE_OK;
+}
+
+typedef struct im2col_job {
+  const int8_t *x; /* one image, NHWC */
+  int8_t *col;
+  const xg_conv_params *c;
+  int64_t H, W, C, OW, gin, c0; /* c0: the group's first input channel */
+  size_t r0;                    /* the pass's first output pixel */
+  int8_t pad;                   /* the input zero point: a real 0 */
+} im2col_job;
+
+/* Short copies inline (a call per tap cost more than the bytes). */
+static inline void copy_short(int8_t *d, const int8_t *s, int64_t n) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) memcpy(d + i, s + i, 16);
+  for (; i < n; i++) d[i] = s[i];
+}
+
+static void im2col_rows(void *ctx, size_t b, size_t e) {
+  const im2col_job *j = ctx;
+  const xg_conv_params *c = j->c;
+  /* a window row inside the image is one run of kernel_w x C bytes when
+   * the taps are adjacent and the group is every channel */
+  const bool runs = c->dil_w == 1 && j->gin == j->C;
+  const int64_t row = (int64_t)c->kernel_w * j->gin;
+  for (size_t r = b; r < e; r++) {
+    const int64_t oy = (int64_t)r / j->OW, ox = (int64_t)r % j->OW;
+    int8_t *d = j->col + (int64_t)(r - j->r0) * c->kernel_h * row;
+    const int64_t ix0 = ox * c->sub_w - c->pad_left;
+    for (uint32_t ky = 0; ky < c->kernel_h; ky++, d += row) {
+      const int64_t iy = oy * c->sub_h + (int64_t)ky * c->dil_h - c->pad_top;
+      if (iy < 0 || iy >= j->H) {
+        memset(d, j->pad, (size_t)row);
+        continue;
+      }
+      const int8_t *src = j->x + iy * j->W * j->C + j->c0;
+      if (runs && ix0 >= 0 && ix0 + c->kernel_w <= j->W) {
+        copy_short(d, src + ix0 * j->C, row);
+        continue;
+      }
+      for (uint32_t kx = 0; kx < c->kernel_w; kx++) {
+        const int64_t ix = ix0 + (int64_t)kx * c->dil_w;
+        if (ix < 0 || ix >= j->W) memset(d + kx * j->gin, j->pad, (size_t)j->gin);
+        else copy_short(d + kx * j->gin, src + ix * j->C, j->gin);
+      }
+    }
+  }
+}
+
+static void im2col_range(void *ctx, size_t b, size_t e) {
+  const im2col_job *j = ctx;
+  im2col_rows(ctx, j->r0 + b, j->r0 + e);
+}
+
+static void run_static(const xg_graph *g, const xg_node *n, void *const *ptr) {
+  const xg_qconv *q = n->qw;
+  const xg_value *x = &g->values[n->in[0]], *o = &g->values[n->out[0]];
+  const int8_t *in = ptr[0];
+  int8_t *out = ptr[n->nin];
+  const int64_t N = q->kout * q->groups, C = (int64_t)x->dims[x->ndims - 1];
+  k_qgemm_s8_desc d = {.a_zero_point = q->za,
+                       .sc = N,
+                       .c_zero_point = q->zo,
+                       .qmin = q->qmin,
+                       .qmax = q->qmax,
+                       .parallel = true};
+  if (q->direct) {
+    d.M = (int64_t)(x->numel / (size_t)C);
+    d.sa = C;
+    for (uint32_t gi = 0; gi < q->groups; gi++) {
+      d.w = q->w[gi];
+      d.a = in + gi * (int64_t)n->p.conv.group_in;
+      d.c = out + gi * q->kout;
+      k_qgemm_s8(&d);
+    }
+    return;
+  }
+  const int64_t H = (int64_t)x->dims[1], W = (int64_t)x->dims[2], OH = (int64_t)o->dims[1],
+                OW = (int64_t)o->dims[2];
+  im2col_job j = {.col = n->qscratch,
+                  .c = &n->p.conv,
+                  .H = H,
+                  .W = W,
+                  .C = C,
+                  .OW = OW,
+                  .gin = n->p.conv.group_in,
+                  .pad = (int8_t)q->za};
+  d.a = n->qscratch;
+  d.sa = q->kin;
+  for (int64_t img = 0; img < (int64_t)x->dims[0]; img++) {
+    j.x = in + img * H * W * C;
+    for (int64_t r0 = 0; r0 < OH * OW; r0 += q->chunk) {
+      d.M = OH * OW - r0 < q->chunk ? OH * OW - r0 : q->chunk;
+      j.r0 = (size_t)r0;
+      for (uint32_t gi = 0; gi < q->groups; gi++) {
+        j.c0 = gi * j.gin;
+        k_parallel_for((size_t)d.M, (double)(d.M * q->kin), im2col_range, &j);
+        d.w = q->w[gi];
+        d.c = out + (img * OH * OW + r0) * N + gi * q->kout;
+        k_qgemm_s8(&d);
+      }
+    }
+  }
+}
+
 /* A fully connected layer is one matrix of every row but the features. */
 /* Dynamically quantized rows times int8/int4 weights: the kernel layer's
  * int8 product quantizes each fp32 row as XNNPACK's qd8 convert does. */
 pte_status xg_native_prepare(xg_graph *g, uint32_t ni, xg_mem *mem) {
   xg_node *n = &g->nodes[ni];
+  if (n->sq) return prepare_static(g, ni, mem);
   const xg_value *x = &g->values[n->in[0]], *w = &g->values[n->in[1]];
   const xg_value *b = n->in[2] == XG_NONE ? NULL : &g->values[n->in[2]];
   k_qgemm_weights qw;
@@ -332,6 +514,10 @@ void xg_native_fully_connected(const xg_graph *g, const xg_node *n, void *const 
   (void)index_int64;
   if (n->dyn) {
     run_dynamic_fc(g, n, ptr);
+    return;
+  }
+  if (n->sq) {
+    run_static(g, n, ptr);
     return;
   }
   const xg_value *x = &g->values[n->in[0]], *w = &g->values[n->in[1]];
@@ -413,18 +599,31 @@ void xg_native_slice(const xg_graph *g, const xg_node *n, void *const *ptr, bool
                        x->esize, true);
 }
 
+/* fp32, or qint8: a fused dequantize-pad-quantize (xg_fuse_quant_pads),
+ * the padding value quantized with the input's parameters, then
+ * requantized when the chain has a table (n->qscratch). */
 void xg_native_constant_pad(const xg_graph *g, const xg_node *n, void *const *ptr, bool index_int64) {
   (void)index_int64;
   const xg_value *x = &g->values[n->in[0]], *o = &g->values[n->out[0]];
-  float *y = (float *)ptr[1];
   const float v = n->p.pad.value;
-  for (size_t i = 0; i < o->numel; i++) y[i] = v;
+  if (o->numel == x->numel) {
+    /* nothing to pad (MobileNetV2 has such pads): the copy fills it all */
+  } else if (o->esize == 1) {
+    memset(ptr[1], xg_quantize_value(v, x), o->numel);
+  } else {
+    float *y = (float *)ptr[1];
+    for (size_t i = 0; i < o->numel; i++) y[i] = v;
+  }
   int64_t sx[XG_MAX_DIMS], sy[XG_MAX_DIMS], dims[XG_MAX_DIMS], start = 0;
   strides_of(x->dims, x->ndims, sx);
   strides_of(o->dims, o->ndims, sy);
   dims64(x->dims, x->ndims, dims);
   for (uint32_t d = 0; d < o->ndims; d++) start += (int64_t)n->p.pad.pre[d] * sy[d];
-  k_copy(y + start, sy, ptr[0], sx, (int32_t)x->ndims, dims, sizeof(float), true);
+  k_copy((char *)ptr[1] + start * o->esize, sy, ptr[0], sx, (int32_t)x->ndims, dims, o->esize, true);
+  /* the converts' float operations, as xg_quantize_value (the fusion
+   * checked the chain as a table with it) */
+  if (o->esize == 1 && n->qscratch)
+    k_requant_s8(ptr[1], o->numel, x->zero_point, x->scale, 1.0f / o->scale, o->zero_point);
 }
 
 void xg_native_concat(const xg_graph *g, const xg_node *n, void *const *ptr, bool index_int64) {
@@ -557,6 +756,10 @@ void xg_native_softmax(const xg_graph *g, const xg_node *n, void *const *ptr, bo
 
 pte_status xg_native_run(const xg_graph *g, uint32_t ni, void *const *ptr, bool index_int64) {
   const xg_node *n = &g->nodes[ni];
+  if (n->sq) {
+    run_static(g, n, ptr); /* convolutions have no fp32 native body */
+    return PTE_OK;
+  }
   const xg_node_desc *d = xg_node_desc_of(n->type);
   if (!d || !d->native) return xg_node_error(g, ni, PTE_ERR_INTERNAL, "has no native implementation");
   d->native(g, n, ptr, index_int64);

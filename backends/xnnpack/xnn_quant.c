@@ -2,6 +2,7 @@
  * check): static int8 datatypes that go together on a node as its row's
  * XG_Q_* allows, and the dynamically quantized fully connected nodes that
  * pterun's int8 product runs. Parameters themselves are checked at parse. */
+#include <math.h>
 #include <string.h>
 
 #include "xnn_nodes.h"
@@ -63,11 +64,28 @@ static pte_status check_dynamic(xg_graph *g, uint32_t ni, bool *xnn_ok) {
   return PTE_OK;
 }
 
+/* Static int8 convolutions and fully connected nodes (qint8 in and out, a
+ * constant qint8/qcint8 filter, a constant or no int32 bias) run on the
+ * kernel layer's int8 product rather than on Debian's 2022 XNNPACK, whose
+ * qs8 GEMM has no VNNI/dot-product path (issue 12). Depthwise convolutions
+ * stay on XNNPACK. */
+static void check_own_static(xg_graph *g, uint32_t ni, bool *xnn_ok) {
+  xg_node *n = &g->nodes[ni];
+  if (n->type != XG_CONV2D && n->type != XG_FULLY_CONNECTED) return;
+  const xg_value *x = &g->values[n->in[0]], *w = &g->values[n->in[1]], *o = &g->values[n->out[0]];
+  const xg_value *b = n->in[2] == XG_NONE ? NULL : &g->values[n->in[2]];
+  if (x->datatype != XG_DT_QINT8 || o->datatype != XG_DT_QINT8 || !w->has_data || (b && !b->has_data)) return;
+  if (w->datatype != XG_DT_QINT8 && w->datatype != XG_DT_QCINT8) return;
+  n->sq = 1;
+  *xnn_ok = false;
+}
+
 pte_status xg_check_quant(xg_graph *g, uint32_t ni, const xg_node_desc *d, bool *xnn_ok) {
   xg_node *n = &g->nodes[ni];
   const uint32_t nv = (uint32_t)n->nin + n->nout;
   bool dynamic = false;
   n->quant = 0;
+  n->sq = 0;
   for (uint32_t k = 0; k < nv; k++) {
     uint32_t vi = k < n->nin ? n->in[k] : n->out[k - n->nin];
     if (vi == XG_NONE || g->values[vi].value_type != XG_VALUE_QUANTIZED) continue;
@@ -127,6 +145,69 @@ pte_status xg_check_quant(xg_graph *g, uint32_t ni, const xg_node_desc *d, bool 
     } else if (v->datatype != XG_DT_QINT32 && v->datatype != XG_DT_QCINT32) {
       return quant_error(g, ni, k, "biases must be qint32 or qcint32");
     }
+  }
+  check_own_static(g, ni, xnn_ok);
+  return PTE_OK;
+}
+
+int8_t xg_quantize_value(float x, const xg_value *o) {
+  float v = x * (1.0f / o->scale);
+  const float lo = (float)(-128 - o->zero_point), hi = (float)(127 - o->zero_point);
+  v = v < lo ? lo : v > hi ? hi : v;
+  return v == v ? (int8_t)((int32_t)nearbyintf(v) + o->zero_point) : (int8_t)o->zero_point;
+}
+
+/* ExecuTorch's int8 CNNs (MobileNetV2) pad in fp32 between a dequantizing
+ * and a quantizing convert: qint8 -> fp32, constant pad, fp32 -> qint8.
+ * Every int8 value goes through that chain to one int8 value, so the chain
+ * is a qint8 pad (the padding value quantized with the input's parameters)
+ * followed by a 256-byte table (n->qscratch; none when the parameters are
+ * equal and the table is the identity), run natively in one pass; both
+ * converts are dropped (two fp32 passes fewer). The padding value must come
+ * out of the table as the chain makes it. Runs after dead nodes are known;
+ * the chain's fp32 values lose their uses. */
+pte_status xg_fuse_quant_pads(xg_graph *g, xg_mem *mem) {
+  for (uint32_t bi = 0; bi < g->nnodes; bi++) {
+    xg_node *b = &g->nodes[bi];
+    if (b->type != XG_CONVERT || b->exec == XG_EXEC_DEAD) continue;
+    xg_value *v2 = &g->values[b->in[0]], *o = &g->values[b->out[0]];
+    if (v2->producer < 0 || v2->uses != 1 || v2->flags || v2->datatype != XG_DT_FP32 ||
+        v2->value_type != XG_VALUE_TENSOR)
+      continue;
+    xg_node *p = &g->nodes[v2->producer];
+    if (p->type != XG_CONSTANT_PAD || p->exec == XG_EXEC_DEAD) continue;
+    xg_value *v1 = &g->values[p->in[0]];
+    if (v1->producer < 0 || v1->uses != 1 || v1->flags || v1->datatype != XG_DT_FP32 ||
+        v1->value_type != XG_VALUE_TENSOR)
+      continue;
+    xg_node *a = &g->nodes[v1->producer];
+    if (a->type != XG_CONVERT || a->exec == XG_EXEC_DEAD) continue;
+    const xg_value *q = &g->values[a->in[0]];
+    if (q->value_type != XG_VALUE_QUANTIZED || o->value_type != XG_VALUE_QUANTIZED ||
+        q->datatype != XG_DT_QINT8 || o->datatype != XG_DT_QINT8)
+      continue;
+    int8_t lut[256];
+    bool identity = true;
+    for (int i = -128; i < 128; i++) {
+      lut[i + 128] = xg_quantize_value((float)(i - q->zero_point) * q->scale, o);
+      identity = identity && lut[i + 128] == i;
+    }
+    const int8_t pad_in = xg_quantize_value(p->p.pad.value, q);
+    if (lut[pad_in + 128] != xg_quantize_value(p->p.pad.value, o)) continue;
+    if (!identity) {
+      int8_t *t = xg_mem_alloc(mem, 256);
+      if (!t) return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK payload: out of memory");
+      memcpy(t, lut, 256);
+      p->qscratch = t;
+    }
+    /* the qint8 input's use moves from the first convert to the pad */
+    p->in[0] = a->in[0];
+    p->out[0] = b->out[0];
+    p->quant = 1;
+    p->exec = XG_EXEC_NATIVE;
+    o->producer = (int32_t)v2->producer;
+    v1->uses = v2->uses = 0;
+    a->exec = b->exec = XG_EXEC_DEAD;
   }
   return PTE_OK;
 }

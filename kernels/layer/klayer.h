@@ -348,6 +348,36 @@ bool k_qgemm(const k_qgemm_desc *g);
  * instructions on a CPU that has them). */
 const char *k_qgemm_kernel(void);
 
+/* Static int8 (XNNPACK's qs8): C[M,N] int8 = clamp(rint(sum_k (a[m][k] -
+ * a_zero_point) * w[n][k] * scale[n] + bias[n]) + c_zero_point, qmin, qmax).
+ * The weights are packed as above with `scale` the requantization scales
+ * (input scale x filter scale / output scale) and `bias` in output steps
+ * (the int32 bias times that scale). The per-tensor zero point goes
+ * through the column sums as qd8's per-row one does; the microkernels'
+ * float tiles pass through one int8 epilogue (k_qstore_s8) for every ISA.
+ * Nothing is allocated. */
+typedef struct k_qgemm_s8_desc {
+  int64_t M;
+  const k_qgemm_packed *w;
+  const int8_t *a;
+  int64_t sa; /* row stride of A in bytes */
+  int32_t a_zero_point;
+  int8_t *c;
+  int64_t sc;                       /* row stride of C in bytes */
+  int32_t c_zero_point, qmin, qmax; /* -128 <= qmin <= qmax <= 127 */
+  bool parallel;
+} k_qgemm_s8_desc;
+
+void k_qgemm_s8(const k_qgemm_s8_desc *g);
+/* The int8 epilogue: rows x cols floats (row stride ld) in output steps,
+ * already clamped to [qmin - zp, qmax - zp], rounded half to even, plus
+ * zp, into int8 rows of stride sc. */
+void k_qstore_s8(const float *v, int64_t ld, int64_t rows, int64_t cols, int32_t zp, int8_t *c, int64_t sc);
+/* int8 values from one scale and zero point to another, in place: y =
+ * clamp(nearbyint((float)(y - zin) * scale * inv) + zout) with those float
+ * products in that order (a dequantizing then a quantizing convert). */
+void k_requant_s8(int8_t *y, size_t n, int32_t zin, float scale, float inv, int32_t zout);
+
 /* ---------------------------------------------------------------------- */
 /* Strided copies                                                         */
 /* ---------------------------------------------------------------------- */

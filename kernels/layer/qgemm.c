@@ -304,6 +304,12 @@ static qarch qarch_get(void) {
 
 const char *k_qgemm_kernel(void) { return qarch_get().name; }
 
+k_qukr_fn k_qgemm_ukr(int *mr, int *np) {
+  const qarch ar = qarch_get();
+  *mr = ar.mr, *np = ar.np;
+  return ar.ukr;
+}
+
 typedef struct qjob {
   const k_qgemm_desc *g;
   const int8_t *qa;

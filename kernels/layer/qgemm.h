@@ -59,6 +59,14 @@ void k_qukr_avxvnni(const k_qtile *t);    /* MR 3, NP 1 */
 void k_qukr_neon(const k_qtile *t);       /* MR 4, NP 1 */
 void k_qukr_neondot(const k_qtile *t);    /* MR 4, NP 1 */
 
+/* The microkernel k_qgemm runs (qgemm.c chooses it): rows and panels per
+ * tile and the function; k_qgemm_s8 (qgemm_s8.c) drives the same one. */
+k_qukr_fn k_qgemm_ukr(int *mr, int *np);
+/* Rows per tile of any microkernel (the largest MR). */
+#define K_QMR_MAX 6
+/* Panels per tile of any microkernel (the largest NP). */
+#define K_QNP_MAX 2
+
 /* qd8 rows in two passes: the range (started at [0, 0], NaN skipped) and
  * q = clamp(rint(x * inv) + zp) with the bounds applied before rounding
  * (NaN goes to the low bound). */
@@ -68,6 +76,10 @@ void k_qminmax_avx2(int64_t K, const float *x, float *lo, float *hi);
 void k_qconvert_avx2(int64_t K, const float *x, float inv, int32_t zp, int8_t *q);
 void k_qminmax_avx512(int64_t K, const float *x, float *lo, float *hi);
 void k_qconvert_avx512(int64_t K, const float *x, float inv, int32_t zp, int8_t *q);
+
+/* k_requant_s8's bodies (qgemm_s8.c dispatches). */
+void k_requant_s8_avx2(int8_t *y, size_t n, int32_t zin, float scale, float inv, int32_t zout);
+void k_requant_s8_avx512(int8_t *y, size_t n, int32_t zin, float scale, float inv, int32_t zout);
 
 /* The last (partial) 4 bytes of a row of K bytes, zero-padded. */
 static inline int32_t k_qload_tail(const int8_t *a, int64_t k, int64_t K) {

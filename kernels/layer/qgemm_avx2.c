@@ -139,4 +139,20 @@ void k_qconvert_avx2(int64_t K, const float *x, float inv, int32_t zp, int8_t *q
     q[k] = (int8_t)(_mm_cvtss_si32(_mm_set_ss(v)) + zp);
   }
 }
+
+/* n a multiple of 32 (see k_requant_s8), as the AVX-512 body */
+void k_requant_s8_avx2(int8_t *y, size_t n, int32_t zin, float scale, float inv, int32_t zout) {
+  const __m256i zi = _mm256_set1_epi32(zin), zo = _mm256_set1_epi32(zout);
+  const __m256 s = _mm256_set1_ps(scale), r = _mm256_set1_ps(inv), lo = _mm256_set1_ps((float)(-128 - zout)),
+               hi = _mm256_set1_ps((float)(127 - zout));
+  for (size_t i = 0; i < n; i += 8) {
+    __m256i q =
+        _mm256_sub_epi32(_mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(y + i))), zi);
+    __m256 v = _mm256_mul_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(q), s), r);
+    v = _mm256_min_ps(_mm256_max_ps(v, lo), hi);
+    __m256i t = _mm256_add_epi32(_mm256_cvtps_epi32(v), zo);
+    __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(t), _mm256_extracti128_si256(t, 1));
+    _mm_storel_epi64((__m128i *)(void *)(y + i), _mm_packs_epi16(w, w));
+  }
+}
 #endif

@@ -11,6 +11,18 @@
 #define MAXR 6
 #define NP 2
 
+/* acc += a (unsigned bytes) . b (signed bytes), in place: GCC turns the
+ * intrinsic on an array of accumulators into a register copy around every
+ * vpdpbusd (twice the instructions of the inner loop). */
+static inline __m512i dpbusd(__m512i acc, __m512i a, __m512i b) {
+#if defined(__GNUC__) && !defined(__clang__)
+  __asm__("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(a), "v"(b));
+  return acc;
+#else
+  return _mm512_dpbusd_epi32(acc, a, b);
+#endif
+}
+
 /* One body per row count MR (a constant once inlined): a decode step's
  * single row costs one row's work, not six. */
 static inline __attribute__((always_inline)) void ukr(const k_qtile *t, const int MR) {
@@ -56,7 +68,7 @@ static inline __attribute__((always_inline)) void ukr(const k_qtile *t, const in
         memcpy(&v, a[i] + k, 4);
         __m512i av = _mm512_xor_si512(_mm512_set1_epi32(v), flip);
 #pragma GCC unroll 2
-        for (int j = 0; j < NP; j++) acc[i][j] = _mm512_dpbusd_epi32(acc[i][j], av, b[j]);
+        for (int j = 0; j < NP; j++) acc[i][j] = dpbusd(acc[i][j], av, b[j]);
       }
     }
     if (k < k1) {
@@ -65,7 +77,7 @@ static inline __attribute__((always_inline)) void ukr(const k_qtile *t, const in
       for (int j = 0; j < NP; j++) b[j] = _mm512_load_si512((const void *)(w[j] + k * K_QNR));
       for (int i = 0; i < MR; i++) {
         __m512i av = _mm512_xor_si512(_mm512_set1_epi32(k_qload_tail(a[i], k, K)), flip);
-        for (int j = 0; j < NP; j++) acc[i][j] = _mm512_dpbusd_epi32(acc[i][j], av, b[j]);
+        for (int j = 0; j < NP; j++) acc[i][j] = dpbusd(acc[i][j], av, b[j]);
       }
     }
     __m512 sc[NP];
@@ -130,6 +142,22 @@ void k_qconvert_avx512(int64_t K, const float *x, float inv, int32_t zp, int8_t 
     /* the default rounding mode: half to even, as rintf */
     __m512i i = _mm512_add_epi32(_mm512_cvtps_epi32(v), z);
     _mm512_mask_cvtsepi32_storeu_epi8(q + k, m, i);
+  }
+}
+
+/* n a multiple of 64 (see k_requant_s8): the converts' float operations,
+ * rounding in the default mode (half to even, as nearbyintf) */
+void k_requant_s8_avx512(int8_t *y, size_t n, int32_t zin, float scale, float inv, int32_t zout) {
+  const __m512i zi = _mm512_set1_epi32(zin), zo = _mm512_set1_epi32(zout);
+  const __m512 s = _mm512_set1_ps(scale), r = _mm512_set1_ps(inv), lo = _mm512_set1_ps((float)(-128 - zout)),
+               hi = _mm512_set1_ps((float)(127 - zout));
+  for (size_t i = 0; i < n; i += 16) {
+    __m512i q =
+        _mm512_sub_epi32(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(const void *)(y + i))), zi);
+    __m512 v = _mm512_mul_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(q), s), r);
+    v = _mm512_min_ps(_mm512_max_ps(v, lo), hi);
+    _mm_storeu_si128((__m128i *)(void *)(y + i),
+                     _mm512_cvtsepi32_epi8(_mm512_add_epi32(_mm512_cvtps_epi32(v), zo)));
   }
 }
 #endif

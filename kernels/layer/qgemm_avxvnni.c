@@ -14,6 +14,17 @@
 
 #define MR 3
 
+/* acc += a (unsigned bytes) . b (signed bytes), in place (GCC copies the
+ * accumulators around the intrinsic, as in qgemm_avx512.c). */
+static inline __m256i dpbusd(__m256i acc, __m256i a, __m256i b) {
+#if defined(__GNUC__) && !defined(__clang__)
+  __asm__("%{vex%} vpdpbusd %2, %1, %0" : "+x"(acc) : "x"(a), "x"(b));
+  return acc;
+#else
+  return _mm256_dpbusd_avx_epi32(acc, a, b);
+#endif
+}
+
 static inline __attribute__((always_inline)) void body_k_qukr_avxvnni(const k_qtile *t, const int mr) {
   const k_qgemm_packed *p = t->p;
   const int64_t K = p->k, K4 = K / 4 * 4;
@@ -49,8 +60,8 @@ static inline __attribute__((always_inline)) void body_k_qukr_avxvnni(const k_qt
         int32_t v;
         memcpy(&v, a[i] + k, 4);
         const __m256i av = _mm256_xor_si256(_mm256_set1_epi32(v), flip);
-        acc[i][0] = _mm256_dpbusd_avx_epi32(acc[i][0], av, b0);
-        acc[i][1] = _mm256_dpbusd_avx_epi32(acc[i][1], av, b1);
+        acc[i][0] = dpbusd(acc[i][0], av, b0);
+        acc[i][1] = dpbusd(acc[i][1], av, b1);
       }
     }
     if (k < k1) {
@@ -59,8 +70,8 @@ static inline __attribute__((always_inline)) void body_k_qukr_avxvnni(const k_qt
       const __m256i b1 = _mm256_load_si256((const __m256i *)(const void *)(w + k * K_QNR + 32));
       for (int i = 0; i < mr; i++) {
         const __m256i av = _mm256_xor_si256(_mm256_set1_epi32(k_qload_tail(a[i], k, K)), flip);
-        acc[i][0] = _mm256_dpbusd_avx_epi32(acc[i][0], av, b0);
-        acc[i][1] = _mm256_dpbusd_avx_epi32(acc[i][1], av, b1);
+        acc[i][0] = dpbusd(acc[i][0], av, b0);
+        acc[i][1] = dpbusd(acc[i][1], av, b1);
       }
     }
     const __m256 sc0 = _mm256_loadu_ps(scale + g * K_QNR), sc1 = _mm256_loadu_ps(scale + g * K_QNR + 8);

@@ -456,7 +456,8 @@ def export_reject(out_dir, name):
 
 
 # ---------------------------------------------------------------------------
-# Statically quantized programs (static int8 through Debian's XNNPACK)
+# Statically quantized programs (static int8: convolutions and fully connected on
+# pterun's int8 product, the rest through Debian's XNNPACK)
 # ---------------------------------------------------------------------------
 
 
@@ -489,6 +490,46 @@ class QEltwise(nn.Module):
         return F.avg_pool2d(s, 2)
 
 
+class QConvShapes(nn.Module):
+    """static int8 convolutions as pterun's int8 product runs them: KxK padded with stride 2,
+    1x1 direct and strided, grouped and dilated, a non-square kernel, odd channel counts,
+    more than 32 output channels, two images, then a fully connected layer."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Conv2d(3, 7, 3, stride=2, padding=1)
+        self.b = nn.Conv2d(7, 10, 1)
+        self.c = nn.Conv2d(10, 6, 3, padding=2, dilation=2, groups=2)
+        self.d = nn.Conv2d(6, 5, 1, stride=2)
+        self.e = nn.Conv2d(5, 35, (2, 3), padding=(1, 0))
+        self.fc = nn.Linear(35, 3)
+
+    def forward(self, x):
+        y = F.relu(self.a(x))
+        y = self.c(self.b(y))
+        y = F.hardtanh(self.d(y), 0.0, 6.0)
+        y = self.e(y)
+        return self.fc(F.adaptive_avg_pool2d(y, 1).flatten(1))
+
+
+class QPadChain(nn.Module):
+    """fp32 pads between int8 convolutions, as MobileNetV2's TF-style padding exports them (dequantize,
+    pad, quantize with other parameters): a zero pad of 1, an empty one, and one padding with 0.5."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Conv2d(3, 8, 3, stride=2)
+        self.dw = nn.Conv2d(8, 8, 3, groups=8)
+        self.b = nn.Conv2d(8, 5, 1)
+        self.c = nn.Conv2d(5, 4, 3)
+
+    def forward(self, x):
+        y = F.hardtanh(self.a(x), 0.0, 6.0)
+        y = F.hardtanh(self.dw(F.pad(y, (1, 1, 1, 1))), 0.0, 6.0)
+        y = self.b(F.pad(y, (0, 0, 0, 0)))
+        return self.c(F.pad(y, (1, 0, 0, 1), value=0.5))
+
+
 def _mlp(k=64, h=32, n=8):
     return lambda: nn.Sequential(nn.Linear(k, h), nn.ReLU(), nn.Linear(h, n))
 
@@ -512,6 +553,8 @@ QUANT = {
     # name: (module, inputs, quantization: "static" | "dynamic" (PT2E) | ("8da4w", group or None = per channel))
     "static_quant_conv": (lambda: nn.Sequential(nn.Conv2d(3, 4, 3), nn.ReLU()), lambda: (rn(1, 3, 6, 6),), "static"),
     "q_cnn": (QCnn, lambda: (rn(1, 3, 8, 8),), "static"),
+    "q_conv_shapes": (QConvShapes, lambda: (rn(2, 3, 11, 9),), "static"),
+    "q_pad_chain": (QPadChain, lambda: (rn(1, 3, 13, 13),), "static"),
     "q_eltwise": (QEltwise, lambda: (rn(1, 4, 6, 6), rn(1, 4, 6, 6)), "static"),
     "q_mlp": (lambda: nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 4)), lambda: (rn(3, 16),), "static"),
     # qdint8 activations: pterun's int8 product (2022 XNNPACK has none)

@@ -4,7 +4,7 @@
  * or bf16 scales, zero points, transposed storage) and k_qgemm against a
  * double-precision reference over edge shapes, serial and on a pool of 3
  * threads (ctest runs it once per instruction set), and the refusals of
- * bad weights. */
+ * bad weights; the static int8 product with its int8 epilogue. */
 #define _POSIX_C_SOURCE 200809L
 #include <pterun/threadpool.h>
 
@@ -293,6 +293,121 @@ TEST(qgemm_refusals) {
   CHECK(k_qgemm_pack(&q4, buf, sizeof buf, &why), "int4 per group: %s", why);
 }
 
+/* Static int8 (k_qgemm_s8): int8 activations with a per-tensor zero point,
+ * int8 outputs requantized, against a double reference: each output is the
+ * reference rounded, or its neighbour when the exact value is within float
+ * rounding of a half step. Nothing is written outside the M x N block. */
+static int s8check(int64_t M, int64_t N, int64_t K, int32_t za, int32_t zo, int32_t qmin, int32_t qmax,
+                   bool parallel) {
+  const int64_t sa = K + 3, sc = N + 5;
+  int8_t *a = malloc((size_t)(M * sa)), *w = malloc((size_t)(N * K)), *c = malloc((size_t)(M * sc));
+  float *scale = malloc(sizeof(float) * (size_t)N), *bias = malloc(sizeof(float) * (size_t)N);
+  for (int64_t i = 0; i < M * sa; i++) a[i] = (int8_t)(irand(256) - 128);
+  for (int64_t i = 0; i < N * K; i++) w[i] = (int8_t)(irand(255) - 127);
+  for (int64_t n = 0; n < N; n++) {
+    /* the sums spread over about 60 output steps */
+    scale[n] = (0.2f + (float)irand(1000) / 1000.0f) / 64.0f / sqrtf((float)K);
+    bias[n] = (float)(irand(4001) - 2000) * scale[n];
+  }
+  memset(c, 0x55, (size_t)(M * sc));
+  k_qgemm_weights qw = {.N = N, .K = K, .bits = K_QW_INT8, .data = w, .scale = scale, .bias = bias};
+  const char *why = NULL;
+  size_t bytes = k_qgemm_packed_size(&qw, &why);
+  void *buf = aligned_alloc(64, (bytes + 63) / 64 * 64);
+  const k_qgemm_packed *p = k_qgemm_pack(&qw, buf, bytes, &why);
+  int bad = 0;
+  if (!p) bad = 1 << 20;
+  else {
+    k_qgemm_s8_desc g = {.M = M,
+                         .w = p,
+                         .a = a,
+                         .sa = sa,
+                         .a_zero_point = za,
+                         .c = c,
+                         .sc = sc,
+                         .c_zero_point = zo,
+                         .qmin = qmin,
+                         .qmax = qmax,
+                         .parallel = parallel};
+    k_qgemm_s8(&g);
+    for (int64_t m = 0; m < M; m++)
+      for (int64_t n = 0; n < sc; n++) {
+        const int got = c[m * sc + n];
+        if (n >= N) {
+          bad += got != 0x55;
+          continue;
+        }
+        double acc = 0;
+        for (int64_t k = 0; k < K; k++) acc += (double)(a[m * sa + k] - za) * w[n * K + k];
+        double v = acc * scale[n] + bias[n] + zo;
+        v = v < qmin ? qmin : v > qmax ? qmax : v;
+        const double slack = 1e-5 * (fabs(acc * scale[n]) + fabs(bias[n]) + 1);
+        bad += !(fabs(got - v) <= 0.5 + slack);
+      }
+  }
+  free(a), free(w), free(c), free(scale), free(bias), free(buf);
+  if (bad)
+    fprintf(stderr, "s8: M %lld N %lld K %lld za %d zo %d [%d, %d]: %d wrong\n", (long long)M, (long long)N,
+            (long long)K, za, zo, qmin, qmax, bad);
+  return bad;
+}
+
+TEST(qgemm_s8) {
+  CHECK_OK(pte_threadpool_set_threads(1));
+  static const int64_t Ms[] = {1, 2, 3, 5, 6, 7, 12, 13, 49};
+  static const int64_t Ns[] = {1, 3, 15, 16, 17, 31, 32, 33, 64, 100};
+  static const int64_t Ks[] = {1, 2, 3, 4, 5, 8, 27, 31, 64, 147, 576};
+  int fails = 0;
+  for (int r = 0; r < 300; r++) {
+    int32_t za = (int32_t)irand(256) - 128, zo = (int32_t)irand(256) - 128, qmin = -128, qmax = 127;
+    if (r % 4 == 1) qmin = zo; /* a fused ReLU */
+    if (r % 4 == 2) qmin = (int32_t)irand(100) - 128, qmax = (int32_t)irand(100) + 28;
+    if (r == 0) za = -128, zo = 127;
+    if (r == 1) za = 127, zo = -128;
+    fails += s8check(Ms[irand(9)], Ns[irand(10)], Ks[irand(11)], za, zo, qmin, qmax, false) != 0;
+  }
+  CHECK(fails == 0, "%d static int8 products off the reference (isa %s)", fails, k_qgemm_kernel());
+  /* on a pool, and K beyond one internal group of int32 sums */
+  CHECK_OK(pte_threadpool_set_threads(3));
+  CHECK(!s8check(300, 70, 300, 5, -3, -128, 127, true), "parallel");
+  CHECK(!s8check(3, 20, 40003, -7, 4, -128, 127, true), "K 40003");
+  /* the epilogue alone: half to even, zero point after the rounding */
+  const float v[6] = {0.5f, 1.5f, -0.5f, -2.5f, 2.4999f, -127.0f};
+  int8_t q[6];
+  k_qstore_s8(v, 6, 1, 6, 1, q, 6);
+  CHECK(q[0] == 1 && q[1] == 3 && q[2] == 1 && q[3] == -1 && q[4] == 3 && q[5] == -126,
+        "epilogue %d %d %d %d %d %d", q[0], q[1], q[2], q[3], q[4], q[5]);
+}
+
+/* Requantization in place against the two converts done one value at a
+ * time in float; lengths around the vector widths (the tails). */
+TEST(requant_s8) {
+  static const struct {
+    int32_t zin, zout;
+    float scale, oscale;
+  } ps[] = {{-4, -128, 0.03023f, 0.014867f},
+            {3, 3, 0.034479f, 0.034479f},
+            {127, -128, 1.0f, 0.5f},
+            {-128, 127, 0.001f, 0.37f},
+            {0, 0, 0.1f, 0.1f / 3.0f}};
+  static const size_t ns[] = {1, 15, 31, 32, 33, 63, 64, 65, 300};
+  int bad = 0;
+  for (size_t p = 0; p < sizeof ps / sizeof ps[0]; p++)
+    for (size_t k = 0; k < sizeof ns / sizeof ns[0]; k++) {
+      int8_t y[300], x[300];
+      for (size_t i = 0; i < ns[k]; i++) x[i] = y[i] = (int8_t)(int)((i * 37 + p) % 256 - 128);
+      const float inv = 1.0f / ps[p].oscale;
+      k_requant_s8(y, ns[k], ps[p].zin, ps[p].scale, inv, ps[p].zout);
+      for (size_t i = 0; i < ns[k]; i++) {
+        float v = (float)(x[i] - ps[p].zin) * ps[p].scale * inv;
+        const float lo = (float)(-128 - ps[p].zout), hi = (float)(127 - ps[p].zout);
+        v = v < lo ? lo : v > hi ? hi : v;
+        bad += y[i] != (int8_t)((int32_t)nearbyintf(v) + ps[p].zout);
+      }
+    }
+  CHECK(bad == 0, "%d requantized values off (isa %s)", bad, k_isa_name(k_isa_get()));
+}
+
 /* The kernel the instruction-set choice asks for is the one that runs. */
 TEST(qgemm_kernel_named) {
   const char *want = getenv("PTERUN_OPT_ISA"), *got = k_qgemm_kernel();
@@ -313,4 +428,4 @@ TEST(qgemm_kernel_named) {
 }
 
 TEST_MAIN(T(qgemm_kernel_named), T(qd8_hand_computed), T(qd8_properties), T(qgemm_serial),
-          T(qgemm_three_threads), T(qgemm_large), T(qgemm_refusals))
+          T(qgemm_three_threads), T(qgemm_large), T(qgemm_refusals), T(qgemm_s8), T(requant_s8))

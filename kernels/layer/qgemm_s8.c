@@ -1,0 +1,144 @@
+/* Static int8 products (klayer.h: k_qgemm_s8): the microkernels of k_qgemm
+ * write a tile of floats in output steps (clamped) to the stack, one shared
+ * epilogue rounds it to int8. The activations' per-tensor zero point rides in the
+ * per-row parameters (every row the same, scale 1: the requantization
+ * scale is in the packed weights). */
+#include "qgemm.h"
+
+#if defined(__x86_64__) || defined(_M_X64)
+#include <emmintrin.h>
+#define S8_SSE2 1 /* the x86-64 baseline: one body for every x86 microkernel */
+#elif defined(__aarch64__)
+#include <arm_neon.h>
+#define S8_NEON 1
+#endif
+
+/* Round through the float's bits: v + 1.5 * 2^23 (|v| < 2^22) has the
+ * integer nearest v, half to even, in its low mantissa bits. */
+static inline int8_t q8_of(float v, int32_t zp) {
+  float f = v + 12582912.0f;
+  int32_t i;
+  memcpy(&i, &f, 4);
+  return (int8_t)(i - 0x4B400000 + zp);
+}
+
+/* One panel of 16 values: converted in the default rounding mode (half to
+ * even), plus the zero point, narrowed (in range already: no saturation
+ * happens). The plain loop runs when the generic kernels are asked for (so
+ * tests cover it) and on other CPUs. */
+static inline void q8_panel(const float *x, int32_t zp, int8_t *y, bool simd) {
+  if (!simd) {
+    for (int i = 0; i < K_QNR; i++) y[i] = q8_of(x[i], zp);
+    return;
+  }
+#if defined(S8_SSE2)
+  const __m128i z = _mm_set1_epi32(zp);
+  __m128i a = _mm_add_epi32(_mm_cvtps_epi32(_mm_loadu_ps(x)), z);
+  __m128i b = _mm_add_epi32(_mm_cvtps_epi32(_mm_loadu_ps(x + 4)), z);
+  __m128i c = _mm_add_epi32(_mm_cvtps_epi32(_mm_loadu_ps(x + 8)), z);
+  __m128i d = _mm_add_epi32(_mm_cvtps_epi32(_mm_loadu_ps(x + 12)), z);
+  _mm_storeu_si128((__m128i *)(void *)y, _mm_packs_epi16(_mm_packs_epi32(a, b), _mm_packs_epi32(c, d)));
+#elif defined(S8_NEON)
+  const int32x4_t z = vdupq_n_s32(zp);
+  int16x8_t lo = vcombine_s16(vqmovn_s32(vaddq_s32(vcvtnq_s32_f32(vld1q_f32(x)), z)),
+                              vqmovn_s32(vaddq_s32(vcvtnq_s32_f32(vld1q_f32(x + 4)), z)));
+  int16x8_t hi = vcombine_s16(vqmovn_s32(vaddq_s32(vcvtnq_s32_f32(vld1q_f32(x + 8)), z)),
+                              vqmovn_s32(vaddq_s32(vcvtnq_s32_f32(vld1q_f32(x + 12)), z)));
+  vst1q_s8(y, vcombine_s8(vqmovn_s16(lo), vqmovn_s16(hi)));
+#else
+  for (int i = 0; i < K_QNR; i++) y[i] = q8_of(x[i], zp);
+#endif
+}
+
+void k_qstore_s8(const float *v, int64_t ld, int64_t rows, int64_t cols, int32_t zp, int8_t *c, int64_t sc) {
+  const bool simd = k_isa_get() != K_ISA_GENERIC;
+  for (int64_t r = 0; r < rows; r++) {
+    const float *x = v + r * ld;
+    int8_t *y = c + r * sc;
+    int64_t j = 0;
+    for (; j + K_QNR <= cols; j += K_QNR) q8_panel(x + j, zp, y + j, simd);
+    if (j < cols) {
+      int8_t q[K_QNR];
+      float t[K_QNR] = {0};
+      memcpy(t, x + j, sizeof(float) * (size_t)(cols - j));
+      q8_panel(t, zp, q, simd);
+      memcpy(y + j, q, (size_t)(cols - j));
+    }
+  }
+}
+
+typedef struct s8job {
+  const k_qgemm_s8_desc *g;
+  k_qukr_fn ukr;
+  int mr, np;
+  int64_t mtiles;
+  k_qd8_params qp[K_QMR_MAX];
+} s8job;
+
+static void s8_range(void *ctx, size_t b, size_t e) {
+  const s8job *jb = ctx;
+  const k_qgemm_s8_desc *g = jb->g;
+  const k_qgemm_packed *p = g->w;
+  float tile[K_QMR_MAX * K_QNP_MAX * K_QNR];
+  const int ld = K_QNP_MAX * K_QNR;
+  for (size_t i = b; i < e; i++) {
+    /* consecutive tiles share a weight block, as in k_qgemm */
+    int64_t nb = (int64_t)i / jb->mtiles, mt = (int64_t)i % jb->mtiles;
+    int64_t m0 = mt * jb->mr, panel = nb * jb->np;
+    int np = (int)(p->panels - panel < jb->np ? p->panels - panel : jb->np);
+    int64_t n_last = p->n - (panel + np - 1) * K_QNR;
+    int mr = (int)(g->M - m0 < jb->mr ? g->M - m0 : jb->mr);
+    k_qtile t = {.p = p,
+                 .a = g->a + m0 * g->sa,
+                 .sa = g->sa,
+                 .qp = jb->qp,
+                 .mr = mr,
+                 .panel = panel,
+                 .np = np,
+                 .nc = (int)(n_last < K_QNR ? n_last : K_QNR),
+                 .c = tile,
+                 .sc = ld,
+                 .clamp = true,
+                 .lo = (float)(g->qmin - g->c_zero_point),
+                 .hi = (float)(g->qmax - g->c_zero_point)};
+    jb->ukr(&t);
+    k_qstore_s8(tile, ld, mr, (int64_t)(np - 1) * K_QNR + t.nc, g->c_zero_point,
+                g->c + m0 * g->sc + panel * K_QNR, g->sc);
+  }
+}
+
+void k_qgemm_s8(const k_qgemm_s8_desc *g) {
+  const k_qgemm_packed *p = g->w;
+  if (g->M <= 0) return;
+  s8job jb = {.g = g};
+  jb.ukr = k_qgemm_ukr(&jb.mr, &jb.np);
+  for (int i = 0; i < K_QMR_MAX; i++) jb.qp[i] = (k_qd8_params){.zero_point = g->a_zero_point, .scale = 1.0f};
+  jb.mtiles = (g->M + jb.mr - 1) / jb.mr;
+  const int64_t nblocks = (p->panels + jb.np - 1) / jb.np;
+  const size_t tiles = (size_t)(jb.mtiles * nblocks);
+  const double flops = 2.0 * (double)g->M * (double)p->n * (double)p->k;
+  /* int8 work counted at half, as in k_qgemm */
+  if (g->parallel && flops * 0.5 >= K_PAR_MIN_FLOPS) k_parallel_for(tiles, flops * 0.5, s8_range, &jb);
+  else s8_range(&jb, 0, tiles);
+}
+
+static void requant_generic(int8_t *y, size_t n, int32_t zin, float scale, float inv, int32_t zout) {
+  const float lo = (float)(-128 - zout), hi = (float)(127 - zout);
+  for (size_t i = 0; i < n; i++) {
+    float v = (float)((int32_t)y[i] - zin) * scale * inv;
+    v = v < lo ? lo : v;
+    v = v > hi ? hi : v;
+    y[i] = q8_of(v, zout);
+  }
+}
+
+void k_requant_s8(int8_t *y, size_t n, int32_t zin, float scale, float inv, int32_t zout) {
+  size_t done = 0;
+#if defined(PTERUN_QGEMM_X86)
+  /* whole vectors on the ISA's body, the rest in the plain loop */
+  const k_isa isa = k_isa_get();
+  if (isa == K_ISA_AVX512) done = n / 64 * 64, k_requant_s8_avx512(y, done, zin, scale, inv, zout);
+  else if (isa == K_ISA_AVX2) done = n / 32 * 32, k_requant_s8_avx2(y, done, zin, scale, inv, zout);
+#endif
+  requant_generic(y + done, n - done, zin, scale, inv, zout);
+}
