@@ -59,7 +59,7 @@ static void run_payload(const char *dir) {
   for (int native = 0; native < 2; native++) {
     xg_mem mem = {NULL, NULL, 0};
     xg_delegate *d = NULL;
-    xg_options opts = {native != 0, NULL, 0};
+    xg_options opts = {native != 0, NULL, 0, false};
     pte_status st = xg_delegate_create(blob, size, NULL, NULL, &mem, &opts, &d);
     XT_CHECK(st == PTE_OK, "%s: %s", dir, pte_last_error());
     if (!st) {
