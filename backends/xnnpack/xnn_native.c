@@ -312,7 +312,8 @@ pte_status xg_native_prepare_fc(xg_graph *g, uint32_t ni, xg_mem *mem) {
       return xg_node_error(g, ni, PTE_ERR_OUT_OF_MEMORY, "out of memory for %zu bytes of scratch", need);
     g->fc_scratch = s, g->fc_scratch_bytes = need;
   }
-  if (!w->has_data) return PTE_OK;
+  /* a misaligned constant (a hostile payload's) is left to the plan's aligned copy */
+  if (!w->has_data || (uintptr_t)w->data % sizeof(float)) return PTE_OK;
   float *t = (float *)xg_mem_array(mem, k_sgemm_packed_b_floats((int64_t)N, (int64_t)K), sizeof(float));
   if (!t) return xg_node_error(g, ni, PTE_ERR_OUT_OF_MEMORY, "out of memory for its packed filter");
   k_sgemm_pack_b((const float *)w->data, nk ? 1 : (int64_t)N, nk ? (int64_t)K : 1, (int64_t)N, (int64_t)K, t);
