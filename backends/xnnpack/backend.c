@@ -25,6 +25,13 @@ static bool prefer_native_from_env(void) {
   return e && e[0] && strcmp(e, "0") != 0;
 }
 
+/* PTERUN_XNNPACK_PREFER=xnnpack: the rows' preferences for pterun's own
+ * kernels are ignored (tests run the XNNPACK operators those nodes skip). */
+static bool prefer_xnnpack_from_env(void) {
+  const char *e = getenv("PTERUN_XNNPACK_PREFER");
+  return e && strcmp(e, "xnnpack") == 0;
+}
+
 /* One line per delegate on what runs where (PTERUN_XNNPACK_VERBOSE=1). */
 static void describe(const xg_delegate *d, const xg_delegate_info *info, const char *method) {
   const xg_graph *g = xg_delegate_graph(d);
@@ -66,7 +73,7 @@ static pte_status init(void *user, pte_backend_init_ctx *ctx, const void *proces
   xg_mem mem = {ctx, NULL, 0};
   handle *h = (handle *)xg_mem_alloc(&mem, sizeof *h);
   if (!h) return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK delegate: out of memory");
-  xg_options opts = {prefer_native_from_env(), pte_threadpool_acquire(), 0};
+  xg_options opts = {prefer_native_from_env(), pte_threadpool_acquire(), 0, prefer_xnnpack_from_env()};
   pte_status st = xg_delegate_create(processed, size, named, ctx, &mem, &opts, &h->d);
   if (st) {
     pte_threadpool_release();

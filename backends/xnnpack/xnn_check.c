@@ -67,6 +67,13 @@ bool xg_native_supports(const xg_graph *g, const xg_node *n) {
   return d && d->native && (!n->quant || n->dyn || d->quant == XG_Q_BYTES || d->quant == XG_Q_CONVERT);
 }
 
+/* The row's preference (fp32 only: pterun's int8 code is copies and converts). */
+static bool prefers_native(const xg_node *n, const xg_check_options *opts) {
+  if (opts && opts->prefer_native) return true;
+  const xg_node_desc *d = xg_node_desc_of(n->type);
+  return !(opts && opts->prefer_xnnpack) && d && d->prefer == XG_PREFER_NATIVE && !n->quant;
+}
+
 bool xg_input_is_packed(const xg_node *n, uint32_t slot) {
   const xg_node_desc *d = xg_node_desc_of(n->type);
   return d && slot < 8 && ((d->packed >> slot) & 1);
@@ -166,11 +173,12 @@ pte_status xg_check(xg_graph *g, const xg_check_options *opts, xg_mem *mem) {
     if ((st = check_node(g, ni, &xnn_ok))) return st;
     if ((n->dyn || n->sq) && (st = xg_native_prepare(g, ni, mem))) return st;
     bool native_ok = xg_native_supports(g, n);
-    if (xnn_ok && !(opts && opts->prefer_native && native_ok)) n->exec = XG_EXEC_XNN;
+    if (xnn_ok && !(native_ok && prefers_native(n, opts))) n->exec = XG_EXEC_XNN;
     else if (native_ok) n->exec = XG_EXEC_NATIVE;
     else
       return xg_node_error(g, ni, PTE_ERR_NOT_SUPPORTED,
                            "these parameters are supported neither by Debian's 2022 XNNPACK nor by pterun");
+    if (n->exec == XG_EXEC_NATIVE && (st = xg_native_prepare_fc(g, ni, mem))) return st;
   }
   /* Dead nodes: every output unused and not a delegate output. They are
    * dropped, which also keeps them from 2022 XNNPACK, whose optimizer clears

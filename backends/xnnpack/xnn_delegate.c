@@ -351,7 +351,7 @@ static pte_status build(xg_delegate *d, const void *payload, size_t size, xg_nam
   pte_status st = xg_parse(payload, size, named, nu, mem, &d->g);
   if (st) return st;
   xg_graph *g = &d->g;
-  xg_check_options co = {opts && opts->prefer_native};
+  xg_check_options co = {opts && opts->prefer_native, opts && opts->prefer_xnnpack};
   if ((st = xg_check(g, &co, mem))) return st;
   if (forced)
     for (uint32_t ni = 0; ni < g->nnodes; ni++)

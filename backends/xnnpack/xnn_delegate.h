@@ -7,9 +7,10 @@
 typedef struct xg_delegate xg_delegate;
 
 typedef struct xg_options {
-  bool prefer_native; /* run natively every node pterun can run (tests) */
-  void *threadpool;   /* pthreadpool_t for XNNPACK, may be NULL */
-  size_t max_memory;  /* refuse delegates needing more working memory (0: XG_MAX_TOTAL_BYTES) */
+  bool prefer_native;  /* run natively every node pterun can run (tests) */
+  void *threadpool;    /* pthreadpool_t for XNNPACK, may be NULL */
+  size_t max_memory;   /* refuse delegates needing more working memory (0: XG_MAX_TOTAL_BYTES) */
+  bool prefer_xnnpack; /* run on XNNPACK every node it can run, whatever the rows prefer (tests) */
 } xg_options;
 
 /* Parse, check, plan and build. Memory comes from `mem` (freed by its owner

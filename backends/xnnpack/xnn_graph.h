@@ -92,6 +92,7 @@ typedef struct xg_node {
   const void *qw;    /* its weights packed for the kernel layer (k_qgemm_packed), with scratch for */
   void *qscratch;    /* the rows it quantizes; both live as long as the delegate */
   size_t qscratch_bytes;
+  const float *fc_packed; /* fp32 fully connected run natively: its constant filter packed (k_sgemm_pack_b) */
   uint32_t flags;
   uint32_t debug_handle;
   float out_min, out_max; /* -inf/+inf when the node has no OutputMinMax */
@@ -136,6 +137,10 @@ typedef struct xg_graph {
   uint32_t nnodes;
   uint32_t num_externs;
   bool legacy; /* no XNNHeader: constants live in XNNGraph.constant_buffer */
+  /* Packing space of the native fully connected products (native steps run
+   * one at a time), so each packs B once per call, not once per stack block. */
+  float *fc_scratch;
+  size_t fc_scratch_bytes;
 } xg_graph;
 
 /* ---- memory ---- */
@@ -170,7 +175,8 @@ pte_status xg_parse(const void *blob, size_t size, xg_named_fn named, void *name
 /* ---- check ---- */
 
 typedef struct xg_check_options {
-  bool prefer_native; /* run every node pterun can run itself natively (tests) */
+  bool prefer_native;  /* run every node pterun can run itself natively (tests) */
+  bool prefer_xnnpack; /* ignore the rows' preferences: every node XNNPACK can run on it (tests) */
 } xg_check_options;
 
 /* `mem` holds its working list (dead-node elimination). */
@@ -265,6 +271,11 @@ int8_t xg_quantize_value(float x, const xg_value *o);
 /* qint8 -> fp32 convert, constant pad, fp32 -> qint8 convert becomes one
  * native qint8 pad through a byte table (xnn_quant.c). */
 pte_status xg_fuse_quant_pads(xg_graph *g, xg_mem *mem);
+
+/* An fp32 fully connected node that runs natively gets packing space (one
+ * per graph) and its constant filter packed once (n->fc_packed), in `mem`;
+ * other nodes are left. */
+pte_status xg_native_prepare_fc(xg_graph *g, uint32_t node, xg_mem *mem);
 
 /* True if pterun's own code can run this node type. */
 bool xg_native_supports(const xg_graph *g, const xg_node *n);

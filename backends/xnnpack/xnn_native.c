@@ -1,7 +1,8 @@
 /* pterun's own fp32 kernels for the XNNPACK node types that Debian's 2022
  * XNNPACK lacks (transpose, slice, concatenate, batch matmul, gelu, tanh,
- * exp, log, rsqrt, sin, cos, copy, argmax pooling), and for the nodes whose
- * parameters it refuses (1x1 pooling, non-constant weights, ...). Semantics
+ * exp, log, rsqrt, sin, cos, copy, argmax pooling), for the nodes whose
+ * parameters it refuses (1x1 pooling, non-constant weights, ...), and for
+ * the types whose rows prefer them (fp32 fully connected). Semantics
  * follow the modern XNNPACK subgraph nodes as ExecuTorch defines them; shapes
  * were validated by xg_check, so no bounds are re-checked here.
  *
@@ -53,14 +54,7 @@ typedef struct unary_job {
     k_parallel_for(count, 8.0 * (double)count, name##_range, &j);                                   \
   }
 
-/* Stable on both sides: exp of a non-positive number only. */
-static inline float sigmoidf(float x) {
-  float z = expf(-fabsf(x));
-  return x >= 0.0f ? 1.0f / (1.0f + z) : z / (1.0f + z);
-}
-
 XG_UNARY(clamp, clampf(x, j->lo, j->hi))
-XG_UNARY(sigmoid, sigmoidf(x))
 XG_UNARY(floor, floorf(x))
 XG_UNARY(ceiling, ceilf(x))
 XG_UNARY(square_root, sqrtf(x))
@@ -72,10 +66,27 @@ XG_UNARY(leaky_relu, x > 0.0f ? x : x * j->a)
 XG_UNARY(elu, x > 0.0f ? x : j->a * expm1f(x))
 XG_UNARY(rsqrt, 1.0f / sqrtf(x))
 XG_UNARY(log, logf(x))
+
+/* Transcendentals on the kernel layer's vectorized functions (a few ulp
+ * from libm, see klayer.h): libm's scalar erff and tanhf were most of a
+ * transformer's native time. One range function and entry point each. */
+#define XG_VMATH(name, fn)                                                                         \
+  static void name##_range(void *ctx, size_t b, size_t e) {                                        \
+    const unary_job *j = (const unary_job *)ctx;                                                   \
+    fn(j->x + b, j->y + b, (int64_t)(e - b));                                                      \
+  }                                                                                                \
+  void xg_native_##name(const xg_graph *g, const xg_node *n, void *const *ptr, bool index_int64) { \
+    (void)index_int64;                                                                             \
+    unary_job j = {(const float *)ptr[0], (float *)ptr[1], 0.0f, 0.0f, 0.0f};                      \
+    const size_t count = g->values[n->in[0]].numel;                                                \
+    k_parallel_for(count, 4.0 * (double)count, name##_range, &j);                                  \
+  }
+
+XG_VMATH(sigmoid, k_vsigmoid)
 /* The exact (erf) form, which is what XNNPACK's gelu computes. */
-XG_UNARY(gelu, 0.5f * x * (1.0f + erff(x * 0.70710678118654752f)))
-XG_UNARY(tanh, tanhf(x))
-XG_UNARY(exp, expf(x))
+XG_VMATH(gelu, k_vgelu)
+XG_VMATH(tanh, k_vtanh)
+XG_VMATH(exp, k_vexp)
 XG_UNARY(sin, sinf(x))
 XG_UNARY(cos, cosf(x))
 
@@ -162,9 +173,7 @@ static void softmax_rows(void *ctx, size_t b, size_t e) {
     float *y = j->y + r * j->c;
     float m = -INFINITY;
     for (size_t i = 0; i < j->c; i++) m = x[i] > m ? x[i] : m;
-    float sum = 0.0f;
-    for (size_t i = 0; i < j->c; i++) sum += (y[i] = expf(x[i] - m));
-    float inv = 1.0f / sum;
+    float inv = 1.0f / k_vexp_sum(x, y, (int64_t)j->c, m);
     for (size_t i = 0; i < j->c; i++) y[i] *= inv;
   }
 }
@@ -510,6 +519,34 @@ static void run_dynamic_fc(const xg_graph *g, const xg_node *n, void *const *ptr
   (void)k_qgemm(&d); /* fails only without scratch, which init allocated */
 }
 
+/* The GEMM packs B per call (a transposed one with a register transpose
+ * per panel), and without packing space once per 32 rows of A: that cost a
+ * GPT-2's linears a fifth of their time. So a constant filter is packed
+ * once here, and the delegate's native products share packing space. */
+pte_status xg_native_prepare_fc(xg_graph *g, uint32_t ni, xg_mem *mem) {
+  xg_node *n = &g->nodes[ni];
+  if (n->type != XG_FULLY_CONNECTED || n->quant || n->dyn) return PTE_OK;
+  const xg_value *x = &g->values[n->in[0]], *w = &g->values[n->in[1]];
+  if (w->ndims != 2 || w->datatype != XG_DT_FP32 || x->ndims < 1) return PTE_OK;
+  const bool nk = !(n->flags & 1);
+  const size_t N = nk ? w->dims[0] : w->dims[1], K = nk ? w->dims[1] : w->dims[0];
+  if (!N || !K || x->dims[x->ndims - 1] != K) return PTE_OK;
+  const size_t need = k_sgemm_scratch((int64_t)(x->numel / K), (int64_t)N, (int64_t)K);
+  if (need > g->fc_scratch_bytes) {
+    float *s = (float *)xg_mem_alloc(mem, need);
+    if (!s)
+      return xg_node_error(g, ni, PTE_ERR_OUT_OF_MEMORY, "out of memory for %zu bytes of scratch", need);
+    g->fc_scratch = s, g->fc_scratch_bytes = need;
+  }
+  /* a misaligned constant (a hostile payload's) is left to the plan's aligned copy */
+  if (!w->has_data || (uintptr_t)w->data % sizeof(float)) return PTE_OK;
+  float *t = (float *)xg_mem_array(mem, k_sgemm_packed_b_floats((int64_t)N, (int64_t)K), sizeof(float));
+  if (!t) return xg_node_error(g, ni, PTE_ERR_OUT_OF_MEMORY, "out of memory for its packed filter");
+  k_sgemm_pack_b((const float *)w->data, nk ? 1 : (int64_t)N, nk ? (int64_t)K : 1, (int64_t)N, (int64_t)K, t);
+  n->fc_packed = t;
+  return PTE_OK;
+}
+
 void xg_native_fully_connected(const xg_graph *g, const xg_node *n, void *const *ptr, bool index_int64) {
   (void)index_int64;
   if (n->dyn) {
@@ -521,21 +558,24 @@ void xg_native_fully_connected(const xg_graph *g, const xg_node *n, void *const 
     return;
   }
   const xg_value *x = &g->values[n->in[0]], *w = &g->values[n->in[1]];
-  xg_matmul j;
-  memset(&j, 0, sizeof j);
-  j.a = (const float *)ptr[0];
-  j.b = (const float *)ptr[1];
-  j.bias = n->in[2] == XG_NONE ? NULL : (const float *)ptr[2];
-  j.y = (float *)ptr[3];
-  j.k = x->dims[x->ndims - 1];
-  j.b_nk = !(n->flags & 1);
-  j.n = j.b_nk ? w->dims[0] : w->dims[1];
-  j.m = x->numel / j.k;
-  j.lo = n->out_min;
-  j.hi = n->out_max;
-  j.clamp = !(isinf(j.lo) && j.lo < 0 && isinf(j.hi) && j.hi > 0);
-  for (int d = 0; d < 4; d++) j.batch[d] = 1;
-  xg_batch_matmul(&j);
+  const bool nk = !(n->flags & 1); /* B as [N, K] */
+  k_sgemm_desc d;
+  memset(&d, 0, sizeof d);
+  d.K = (int64_t)x->dims[x->ndims - 1];
+  d.N = (int64_t)(!(n->flags & 1) ? w->dims[0] : w->dims[1]);
+  d.M = (int64_t)x->numel / d.K;
+  d.a = (const float *)ptr[0], d.sa0 = d.K, d.sa1 = 1;
+  d.b = (const float *)ptr[1], d.b_packed = n->fc_packed;
+  d.sb0 = nk ? 1 : d.N, d.sb1 = nk ? d.K : 1;
+  d.c = (float *)ptr[3], d.sc0 = d.N, d.sc1 = 1;
+  d.alpha = 1.0f;
+  d.col_bias = n->in[2] == XG_NONE ? NULL : (const float *)ptr[2];
+  d.beta = d.col_bias ? 1.0f : 0.0f;
+  d.lo = n->out_min, d.hi = n->out_max;
+  d.clamp = !(isinf(d.lo) && d.lo < 0 && isinf(d.hi) && d.hi > 0);
+  d.scratch = g->fc_scratch, d.scratch_bytes = g->fc_scratch_bytes;
+  d.parallel = true;
+  k_sgemm(&d);
 }
 
 void xg_native_batch_matmul(const xg_graph *g, const xg_node *n, void *const *ptr, bool index_int64) {

@@ -57,12 +57,18 @@ typedef struct xg_node_desc {
    * the bound; false when they do not follow (NULL: the node runs at another
    * shape only with unchanged inputs). */
   bool (*shape)(const xg_graph *real, const xg_graph *g, const xg_node *n, int64_t *dims);
+  /* Where an fp32 node runs when both can run it (XG_PREFER_*): pterun's
+   * own code for the types where it measured faster than Debian's 2022
+   * XNNPACK (whose f32 GEMM is a 7x16 broadcast kernel), XNNPACK else. */
+  uint8_t prefer;
   uint8_t packed;     /* bit k: XNNPACK packs input k when the runtime is created */
   uint8_t index_outs; /* bit k: output k holds int indices (int64 or int32 at run time) */
   /* Arithmetic estimate for the runtime's threading decision (NULL: one
    * operation per output element). */
   double (*work)(const xg_graph *g, const xg_node *n);
 } xg_node_desc;
+
+enum { XG_PREFER_XNN = 0, XG_PREFER_NATIVE };
 
 /* XG_Q_XNN: qint8 activations (and, for the packed inputs, qint8/qcint8
  * filters and qint32/qcint32 biases), on XNNPACK only; XG_Q_BYTES: a copy of

@@ -173,10 +173,11 @@ typedef struct gemm_job {
   const float *apack;
   float *bpack; /* slot 0; slot i at bpack + i * bstride */
   size_t bstride;
-  int64_t group;    /* B panels a slot holds (packed together when B is dense) */
-  bool first, last; /* first K slice: write (bias), later ones accumulate; last: clamp */
-  bool direct;      /* full tiles go straight to C (unit column stride, no bias matrix) */
-  bool a_in_place;  /* A's rows read where they are, not packed (see blocked) */
+  int64_t group;     /* B panels a slot holds (packed together when B is dense) */
+  bool first, last;  /* first K slice: write (bias), later ones accumulate; last: clamp */
+  bool direct;       /* full tiles go straight to C (unit column stride, no bias matrix) */
+  bool a_in_place;   /* A's rows read where they are, not packed (see blocked) */
+  const float *bpre; /* B packed at load (k_sgemm_pack_b), or NULL */
 } gemm_job;
 
 /* The microkernel on row panel ap: packed, or A's own rows from i0, k0. */
@@ -224,34 +225,44 @@ static void tile(const gemm_job *jb, const float *ap, const float *bp, int64_t i
     }
 }
 
+/* A pre-packed B panel of kc rows, on its own 64-byte lines (the
+ * microkernels load B aligned); KC * NR is a multiple of 16 already. */
+static int64_t panel_floats(int64_t kc, int64_t NR) { return round_up(kc * NR, 16); }
+
 static void gemm_chunk(void *ctx, size_t c0, size_t c1) {
   const gemm_job *jb = ctx;
   const k_sgemm_desc *g = jb->g;
   const int64_t MR = jb->ar.MR, NR = jb->ar.NR;
   const bool grouped = jb->group > 1 && !g->pack_b && g->sb1 == 1;
   for (size_t c = c0; c < c1; c++) {
-    float *bp = jb->bpack + c * jb->bstride;
+    float *slot = jb->bpack + c * jb->bstride;
     int64_t it0 = (int64_t)c * jb->items / jb->chunks, it1 = ((int64_t)c + 1) * jb->items / jb->chunks;
-    int64_t pk0 = -1, pk1 = -1; /* column panels in bp */
+    int64_t pk0 = -1, pk1 = -1; /* column panels in slot */
     for (int64_t it = it0; it < it1; it++) {
       /* items run column panel by column panel, so a panel is packed once
        * per chunk even when its row groups are split */
       int64_t jp = it / jb->mgroups, mg = it % jb->mgroups;
       int64_t j0 = jp * NR, nr = min64(NR, g->N - j0);
-      if (jp < pk0 || jp >= pk1) {
-        pk0 = jp;
-        pk1 = jp + 1;
-        if (grouped) {
-          /* this chunk's panels from jp on, up to a group */
-          pk1 = min64(jp + jb->group, (it1 - 1) / jb->mgroups + 1);
-          pack_b_group(g, jb->k0, jb->kc, j0, pk1 - pk0, min64(NR, g->N - (pk1 - 1) * NR), NR, bp);
-        } else if (g->pack_b) {
-          g->pack_b(g->pack_user, jb->k0, jb->kc, j0, nr, NR, bp);
-        } else {
-          pack_b_dense(g, jb->k0, jb->kc, j0, nr, NR, bp);
+      const float *bpan;
+      if (jb->bpre) {
+        bpan = jb->bpre + jb->k0 * jb->npanels * NR +
+               jp * panel_floats(jb->kc, NR); /* k_sgemm_pack_b's layout */
+      } else {
+        if (jp < pk0 || jp >= pk1) {
+          pk0 = jp;
+          pk1 = jp + 1;
+          if (grouped) {
+            /* this chunk's panels from jp on, up to a group */
+            pk1 = min64(jp + jb->group, (it1 - 1) / jb->mgroups + 1);
+            pack_b_group(g, jb->k0, jb->kc, j0, pk1 - pk0, min64(NR, g->N - (pk1 - 1) * NR), NR, slot);
+          } else if (g->pack_b) {
+            g->pack_b(g->pack_user, jb->k0, jb->kc, j0, nr, NR, slot);
+          } else {
+            pack_b_dense(g, jb->k0, jb->kc, j0, nr, NR, slot);
+          }
         }
+        bpan = slot + (jp - pk0) * jb->kc * NR;
       }
-      const float *bpan = bp + (jp - pk0) * jb->kc * NR;
       int64_t p0 = mg * jb->mpanels / jb->mgroups, p1 = (mg + 1) * jb->mpanels / jb->mgroups;
       for (int64_t p = p0; p < p1; p++) {
         int64_t i0 = p * MR;
@@ -263,9 +274,10 @@ static void gemm_chunk(void *ctx, size_t c0, size_t c1) {
 
 /* The blocked product on `slots` B panels after one A block in `buf`. */
 static void blocked(const k_sgemm_desc *g, const gemm_arch *ar, float *buf, size_t slots, int64_t kcb,
-                    int64_t mcb, int64_t group) {
+                    int64_t mcb, int64_t group, const float *bpre) {
   gemm_job jb;
   jb.g = g;
+  jb.bpre = bpre;
   jb.ar = *ar;
   jb.sc1 = g->sc1 ? g->sc1 : 1;
   jb.direct = jb.sc1 == 1 && !g->bias;
@@ -370,7 +382,7 @@ typedef struct stack_job {
 
 static void stack_serial(const k_sgemm_desc *g, const gemm_arch *ar) {
   _Alignas(64) float buf[(MC_STACK * KC_STACK + KC_STACK * NR_MAX)];
-  blocked(g, ar, buf, 1, KC_STACK, MC_STACK, 1);
+  blocked(g, ar, buf, 1, KC_STACK, MC_STACK, 1, NULL);
 }
 
 static void stack_parts(void *ctx, size_t p0, size_t p1) {
@@ -458,7 +470,29 @@ void k_sgemm(const k_sgemm_desc *g) {
   int64_t group = b_group(g->N);
   size_t abytes = a_bytes(g->M, g->K, KC, MC), bbytes = b_bytes(g->K, KC, group);
   if ((g->scratch_bytes - abytes) / bbytes < slots) slots = (g->scratch_bytes - abytes) / bbytes;
-  blocked(g, &ar, g->scratch, slots < 1 ? 1 : slots, KC, MC, group);
+  blocked(g, &ar, g->scratch, slots < 1 ? 1 : slots, KC, MC, group, g->pack_b ? NULL : g->b_packed);
+}
+
+/* Layout: K blocks of KC rows (as the scratch product blocks K), in each
+ * the column panels of NR, each kc x NR floats zero-padded past N, 64-byte
+ * aligned (panel_floats). */
+size_t k_sgemm_packed_b_floats(int64_t N, int64_t K) {
+  if (N <= 0 || K <= 0) return 0;
+  const int64_t NR = arch().NR, npanels = (N + NR - 1) / NR, last = K - (K - 1) / KC * KC;
+  return (size_t)(((K - last) * NR + panel_floats(last, NR)) * npanels);
+}
+
+void k_sgemm_pack_b(const float *b, int64_t sb0, int64_t sb1, int64_t N, int64_t K, float *dst) {
+  const int64_t NR = arch().NR, npanels = (N + NR - 1) / NR;
+  k_sgemm_desc g;
+  memset(&g, 0, sizeof g);
+  g.b = b, g.sb0 = sb0, g.sb1 = sb1;
+  for (int64_t k0 = 0; k0 < K; k0 += KC) {
+    const int64_t kc = min64(KC, K - k0);
+    for (int64_t jp = 0; jp < npanels; jp++)
+      pack_b_dense(&g, k0, kc, jp * NR, min64(NR, N - jp * NR), NR,
+                   dst + k0 * npanels * NR + jp * panel_floats(kc, NR));
+  }
 }
 
 /* ---- batches ---- */

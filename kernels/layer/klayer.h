@@ -219,6 +219,11 @@ typedef struct k_sgemm_desc {
   float *scratch;
   size_t scratch_bytes;
   bool parallel; /* split over the pool when big enough */
+  /* B packed once by k_sgemm_pack_b (a constant weight): the blocked
+   * product reads its panels in place instead of packing B per call. Used
+   * only with scratch of at least k_sgemm_scratch_min; b, sb0, sb1 must
+   * still describe B for the other paths (few rows, no scratch). */
+  const float *b_packed;
 } k_sgemm_desc;
 
 /* Widest microkernel tile (columns), for callers sizing buffers that the
@@ -228,6 +233,11 @@ typedef struct k_sgemm_desc {
 
 size_t k_sgemm_scratch(int64_t M, int64_t N, int64_t K);
 size_t k_sgemm_scratch_min(int64_t M, int64_t N, int64_t K);
+/* Floats of B [K, N] (strides sb0, sb1) packed for this CPU's microkernel,
+ * and the packing into dst (64-byte aligned, that many floats; padding
+ * between panels is left as it was). */
+size_t k_sgemm_packed_b_floats(int64_t N, int64_t K);
+void k_sgemm_pack_b(const float *b, int64_t sb0, int64_t sb1, int64_t N, int64_t K, float *dst);
 /* Goto-style: A packed into MR-row panels, B into NR-column panels, an
  * AVX-512 8x32, AVX2 4x24 or generic 4x16 register-blocked microkernel. */
 void k_sgemm(const k_sgemm_desc *g);

@@ -4,9 +4,12 @@
  * outputs must match eager PyTorch (case rtol/atol); the backend's execution
  * counter must grow by one per delegate call (so a partitioner that claimed
  * nothing would fail here); XNNPACK must allocate nothing after the first
- * execution. Each case runs twice: as planned, and with every node pterun can
- * run itself forced onto its own kernels (PTERUN_XNNPACK_NATIVE=1), which
- * checks those kernels against eager too. Cases with "expect_error" must fail
+ * execution. Each case runs three times: as planned, with every node pterun
+ * can run itself forced onto its own kernels (PTERUN_XNNPACK_NATIVE=1), which
+ * checks those kernels against eager too, and with the rows' preferences for
+ * pterun's kernels ignored (PTERUN_XNNPACK_PREFER=xnnpack), which checks the
+ * XNNPACK operators those nodes skip when planned; planned runs must run more
+ * nodes natively than the last (the preferences take effect). Cases with "expect_error" must fail
  * to load with that text; "expect_run_error" must fail to execute.
  * Cases needing operators this build lacks are reported and skipped. */
 #define _POSIX_C_SOURCE 200809L
@@ -23,13 +26,18 @@
 
 static int passed, skipped;
 
+enum { MODE_PLANNED, MODE_NATIVE, MODE_XNNPACK, MODES };
+static const char *const mode_name[MODES] = {"", " (native)", " (XNNPACK preferred)"};
+static uint64_t native_runs[MODES]; /* native node executions per mode, over every case */
+
 static bool missing_operator(const char *msg) {
   return strstr(msg, "not registered") && strstr(msg, "operator");
 }
 
 /* Returns 1 on pass, 0 on skip; failures are counted through XT_CHECK. */
-static int run_mode(const xt_case *c, pte_program *prog, int ndelegates, bool native, double *max_err) {
-  setenv("PTERUN_XNNPACK_NATIVE", native ? "1" : "0", 1);
+static int run_mode(const xt_case *c, pte_program *prog, int ndelegates, int mode, double *max_err) {
+  setenv("PTERUN_XNNPACK_NATIVE", mode == MODE_NATIVE ? "1" : "0", 1);
+  setenv("PTERUN_XNNPACK_PREFER", mode == MODE_XNNPACK ? "xnnpack" : "", 1);
   pte_method *m = NULL;
   pte_status st = pte_method_load(prog, c->method, NULL, &m);
   if (c->expect_error[0]) {
@@ -88,6 +96,7 @@ static int run_mode(const xt_case *c, pte_program *prog, int ndelegates, bool na
     if (r == 0) pte_backend_xnnpack_get_stats(&s1);
   }
   pte_backend_xnnpack_get_stats(&s2);
+  native_runs[mode] += s2.native_nodes - s0.native_nodes;
   if (ok) {
     XT_CHECK(s2.executions - s0.executions == (uint64_t)RUNS * (uint64_t)ndelegates,
              "%s: %llu delegate executions for %d runs of %d delegate(s): the delegate did not run", c->dir,
@@ -99,7 +108,7 @@ static int run_mode(const xt_case *c, pte_program *prog, int ndelegates, bool na
     for (int i = 0; i < want.n && i < pte_method_num_outputs(m); i++) {
       const pte_value *v = pte_method_output(m, i);
       char what[1200];
-      snprintf(what, sizeof what, "%s%s output %d", c->dir, native ? " (native)" : "", i);
+      snprintf(what, sizeof what, "%s%s output %d", c->dir, mode_name[mode], i);
       double err = 0;
       bool same =
           v && v->tag == PTE_TAG_TENSOR && xt_compare(v->u.tensor, &want.t[i], c->rtol, c->atol, &err, what);
@@ -148,18 +157,23 @@ static void run_case(const char *dir) {
       xnn++;
   }
   XT_CHECK(xnn > 0, "%s: the program holds no XnnpackBackend delegate", dir);
-  double err_x = 0, err_n = 0;
+  double err_x = 0, err_n = 0, err_p = 0;
   int before = xt_failures;
-  int ran = run_mode(&c, prog, xnn, false, &err_x);
-  if (ran && !c.expect_error[0] && !c.expect_run_error[0]) run_mode(&c, prog, xnn, true, &err_n);
+  int ran = run_mode(&c, prog, xnn, MODE_PLANNED, &err_x);
+  if (ran && !c.expect_error[0] && !c.expect_run_error[0]) {
+    run_mode(&c, prog, xnn, MODE_NATIVE, &err_n);
+    run_mode(&c, prog, xnn, MODE_XNNPACK, &err_p);
+  }
   if (!ran) {
     skipped++;
   } else if (xt_failures == before) {
     passed++;
     if (c.expect_error[0] || c.expect_run_error[0]) printf("PASS %s (refused)\n", dir);
     else
-      printf("PASS %s: %d delegate(s), max abs error %.3g (XNNPACK plan), %.3g (native kernels)\n", dir, xnn,
-             err_x, err_n);
+      printf(
+          "PASS %s: %d delegate(s), max abs error %.3g (as planned), %.3g (native kernels), %.3g (XNNPACK "
+          "preferred)\n",
+          dir, xnn, err_x, err_n, err_p);
   } else {
     printf("FAIL %s\n", dir);
   }
@@ -180,6 +194,15 @@ int main(int argc, char **argv) {
     for (int i = 0; i < n; i++) run_case(list[i]);
     total += n;
     xt_free_list(list, n);
+  }
+  if (passed > 0) {
+    printf("native node executions: %llu planned, %llu forced native, %llu XNNPACK preferred\n",
+           (unsigned long long)native_runs[MODE_PLANNED], (unsigned long long)native_runs[MODE_NATIVE],
+           (unsigned long long)native_runs[MODE_XNNPACK]);
+    XT_CHECK(native_runs[MODE_PLANNED] <= native_runs[MODE_NATIVE], "forced native ran fewer native nodes");
+    /* every directory given holds an fp32 linear (nodes/, the zoo) */
+    XT_CHECK(native_runs[MODE_XNNPACK] < native_runs[MODE_PLANNED],
+             "the rows' preferences for pterun's kernels changed nothing");
   }
   printf("%d case(s): %d passed, %d skipped (operators missing in this build), %d check(s) failed\n", total,
          passed, skipped, xt_failures);
