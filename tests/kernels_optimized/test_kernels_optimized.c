@@ -737,6 +737,7 @@ static void test_pooling(void) {
   for (int it = 0; it < 60; it++) {
     int64_t k = ri(1, 3), s = ri(1, 3), p = ri(0, k / 2), d = ri(1, 2), H = ri(4, 17), W = ri(4, 19);
     if (it % 4 == 0) k = 2, s = 2, p = 0, d = 1;
+    if (it % 4 == 1) k = 3, s = 2, p = 1, d = 1; /* ResNet's stem pool: the unrolled interior */
     if ((H + 2 * p - d * (k - 1) - 1) < 0 || (W + 2 * p - d * (k - 1) - 1) < 0) continue;
     snprintf(g_case, sizeof g_case, "max_pool2d %lldx%lld k%lld s%lld p%lld d%lld", (long long)H,
              (long long)W, (long long)k, (long long)s, (long long)p, (long long)d);
@@ -948,6 +949,34 @@ static void test_copies(void) {
     both_out(&c, dt, (size_t)n);
     both_ret(&c);
     run_pair("dim_order_ops::_clone_dim_order.out", &c.o, &c.p, &c.outs, true, 0, 0);
+    free_owned();
+  }
+  for (int it = 0; it < 40; it++) {
+    /* pads on the last one or two dims are optimized; crops, pads on more
+     * dims and other dtypes stay portable */
+    int32_t dim = (int32_t)ri(1, 4), np = dim >= 2 && rnd() % 3 ? 4 : 2;
+    int32_t dt = it % 7 == 3 ? PTE_INT64 : PTE_FLOAT32;
+    int64_t sh[4], pad[6];
+    for (int32_t i = 0; i < dim; i++) sh[i] = ri(1, it % 5 == 0 ? 40 : 7);
+    for (int32_t i = 0; i < 6; i++) pad[i] = ri(0, 3);
+    bool crop = it % 7 == 5, more = it % 11 == 4 && dim >= 3;
+    if (crop) pad[rnd() % (uint32_t)np] = -1;
+    if (more) np = 6;
+    bool expect = dt == PTE_FLOAT32 && !crop && !more;
+    snprintf(g_case, sizeof g_case, "constant_pad_nd %s rank %d pads %d%s", pte_dtype_name(dt), (int)dim,
+             (int)np, crop ? " crop" : "");
+    pair q;
+    pair_init(&q);
+    pte_tensor *x = mk(dt, dim, sh, false);
+    both_t(&q, x);
+    both_ints(&q, np, pad);
+    if (rnd() % 2) both_d(&q, rnd() % 2 ? 0.0 : -1.5);
+    else both_i(&q, 3);
+    both_out(&q, dt,
+             (size_t)((sh[0] + 6) * (dim > 1 ? sh[1] + 6 : 1) * (dim > 2 ? sh[2] + 6 : 1) *
+                      (dim > 3 ? sh[3] + 6 : 1)));
+    both_ret(&q);
+    run_pair("aten::constant_pad_nd.out", &q.o, &q.p, &q.outs, expect, 0, 0);
     free_owned();
   }
   /* a clone into channels-last is declined */
