@@ -504,8 +504,9 @@ typedef struct pte_program pte_program;
 #define PTE_LOAD_NO_FOLD 0x10u
 /* Methods of this program keep every instruction as written: no load-time
  * rewrite of instruction pairs (a batch norm folded into the convolution
- * before it; PTE_LOAD_NO_FOLD turns these off too). Debugging tracers that
- * compare intermediates want this. */
+ * before it, a zero pad into the convolution after it; PTE_LOAD_NO_FOLD
+ * turns these off too). Debugging tracers that compare intermediates want
+ * this. */
 #define PTE_LOAD_NO_FUSE 0x20u
 
 typedef struct pte_program_options {

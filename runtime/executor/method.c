@@ -926,6 +926,64 @@ static bool fuse_conv_bn(pte_method *m, const fold_use *use, int32_t i) {
   return true;
 }
 
+/* constant_pad_nd with zeros, the same amount on both sides of H and of W,
+ * read only by a convolution without padding: the convolution pads instead
+ * (MobileNetV2's TensorFlow-style padding), its kernel chosen again for the
+ * new arguments (and the scratch it asks for), the pad skipped. */
+static bool fuse_pad_conv(pte_method *m, const fold_use *use, int32_t i) {
+  pte_instr *pd = &m->instrs[i], *cv = &m->instrs[i + 1];
+  if (pd->nargs != 5 || cv->nargs != 11) return false;
+  pte_value **pa = pd->args, **ca = cv->args;
+  const pte_value *p = pa[3];
+  int64_t pad[4], cpad[2];
+  double zero = 1.0;
+  if (pa[0]->tag != PTE_TAG_TENSOR || p->tag != PTE_TAG_TENSOR || pa[4] != p || ca[0] != p ||
+      pte_value_int_list(pa[1], pad, 4) != 4 || !pte_value_to_double(pa[2], &zero) || zero != 0.0 ||
+      ca[6]->tag != PTE_TAG_BOOL || ca[6]->u.b || ca[9]->tag != PTE_TAG_TENSOR)
+    return false;
+  int32_t nc = pte_value_int_list(ca[4], cpad, 2);
+  if (nc < 1 || cpad[0] != 0 || cpad[nc - 1] != 0) return false;
+  if (pad[0] != pad[1] || pad[2] != pad[3] || pad[0] < 0 || pad[2] < 0 || pad[0] > 65536 || pad[2] > 65536)
+    return false;
+  const pte_tensor *x = pa[0]->u.tensor;
+  const fold_use *up = &use[p - m->values];
+  /* the padded tensor is the pair's own; the convolution's output may not
+   * take x's bytes (the planner may give them, free once the pad ran) */
+  if (x->dim != 4 || up->io || up->bad || up->first != i + 1 || up->writer != i + 1 || up->final != i + 2 ||
+      viewed_after(m, use, i, p, p->u.tensor) || bytes_overlap(ca[9]->u.tensor, x))
+    return false;
+  pte_value *iv = (pte_value *)m_alloc(m, 2 * sizeof(pte_value));
+  pte_value **items = (pte_value **)m_alloc(m, 2 * sizeof(pte_value *));
+  pte_value *lv = (pte_value *)m_alloc(m, sizeof(pte_value));
+  if (!iv || !items || !lv) {
+    pte_error(PTE_OK, "%s", "");
+    return false;
+  }
+  iv[0].tag = iv[1].tag = PTE_TAG_INT;
+  iv[0].u.i = pad[2];
+  iv[1].u.i = pad[0];
+  items[0] = &iv[0], items[1] = &iv[1];
+  lv->tag = PTE_TAG_INT_LIST;
+  lv->len = 2;
+  lv->u.items = items;
+  pte_value *old0 = ca[0], *old4 = ca[4];
+  ca[0] = pa[0];
+  ca[4] = lv;
+  const pte_kernel *k = pte_operator_resolve(cv->name, ca, cv->nargs, NULL);
+  size_t need = k && k->scratch_size ? k->scratch_size(ca, cv->nargs) : 0;
+  void *scratch = k && need > m->scratch_size ? m_alloc(m, need) : m->scratch;
+  if (!k || (need > m->scratch_size && !scratch)) {
+    ca[0] = old0, ca[4] = old4;
+    pte_error(PTE_OK, "%s", "");
+    return false;
+  }
+  if (need > m->scratch_size) m->scratch = scratch, m->scratch_size = need;
+  cv->fn = k->fn;
+  pd->kind = INSTR_FOLDED;
+  m->num_folded++;
+  return true;
+}
+
 /* Pairs of adjacent instructions rewritten at load, first operator, second,
  * and the rewrite (false: left as it was). */
 typedef struct fuse_rule {
@@ -934,6 +992,7 @@ typedef struct fuse_rule {
 } fuse_rule;
 
 static const fuse_rule fuse_rules[] = {
+    {"aten::constant_pad_nd.out", "aten::convolution.out", fuse_pad_conv},
     {"aten::convolution.out", "aten::_native_batch_norm_legit_no_training.out", fuse_conv_bn},
 };
 

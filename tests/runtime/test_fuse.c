@@ -1,5 +1,6 @@
 /* Load-time rewrites of instruction pairs (a batch norm folded into the
- * convolution before it), on programs written by fuse/make_fuse.py: what
+ * convolution before it, a zero pad into the convolution after it), on
+ * programs written by fuse/make_fuse.py: what
  * must fold (conv -> bn -> relu with and without a conv bias, the
  * convolution writing the batch norm's output or keeping its own), what must
  * not (the convolution's output read again, running statistics that are
@@ -34,8 +35,9 @@ static uint8_t *read_prog(const char *name, size_t *n) {
 
 /* Load with `flags`, run twice on fixed inputs (input k, element e:
  * sin(0.37 e + k) / 2 + 1, positive for variances), copy output 0 into out; returns
- * the number of batch norms skipped, -1 on failure. */
-static int32_t run(const char *name, uint32_t flags, float *out) {
+ * the number of skipped instructions whose operator names contain `what`, -1
+ * on failure. */
+static int32_t run_what(const char *name, uint32_t flags, float *out, const char *what) {
   size_t n;
   uint8_t *buf = read_prog(name, &n);
   pte_program_options po = PTE_PROGRAM_OPTIONS_INIT;
@@ -62,7 +64,7 @@ static int32_t run(const char *name, uint32_t flags, float *out) {
     const char *fn = pte_method_instruction_folded(m, i);
     if (!fn) continue;
     k++;
-    if (strstr(fn, "batch_norm")) skipped++;
+    if (strstr(fn, what)) skipped++;
   }
 done:
   if (skipped < 0) fprintf(stderr, "run %s: %s\n", name, pte_last_error());
@@ -70,6 +72,10 @@ done:
   pte_program_free(p);
   free(buf);
   return skipped;
+}
+
+static int32_t run(const char *name, uint32_t flags, float *out) {
+  return run_what(name, flags, out, "batch_norm");
 }
 
 static bool close_to(const float *a, const float *b, float *worst) {
@@ -119,5 +125,19 @@ TEST(input_statistics_stay) {
   CHECK(close_to(a, b, &worst), "outputs differ by %g", (double)worst);
 }
 
+/* A zero pad, the same on both sides, read only by an unpadded convolution
+ * becomes the convolution's padding; a pad of another value, one-sided, or
+ * read again stays. */
+TEST(pad_into_convolution) {
+  static const char *const cases[] = {"pad", "pad_value", "pad_asym", "pad_twice"};
+  for (int c = 0; c < 4; c++) {
+    float a[CAP], b[CAP], worst;
+    int32_t k = run_what(cases[c], 0, a, "constant_pad_nd");
+    CHECK(k == (c == 0), "%s: %d pads skipped", cases[c], (int)k);
+    CHECK(run_what(cases[c], PTE_LOAD_NO_FUSE, b, "constant_pad_nd") == 0, "%s: PTE_LOAD_NO_FUSE", cases[c]);
+    CHECK(close_to(a, b, &worst), "%s: outputs differ by %g", cases[c], (double)worst);
+  }
+}
+
 TEST_MAIN(T(register_portable), T(chain_folds_and_matches), T(between_folds_and_matches),
-          T(second_reader_stays), T(input_statistics_stay))
+          T(second_reader_stays), T(input_statistics_stay), T(pad_into_convolution))

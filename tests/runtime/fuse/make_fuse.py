@@ -63,9 +63,26 @@ class Between(torch.nn.Module):  # bn output read twice, a product written in be
         return (z * 3) * z
 
 
+class Pads(torch.nn.Module):  # explicit pads before unpadded convolutions
+    def __init__(self, pad, value=0.0, twice=False):
+        super().__init__()
+        self.pad, self.value, self.twice = pad, value, twice
+        self.c0 = torch.nn.Conv2d(3, 4, 1)
+        self.c = torch.nn.Conv2d(4, 4, 3, groups=4)
+
+    def forward(self, x):
+        p = F.pad(torch.relu(self.c0(x)), self.pad, value=self.value)
+        y = self.c(p)
+        return y * 2 + (p[:, :, 1:-1, 1:-1] if self.twice else 0)
+
+
 x = torch.randn(1, 3, 6, 6)
 CASES = {"chain": (Chain(), (x,)), "twice": (Twice(), (x,)),
-         "stats": (Stats(), (x, torch.rand(4), torch.rand(4) + 0.5)), "between": (Between(), (x,))}
+         "stats": (Stats(), (x, torch.rand(4), torch.rand(4) + 0.5)), "between": (Between(), (x,)),
+         "pad": (Pads((1, 1, 1, 1)), (x,)),  # folds into the convolution
+         "pad_value": (Pads((1, 1, 1, 1), 0.5), (x,)),  # not zeros: stays
+         "pad_asym": (Pads((0, 1, 0, 1)), (x,)),  # one side only: stays
+         "pad_twice": (Pads((1, 1, 1, 1), twice=True), (x,))}  # read again: stays
 
 for name, (mod, args) in CASES.items():
     ep = torch.export.export(mod.eval(), args)
