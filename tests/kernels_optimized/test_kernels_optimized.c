@@ -747,6 +747,8 @@ static void test_pooling(void) {
     /* no NaN here: with two NaNs in a window the portable kernel keeps the
      * first, eager PyTorch (and this library) the last; checked below */
     pte_tensor *x = mk(PTE_FLOAT32, 4, sh, false);
+    if (it % 8 == 1) /* ties everywhere (as after a relu): the first maximum's index wins */
+      for (int64_t e = 0; e < pte_tensor_numel(x); e++) ((float *)x->data)[e] = ((float *)x->data)[e] > 0.3f;
     both_t(&q, x);
     int64_t kv[2] = {k, k}, sv[2] = {s, s}, pv[2] = {p, p}, dv[2] = {d, d};
     both_ints(&q, 2, kv);
@@ -779,6 +781,43 @@ static void test_pooling(void) {
         !isnan(((float *)out->data)[1]) || ((int64_t *)idx->data)[0] != 1 || ((int64_t *)idx->data)[1] != 3)
       FAIL("NaN indices %lld %lld, expected 1 3", (long long)((int64_t *)idx->data)[0],
            (long long)((int64_t *)idx->data)[1]);
+    free_owned();
+  }
+  {
+    /* the same rule through the 3x3/2 padded interior (ResNet's stem pool),
+     * against a direct reading of it: NaN wins, the last NaN gives the index */
+    snprintf(g_case, sizeof g_case, "max_pool2d 3x3/2 NaN rule");
+    enum { H = 5, W = 9, OH = 3, OW = 5 };
+    pte_tensor *x = MK(PTE_FLOAT32, 1, 1, H, W);
+    float *xv = (float *)x->data;
+    for (int e = 0; e < H * W; e++) xv[e] = (float)((e * 7) % 5);
+    xv[3] = NAN, xv[13] = NAN, xv[22] = NAN, xv[24] = NAN, xv[40] = -INFINITY;
+    call c;
+    memset(&c, 0, sizeof c);
+    pte_tensor *out = mk_out(PTE_FLOAT32, OH * OW), *idx = mk_out(PTE_INT64, OH * OW);
+    a_t(&c, x), A_INTS(&c, 3, 3), A_INTS(&c, 2, 2), A_INTS(&c, 1, 1), A_INTS(&c, 1), a_b(&c, false),
+        a_t(&c, out);
+    a_t(&c, idx), a_none(&c);
+    const pte_kernel *k = pte_operator_find("aten::max_pool2d_with_indices.out", NULL);
+    g_checked++;
+    if (call_kernel("aten::max_pool2d_with_indices.out", k, &c)) FAIL("refused: %s", pte_last_error());
+    for (int oh = 0; oh < OH; oh++)
+      for (int ow = 0; ow < OW; ow++) {
+        float m = 0;
+        int64_t mi = -1;
+        for (int kh = 0; kh < 3; kh++)
+          for (int kw = 0; kw < 3; kw++) {
+            int ih = 2 * oh - 1 + kh, iw = 2 * ow - 1 + kw;
+            if (ih < 0 || ih >= H || iw < 0 || iw >= W) continue;
+            float v = xv[ih * W + iw];
+            if (mi < 0 || v > m || isnan(v)) m = v, mi = ih * W + iw;
+          }
+        const int o = oh * OW + ow;
+        const float got = ((float *)out->data)[o];
+        if (((int64_t *)idx->data)[o] != mi || (isnan(m) ? !isnan(got) : got != m))
+          FAIL("output %d: %g at %lld, expected %g at %lld", o, (double)got,
+               (long long)((int64_t *)idx->data)[o], (double)m, (long long)mi);
+      }
     free_owned();
   }
   for (int it = 0; it < 60; it++) {

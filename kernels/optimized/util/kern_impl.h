@@ -194,18 +194,59 @@ static void k_maxpool_plane(const o_win2d *g, const float *x, float *y, int64_t 
     if (kh0 < kh1 && g->KH == 3 && g->KW == 3 && g->dw == 1 && g->dh == 1 && kh0 == 0 && kh1 == 3) {
       const float *r0 = x + h0 * g->IW, *r1 = r0 + g->IW, *r2 = r1 + g->IW;
       const int64_t sw = g->sw;
-      for (int64_t ow = c0; ow < c1; ow++) {
+      const int64_t IW = g->IW, base = h0 * IW - g->pw;
+      int64_t ow = c0;
+      if (sw == 2 && g->pw == 1) {
+        /* ResNet's stem pool: the rows split into even and odd columns make
+         * each tap a contiguous array, so the select chain vectorizes. Tap
+         * columns of output ow: odd[ow - 1], even[ow], odd[ow]. */
+        enum { B = 128 };
+        float ev[3][B], od[3][B + 1];
+        const float *rows[3] = {r0, r1, r2};
+        while (ow < c1) {
+          const int64_t n = k_min64(B, c1 - ow);
+          for (int r = 0; r < 3; r++) {
+            const float *src = rows[r] + 2 * ow - 1; /* column 2*ow - 1: odd[ow - 1] */
+            for (int64_t j = 0; j <= n; j++) od[r][j] = src[2 * j];
+            for (int64_t j = 0; j < n; j++) ev[r][j] = src[2 * j + 1];
+          }
+          for (int64_t j = 0; j < n; j++) {
+            float m = od[0][j];
+            int32_t off = 0;
+#define MP_TAP(V, OFF)                \
+  do {                                \
+    const float v = (V);              \
+    const int t = (v > m) | (v != v); \
+    m = t ? v : m;                    \
+    off = t ? (int32_t)(OFF) : off;   \
+  } while (0)
+            MP_TAP(ev[0][j], 1);
+            MP_TAP(od[0][j + 1], 2);
+            MP_TAP(od[1][j], IW);
+            MP_TAP(ev[1][j], IW + 1);
+            MP_TAP(od[1][j + 1], IW + 2);
+            MP_TAP(od[2][j], 2 * IW);
+            MP_TAP(ev[2][j], 2 * IW + 1);
+            MP_TAP(od[2][j + 1], 2 * IW + 2);
+#undef MP_TAP
+            yr[ow + j] = m;
+            if (ir) ir[ow + j] = base + 2 * (ow + j) + off;
+          }
+          ow += n;
+        }
+      }
+      /* the same order and rule as the checked loop below, as selects
+       * instead of branches (a branch per tap mispredicts on real data) */
+      for (; ow < c1; ow++) {
         const int64_t w0 = ow * sw - g->pw;
-        /* the same order and rule as the checked loop below */
         float m = r0[w0];
-        int64_t mi = h0 * g->IW + w0;
-#define MP_TAP(R, DH, DW)               \
-  do {                                  \
-    float v = R[w0 + DW];               \
-    if (v > m || isnan(v)) {            \
-      m = v;                            \
-      mi = (h0 + DH) * g->IW + w0 + DW; \
-    }                                   \
+        int64_t off = 0;
+#define MP_TAP(R, DH, DW)              \
+  do {                                 \
+    const float v = R[w0 + DW];        \
+    const bool t = (v > m) | (v != v); \
+    m = t ? v : m;                     \
+    off = t ? (DH)*IW + (DW) : off;    \
   } while (0)
         MP_TAP(r0, 0, 1);
         MP_TAP(r0, 0, 2);
@@ -217,7 +258,7 @@ static void k_maxpool_plane(const o_win2d *g, const float *x, float *y, int64_t 
         MP_TAP(r2, 2, 2);
 #undef MP_TAP
         yr[ow] = m;
-        if (ir) ir[ow] = mi;
+        if (ir) ir[ow] = base + ow * sw + off;
       }
     } else if (kh0 < kh1) {
       for (int64_t ow = c0; ow < c1; ow++) {
