@@ -262,6 +262,7 @@ static int load_program(const options *o, loaded *l, const pte_tracer *tracer) {
   po.tracer = tracer;
   if (o->prefault) po.flags |= PTE_LOAD_PREFAULT;
   if (o->no_fold) po.flags |= PTE_LOAD_NO_FOLD;
+  if (o->debug_tensors) po.flags |= PTE_LOAD_NO_FUSE; /* each instruction's own output */
   if (pte_program_load_file(o->model, &po, &l->program)) {
     unload(l);
     return fail(NULL);

@@ -502,6 +502,12 @@ typedef struct pte_program pte_program;
 /* Methods of this program do not fold constant-only instructions at load
  * (see pte_method_num_folded). */
 #define PTE_LOAD_NO_FOLD 0x10u
+/* Methods of this program keep every instruction as written: no load-time
+ * rewrite of instruction pairs (a batch norm folded into the convolution
+ * before it, a zero pad into the convolution after it; PTE_LOAD_NO_FOLD
+ * turns these off too). Debugging tracers that compare intermediates want
+ * this. */
+#define PTE_LOAD_NO_FUSE 0x20u
 
 typedef struct pte_program_options {
   uint32_t abi; /* PTE_ABI_VERSION (PTE_PROGRAM_OPTIONS_INIT) */

@@ -758,6 +758,7 @@ static void test_pooling(void) {
   for (int it = 0; it < 60; it++) {
     int64_t k = ri(1, 3), s = ri(1, 3), p = ri(0, k / 2), d = ri(1, 2), H = ri(4, 17), W = ri(4, 19);
     if (it % 4 == 0) k = 2, s = 2, p = 0, d = 1;
+    if (it % 4 == 1) k = 3, s = 2, p = 1, d = 1; /* ResNet's stem pool: the unrolled interior */
     if ((H + 2 * p - d * (k - 1) - 1) < 0 || (W + 2 * p - d * (k - 1) - 1) < 0) continue;
     snprintf(g_case, sizeof g_case, "max_pool2d %lldx%lld k%lld s%lld p%lld d%lld", (long long)H,
              (long long)W, (long long)k, (long long)s, (long long)p, (long long)d);
@@ -767,6 +768,8 @@ static void test_pooling(void) {
     /* no NaN here: with two NaNs in a window the portable kernel keeps the
      * first, eager PyTorch (and this library) the last; checked below */
     pte_tensor *x = mk(PTE_FLOAT32, 4, sh, false);
+    if (it % 8 == 1) /* ties everywhere (as after a relu): the first maximum's index wins */
+      for (int64_t e = 0; e < pte_tensor_numel(x); e++) ((float *)x->data)[e] = ((float *)x->data)[e] > 0.3f;
     both_t(&q, x);
     int64_t kv[2] = {k, k}, sv[2] = {s, s}, pv[2] = {p, p}, dv[2] = {d, d};
     both_ints(&q, 2, kv);
@@ -799,6 +802,43 @@ static void test_pooling(void) {
         !isnan(((float *)out->data)[1]) || ((int64_t *)idx->data)[0] != 1 || ((int64_t *)idx->data)[1] != 3)
       FAIL("NaN indices %lld %lld, expected 1 3", (long long)((int64_t *)idx->data)[0],
            (long long)((int64_t *)idx->data)[1]);
+    free_owned();
+  }
+  {
+    /* the same rule through the 3x3/2 padded interior (ResNet's stem pool),
+     * against a direct reading of it: NaN wins, the last NaN gives the index */
+    snprintf(g_case, sizeof g_case, "max_pool2d 3x3/2 NaN rule");
+    enum { H = 5, W = 9, OH = 3, OW = 5 };
+    pte_tensor *x = MK(PTE_FLOAT32, 1, 1, H, W);
+    float *xv = (float *)x->data;
+    for (int e = 0; e < H * W; e++) xv[e] = (float)((e * 7) % 5);
+    xv[3] = NAN, xv[13] = NAN, xv[22] = NAN, xv[24] = NAN, xv[40] = -INFINITY;
+    call c;
+    memset(&c, 0, sizeof c);
+    pte_tensor *out = mk_out(PTE_FLOAT32, OH * OW), *idx = mk_out(PTE_INT64, OH * OW);
+    a_t(&c, x), A_INTS(&c, 3, 3), A_INTS(&c, 2, 2), A_INTS(&c, 1, 1), A_INTS(&c, 1), a_b(&c, false),
+        a_t(&c, out);
+    a_t(&c, idx), a_none(&c);
+    const pte_kernel *k = pte_operator_find("aten::max_pool2d_with_indices.out", NULL);
+    g_checked++;
+    if (call_kernel("aten::max_pool2d_with_indices.out", k, &c)) FAIL("refused: %s", pte_last_error());
+    for (int oh = 0; oh < OH; oh++)
+      for (int ow = 0; ow < OW; ow++) {
+        float m = 0;
+        int64_t mi = -1;
+        for (int kh = 0; kh < 3; kh++)
+          for (int kw = 0; kw < 3; kw++) {
+            int ih = 2 * oh - 1 + kh, iw = 2 * ow - 1 + kw;
+            if (ih < 0 || ih >= H || iw < 0 || iw >= W) continue;
+            float v = xv[ih * W + iw];
+            if (mi < 0 || v > m || isnan(v)) m = v, mi = ih * W + iw;
+          }
+        const int o = oh * OW + ow;
+        const float got = ((float *)out->data)[o];
+        if (((int64_t *)idx->data)[o] != mi || (isnan(m) ? !isnan(got) : got != m))
+          FAIL("output %d: %g at %lld, expected %g at %lld", o, (double)got,
+               (long long)((int64_t *)idx->data)[o], (double)m, (long long)mi);
+      }
     free_owned();
   }
   for (int it = 0; it < 60; it++) {
@@ -969,6 +1009,34 @@ static void test_copies(void) {
     both_out(&c, dt, (size_t)n);
     both_ret(&c);
     run_pair("dim_order_ops::_clone_dim_order.out", &c.o, &c.p, &c.outs, true, 0, 0);
+    free_owned();
+  }
+  for (int it = 0; it < 40; it++) {
+    /* pads on the last one or two dims are optimized; crops, pads on more
+     * dims and other dtypes stay portable */
+    int32_t dim = (int32_t)ri(1, 4), np = dim >= 2 && rnd() % 3 ? 4 : 2;
+    int32_t dt = it % 7 == 3 ? PTE_INT64 : PTE_FLOAT32;
+    int64_t sh[4], pad[6];
+    for (int32_t i = 0; i < dim; i++) sh[i] = ri(1, it % 5 == 0 ? 40 : 7);
+    for (int32_t i = 0; i < 6; i++) pad[i] = ri(0, 3);
+    bool crop = it % 7 == 5, more = it % 11 == 4 && dim >= 3;
+    if (crop) pad[rnd() % (uint32_t)np] = -1;
+    if (more) np = 6;
+    bool expect = dt == PTE_FLOAT32 && !crop && !more;
+    snprintf(g_case, sizeof g_case, "constant_pad_nd %s rank %d pads %d%s", pte_dtype_name(dt), (int)dim,
+             (int)np, crop ? " crop" : "");
+    pair q;
+    pair_init(&q);
+    pte_tensor *x = mk(dt, dim, sh, false);
+    both_t(&q, x);
+    both_ints(&q, np, pad);
+    if (rnd() % 2) both_d(&q, rnd() % 2 ? 0.0 : -1.5);
+    else both_i(&q, 3);
+    both_out(&q, dt,
+             (size_t)((sh[0] + 6) * (dim > 1 ? sh[1] + 6 : 1) * (dim > 2 ? sh[2] + 6 : 1) *
+                      (dim > 3 ? sh[3] + 6 : 1)));
+    both_ret(&q);
+    run_pair("aten::constant_pad_nd.out", &q.o, &q.p, &q.outs, expect, 0, 0);
     free_owned();
   }
   /* a clone into channels-last is declined */

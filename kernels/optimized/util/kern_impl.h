@@ -180,7 +180,114 @@ static void k_maxpool_plane(const o_win2d *g, const float *x, float *y, int64_t 
       }
       continue;
     }
+    /* rows of the window inside the input, and the output columns whose
+     * whole window is inside: those skip the bounds checks (ResNet's 3x3/2
+     * padded pool spends nearly all its time there) */
+    int64_t kh0 = 0, kh1 = g->KH;
+    while (kh0 < kh1 && h0 + kh0 * g->dh < 0) kh0++;
+    while (kh1 > kh0 && h0 + (kh1 - 1) * g->dh >= g->IH) kh1--;
+    const int64_t span = (g->KW - 1) * g->dw;
+    int64_t c0 = (g->pw + g->sw - 1) / g->sw,
+            c1 = g->IW - 1 - span + g->pw < 0 ? 0 : (g->IW - 1 - span + g->pw) / g->sw + 1;
+    c1 = k_min64(c1, OW);
+    c0 = k_min64(c0, c1);
+    if (kh0 < kh1 && g->KH == 3 && g->KW == 3 && g->dw == 1 && g->dh == 1 && kh0 == 0 && kh1 == 3) {
+      const float *r0 = x + h0 * g->IW, *r1 = r0 + g->IW, *r2 = r1 + g->IW;
+      const int64_t sw = g->sw;
+      const int64_t IW = g->IW, base = h0 * IW - g->pw;
+      int64_t ow = c0;
+      if (sw == 2 && g->pw == 1) {
+        /* ResNet's stem pool: the rows split into even and odd columns make
+         * each tap a contiguous array, so the select chain vectorizes. Tap
+         * columns of output ow: odd[ow - 1], even[ow], odd[ow]. */
+        enum { B = 128 };
+        float ev[3][B], od[3][B + 1];
+        const float *rows[3] = {r0, r1, r2};
+        while (ow < c1) {
+          const int64_t n = k_min64(B, c1 - ow);
+          for (int r = 0; r < 3; r++) {
+            const float *src = rows[r] + 2 * ow - 1; /* column 2*ow - 1: odd[ow - 1] */
+            for (int64_t j = 0; j <= n; j++) od[r][j] = src[2 * j];
+            for (int64_t j = 0; j < n; j++) ev[r][j] = src[2 * j + 1];
+          }
+          for (int64_t j = 0; j < n; j++) {
+            float m = od[0][j];
+            int32_t off = 0;
+#define MP_TAP(V, OFF)                \
+  do {                                \
+    const float v = (V);              \
+    const int t = (v > m) | (v != v); \
+    m = t ? v : m;                    \
+    off = t ? (int32_t)(OFF) : off;   \
+  } while (0)
+            MP_TAP(ev[0][j], 1);
+            MP_TAP(od[0][j + 1], 2);
+            MP_TAP(od[1][j], IW);
+            MP_TAP(ev[1][j], IW + 1);
+            MP_TAP(od[1][j + 1], IW + 2);
+            MP_TAP(od[2][j], 2 * IW);
+            MP_TAP(ev[2][j], 2 * IW + 1);
+            MP_TAP(od[2][j + 1], 2 * IW + 2);
+#undef MP_TAP
+            yr[ow + j] = m;
+            if (ir) ir[ow + j] = base + 2 * (ow + j) + off;
+          }
+          ow += n;
+        }
+      }
+      /* the same order and rule as the checked loop below, as selects
+       * instead of branches (a branch per tap mispredicts on real data) */
+      for (; ow < c1; ow++) {
+        const int64_t w0 = ow * sw - g->pw;
+        float m = r0[w0];
+        int64_t off = 0;
+#define MP_TAP(R, DH, DW)              \
+  do {                                 \
+    const float v = R[w0 + DW];        \
+    const bool t = (v > m) | (v != v); \
+    m = t ? v : m;                     \
+    off = t ? (DH)*IW + (DW) : off;    \
+  } while (0)
+        MP_TAP(r0, 0, 1);
+        MP_TAP(r0, 0, 2);
+        MP_TAP(r1, 1, 0);
+        MP_TAP(r1, 1, 1);
+        MP_TAP(r1, 1, 2);
+        MP_TAP(r2, 2, 0);
+        MP_TAP(r2, 2, 1);
+        MP_TAP(r2, 2, 2);
+#undef MP_TAP
+        yr[ow] = m;
+        if (ir) ir[ow] = base + ow * sw + off;
+      }
+    } else if (kh0 < kh1) {
+      for (int64_t ow = c0; ow < c1; ow++) {
+        const int64_t w0 = ow * g->sw - g->pw;
+        float m = 0.0f;
+        int64_t mi = -1;
+        for (int64_t kh = kh0; kh < kh1; kh++) {
+          const int64_t ih = h0 + kh * g->dh;
+          const float *r = x + ih * g->IW;
+          for (int64_t kw = 0; kw < g->KW; kw++) {
+            const int64_t iw = w0 + kw * g->dw;
+            float v = r[iw];
+            if (mi < 0 || v > m || isnan(v)) {
+              m = v;
+              mi = ih * g->IW + iw;
+            }
+          }
+        }
+        yr[ow] = m;
+        if (ir) ir[ow] = mi;
+      }
+    } else {
+      c0 = c1 = 0;
+    }
     for (int64_t ow = 0; ow < OW; ow++) {
+      if (ow == c0 && c1 > c0) {
+        ow = c1 - 1;
+        continue;
+      }
       int64_t w0 = ow * g->sw - g->pw;
       float m = -INFINITY;
       int64_t mi = -1;

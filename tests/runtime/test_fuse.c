@@ -1,0 +1,143 @@
+/* Load-time rewrites of instruction pairs (a batch norm folded into the
+ * convolution before it, a zero pad into the convolution after it), on
+ * programs written by fuse/make_fuse.py: what
+ * must fold (conv -> bn -> relu with and without a conv bias, the
+ * convolution writing the batch norm's output or keeping its own), what must
+ * not (the convolution's output read again, running statistics that are
+ * method inputs), PTE_LOAD_NO_FUSE and PTE_LOAD_NO_FOLD, and the outputs
+ * against the program run as written. */
+#include <pterun/kernels_portable.h>
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "../common/test_util.h"
+
+static uint8_t *read_prog(const char *name, size_t *n) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/tests/runtime/fuse/%s.pte", PTERUN_SOURCE_DIR, name);
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long len = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  uint8_t *buf = (uint8_t *)aligned_alloc(16, ((size_t)len + 15) & ~(size_t)15);
+  if (buf && fread(buf, 1, (size_t)len, f) != (size_t)len) {
+    free(buf);
+    buf = NULL;
+  }
+  fclose(f);
+  *n = (size_t)len;
+  return buf;
+}
+
+#define CAP 256
+
+/* Load with `flags`, run twice on fixed inputs (input k, element e:
+ * sin(0.37 e + k) / 2 + 1, positive for variances), copy output 0 into out; returns
+ * the number of skipped instructions whose operator names contain `what`, -1
+ * on failure. */
+static int32_t run_what(const char *name, uint32_t flags, float *out, const char *what) {
+  size_t n;
+  uint8_t *buf = read_prog(name, &n);
+  pte_program_options po = PTE_PROGRAM_OPTIONS_INIT;
+  po.flags = flags;
+  pte_program *p = NULL;
+  pte_method *m = NULL;
+  int32_t skipped = -1;
+  static float in[4][CAP];
+  if (!buf || pte_program_load_buffer(buf, n, &po, &p) || pte_method_load(p, "forward", NULL, &m)) goto done;
+  for (int32_t i = 0; i < pte_method_num_inputs(m) && i < 4; i++) {
+    const pte_tensor *slot = pte_method_input(m, i)->u.tensor;
+    for (int k = 0; k < CAP; k++) in[i][k] = 0.5f * sinf(0.37f * (float)k + (float)i) + 1.0f;
+    pte_tensor t;
+    pte_tensor_init(&t, PTE_FLOAT32, slot->dim, slot->sizes, in[i]);
+    if (pte_tensor_numel(&t) > CAP || pte_method_set_input_tensor(m, i, &t)) goto done;
+  }
+  for (int r = 0; r < 2; r++) /* a second run reads no state the first left */
+    if (pte_method_execute(m)) goto done;
+  const pte_tensor *o = pte_method_output(m, 0)->u.tensor;
+  memset(out, 0, CAP * sizeof *out);
+  for (int64_t k = 0; k < pte_tensor_numel(o) && k < CAP; k++) out[k] = ((const float *)o->data)[k];
+  skipped = 0;
+  for (int32_t i = 0, k = 0; k < pte_method_num_folded(m); i++) {
+    const char *fn = pte_method_instruction_folded(m, i);
+    if (!fn) continue;
+    k++;
+    if (strstr(fn, what)) skipped++;
+  }
+done:
+  if (skipped < 0) fprintf(stderr, "run %s: %s\n", name, pte_last_error());
+  pte_method_free(m);
+  pte_program_free(p);
+  free(buf);
+  return skipped;
+}
+
+static int32_t run(const char *name, uint32_t flags, float *out) {
+  return run_what(name, flags, out, "batch_norm");
+}
+
+static bool close_to(const float *a, const float *b, float *worst) {
+  *worst = 0.0f;
+  bool nonzero = false;
+  for (int k = 0; k < CAP; k++) {
+    float d = fabsf(a[k] - b[k]) / (1.0f + fabsf(b[k]));
+    if (!(d <= *worst)) *worst = d;
+    if (b[k] != 0.0f) nonzero = true;
+  }
+  return nonzero && *worst < 1e-5f;
+}
+
+TEST(register_portable) { CHECK_OK(pte_kernels_portable_register()); }
+
+/* Both batch norms of conv -> bn -> relu -> conv (no bias) -> bn -> relu fold. */
+TEST(chain_folds_and_matches) {
+  float a[CAP], b[CAP], c[CAP], worst;
+  CHECK(run("chain", 0, a) == 2, "two batch norms folded");
+  CHECK(run("chain", PTE_LOAD_NO_FUSE, b) == 0, "PTE_LOAD_NO_FUSE");
+  CHECK(run("chain", PTE_LOAD_NO_FOLD, c) == 0, "PTE_LOAD_NO_FOLD");
+  CHECK(close_to(a, b, &worst), "folded and written outputs differ by %g", (double)worst);
+  CHECK(!memcmp(b, c, sizeof b), "NO_FUSE and NO_FOLD outputs differ");
+}
+
+/* The batch norm's output is read twice, with a product computed between. */
+TEST(between_folds_and_matches) {
+  float a[CAP], b[CAP], worst;
+  CHECK(run("between", 0, a) == 1, "the batch norm folded");
+  CHECK(run("between", PTE_LOAD_NO_FUSE, b) == 0, "PTE_LOAD_NO_FUSE");
+  CHECK(close_to(a, b, &worst), "folded and written outputs differ by %g", (double)worst);
+}
+
+/* relu(bn(y)) + y: y is read after the batch norm, which must stay. */
+TEST(second_reader_stays) {
+  float a[CAP], b[CAP], worst;
+  CHECK(run("twice", 0, a) == 0, "a batch norm whose input is read again folded");
+  CHECK(run("twice", PTE_LOAD_NO_FUSE, b) == 0, "PTE_LOAD_NO_FUSE");
+  CHECK(close_to(a, b, &worst), "outputs differ by %g", (double)worst);
+}
+
+/* Running statistics given as inputs are not known at load. */
+TEST(input_statistics_stay) {
+  float a[CAP], b[CAP], worst;
+  CHECK(run("stats", 0, a) == 1, "a batch norm over input statistics folded, or the other did not");
+  CHECK(run("stats", PTE_LOAD_NO_FUSE, b) == 0, "PTE_LOAD_NO_FUSE");
+  CHECK(close_to(a, b, &worst), "outputs differ by %g", (double)worst);
+}
+
+/* A zero pad, the same on both sides, read only by an unpadded convolution
+ * becomes the convolution's padding; a pad of another value, one-sided, or
+ * read again stays. */
+TEST(pad_into_convolution) {
+  static const char *const cases[] = {"pad", "pad_value", "pad_asym", "pad_twice"};
+  for (int c = 0; c < 4; c++) {
+    float a[CAP], b[CAP], worst;
+    int32_t k = run_what(cases[c], 0, a, "constant_pad_nd");
+    CHECK(k == (c == 0), "%s: %d pads skipped", cases[c], (int)k);
+    CHECK(run_what(cases[c], PTE_LOAD_NO_FUSE, b, "constant_pad_nd") == 0, "%s: PTE_LOAD_NO_FUSE", cases[c]);
+    CHECK(close_to(a, b, &worst), "%s: outputs differ by %g", cases[c], (double)worst);
+  }
+}
+
+TEST_MAIN(T(register_portable), T(chain_folds_and_matches), T(between_folds_and_matches),
+          T(second_reader_stays), T(input_statistics_stay), T(pad_into_convolution))
