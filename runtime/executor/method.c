@@ -908,7 +908,11 @@ static bool fuse_conv_bn(pte_method *m, const fold_use *use, int32_t i) {
   for (int64_t c = 0; c < C; c++) {
     double a = 1.0 / sqrt((double)var[c] + eps);
     if (g) a *= g[c];
-    for (int64_t k = 0; k < per; k++) nw[c * per + k] = (float)(ow[c * per + k] * a);
+    /* a float product over disjoint rows vectorizes: a ResNet-18 has 11M
+     * weights to scale at load */
+    const float af = (float)a, *restrict src = ow + c * per;
+    float *restrict dst = nw + c * per;
+    for (int64_t k = 0; k < per; k++) dst[k] = src[k] * af;
     nb[c] = (float)(((cb ? cb[c] : 0.0) - mean[c]) * a + (be ? be[c] : 0.0));
   }
   ca[1] = wv;
