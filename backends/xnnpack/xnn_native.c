@@ -325,7 +325,9 @@ static pte_status prepare_static(xg_graph *g, uint32_t ni, xg_mem *mem) {
   for (int64_t i = 0; i < N; i++) {
     const float sw = w->datatype == XG_DT_QCINT8 ? w->scales[i] : w->scale;
     scale[i] = x->scale * sw / o->scale; /* in float, as XNNPACK's requantization scale */
-    bias[i] = b ? (float)((const int32_t *)b->data)[i] * scale[i] : 0.0f;
+    int32_t bi = 0;                      /* a payload's constant data need not be aligned */
+    if (b) memcpy(&bi, (const uint8_t *)b->data + (size_t)i * sizeof bi, sizeof bi);
+    bias[i] = (float)bi * scale[i];
   }
   for (uint32_t gi = 0; gi < groups; gi++) {
     k_qgemm_weights qw;
