@@ -11,19 +11,7 @@
 static uint8_t *read_prog(const char *name, size_t *n) {
   char path[1024];
   snprintf(path, sizeof path, "%s/tests/runtime/fold/%s.pte", PTERUN_SOURCE_DIR, name);
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long len = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  uint8_t *buf = (uint8_t *)aligned_alloc(16, ((size_t)len + 15) & ~(size_t)15);
-  if (buf && fread(buf, 1, (size_t)len, f) != (size_t)len) {
-    free(buf);
-    buf = NULL;
-  }
-  fclose(f);
-  *n = (size_t)len;
-  return buf;
+  return (uint8_t *)read_file(path, n);
 }
 
 /* Load `buf`, run it once on ones, copy output 0 into `out` (up to `cap`
