@@ -412,8 +412,14 @@ void k_copy(void *dst, const int64_t *ds, const void *src, const int64_t *ss, in
 void k_copy_to_contiguous(void *dst, const void *src, const int64_t *ss, int32_t dim, const int64_t *sizes,
                           size_t es, bool parallel);
 
-/* IEEE half <-> float arrays (half.c): exact widening; narrowing rounds
- * to nearest even, overflow to infinity, NaN stays a quiet NaN. */
+/* IEEE half and bfloat16 <-> float (half.c), the one copy every kernel
+ * family uses: exact widening (NaN payloads kept); narrowing rounds to
+ * nearest even, overflows to infinity; a NaN stays a quiet NaN (half:
+ * the canonical 0x7e00 with its sign; bfloat16: its top bits, quiet bit set). */
+float k_half_to_float(uint16_t h);
+uint16_t k_float_to_half(float f);
+float k_bf16_to_float(uint16_t h);
+uint16_t k_float_to_bf16(float f);
 void k_f16_to_f32(float *dst, const uint16_t *src, size_t n);
 void k_f32_to_f16(uint16_t *dst, const float *src, size_t n);
 

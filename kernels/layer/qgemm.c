@@ -142,13 +142,6 @@ static int32_t stored(const k_qgemm_weights *w, int64_t n, int64_t k) {
   return w->nibble_signed && v > 7 ? v - 16 : v;
 }
 
-static float bf16(uint16_t h) {
-  uint32_t u = (uint32_t)h << 16;
-  float f;
-  memcpy(&f, &u, 4);
-  return f;
-}
-
 const k_qgemm_packed *k_qgemm_pack(const k_qgemm_weights *w, void *dst, size_t bytes, const char **err) {
   layout l;
   if (!plan(w, &l, err)) return NULL;
@@ -159,7 +152,7 @@ const k_qgemm_packed *k_qgemm_pack(const k_qgemm_weights *w, void *dst, size_t b
   const int64_t N = w->N, K = w->K, sg = l.sgroups;
   /* scales and zero points first: a bad one refuses before any work */
   for (int64_t i = 0; i < N * sg; i++) {
-    float s = w->scale ? w->scale[i] : bf16(w->scale_bf16[i]);
+    float s = w->scale ? w->scale[i] : k_bf16_to_float(w->scale_bf16[i]);
     if (!(s > 0.0f) || !isfinite(s)) {
       if (err) *err = "a weight scale is zero, negative or not finite";
       return NULL;
@@ -195,7 +188,7 @@ const k_qgemm_packed *k_qgemm_pack(const k_qgemm_weights *w, void *dst, size_t b
     }
     for (int64_t g = 0; g < l.groups; g++) {
       int64_t sgi = sg > 1 ? g : 0; /* internal groups are the caller's, or cut one scale */
-      sc[g * K_QNR + j] = w->scale ? w->scale[n * sg + sgi] : bf16(w->scale_bf16[n * sg + sgi]);
+      sc[g * K_QNR + j] = w->scale ? w->scale[n * sg + sgi] : k_bf16_to_float(w->scale_bf16[n * sg + sgi]);
     }
     if (w->bias) ((float *)k_qbias(p, pn))[j] = w->bias[n];
   }

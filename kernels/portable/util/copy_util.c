@@ -48,41 +48,13 @@ static k_ctype exact_ctype(int32_t dt, int32_t *through) {
 
 #define KC_CHUNK 256
 
-/* float → float16, round to nearest even, NaN → quiet NaN, overflow → inf.
- * Same results as k_float_to_half but without the data-dependent rounding
- * branch, which dominates f32 → f16 casts otherwise. */
-static inline uint16_t f32_to_f16(float f) {
-  uint32_t x;
-  memcpy(&x, &f, 4);
-  uint32_t sign = x & 0x80000000u;
-  x ^= sign;
-  uint32_t o;
-  if (x >= 0x47800000u) { /* >= 65536 (after rounding: inf), inf or NaN */
-    o = x > 0x7f800000u ? 0x7e00u : 0x7c00u;
-  } else if (x < 0x38800000u) {          /* subnormal half or zero: let the FPU round */
-    const uint32_t magic_u = 126u << 23; /* 0.5f: aligns the half subnormal ulp */
-    float fx, magic;
-    memcpy(&fx, &x, 4);
-    memcpy(&magic, &magic_u, 4);
-    fx += magic;
-    uint32_t r;
-    memcpy(&r, &fx, 4);
-    o = r - magic_u;
-  } else {
-    uint32_t odd = (x >> 13) & 1u;
-    x += ((uint32_t)(15 - 127) << 23) + 0xfffu + odd; /* rebias and round half to even */
-    o = x >> 13;                                      /* a carry into the exponent gives inf */
-  }
-  return (uint16_t)(o | (sign >> 16));
-}
-
 /* Direct loops for the hottest casts (no staging buffer). */
 static bool convert_fast(void *dst, int32_t ddt, int64_t doff, int64_t ds, const void *src, int32_t sdt,
                          int64_t soff, int64_t ss, int64_t n) {
   if (sdt == PTE_FLOAT32 && ddt == PTE_FLOAT16) {
     uint16_t *d = (uint16_t *)dst + doff;
     const float *s = (const float *)src + soff;
-    for (int64_t j = 0; j < n; j++) d[j * ds] = f32_to_f16(s[j * ss]);
+    for (int64_t j = 0; j < n; j++) d[j * ds] = k_float_to_half(s[j * ss]);
     return true;
   }
   if (sdt == PTE_FLOAT16 && ddt == PTE_FLOAT32) {

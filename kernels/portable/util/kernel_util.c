@@ -69,65 +69,6 @@ bool k_can_cast(int32_t from, int32_t to) {
   return true;
 }
 
-float k_half_to_float(uint16_t h) {
-  uint32_t sign = (uint32_t)(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, man = h & 0x3ff, bits;
-  if (exp == 0) {
-    if (man == 0) {
-      bits = sign;
-    } else { /* subnormal: normalize */
-      int e = -1;
-      do {
-        e++;
-        man <<= 1;
-      } while (!(man & 0x400));
-      bits = sign | ((uint32_t)(127 - 15 - e) << 23) | ((man & 0x3ff) << 13);
-    }
-  } else if (exp == 31) {
-    bits = sign | 0x7f800000u | (man << 13);
-  } else {
-    bits = sign | ((exp + 127 - 15) << 23) | (man << 13);
-  }
-  float f;
-  memcpy(&f, &bits, 4);
-  return f;
-}
-
-uint16_t k_float_to_half(float f) {
-  uint32_t x;
-  memcpy(&x, &f, 4);
-  uint32_t sign = (x >> 16) & 0x8000;
-  uint32_t ax = x & 0x7fffffffu;
-  if (ax >= 0x7f800000u) return (uint16_t)(sign | 0x7c00 | (ax > 0x7f800000u ? 0x200 : 0));
-  if (ax >= 0x477ff000u) return (uint16_t)(sign | 0x7c00); /* overflow to inf */
-  if (ax < 0x38800000u) {                                  /* subnormal or zero: round to nearest even */
-    float a;
-    memcpy(&a, &ax, 4);
-    uint32_t v = (uint32_t)nearbyintf(a * 16777216.0f); /* a / 2^-24 */
-    return (uint16_t)(sign | v);
-  }
-  uint32_t e = ((ax >> 23) - 127 + 15) << 10;
-  uint32_t m = ax & 0x7fffff;
-  uint32_t h = e | (m >> 13);
-  uint32_t rest = m & 0x1fff;
-  if (rest > 0x1000 || (rest == 0x1000 && (h & 1))) h++;
-  return (uint16_t)(sign | h);
-}
-
-float k_bf16_to_float(uint16_t h) {
-  uint32_t bits = (uint32_t)h << 16;
-  float f;
-  memcpy(&f, &bits, 4);
-  return f;
-}
-
-uint16_t k_float_to_bf16(float f) {
-  uint32_t x;
-  memcpy(&x, &f, 4);
-  if ((x & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((x >> 16) | 0x40);
-  x += 0x7fff + ((x >> 16) & 1);
-  return (uint16_t)(x >> 16);
-}
-
 /* float → integer without undefined behaviour: NaN → 0, saturate to int64. */
 static inline int64_t f2i(double v) {
   if (v != v) return 0;

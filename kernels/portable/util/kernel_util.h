@@ -87,10 +87,6 @@ double k_get_d(const void *p, int32_t dt, int64_t i);
 int64_t k_get_i(const void *p, int32_t dt, int64_t i);
 void k_set_d(void *p, int32_t dt, int64_t i, double v);
 void k_set_i(void *p, int32_t dt, int64_t i, int64_t v);
-float k_half_to_float(uint16_t h);
-uint16_t k_float_to_half(float f);
-float k_bf16_to_float(uint16_t h);
-uint16_t k_float_to_bf16(float f);
 
 /* ---------------------------------------------------------------------- */
 /* Shapes and iteration                                                   */

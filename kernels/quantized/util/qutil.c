@@ -15,60 +15,11 @@ bool q_dtype_range(int32_t dtype, int64_t *lo, int64_t *hi) {
   }
 }
 
-/* ---- 16-bit floats ---- */
-
-float q_f16_to_f32(uint16_t h) {
-  uint32_t sign = (uint32_t)(h & 0x8000u) << 16, exp = (h >> 10) & 0x1fu, man = h & 0x3ffu, bits;
-  if (exp == 0x1f) {
-    bits = sign | 0x7f800000u | (man << 13);
-  } else if (exp == 0) {
-    /* zero or subnormal: exact in float32 */
-    float f = (float)man * (1.0f / 16777216.0f);
-    return sign ? -f : f;
-  } else {
-    bits = sign | ((exp + 112u) << 23) | (man << 13);
-  }
-  float f;
-  memcpy(&f, &bits, 4);
-  return f;
-}
-
-uint16_t q_f32_to_f16(float f) {
-  uint32_t x;
-  memcpy(&x, &f, 4);
-  uint16_t sign = (uint16_t)((x >> 16) & 0x8000u);
-  uint32_t ax = x & 0x7fffffffu;
-  if (ax >= 0x7f800000u) return (uint16_t)(sign | 0x7c00u | (ax > 0x7f800000u ? 0x200u : 0));
-  if (ax >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u); /* rounds past 65504 */
-  if (ax < 0x38800000u) {
-    /* subnormal (or zero) half: a multiple of 2^-24, rounded half to even */
-    float a;
-    memcpy(&a, &ax, 4);
-    return (uint16_t)(sign | (uint16_t)nearbyintf(a * 16777216.0f));
-  }
-  uint32_t r = ax + 0xfffu + ((ax >> 13) & 1u); /* half to even on the 13 dropped bits */
-  return (uint16_t)(sign | ((r - 0x38000000u) >> 13));
-}
-
-static float bf16_to_f32(uint16_t h) {
-  uint32_t bits = (uint32_t)h << 16;
-  float f;
-  memcpy(&f, &bits, 4);
-  return f;
-}
-
-static uint16_t f32_to_bf16(float f) {
-  uint32_t x;
-  memcpy(&x, &f, 4);
-  if ((x & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((x >> 16) | 0x40u);
-  return (uint16_t)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
-}
-
 double q_load_d(const void *p, int32_t dt, int64_t i) {
   switch (dt) {
     case PTE_FLOAT64: return ((const double *)p)[i];
-    case PTE_FLOAT16: return q_f16_to_f32(((const uint16_t *)p)[i]);
-    case PTE_BFLOAT16: return bf16_to_f32(((const uint16_t *)p)[i]);
+    case PTE_FLOAT16: return k_half_to_float(((const uint16_t *)p)[i]);
+    case PTE_BFLOAT16: return k_bf16_to_float(((const uint16_t *)p)[i]);
     default: return ((const float *)p)[i];
   }
 }
@@ -78,8 +29,8 @@ float q_load_f(const void *p, int32_t dt, int64_t i) { return (float)q_load_d(p,
 void q_store_f(void *p, int32_t dt, int64_t i, float v) {
   switch (dt) {
     case PTE_FLOAT64: ((double *)p)[i] = v; break;
-    case PTE_FLOAT16: ((uint16_t *)p)[i] = q_f32_to_f16(v); break;
-    case PTE_BFLOAT16: ((uint16_t *)p)[i] = f32_to_bf16(v); break;
+    case PTE_FLOAT16: ((uint16_t *)p)[i] = k_float_to_half(v); break;
+    case PTE_BFLOAT16: ((uint16_t *)p)[i] = k_float_to_bf16(v); break;
     default: ((float *)p)[i] = v; break;
   }
 }

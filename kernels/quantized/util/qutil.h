@@ -37,8 +37,6 @@ void q_store_f(void *p, int32_t dt, int64_t i, float v);
 /* Element i of an integer buffer (uint8 ... int64) as int64, and stores. */
 int64_t q_load_i(const void *p, int32_t dt, int64_t i);
 void q_store_i(void *p, int32_t dt, int64_t i, int64_t v);
-uint16_t q_f32_to_f16(float f);
-float q_f16_to_f32(uint16_t h);
 
 /* ---- parameter checks (each fails the kernel with a message) ---- */
 
