@@ -27,6 +27,8 @@ struct pte_llm_runner {
   uint64_t rng;
   bool seeded;
   volatile int stop; /* pte_llm_runner_stop */
+  int64_t *io;       /* tokens then positions of a forward call, reused */
+  int64_t io_cap;    /* tokens io holds */
 };
 
 static double now_ms(void) {
@@ -110,6 +112,12 @@ static pte_status setup(pte_llm_runner *r) {
     r->pos_per_token = in1.sizes[0] > 1 || in1.dynamism != PTE_SHAPE_STATIC;
   }
   if (md->max_seq_len <= 0) md->max_seq_len = md->max_context_len > 0 ? md->max_context_len : 1 << 20;
+  /* the history holds at most a sequence: sized once, decode steps do not grow it */
+  if (md->max_seq_len < (1 << 20)) {
+    int32_t *h = malloc((size_t)md->max_seq_len * sizeof *h);
+    if (!h) return tok_fail("out of memory");
+    r->history.ids = h, r->history.cap = (size_t)md->max_seq_len, r->history.n = 0;
+  }
   return pte_method_load(r->prog, "forward", NULL, &r->fwd);
 }
 
@@ -149,6 +157,7 @@ void pte_llm_runner_free(pte_llm_runner *r) {
   pte_data_map_free(r->map);
   pte_llm_tokenizer_free(r->tok);
   pte_llm_ids_free(&r->history);
+  free(r->io);
   free(r);
 }
 
@@ -167,9 +176,12 @@ void pte_llm_runner_reset(pte_llm_runner *r) {
 /* One forward call over ids[0 .. n) at r->pos; *logits: the last row. */
 static pte_status step(pte_llm_runner *r, const int32_t *ids, int64_t n, const float **logits,
                        int64_t *vocab) {
-  int64_t *tok = malloc((size_t)n * 2 * sizeof(int64_t));
-  if (!tok) return tok_fail("out of memory");
-  int64_t *pos = tok + n;
+  if (n > r->io_cap) { /* grows for a longer prompt only: a decode step allocates nothing */
+    int64_t *io = realloc(r->io, (size_t)n * 2 * sizeof(int64_t));
+    if (!io) return tok_fail("out of memory");
+    r->io = io, r->io_cap = n;
+  }
+  int64_t *tok = r->io, *pos = tok + n;
   for (int64_t i = 0; i < n; i++) {
     tok[i] = ids[i];
     pos[i] = r->pos + i;
@@ -181,7 +193,6 @@ static pte_status step(pte_llm_runner *r, const int32_t *ids, int64_t n, const f
   pte_status st = pte_method_set_input_tensor(r->fwd, 0, &tt);
   if (!st && r->n_inputs == 2) st = pte_method_set_input_tensor(r->fwd, 1, &tp);
   if (!st) st = pte_method_execute(r->fwd);
-  free(tok);
   if (st) return st;
   const pte_value *v = pte_method_output(r->fwd, 0);
   if (v->tag != PTE_TAG_TENSOR || v->u.tensor->dtype != PTE_FLOAT32 || v->u.tensor->dim < 2)

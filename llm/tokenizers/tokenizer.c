@@ -399,9 +399,10 @@ static bool reserve(pte_llm_decoder *d, size_t need) {
 /* Emit the complete characters of pending + bytes, keep an incomplete tail. */
 static pte_status emit(pte_llm_decoder *d, const uint8_t *b, size_t n, size_t *len) {
   size_t total = (size_t)d->npending + n;
-  if (!reserve(d, total * 3 + 8)) return tok_fail("out of memory");
-  uint8_t *in = malloc(total ? total : 1);
-  if (!in) return tok_fail("out of memory");
+  /* the output (at most 3 bytes per input byte) at the front of buf, the
+   * input behind it: no allocation per token once buf is large enough */
+  if (!reserve(d, total * 4 + 8)) return tok_fail("out of memory");
+  uint8_t *in = (uint8_t *)d->buf + total * 3 + 8;
   memcpy(in, d->pending, (size_t)d->npending);
   if (n) memcpy(in + d->npending, b, n);
   size_t o = 0, i = 0;
@@ -424,7 +425,6 @@ static pte_status emit(pte_llm_decoder *d, const uint8_t *b, size_t n, size_t *l
       i += sub;
     }
   }
-  free(in);
   *len = o;
   return PTE_OK;
 }
