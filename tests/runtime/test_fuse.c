@@ -24,6 +24,10 @@ static uint8_t *read_prog(const char *name, size_t *n) {
 
 #define CAP 256
 
+/* Load from the file (a private mapping, whose pages a rule may release)
+ * instead of from a buffer. */
+static bool g_from_file;
+
 /* Load with `flags`, run twice on fixed inputs (input k, element e:
  * sin(0.37 e + k) / 2 + 1, positive for variances), copy output 0 into out; returns
  * the number of skipped instructions whose operator names contain `what`, -1
@@ -37,7 +41,12 @@ static int32_t run_what(const char *name, uint32_t flags, float *out, const char
   pte_method *m = NULL;
   int32_t skipped = -1;
   static float in[4][CAP];
-  if (!buf || pte_program_load_buffer(buf, n, &po, &p) || pte_method_load(p, "forward", NULL, &m)) goto done;
+  char path[1024];
+  snprintf(path, sizeof path, "%s/tests/runtime/fuse/%s.pte", PTERUN_SOURCE_DIR, name);
+  if (!buf ||
+      (g_from_file ? pte_program_load_file(path, &po, &p) : pte_program_load_buffer(buf, n, &po, &p)) ||
+      pte_method_load(p, "forward", NULL, &m))
+    goto done;
   for (int32_t i = 0; i < pte_method_num_inputs(m) && i < 4; i++) {
     const pte_tensor *slot = pte_method_input(m, i)->u.tensor;
     for (int k = 0; k < CAP; k++) in[i][k] = 0.5f * sinf(0.37f * (float)k + (float)i) + 1.0f;
@@ -137,6 +146,21 @@ TEST(chain_folds_and_matches) {
   CHECK(!memcmp(b, c, sizeof b), "NO_FUSE and NO_FOLD outputs differ");
 }
 
+/* From a mapped file the folded weights' original pages may be given back
+ * (pte_rewrite_release): the outputs stay those of the buffer load, and
+ * those of the program run as written, which reads the original weights
+ * from the file. */
+TEST(mapped_program_folds_and_matches) {
+  float a[CAP], b[CAP], c[CAP], worst;
+  CHECK(run("chain", 0, a) == 2, "buffer load: two batch norms folded");
+  g_from_file = true;
+  int32_t k = run("chain", 0, b), kn = run("chain", PTE_LOAD_NO_FUSE, c);
+  g_from_file = false;
+  CHECK(k == 2 && kn == 0, "file load: %d batch norms folded, %d with PTE_LOAD_NO_FUSE", (int)k, (int)kn);
+  CHECK(!memcmp(a, b, sizeof a), "file and buffer loads differ");
+  CHECK(close_to(b, c, &worst), "folded and written outputs differ by %g", (double)worst);
+}
+
 /* The batch norm's output is read twice, with a product computed between. */
 TEST(between_folds_and_matches) {
   float a[CAP], b[CAP], worst;
@@ -176,5 +200,6 @@ TEST(pad_into_convolution) {
 }
 
 TEST_MAIN(T(register_portable), T(no_rules_without_optimized), T(rule_registry),
-          T(disabled_library_rewrites_nothing), T(chain_folds_and_matches), T(between_folds_and_matches),
-          T(second_reader_stays), T(input_statistics_stay), T(pad_into_convolution))
+          T(disabled_library_rewrites_nothing), T(chain_folds_and_matches),
+          T(mapped_program_folds_and_matches), T(between_folds_and_matches), T(second_reader_stays),
+          T(input_statistics_stay), T(pad_into_convolution))
