@@ -419,6 +419,74 @@ PTE_API pte_status pte_kernel_fail(pte_kernel_ctx *ctx, pte_status status, const
     PTE_PRINTF(3, 4);
 
 /* ------------------------------------------------------------------------ */
+/* Load-time rewrite rules                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* A rule rewrites a pair of adjacent kernel instructions while a method
+ * loads (after constant folding), e.g. a batch norm folded into the
+ * convolution before it. The runtime knows no operator: a component
+ * registers its rules (kernels_optimized does, for its kernels), the method
+ * calls a rule's apply where the pair's operator names match, and the rule
+ * sees and changes the method only through the pte_rewrite_* functions. No
+ * rule runs for a program loaded with PTE_LOAD_NO_FUSE or PTE_LOAD_NO_FOLD,
+ * nor for one whose component library is disabled. */
+typedef struct pte_rewrite pte_rewrite; /* the method being loaded */
+
+typedef struct pte_rewrite_rule {
+  uint32_t abi;              /* PTE_ABI_VERSION (PTE_REWRITE_RULE_INIT) */
+  const char *first, *second; /* operator names of instructions i and i + 1 */
+  const char *library;       /* the kernel library the rule belongs to (skipped while it is disabled) */
+  /* Rewrite instructions i and i + 1, or leave them untouched and return
+   * false. Never an error: a rule that cannot rewrite declines. */
+  bool (*apply)(pte_rewrite *rw, int32_t i);
+} pte_rewrite_rule;
+
+#define PTE_REWRITE_RULE_INIT(first, second, library, apply) { PTE_ABI_VERSION, first, second, library, apply }
+#define PTE_MAX_REWRITE_RULES 32
+
+/* Register a rule; the same struct again is a no-op. `rule` must stay valid
+ * while registered. Thread-safe. */
+PTE_API pte_status pte_register_rewrite(const pte_rewrite_rule *rule);
+PTE_API int32_t pte_rewrite_rule_count(void);
+
+/* How the method's instructions use value v, instruction indices 0-based
+ * (-1: none). */
+typedef struct pte_rewrite_use {
+  int32_t first;  /* the first instruction that refers to it */
+  int32_t last;   /* the last one */
+  int32_t writer; /* the one that writes it */
+  bool io;        /* a method input or output */
+  bool opaque;    /* changed in a way the use table cannot follow (moves, frees, in-place, two writers) */
+} pte_rewrite_use;
+
+PTE_API int32_t pte_rewrite_num_values(const pte_rewrite *rw);
+PTE_API pte_value *pte_rewrite_value(pte_rewrite *rw, int32_t index);
+PTE_API pte_rewrite_use pte_rewrite_value_use(const pte_rewrite *rw, const pte_value *v);
+PTE_API int32_t pte_rewrite_num_instructions(const pte_rewrite *rw);
+/* A kernel instruction's operator name and arguments (mutable: a rule may
+ * point them at other values); NULL for any other instruction. */
+PTE_API const char *pte_rewrite_op(const pte_rewrite *rw, int32_t i);
+PTE_API pte_value **pte_rewrite_args(pte_rewrite *rw, int32_t i, int32_t *nargs);
+/* Whether v is known at load and nothing changes it: a constant tensor (or
+ * a folded one), or a scalar nothing writes. */
+PTE_API bool pte_rewrite_constant(const pte_rewrite *rw, const pte_value *v);
+/* Memory (not zeroed) that lives as long as the method, 64-byte aligned
+ * (NULL: out of memory, which declines the rule rather than fails the load). */
+PTE_API void *pte_rewrite_alloc(pte_rewrite *rw, size_t size);
+/* A read-only tensor value shaped like `like` over `data` (method memory). */
+PTE_API pte_value *pte_rewrite_new_constant(pte_rewrite *rw, const pte_tensor *like, void *data);
+/* Choose instruction i's kernel again for its current arguments (and reserve
+ * the scratch it asks for). False, the instruction unchanged, if none fits. */
+PTE_API bool pte_rewrite_resolve(pte_rewrite *rw, int32_t i);
+/* Instruction i no longer runs (counted in pte_method_num_folded). */
+PTE_API void pte_rewrite_skip(pte_rewrite *rw, int32_t i);
+/* The rule will not read these constant bytes again (it made its own copy):
+ * where they lie in pages of the program's (or a data map's) private
+ * read-only file mapping, those pages are given back to the kernel; a later
+ * read pages them in again from the file. */
+PTE_API void pte_rewrite_release(pte_rewrite *rw, const void *data, size_t size);
+
+/* ------------------------------------------------------------------------ */
 /* Backend (delegate) registry                                              */
 /* ------------------------------------------------------------------------ */
 

@@ -44,6 +44,14 @@ typedef struct pte_file_map {
 } pte_file_map;
 pte_status pte_file_map_open(const char *path, uint32_t flags, const pte_allocator *a, pte_file_map *out);
 void pte_file_map_close(pte_file_map *m, const pte_allocator *a);
+/* Give back the whole pages of [p, p + n) if they lie in m, a private
+ * read-only file mapping (not locked): they read back from the file. */
+void pte_file_map_release(const pte_file_map *m, uint32_t flags, const void *p, size_t n);
+
+/* kernel/: whether the named kernel library is registered and enabled, and
+ * the registered rewrite rules (of enabled libraries), at most max */
+bool pte_kernel_library_enabled(const char *name);
+int32_t pte_rewrite_rules(const pte_rewrite_rule **out, int32_t max);
 
 /* platform/mutex.c: the registries' lock */
 void pte_registry_lock(void);

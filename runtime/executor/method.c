@@ -3,7 +3,6 @@
  * method needs is allocated here, so execute never allocates. */
 #include "method.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -736,39 +735,60 @@ static void fold_constants(pte_method *m, const fold_use *use) {
   }
 }
 
-/* ---- load-time rewrites of instruction pairs ---- */
+/* ---- load-time rewrites of instruction pairs (rules registered by components) ---- */
 
-/* A float32 contiguous [c] constant (known at load), or None when `opt`. */
-static bool fuse_vec(const pte_method *m, const fold_use *use, const pte_value *v, int64_t c, bool opt) {
+struct pte_rewrite {
+  pte_method *m;
+  const fold_use *use;
+};
+
+int32_t pte_rewrite_num_values(const pte_rewrite *rw) { return rw->m->num_values; }
+pte_value *pte_rewrite_value(pte_rewrite *rw, int32_t index) {
+  return index >= 0 && index < rw->m->num_values ? &rw->m->values[index] : NULL;
+}
+int32_t pte_rewrite_num_instructions(const pte_rewrite *rw) { return rw->m->num_instrs; }
+
+pte_rewrite_use pte_rewrite_value_use(const pte_rewrite *rw, const pte_value *v) {
+  pte_rewrite_use r = {-1, -1, -1, true, true};
+  const pte_method *m = rw->m;
+  if (!v || v < m->values || v >= m->values + m->num_values) return r; /* not the method's: opaque */
+  const fold_use *u = &rw->use[v - m->values];
+  r.first = u->first - 1, r.last = u->final - 1, r.writer = u->writer - 1;
+  r.io = u->io, r.opaque = u->bad;
+  return r;
+}
+
+const char *pte_rewrite_op(const pte_rewrite *rw, int32_t i) {
+  if (i < 0 || i >= rw->m->num_instrs || rw->m->instrs[i].kind != INSTR_KERNEL) return NULL;
+  return rw->m->instrs[i].name;
+}
+
+pte_value **pte_rewrite_args(pte_rewrite *rw, int32_t i, int32_t *nargs) {
+  *nargs = 0;
+  if (!pte_rewrite_op(rw, i)) return NULL;
+  *nargs = rw->m->instrs[i].nargs;
+  return rw->m->instrs[i].args;
+}
+
+bool pte_rewrite_constant(const pte_rewrite *rw, const pte_value *v) {
   size_t bytes = 0;
-  if (v->tag == PTE_TAG_NONE) return opt;
-  if (v->tag != PTE_TAG_TENSOR || !fold_known(m, use, v, &bytes)) return false;
-  const pte_tensor *t = v->u.tensor;
-  return t->dtype == PTE_FLOAT32 && t->dim == 1 && t->sizes[0] == c && t->data && pte_tensor_is_contiguous(t);
+  const pte_method *m = rw->m;
+  return v && v >= m->values && v < m->values + m->num_values && fold_known(m, rw->use, v, &bytes);
 }
 
-/* Whether value v is referred to by instruction j alone and is no method
- * input or output (an intermediate the pair owns). */
-static bool fuse_private(const fold_use *use, const pte_value *base, const pte_value *v, int32_t j) {
-  const fold_use *u = &use[v - base];
-  return !u->io && !u->bad && u->first == j + 1 && u->final == j + 1;
+void *pte_rewrite_alloc(pte_rewrite *rw, size_t size) {
+  void *p = m_alloc_raw(rw->m, size, false);
+  if (!p) pte_error(PTE_OK, "%s", ""); /* a declined rule is no error */
+  return p;
 }
 
-/* In addresses: a capacity may be SIZE_MAX (unknown), which reaches the end
- * of memory. */
-static bool bytes_overlap(const pte_tensor *a, const pte_tensor *b) {
-  const uintptr_t al = (uintptr_t)a->data, bl = (uintptr_t)b->data;
-  if (!al || !bl) return false;
-  const uintptr_t ah = a->capacity > UINTPTR_MAX - al ? UINTPTR_MAX : al + a->capacity;
-  const uintptr_t bh = b->capacity > UINTPTR_MAX - bl ? UINTPTR_MAX : bl + b->capacity;
-  return al < bh && bl < ah;
-}
-
-/* A constant float32 tensor value over `data` (method memory), shaped like `like`. */
-static pte_value *fuse_const(pte_method *m, const pte_tensor *like, void *data) {
-  pte_value *v = (pte_value *)m_alloc(m, sizeof *v);
-  pte_tensor *t = (pte_tensor *)m_alloc(m, sizeof *t);
-  if (!v || !t) return NULL;
+pte_value *pte_rewrite_new_constant(pte_rewrite *rw, const pte_tensor *like, void *data) {
+  pte_value *v = (pte_value *)m_alloc(rw->m, sizeof *v);
+  pte_tensor *t = (pte_tensor *)m_alloc(rw->m, sizeof *t);
+  if (!v || !t) {
+    pte_error(PTE_OK, "%s", "");
+    return NULL;
+  }
   *t = *like;
   t->data = data;
   t->capacity = pte_tensor_nbytes(like);
@@ -778,235 +798,43 @@ static pte_value *fuse_const(pte_method *m, const pte_tensor *like, void *data) 
   return v;
 }
 
-/* Elementwise operators whose output may be the very bytes of an input of
- * the same shape: element k is read before it is written. */
-static const char *const fuse_inplace_ok[] = {"aten::relu.out",      "aten::hardtanh.out", "aten::clamp.out",
-                                              "aten::add.out",       "aten::sub.out",      "aten::mul.out",
-                                              "aten::hardswish.out", "aten::sigmoid.out",  "aten::silu.out"};
-
-static bool same_shape(const pte_tensor *a, const pte_tensor *b) {
-  if (a->dim != b->dim) return false;
-  for (int32_t d = 0; d < a->dim; d++)
-    if (a->sizes[d] != b->sizes[d]) return false;
-  return true;
-}
-
-/* Whether a planned value (not `skip`) that no instruction writes, read
- * after instruction i, shares bytes with t: a view the planner made. */
-static bool viewed_after(const pte_method *m, const fold_use *use, int32_t i, const pte_value *skip,
-                         const pte_tensor *t) {
-  for (int32_t v = 0; v < m->num_values; v++) {
-    const pte_value *val = &m->values[v];
-    if (val != skip && val->tag == PTE_TAG_TENSOR && !use[v].writer && use[v].final > i + 1 &&
-        bytes_overlap(val->u.tensor, t))
-      return true;
-  }
-  return false;
-}
-
-/* The convolution (i) writes the batch norm's output z instead of y: z's
- * bytes must not be those of its input x (the planner may give them, free
- * once the convolution is done), and nothing read later views y's bytes,
- * which stay unwritten. */
-static bool fuse_into_out(const pte_method *m, const fold_use *use, int32_t i, const pte_value *y,
-                          const pte_value *z, const pte_value *x) {
-  return !bytes_overlap(z->u.tensor, x->u.tensor) && !viewed_after(m, use, i, y, y->u.tensor);
-}
-
-/* Else the convolution keeps writing y and z's readers read y: y's bytes
- * must outlive z, which the planner did not promise. Nothing may write them
- * before z's last reader, which may (exactly them, an elementwise operator of
- * z's shape: the relu that follows the batch norm, in place); z is no method
- * output and no view of it is read. */
-static bool fuse_keep_out(const pte_method *m, const fold_use *use, int32_t i, const pte_value *y,
-                          const pte_value *z) {
-  const fold_use *uz = &use[z - m->values];
-  const pte_tensor *yt = y->u.tensor;
-  if (uz->io || uz->bad || uz->first != i + 2 || uz->writer != i + 2 || uz->final <= i + 2 ||
-      viewed_after(m, use, i + 1, z, z->u.tensor))
-    return false;
-  for (int32_t j = i + 2; j < uz->final; j++) { /* moves, frees, delegates, lists: not followed */
-    const pte_instr *in = &m->instrs[j];
-    if (in->kind != INSTR_KERNEL) return false;
-    for (int32_t k = 0; k < in->nargs; k++) {
-      const pte_value *v = in->args[k];
-      if (v->tag == PTE_TAG_TENSOR_LIST || v->tag == PTE_TAG_OPTIONAL_TENSOR_LIST)
-        for (int32_t t = 0; t < v->len; t++)
-          if (v->u.items[t] == z) return false;
-    }
-  }
-  for (int32_t v = 0; v < m->num_values; v++) {
-    const pte_value *val = &m->values[v];
-    const int32_t wr = use[v].writer; /* 1-based */
-    if (val->tag != PTE_TAG_TENSOR || wr <= i + 2 || wr > uz->final || !bytes_overlap(val->u.tensor, yt))
-      continue;
-    if (wr != uz->final || val->u.tensor->data != yt->data || !same_shape(val->u.tensor, z->u.tensor))
-      return false;
-    const pte_instr *c = &m->instrs[wr - 1];
-    bool ok = false;
-    for (size_t k = 0; k < sizeof fuse_inplace_ok / sizeof *fuse_inplace_ok && !ok; k++)
-      ok = !strcmp(c->name, fuse_inplace_ok[k]);
-    if (!ok) return false;
-  }
-  return true;
-}
-
-/* convolution (not transposed, constant float weight and bias) followed by
- * inference batch norm with constant parameters, on an intermediate only
- * the batch norm reads: the convolution gets weight * a and bias
- * (bias - mean) * a + beta per output channel (a = gamma / sqrt(var + eps),
- * in double like the kernels), writes the batch norm's output, and the batch
- * norm is skipped like a folded instruction. */
-static bool fuse_conv_bn(pte_method *m, const fold_use *use, int32_t i) {
-  pte_instr *cv = &m->instrs[i], *bn = &m->instrs[i + 1];
-  if (cv->nargs != 11 || bn->nargs != 11) return false;
-  pte_value **ca = cv->args, **ba = bn->args;
-  const pte_value *y = ca[9];
-  if (ca[10] != y || y->tag != PTE_TAG_TENSOR || ba[0] != y || ca[6]->tag != PTE_TAG_BOOL || ca[6]->u.b ||
-      ba[6]->tag != PTE_TAG_DOUBLE || ca[1]->tag != PTE_TAG_TENSOR)
-    return false;
-  const fold_use *uy = &use[y - m->values];
-  if (uy->io || uy->bad || uy->first != i + 1 || uy->writer != i + 1 || uy->final != i + 2) return false;
-  const pte_tensor *w = ca[1]->u.tensor, *yt = y->u.tensor;
-  size_t bytes = 0;
-  if (!fold_known(m, use, ca[1], &bytes) || w->dtype != PTE_FLOAT32 || w->dim < 2 || !w->data ||
-      !pte_tensor_is_contiguous(w) || w->sizes[0] < 1)
-    return false;
-  const int64_t C = w->sizes[0];
-  if (!fuse_vec(m, use, ca[2], C, true) || !fuse_vec(m, use, ba[1], C, true) ||
-      !fuse_vec(m, use, ba[2], C, true) || !fuse_vec(m, use, ba[3], C, false) ||
-      !fuse_vec(m, use, ba[4], C, false))
-    return false;
-  const pte_value *z = ba[7];
-  if (z->tag != PTE_TAG_TENSOR || ca[0]->tag != PTE_TAG_TENSOR) return false;
-  const pte_tensor *zt = z->u.tensor;
-  if (zt->dtype != yt->dtype || zt->dim != yt->dim || zt->capacity < yt->capacity ||
-      (zt->flags & PTE_TENSOR_READONLY))
-    return false;
-  for (int32_t d = 0; d < yt->dim; d++)
-    if (zt->sizes[d] != yt->sizes[d] || zt->dim_order[d] != yt->dim_order[d]) return false;
-  /* the statistics outputs and the returned list are nobody else's */
-  for (int32_t k = 8; k < 11; k++)
-    if (ba[k] != z && !fuse_private(use, m->values, ba[k], i + 1)) return false;
-  bool into_z = fuse_into_out(m, use, i, y, z, ca[0]);
-  if (!into_z && !fuse_keep_out(m, use, i, y, z)) return false;
-  const int64_t per = pte_tensor_numel(w) / C;
-  float *nw = (float *)m_alloc_raw(m, pte_tensor_nbytes(w), false);
-  float *nb = (float *)m_alloc_raw(m, (size_t)C * sizeof(float), false);
-  pte_tensor bt = *ba[3]->u.tensor; /* a [C] float constant to shape the bias like */
-  pte_value *wv = nw ? fuse_const(m, w, nw) : NULL, *bv = nb ? fuse_const(m, &bt, nb) : NULL;
-  if (!wv || !bv) {
-    pte_error(PTE_OK, "%s", "");
-    return false;
-  }
-  const float *ow = (const float *)w->data;
-  const float *cb = ca[2]->tag == PTE_TAG_TENSOR ? (const float *)ca[2]->u.tensor->data : NULL;
-  const float *g = ba[1]->tag == PTE_TAG_TENSOR ? (const float *)ba[1]->u.tensor->data : NULL;
-  const float *be = ba[2]->tag == PTE_TAG_TENSOR ? (const float *)ba[2]->u.tensor->data : NULL;
-  const float *mean = (const float *)ba[3]->u.tensor->data, *var = (const float *)ba[4]->u.tensor->data;
-  const double eps = ba[6]->u.d;
-  for (int64_t c = 0; c < C; c++) {
-    double a = 1.0 / sqrt((double)var[c] + eps);
-    if (g) a *= g[c];
-    /* a float product over disjoint rows vectorizes: a ResNet-18 has 11M
-     * weights to scale at load */
-    const float af = (float)a, *restrict src = ow + c * per;
-    float *restrict dst = nw + c * per;
-    for (int64_t k = 0; k < per; k++) dst[k] = src[k] * af;
-    nb[c] = (float)(((cb ? cb[c] : 0.0) - mean[c]) * a + (be ? be[c] : 0.0));
-  }
-  ca[1] = wv;
-  ca[2] = bv;
-  if (into_z) {
-    ca[9] = ca[10] = ba[7];
-  } else { /* the readers of the batch norm's output read the convolution's */
-    const int32_t last = use[z - m->values].final;
-    for (int32_t j = i + 2; j < last; j++)
-      for (int32_t k = 0; k < m->instrs[j].nargs; k++)
-        if (m->instrs[j].args[k] == z) m->instrs[j].args[k] = (pte_value *)y;
-  }
-  bn->kind = INSTR_FOLDED;
-  m->num_folded++;
-  return true;
-}
-
-/* constant_pad_nd with zeros, the same amount on both sides of H and of W,
- * read only by a convolution without padding: the convolution pads instead
- * (MobileNetV2's TensorFlow-style padding), its kernel chosen again for the
- * new arguments (and the scratch it asks for), the pad skipped. */
-static bool fuse_pad_conv(pte_method *m, const fold_use *use, int32_t i) {
-  pte_instr *pd = &m->instrs[i], *cv = &m->instrs[i + 1];
-  if (pd->nargs != 5 || cv->nargs != 11) return false;
-  pte_value **pa = pd->args, **ca = cv->args;
-  const pte_value *p = pa[3];
-  int64_t pad[4], cpad[2];
-  double zero = 1.0;
-  if (pa[0]->tag != PTE_TAG_TENSOR || p->tag != PTE_TAG_TENSOR || pa[4] != p || ca[0] != p ||
-      pte_value_int_list(pa[1], pad, 4) != 4 || !pte_value_to_double(pa[2], &zero) || zero != 0.0 ||
-      ca[6]->tag != PTE_TAG_BOOL || ca[6]->u.b || ca[9]->tag != PTE_TAG_TENSOR)
-    return false;
-  int32_t nc = pte_value_int_list(ca[4], cpad, 2);
-  if (nc < 1 || cpad[0] != 0 || cpad[nc - 1] != 0) return false;
-  if (pad[0] != pad[1] || pad[2] != pad[3] || pad[0] < 0 || pad[2] < 0 || pad[0] > 65536 || pad[2] > 65536)
-    return false;
-  const pte_tensor *x = pa[0]->u.tensor;
-  const fold_use *up = &use[p - m->values];
-  /* the padded tensor is the pair's own; the convolution's output may not
-   * take x's bytes (the planner may give them, free once the pad ran) */
-  if (x->dim != 4 || up->io || up->bad || up->first != i + 1 || up->writer != i + 1 || up->final != i + 2 ||
-      viewed_after(m, use, i, p, p->u.tensor) || bytes_overlap(ca[9]->u.tensor, x))
-    return false;
-  pte_value *iv = (pte_value *)m_alloc(m, 2 * sizeof(pte_value));
-  pte_value **items = (pte_value **)m_alloc(m, 2 * sizeof(pte_value *));
-  pte_value *lv = (pte_value *)m_alloc(m, sizeof(pte_value));
-  if (!iv || !items || !lv) {
-    pte_error(PTE_OK, "%s", "");
-    return false;
-  }
-  iv[0].tag = iv[1].tag = PTE_TAG_INT;
-  iv[0].u.i = pad[2];
-  iv[1].u.i = pad[0];
-  items[0] = &iv[0], items[1] = &iv[1];
-  lv->tag = PTE_TAG_INT_LIST;
-  lv->len = 2;
-  lv->u.items = items;
-  pte_value *old0 = ca[0], *old4 = ca[4];
-  ca[0] = pa[0];
-  ca[4] = lv;
-  const pte_kernel *k = pte_operator_resolve(cv->name, ca, cv->nargs, NULL);
-  size_t need = k && k->scratch_size ? k->scratch_size(ca, cv->nargs) : 0;
+bool pte_rewrite_resolve(pte_rewrite *rw, int32_t i) {
+  pte_method *m = rw->m;
+  if (!pte_rewrite_op(rw, i)) return false;
+  pte_instr *in = &m->instrs[i];
+  const pte_kernel *k = pte_operator_resolve(in->name, in->args, in->nargs, NULL);
+  size_t need = k && k->scratch_size ? k->scratch_size(in->args, in->nargs) : 0;
   void *scratch = k && need > m->scratch_size ? m_alloc(m, need) : m->scratch;
   if (!k || (need > m->scratch_size && !scratch)) {
-    ca[0] = old0, ca[4] = old4;
     pte_error(PTE_OK, "%s", "");
     return false;
   }
   if (need > m->scratch_size) m->scratch = scratch, m->scratch_size = need;
-  cv->fn = k->fn;
-  pd->kind = INSTR_FOLDED;
-  m->num_folded++;
+  in->fn = k->fn;
   return true;
 }
 
-/* Pairs of adjacent instructions rewritten at load, first operator, second,
- * and the rewrite (false: left as it was). */
-typedef struct fuse_rule {
-  const char *first, *second;
-  bool (*apply)(pte_method *m, const fold_use *use, int32_t i);
-} fuse_rule;
+void pte_rewrite_skip(pte_rewrite *rw, int32_t i) {
+  if (!pte_rewrite_op(rw, i)) return;
+  rw->m->instrs[i].kind = INSTR_FOLDED;
+  rw->m->num_folded++;
+}
 
-static const fuse_rule fuse_rules[] = {
-    {"aten::constant_pad_nd.out", "aten::convolution.out", fuse_pad_conv},
-    {"aten::convolution.out", "aten::_native_batch_norm_legit_no_training.out", fuse_conv_bn},
-};
+void pte_rewrite_release(pte_rewrite *rw, const void *data, size_t size) {
+  const pte_program *p = rw->m->program;
+  pte_file_map_release(&p->map, p->flags, data, size);
+  for (int32_t i = 0; i < p->num_maps; i++) pte_file_map_release(&p->maps[i]->map, p->flags, data, size);
+}
 
-static void fuse_pairs(pte_method *m, const fold_use *use) {
-  for (int32_t i = 0; i + 1 < m->num_instrs; i++) {
+static void rewrite_pairs(pte_method *m, const fold_use *use) {
+  const pte_rewrite_rule *rules[PTE_MAX_REWRITE_RULES];
+  const int32_t n = pte_rewrite_rules(rules, PTE_MAX_REWRITE_RULES);
+  pte_rewrite rw = {m, use};
+  for (int32_t i = 0; n && i + 1 < m->num_instrs; i++) {
     const pte_instr *a = &m->instrs[i], *b = &m->instrs[i + 1];
     if (a->kind != INSTR_KERNEL || b->kind != INSTR_KERNEL) continue;
-    for (size_t r = 0; r < sizeof fuse_rules / sizeof *fuse_rules; r++)
-      if (!strcmp(a->name, fuse_rules[r].first) && !strcmp(b->name, fuse_rules[r].second) &&
-          fuse_rules[r].apply(m, use, i))
+    for (int32_t r = 0; r < n; r++)
+      if (!strcmp(a->name, rules[r]->first) && !strcmp(b->name, rules[r]->second) && rules[r]->apply(&rw, i))
         break;
   }
 }
@@ -1040,7 +868,7 @@ static pte_status load(pte_method *m, const char *name, const pte_method_options
     fold_use *use = fold_uses(m);
     if (use) {
       fold_constants(m, use);
-      if (!(m->program->flags & PTE_LOAD_NO_FUSE)) fuse_pairs(m, use);
+      if (!(m->program->flags & PTE_LOAD_NO_FUSE)) rewrite_pairs(m, use);
     }
   }
   return PTE_OK;

@@ -192,6 +192,15 @@ pte_status pte_kernel_library_set_enabled(const char *name, bool enabled) {
   return st;
 }
 
+bool pte_kernel_library_enabled(const char *name) {
+  bool on = false;
+  pte_registry_lock();
+  for (int32_t i = 0; i < g_num_libs; i++)
+    if (strcmp(g_libs[i]->name, name) == 0) on = !g_disabled[i];
+  pte_registry_unlock();
+  return on;
+}
+
 const pte_kernel *pte_operator_find(const char *name, const char **library) {
   return pte_operator_resolve(name, NULL, -1, library);
 }

@@ -68,6 +68,20 @@ pte_status pte_file_map_open(const char *path, uint32_t flags, const pte_allocat
   return PTE_OK;
 }
 
+void pte_file_map_release(const pte_file_map *m, uint32_t flags, const void *p, size_t n) {
+#ifdef MADV_DONTNEED
+  const uintptr_t lo = (uintptr_t)m->data, at = (uintptr_t)p;
+  if (!m->mapped || (flags & PTE_LOAD_MLOCK) || at < lo || n > m->size || at - lo > m->size - n) return;
+  const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+  const uintptr_t a = (at + page - 1) & ~(page - 1), b = (at + n) & ~(page - 1);
+  /* MADV_DONTNEED on a private mapping never written drops the pages: a
+   * later read maps the file's bytes again */
+  if (b > a) (void)madvise((void *)a, b - a, MADV_DONTNEED);
+#else
+  (void)m, (void)flags, (void)p, (void)n;
+#endif
+}
+
 void pte_file_map_close(pte_file_map *m, const pte_allocator *a) {
   if (!m->data) return;
   if (m->mapped) munmap(m->data, m->size);

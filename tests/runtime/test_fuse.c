@@ -5,7 +5,10 @@
  * convolution writing the batch norm's output or keeping its own), what must
  * not (the convolution's output read again, running statistics that are
  * method inputs), PTE_LOAD_NO_FUSE and PTE_LOAD_NO_FOLD, and the outputs
- * against the program run as written. */
+ * against the program run as written. The rules are kernels_optimized's,
+ * registered through the runtime's rule registry: none runs before that
+ * library is registered, nor while it is disabled. */
+#include <pterun/kernels_optimized.h>
 #include <pterun/kernels_portable.h>
 
 #include <math.h>
@@ -21,6 +24,10 @@ static uint8_t *read_prog(const char *name, size_t *n) {
 
 #define CAP 256
 
+/* Load from the file (a private mapping, whose pages a rule may release)
+ * instead of from a buffer. */
+static bool g_from_file;
+
 /* Load with `flags`, run twice on fixed inputs (input k, element e:
  * sin(0.37 e + k) / 2 + 1, positive for variances), copy output 0 into out; returns
  * the number of skipped instructions whose operator names contain `what`, -1
@@ -34,7 +41,12 @@ static int32_t run_what(const char *name, uint32_t flags, float *out, const char
   pte_method *m = NULL;
   int32_t skipped = -1;
   static float in[4][CAP];
-  if (!buf || pte_program_load_buffer(buf, n, &po, &p) || pte_method_load(p, "forward", NULL, &m)) goto done;
+  char path[1024];
+  snprintf(path, sizeof path, "%s/tests/runtime/fuse/%s.pte", PTERUN_SOURCE_DIR, name);
+  if (!buf ||
+      (g_from_file ? pte_program_load_file(path, &po, &p) : pte_program_load_buffer(buf, n, &po, &p)) ||
+      pte_method_load(p, "forward", NULL, &m))
+    goto done;
   for (int32_t i = 0; i < pte_method_num_inputs(m) && i < 4; i++) {
     const pte_tensor *slot = pte_method_input(m, i)->u.tensor;
     for (int k = 0; k < CAP; k++) in[i][k] = 0.5f * sinf(0.37f * (float)k + (float)i) + 1.0f;
@@ -79,6 +91,51 @@ static bool close_to(const float *a, const float *b, float *worst) {
 
 TEST(register_portable) { CHECK_OK(pte_kernels_portable_register()); }
 
+/* The runtime alone rewrites nothing: it knows no operator. (A shared build
+ * registered kernels_optimized, rules too, when it was linked: then only
+ * disabled_library_rewrites_nothing shows this.) */
+TEST(no_rules_without_optimized) {
+  float a[CAP];
+  if (pte_rewrite_rule_count() > 0) return;
+  CHECK(run("chain", 0, a) == 0, "a batch norm folded with no rule registered");
+  CHECK(run_what("pad", 0, a, "constant_pad_nd") == 0, "a pad skipped with no rule registered");
+}
+
+static bool no_rule(pte_rewrite *rw, int32_t i) { return false; }
+
+/* The registry refuses another ABI's rule and incomplete ones; the same
+ * struct twice is one rule. */
+TEST(rule_registry) {
+  CHECK_OK(pte_kernels_optimized_register());
+  const int32_t n = pte_rewrite_rule_count();
+  CHECK(n >= 2, "kernels_optimized registered %d rules", (int)n);
+  CHECK_OK(pte_kernels_optimized_register());
+  CHECK(pte_rewrite_rule_count() == n, "registering again added rules");
+  pte_rewrite_rule bad = PTE_REWRITE_RULE_INIT("a", "b", NULL, no_rule);
+  bad.abi = PTE_ABI_VERSION + 1;
+  CHECK(pte_register_rewrite(&bad) == PTE_ERR_NOT_SUPPORTED, "another ABI's rule accepted");
+  CHECK(strstr(pte_last_error(), "rewrite rule") != NULL, "message: %s", pte_last_error());
+  bad.abi = PTE_ABI_VERSION;
+  bad.apply = NULL;
+  CHECK(pte_register_rewrite(&bad) == PTE_ERR_INVALID_ARGUMENT, "a rule without apply accepted");
+  CHECK(pte_register_rewrite(NULL) == PTE_ERR_INVALID_ARGUMENT, "NULL accepted");
+  static const pte_rewrite_rule decline = PTE_REWRITE_RULE_INIT(
+      "aten::convolution.out", "aten::_native_batch_norm_legit_no_training.out", NULL, no_rule);
+  CHECK_OK(
+      pte_register_rewrite(&decline)); /* tried after kernels_optimized's: never reached where it folds */
+  CHECK(pte_rewrite_rule_count() == n + 1, "a new rule was not counted");
+}
+
+/* kernels_optimized disabled: its rules do not run either. */
+TEST(disabled_library_rewrites_nothing) {
+  float a[CAP], b[CAP];
+  CHECK_OK(pte_kernel_library_set_enabled("kernels_optimized", false));
+  int32_t k = run("chain", 0, a), kp = run_what("pad", 0, b, "constant_pad_nd");
+  CHECK_OK(pte_kernel_library_set_enabled("kernels_optimized", true));
+  CHECK(k == 0 && kp == 0, "rewrites with kernels_optimized disabled: %d batch norms, %d pads", (int)k,
+        (int)kp);
+}
+
 /* Both batch norms of conv -> bn -> relu -> conv (no bias) -> bn -> relu fold. */
 TEST(chain_folds_and_matches) {
   float a[CAP], b[CAP], c[CAP], worst;
@@ -87,6 +144,21 @@ TEST(chain_folds_and_matches) {
   CHECK(run("chain", PTE_LOAD_NO_FOLD, c) == 0, "PTE_LOAD_NO_FOLD");
   CHECK(close_to(a, b, &worst), "folded and written outputs differ by %g", (double)worst);
   CHECK(!memcmp(b, c, sizeof b), "NO_FUSE and NO_FOLD outputs differ");
+}
+
+/* From a mapped file the folded weights' original pages may be given back
+ * (pte_rewrite_release): the outputs stay those of the buffer load, and
+ * those of the program run as written, which reads the original weights
+ * from the file. */
+TEST(mapped_program_folds_and_matches) {
+  float a[CAP], b[CAP], c[CAP], worst;
+  CHECK(run("chain", 0, a) == 2, "buffer load: two batch norms folded");
+  g_from_file = true;
+  int32_t k = run("chain", 0, b), kn = run("chain", PTE_LOAD_NO_FUSE, c);
+  g_from_file = false;
+  CHECK(k == 2 && kn == 0, "file load: %d batch norms folded, %d with PTE_LOAD_NO_FUSE", (int)k, (int)kn);
+  CHECK(!memcmp(a, b, sizeof a), "file and buffer loads differ");
+  CHECK(close_to(b, c, &worst), "folded and written outputs differ by %g", (double)worst);
 }
 
 /* The batch norm's output is read twice, with a product computed between. */
@@ -127,5 +199,7 @@ TEST(pad_into_convolution) {
   }
 }
 
-TEST_MAIN(T(register_portable), T(chain_folds_and_matches), T(between_folds_and_matches),
-          T(second_reader_stays), T(input_statistics_stay), T(pad_into_convolution))
+TEST_MAIN(T(register_portable), T(no_rules_without_optimized), T(rule_registry),
+          T(disabled_library_rewrites_nothing), T(chain_folds_and_matches),
+          T(mapped_program_folds_and_matches), T(between_folds_and_matches), T(second_reader_stays),
+          T(input_statistics_stay), T(pad_into_convolution))
