@@ -178,7 +178,9 @@ pte_status xg_check(xg_graph *g, const xg_check_options *opts, xg_mem *mem) {
     else
       return xg_node_error(g, ni, PTE_ERR_NOT_SUPPORTED,
                            "these parameters are supported neither by Debian's 2022 XNNPACK nor by pterun");
-    if (n->exec == XG_EXEC_NATIVE && (st = xg_native_prepare_fc(g, ni, mem))) return st;
+    if (n->exec == XG_EXEC_NATIVE &&
+        (st = n->type == XG_CONV2D ? xg_native_prepare_conv(g, ni, mem) : xg_native_prepare_fc(g, ni, mem)))
+      return st;
   }
   /* Dead nodes: every output unused and not a delegate output. They are
    * dropped, which also keeps them from 2022 XNNPACK, whose optimizer clears
