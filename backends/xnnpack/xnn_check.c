@@ -71,7 +71,15 @@ bool xg_native_supports(const xg_graph *g, const xg_node *n) {
 static bool prefers_native(const xg_node *n, const xg_check_options *opts) {
   if (opts && opts->prefer_native) return true;
   const xg_node_desc *d = xg_node_desc_of(n->type);
-  return !(opts && opts->prefer_xnnpack) && d && d->prefer == XG_PREFER_NATIVE && !n->quant;
+  if (!(opts && opts->prefer_xnnpack) && d && d->prefer == XG_PREFER_NATIVE && !n->quant) {
+    /* 1x1 convolutions and short products (MobileNetV2's 3-channel stem)
+     * stay on XNNPACK: there its kernels match k_sgemm, and natives between
+     * its depthwise ones would split its runtimes (MobileNetV2 1.3x slower) */
+    const xg_conv_params *c = &n->p.conv;
+    return n->type != XG_CONV2D ||
+           (c->kernel_h * c->kernel_w > 1 && c->kernel_h * c->kernel_w * c->group_in >= 64);
+  }
+  return false;
 }
 
 bool xg_input_is_packed(const xg_node *n, uint32_t slot) {
@@ -178,7 +186,9 @@ pte_status xg_check(xg_graph *g, const xg_check_options *opts, xg_mem *mem) {
     else
       return xg_node_error(g, ni, PTE_ERR_NOT_SUPPORTED,
                            "these parameters are supported neither by Debian's 2022 XNNPACK nor by pterun");
-    if (n->exec == XG_EXEC_NATIVE && (st = xg_native_prepare_fc(g, ni, mem))) return st;
+    if (n->exec == XG_EXEC_NATIVE &&
+        (st = n->type == XG_CONV2D ? xg_native_prepare_conv(g, ni, mem) : xg_native_prepare_fc(g, ni, mem)))
+      return st;
   }
   /* Dead nodes: every output unused and not a delegate output. They are
    * dropped, which also keeps them from 2022 XNNPACK, whose optimizer clears

@@ -501,10 +501,27 @@ static pte_status native_shapes(xg_delegate *d) {
     const xg_segment *seg = s->kind == XG_STEP_XNN ? &p->segs[s->index] : NULL;
     for (uint32_t k = 0; k < (seg ? seg->count : 1); k++) {
       uint32_t ni = seg ? p->seg_nodes[seg->first + k] : s->index;
-      if (!native_shape_of(d, &d->g.nodes[ni]))
-        return xg_node_error(&d->g, ni, PTE_ERR_INVALID_ARGUMENT,
-                             "cannot run at these input shapes (Debian's 2022 XNNPACK cannot reshape a "
-                             "runtime, and its output shape does not follow from its inputs')");
+      if (!native_shape_of(d, &d->g.nodes[ni])) {
+        /* name the input whose shape changed, as the binding errors do */
+        const xg_node *n = &d->g.nodes[ni];
+        uint32_t vi = n->in[0];
+        for (uint32_t j = 0; j < n->nin; j++)
+          if (n->in[j] != XG_NONE && !same_dims(&d->real.values[n->in[j]], &d->g.values[n->in[j]])) {
+            vi = n->in[j];
+            break;
+          }
+        char got[160], want[160];
+        int64_t a[XG_MAX_DIMS], b[XG_MAX_DIMS];
+        const xg_value *rv = &d->real.values[vi], *bv = &d->g.values[vi];
+        for (uint32_t i = 0; i < bv->ndims; i++) a[i] = (int64_t)rv->dims[i], b[i] = (int64_t)bv->dims[i];
+        return xg_node_error(
+            &d->g, ni, PTE_ERR_INVALID_ARGUMENT,
+            "cannot run at these input shapes: value %u got shape %s, the delegate was built "
+            "for %s (Debian's 2022 XNNPACK cannot reshape a runtime, and this node's output "
+            "shape does not follow from its inputs')",
+            vi, pte_shape_str((int32_t)rv->ndims, a, got, sizeof got),
+            pte_shape_str((int32_t)bv->ndims, b, want, sizeof want));
+      }
     }
   }
   return PTE_OK;

@@ -93,6 +93,7 @@ typedef struct xg_node {
   void *qscratch;    /* the rows it quantizes; both live as long as the delegate */
   size_t qscratch_bytes;
   const float *fc_packed; /* fp32 fully connected run natively: its constant filter packed (k_sgemm_pack_b) */
+  const void *conv_plan;  /* fp32 convolution run natively: its packed filter and sizes (xnn_conv.c) */
   uint32_t flags;
   uint32_t debug_handle;
   float out_min, out_max; /* -inf/+inf when the node has no OutputMinMax */
@@ -141,6 +142,8 @@ typedef struct xg_graph {
    * one at a time), so each packs B once per call, not once per stack block. */
   float *fc_scratch;
   size_t fc_scratch_bytes;
+  float *col_scratch; /* the native fp32 convolutions' im2col rows (xnn_conv.c) */
+  size_t col_scratch_floats;
 } xg_graph;
 
 /* ---- memory ---- */
@@ -276,6 +279,8 @@ pte_status xg_fuse_quant_pads(xg_graph *g, xg_mem *mem);
  * per graph) and its constant filter packed once (n->fc_packed), in `mem`;
  * other nodes are left. */
 pte_status xg_native_prepare_fc(xg_graph *g, uint32_t node, xg_mem *mem);
+/* An fp32 convolution run natively: its filter packed once, scratch sized. */
+pte_status xg_native_prepare_conv(xg_graph *g, uint32_t node, xg_mem *mem);
 
 /* True if pterun's own code can run this node type. */
 bool xg_native_supports(const xg_graph *g, const xg_node *n);

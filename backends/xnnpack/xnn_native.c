@@ -799,7 +799,7 @@ void xg_native_softmax(const xg_graph *g, const xg_node *n, void *const *ptr, bo
 pte_status xg_native_run(const xg_graph *g, uint32_t ni, void *const *ptr, bool index_int64) {
   const xg_node *n = &g->nodes[ni];
   if (n->sq) {
-    run_static(g, n, ptr); /* convolutions have no fp32 native body */
+    run_static(g, n, ptr); /* int8: before the row's fp32 body (xnn_conv.c for convolutions) */
     return PTE_OK;
   }
   const xg_node_desc *d = xg_node_desc_of(n->type);

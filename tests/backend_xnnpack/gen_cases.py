@@ -83,6 +83,20 @@ class ConvVariants(nn.Module):
         return self.c(F.relu6(self.b(F.relu(self.a(x)))))
 
 
+class ConvNative(nn.Module):
+    """Convolutions the delegate runs on pterun's GEMM (K >= 64): more output
+    pixels than one im2col pass holds (24x24 at K = 288), two images, two
+    groups with stride 2, fused ReLU6 and ReLU clamps."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Conv2d(32, 24, 3, padding=1)
+        self.b = nn.Conv2d(24, 16, 3, stride=2, padding=1, groups=2)
+
+    def forward(self, x):
+        return F.relu(self.b(F.relu6(self.a(x))))
+
+
 class Conv1d(nn.Module):
     def __init__(self):
         super().__init__()
@@ -277,6 +291,7 @@ CASES = {
                        lambda: (rn(2, 3, 4),), None),
     "conv_variants": (ConvVariants, lambda: (rn(1, 4, 12, 10),), None),
     "conv1d": (Conv1d, lambda: (rn(2, 3, 9),), None),
+    "conv_native": (ConvNative, lambda: (rn(2, 32, 24, 24),), None),
     "depthwise": (Depthwise, lambda: (rn(1, 6, 9, 9),), None),
     "conv_transpose": (ConvTranspose, lambda: (rn(1, 4, 5, 6),), None),
     "batchnorm_alone": (BatchNormAlone, lambda: (rn(2, 5, 4, 4),), None),
