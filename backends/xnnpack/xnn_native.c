@@ -307,6 +307,7 @@ typedef struct xg_qdw {
   int32_t *bias;
   float *scale;
   int8_t *zrow;
+  int16_t *wpack; /* multiplier 1: the filter for the vector bodies */
   int32_t mult, zy, qmin, qmax;
 } xg_qdw;
 
@@ -356,6 +357,11 @@ static pte_status prepare_depthwise(xg_graph *g, uint32_t ni, xg_mem *mem) {
     }
     n->qscratch = t;
   }
+  if (q->mult == 1 && C >= 16) {
+    q->wpack = xg_mem_array(mem, k_dwconv_s8_packed(taps, C), sizeof(int16_t));
+    if (!q->wpack) return xg_node_error(g, ni, PTE_ERR_OUT_OF_MEMORY, "out of memory");
+    k_dwconv_s8_pack(wz ? n->qscratch : w->data, taps, C, q->wpack);
+  }
   n->qw = q;
   return PTE_OK;
 }
@@ -382,6 +388,7 @@ static void run_depthwise(const xg_graph *g, const xg_node *n, void *const *ptr)
                         .x = ptr[0],
                         .w = n->qscratch ? n->qscratch : w->data,
                         .zrow = q->zrow,
+                        .wpack = q->wpack,
                         .y = ptr[n->nin],
                         .bias = q->bias,
                         .scale = q->scale,
@@ -738,6 +745,58 @@ void xg_native_slice(const xg_graph *g, const xg_node *n, void *const *ptr, bool
                        x->esize, true);
 }
 
+/* A requantizing qint8 pad of H and W in NHWC (MobileNetV2's, and its
+ * empty ones): each output row (OW x C bytes, contiguous) is filled,
+ * copied into and requantized while it is in cache (one pass instead of
+ * three over the tensor, split over the pool). Its padding holds the
+ * padding value quantized with the input's parameters before the
+ * requantization, as in the plain path. */
+typedef struct qpad_job {
+  const int8_t *x;
+  int8_t *y;
+  int64_t H, W, C, OH, OW, pt, pl;
+  int32_t zin, zout;
+  int8_t pad;
+  float scale, inv;
+} qpad_job;
+
+static void qpad_rows(void *ctx, size_t b, size_t e) {
+  const qpad_job *j = ctx;
+  const size_t row = (size_t)(j->OW * j->C);
+  for (size_t r = b; r < e; r++) {
+    const int64_t img = (int64_t)r / j->OH, iy = (int64_t)r % j->OH - j->pt;
+    int8_t *y = j->y + (int64_t)r * (int64_t)row;
+    if (j->OW != j->W || iy < 0 || iy >= j->H) memset(y, j->pad, row);
+    if (iy >= 0 && iy < j->H)
+      memcpy(y + j->pl * j->C, j->x + ((img * j->H + iy) * j->W) * j->C, (size_t)(j->W * j->C));
+    k_requant_s8(y, row, j->zin, j->scale, j->inv, j->zout);
+  }
+}
+
+static bool qpad_fast(const xg_graph *g, const xg_node *n, void *const *ptr) {
+  const xg_value *x = &g->values[n->in[0]], *o = &g->values[n->out[0]];
+  const size_t *pre = n->p.pad.pre, *post = n->p.pad.post;
+  if (o->esize != 1 || !n->qscratch || x->ndims != 4 || o->ndims != 4 || pre[0] || post[0] || pre[3] ||
+      post[3])
+    return false;
+  qpad_job j = {.x = ptr[0],
+                .y = ptr[1],
+                .H = (int64_t)x->dims[1],
+                .W = (int64_t)x->dims[2],
+                .C = (int64_t)x->dims[3],
+                .OH = (int64_t)o->dims[1],
+                .OW = (int64_t)o->dims[2],
+                .pt = (int64_t)pre[1],
+                .pl = (int64_t)pre[2],
+                .zin = x->zero_point,
+                .zout = o->zero_point,
+                .pad = xg_quantize_value(n->p.pad.value, x),
+                .scale = x->scale,
+                .inv = 1.0f / o->scale};
+  k_parallel_for(o->dims[0] * o->dims[1], 4.0 * (double)o->numel, qpad_rows, &j);
+  return true;
+}
+
 /* fp32, or qint8: a fused dequantize-pad-quantize (xg_fuse_quant_pads),
  * the padding value quantized with the input's parameters, then
  * requantized when the chain has a table (n->qscratch). */
@@ -745,6 +804,7 @@ void xg_native_constant_pad(const xg_graph *g, const xg_node *n, void *const *pt
   (void)index_int64;
   const xg_value *x = &g->values[n->in[0]], *o = &g->values[n->out[0]];
   const float v = n->p.pad.value;
+  if (qpad_fast(g, n, ptr)) return;
   if (o->numel == x->numel) {
     /* nothing to pad (MobileNetV2 has such pads): the copy fills it all */
   } else if (o->esize == 1) {

@@ -400,6 +400,9 @@ typedef struct k_dwconv_s8_desc {
   int64_t N, H, W, C, OH, OW;
   int32_t mult, kh, kw, sh, sw, dh, dw, pt, pl;
   const int8_t *x, *w, *zrow;
+  /* NULL, or (mult 1) the filter as k_dwconv_s8_pack laid it out for the
+   * vector bodies */
+  const int16_t *wpack;
   int8_t *y;
   const int32_t *bias;
   const float *scale;
@@ -407,6 +410,13 @@ typedef struct k_dwconv_s8_desc {
   bool parallel;
 } k_dwconv_s8_desc;
 void k_dwconv_s8(const k_dwconv_s8_desc *d);
+/* The filter [taps][C] (depth multiplier 1) for the vector bodies: for
+ * each block of 16 channels, each pair of taps, 32 int16 (the pair's
+ * weights side by side, in the lane order of the body's unpacks); the
+ * last pair of an odd count has zero weights. Elements of the packed
+ * array: k_dwconv_s8_packed(taps, C). */
+size_t k_dwconv_s8_packed(int64_t taps, int64_t C);
+void k_dwconv_s8_pack(const int8_t *w, int64_t taps, int64_t C, int16_t *out);
 
 /* ---------------------------------------------------------------------- */
 /* Strided copies                                                         */
