@@ -66,19 +66,26 @@ size_t k_dwconv_s8_packed(int64_t taps, int64_t C) {
   return (size_t)(C / 16) * (size_t)((taps + 1) / 2) * 32;
 }
 
-/* Lane order of the AVX2 body: unpacklo of two 16-lane int16 vectors
- * interleaves channels 0-3 and 8-11, unpackhi 4-7 and 12-15. */
+/* Lane order of the bodies: unpacklo of two int16 vectors interleaves,
+ * per 16 channels, channels 0-3 and 8-11, unpackhi 4-7 and 12-15. */
 static const uint8_t dw_lane[16] = {0, 1, 2, 3, 8, 9, 10, 11, 4, 5, 6, 7, 12, 13, 14, 15};
 
+/* Blocks of 32 channels (the AVX-512 body's vector, two of the AVX2
+ * body's), a last one of 16; per pair of taps a block holds its unpacklo
+ * weights, then its unpackhi ones, each as 16-channel halves side by side. */
 void k_dwconv_s8_pack(const int8_t *w, int64_t taps, int64_t C, int16_t *out) {
   const int64_t pairs = (taps + 1) / 2;
-  for (int64_t cb = 0; cb + 16 <= C; cb += 16)
+  for (int64_t cb = 0; cb + 16 <= C; cb += 32) {
+    const int halves = cb + 32 <= C ? 2 : 1;
     for (int64_t p = 0; p < pairs; p++)
-      for (int i = 0; i < 16; i++, out += 2) {
-        const int64_t c = cb + dw_lane[i], t = 2 * p;
-        out[0] = w[t * C + c];
-        out[1] = t + 1 < taps ? w[(t + 1) * C + c] : 0;
-      }
+      for (int part = 0; part < 2; part++)
+        for (int h = 0; h < halves; h++)
+          for (int i = 0; i < 8; i++, out += 2) {
+            const int64_t c = cb + 16 * h + dw_lane[8 * part + i], t = 2 * p;
+            out[0] = w[t * C + c];
+            out[1] = t + 1 < taps ? w[(t + 1) * C + c] : 0;
+          }
+  }
 }
 
 void k_dwconv_s8(const k_dwconv_s8_desc *d) {
@@ -87,7 +94,8 @@ void k_dwconv_s8(const k_dwconv_s8_desc *d) {
   dw_job j = {.d = d, .body = NULL};
 #if defined(PTERUN_QGEMM_X86)
   const k_isa isa = k_isa_get();
-  if (d->mult == 1 && d->wpack && (isa == K_ISA_AVX512 || isa == K_ISA_AVX2)) j.body = k_dw_body_avx2;
+  if (d->mult == 1 && d->wpack && isa == K_ISA_AVX512) j.body = k_dw_body_avx512;
+  else if (d->mult == 1 && d->wpack && isa == K_ISA_AVX2) j.body = k_dw_body_avx2;
 #endif
   const double ops = (double)rows * (double)d->OW * (double)(d->C * d->mult) * (double)(d->kh * d->kw);
   if (d->parallel) k_parallel_for((size_t)rows, ops, dw_rows, &j);
