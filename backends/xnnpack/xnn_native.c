@@ -300,8 +300,108 @@ typedef struct xg_qconv {
   const k_qgemm_packed *w[];
 } xg_qconv;
 
+/* A depthwise one: the requantization scales, the int32 bias with the
+ * input zero point folded in (so padding taps, which read the zero-point
+ * row, add nothing) and that row; the filter is used in place. */
+typedef struct xg_qdw {
+  int32_t *bias;
+  float *scale;
+  int8_t *zrow;
+  int16_t *wpack; /* multiplier 1: the filter for the vector bodies */
+  int32_t mult, zy, qmin, qmax;
+} xg_qdw;
+
+static pte_status prepare_depthwise(xg_graph *g, uint32_t ni, xg_mem *mem) {
+  xg_node *n = &g->nodes[ni];
+  const xg_value *x = &g->values[n->in[0]], *w = &g->values[n->in[1]], *o = &g->values[n->out[0]];
+  const xg_value *b = n->in[2] == XG_NONE ? NULL : &g->values[n->in[2]];
+  const xg_conv_params *c = &n->p.conv;
+  const int64_t C = (int64_t)x->dims[3], OC = (int64_t)o->dims[3], taps = (int64_t)c->kernel_h * c->kernel_w;
+  xg_qdw *q = xg_mem_alloc(mem, sizeof *q);
+  int32_t *bias = xg_mem_array(mem, (size_t)OC, sizeof(int32_t));
+  float *scale = xg_mem_array(mem, (size_t)OC, sizeof(float));
+  int8_t *zrow = xg_mem_alloc(mem, (size_t)C);
+  if (!q || !bias || !scale || !zrow) return xg_node_error(g, ni, PTE_ERR_OUT_OF_MEMORY, "out of memory");
+  *q = (xg_qdw){.bias = bias,
+                .scale = scale,
+                .zrow = zrow,
+                .mult = (int32_t)(c->group_out / c->group_in),
+                .zy = o->zero_point,
+                .qmin = qbound(n->out_min, o, -128),
+                .qmax = qbound(n->out_max, o, 127)};
+  if (q->qmin > q->qmax)
+    return xg_node_error(g, ni, PTE_ERR_INVALID_PROGRAM, "the output bounds are empty in int8");
+  memset(zrow, (int8_t)x->zero_point, (size_t)C);
+  const int8_t *f = w->data;
+  const int32_t wz = w->datatype == XG_DT_QINT8 ? w->zero_point : 0;
+  for (int64_t i = 0; i < OC; i++) {
+    const float sw = w->datatype == XG_DT_QCINT8 ? w->scales[i] : w->scale;
+    scale[i] = x->scale * sw / o->scale; /* in float, as XNNPACK's requantization scale */
+    int32_t bi = 0;                      /* a payload's constant data need not be aligned */
+    if (b) memcpy(&bi, (const uint8_t *)b->data + (size_t)i * sizeof bi, sizeof bi);
+    int64_t sum = 0;
+    for (int64_t t = 0; t < taps; t++) sum += f[t * OC + i] - wz;
+    /* wraps as the int32 sums do (a hostile bias) */
+    bias[i] = (int32_t)(uint32_t)((uint64_t)(int64_t)bi - (uint64_t)(sum * x->zero_point));
+  }
+  if (wz) {
+    /* a per-tensor filter with a zero point: the kernel takes plain int8 taps */
+    int8_t *t = xg_mem_alloc(mem, (size_t)(taps * OC));
+    if (!t) return xg_node_error(g, ni, PTE_ERR_OUT_OF_MEMORY, "out of memory");
+    for (int64_t i = 0; i < taps * OC; i++) {
+      int32_t v = f[i] - wz;
+      if (v < -128 || v > 127)
+        return xg_node_error(g, ni, PTE_ERR_NOT_SUPPORTED, "int8 filter minus its zero point %d leaves int8",
+                             wz);
+      t[i] = (int8_t)v;
+    }
+    n->qscratch = t;
+  }
+  if (q->mult == 1 && C >= 16) {
+    q->wpack = xg_mem_array(mem, k_dwconv_s8_packed(taps, C), sizeof(int16_t));
+    if (!q->wpack) return xg_node_error(g, ni, PTE_ERR_OUT_OF_MEMORY, "out of memory");
+    k_dwconv_s8_pack(wz ? n->qscratch : w->data, taps, C, q->wpack);
+  }
+  n->qw = q;
+  return PTE_OK;
+}
+
+static void run_depthwise(const xg_graph *g, const xg_node *n, void *const *ptr) {
+  const xg_qdw *q = n->qw;
+  const xg_value *x = &g->values[n->in[0]], *w = &g->values[n->in[1]], *o = &g->values[n->out[0]];
+  const xg_conv_params *c = &n->p.conv;
+  k_dwconv_s8_desc d = {.N = (int64_t)x->dims[0],
+                        .H = (int64_t)x->dims[1],
+                        .W = (int64_t)x->dims[2],
+                        .C = (int64_t)x->dims[3],
+                        .OH = (int64_t)o->dims[1],
+                        .OW = (int64_t)o->dims[2],
+                        .mult = q->mult,
+                        .kh = (int32_t)c->kernel_h,
+                        .kw = (int32_t)c->kernel_w,
+                        .sh = (int32_t)c->sub_h,
+                        .sw = (int32_t)c->sub_w,
+                        .dh = (int32_t)c->dil_h,
+                        .dw = (int32_t)c->dil_w,
+                        .pt = (int32_t)c->pad_top,
+                        .pl = (int32_t)c->pad_left,
+                        .x = ptr[0],
+                        .w = n->qscratch ? n->qscratch : w->data,
+                        .zrow = q->zrow,
+                        .wpack = q->wpack,
+                        .y = ptr[n->nin],
+                        .bias = q->bias,
+                        .scale = q->scale,
+                        .zy = q->zy,
+                        .qmin = q->qmin,
+                        .qmax = q->qmax,
+                        .parallel = true};
+  k_dwconv_s8(&d);
+}
+
 static pte_status prepare_static(xg_graph *g, uint32_t ni, xg_mem *mem) {
   xg_node *n = &g->nodes[ni];
+  if (n->type == XG_DEPTHWISE_CONV2D) return prepare_depthwise(g, ni, mem);
   const xg_value *x = &g->values[n->in[0]], *w = &g->values[n->in[1]], *o = &g->values[n->out[0]];
   const xg_value *b = n->in[2] == XG_NONE ? NULL : &g->values[n->in[2]];
   const bool conv = n->type == XG_CONV2D;
@@ -411,6 +511,10 @@ static void im2col_range(void *ctx, size_t b, size_t e) {
 }
 
 static void run_static(const xg_graph *g, const xg_node *n, void *const *ptr) {
+  if (n->type == XG_DEPTHWISE_CONV2D) {
+    run_depthwise(g, n, ptr);
+    return;
+  }
   const xg_qconv *q = n->qw;
   const xg_value *x = &g->values[n->in[0]], *o = &g->values[n->out[0]];
   const int8_t *in = ptr[0];
@@ -641,6 +745,58 @@ void xg_native_slice(const xg_graph *g, const xg_node *n, void *const *ptr, bool
                        x->esize, true);
 }
 
+/* A requantizing qint8 pad of H and W in NHWC (MobileNetV2's, and its
+ * empty ones): each output row (OW x C bytes, contiguous) is filled,
+ * copied into and requantized while it is in cache (one pass instead of
+ * three over the tensor, split over the pool). Its padding holds the
+ * padding value quantized with the input's parameters before the
+ * requantization, as in the plain path. */
+typedef struct qpad_job {
+  const int8_t *x;
+  int8_t *y;
+  int64_t H, W, C, OH, OW, pt, pl;
+  int32_t zin, zout;
+  int8_t pad;
+  float scale, inv;
+} qpad_job;
+
+static void qpad_rows(void *ctx, size_t b, size_t e) {
+  const qpad_job *j = ctx;
+  const size_t row = (size_t)(j->OW * j->C);
+  for (size_t r = b; r < e; r++) {
+    const int64_t img = (int64_t)r / j->OH, iy = (int64_t)r % j->OH - j->pt;
+    int8_t *y = j->y + (int64_t)r * (int64_t)row;
+    if (j->OW != j->W || iy < 0 || iy >= j->H) memset(y, j->pad, row);
+    if (iy >= 0 && iy < j->H)
+      memcpy(y + j->pl * j->C, j->x + ((img * j->H + iy) * j->W) * j->C, (size_t)(j->W * j->C));
+    k_requant_s8(y, row, j->zin, j->scale, j->inv, j->zout);
+  }
+}
+
+static bool qpad_fast(const xg_graph *g, const xg_node *n, void *const *ptr) {
+  const xg_value *x = &g->values[n->in[0]], *o = &g->values[n->out[0]];
+  const size_t *pre = n->p.pad.pre, *post = n->p.pad.post;
+  if (o->esize != 1 || !n->qscratch || x->ndims != 4 || o->ndims != 4 || pre[0] || post[0] || pre[3] ||
+      post[3])
+    return false;
+  qpad_job j = {.x = ptr[0],
+                .y = ptr[1],
+                .H = (int64_t)x->dims[1],
+                .W = (int64_t)x->dims[2],
+                .C = (int64_t)x->dims[3],
+                .OH = (int64_t)o->dims[1],
+                .OW = (int64_t)o->dims[2],
+                .pt = (int64_t)pre[1],
+                .pl = (int64_t)pre[2],
+                .zin = x->zero_point,
+                .zout = o->zero_point,
+                .pad = xg_quantize_value(n->p.pad.value, x),
+                .scale = x->scale,
+                .inv = 1.0f / o->scale};
+  k_parallel_for(o->dims[0] * o->dims[1], 4.0 * (double)o->numel, qpad_rows, &j);
+  return true;
+}
+
 /* fp32, or qint8: a fused dequantize-pad-quantize (xg_fuse_quant_pads),
  * the padding value quantized with the input's parameters, then
  * requantized when the chain has a table (n->qscratch). */
@@ -648,6 +804,7 @@ void xg_native_constant_pad(const xg_graph *g, const xg_node *n, void *const *pt
   (void)index_int64;
   const xg_value *x = &g->values[n->in[0]], *o = &g->values[n->out[0]];
   const float v = n->p.pad.value;
+  if (qpad_fast(g, n, ptr)) return;
   if (o->numel == x->numel) {
     /* nothing to pad (MobileNetV2 has such pads): the copy fills it all */
   } else if (o->esize == 1) {

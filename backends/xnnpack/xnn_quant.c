@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "klayer.h"
 #include "xnn_nodes.h"
 
 static bool same_quant(const xg_value *a, const xg_value *b) {
@@ -67,11 +68,17 @@ static pte_status check_dynamic(xg_graph *g, uint32_t ni, bool *xnn_ok) {
 /* Static int8 convolutions and fully connected nodes (qint8 in and out, a
  * constant qint8/qcint8 filter, a constant or no int32 bias) run on the
  * kernel layer's int8 product rather than on Debian's 2022 XNNPACK, whose
- * qs8 GEMM has no VNNI/dot-product path (issue 12). Depthwise convolutions
- * stay on XNNPACK. */
+ * qs8 GEMM has no VNNI/dot-product path (issue 12). Depthwise ones run on
+ * the kernel layer's int8 depthwise loop (k_dwconv_s8, windows of at most
+ * K_DW_MAX_TAPS taps): 2022 XNNPACK's is slower and kept MobileNetV2's
+ * int8 graph split into dozens of runtimes between pterun's nodes. */
 static void check_own_static(xg_graph *g, uint32_t ni, bool *xnn_ok) {
   xg_node *n = &g->nodes[ni];
-  if (n->type != XG_CONV2D && n->type != XG_FULLY_CONNECTED) return;
+  if (n->type == XG_DEPTHWISE_CONV2D) {
+    if ((uint64_t)n->p.conv.kernel_h * n->p.conv.kernel_w > K_DW_MAX_TAPS) return;
+  } else if (n->type != XG_CONV2D && n->type != XG_FULLY_CONNECTED) {
+    return;
+  }
   const xg_value *x = &g->values[n->in[0]], *w = &g->values[n->in[1]], *o = &g->values[n->out[0]];
   const xg_value *b = n->in[2] == XG_NONE ? NULL : &g->values[n->in[2]];
   if (x->datatype != XG_DT_QINT8 || o->datatype != XG_DT_QINT8 || !w->has_data || (b && !b->has_data)) return;

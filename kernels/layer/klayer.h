@@ -388,6 +388,36 @@ void k_qstore_s8(const float *v, int64_t ld, int64_t rows, int64_t cols, int32_t
  * products in that order (a dequantizing then a quantizing convert). */
 void k_requant_s8(int8_t *y, size_t n, int32_t zin, float scale, float inv, int32_t zout);
 
+/* Static int8 depthwise convolution on NHWC (XNNPACK's qs8/qc8 dwconv):
+ * y[n][oy][ox][oc] = clamp(rint(float(bias[oc] + sum_taps x * w) * scale[oc])
+ * + zy, qmin, qmax), input channel oc / mult, taps outside the image read
+ * zrow (C bytes of the input zero point). `bias` has the input zero point
+ * folded in (bias - zx * sum of the filter's taps), so sums are exact in
+ * int32 (they wrap as XNNPACK's). The filter is [kh][kw][C * mult]. At most
+ * K_DW_MAX_TAPS taps. Nothing is allocated. */
+#define K_DW_MAX_TAPS 256
+typedef struct k_dwconv_s8_desc {
+  int64_t N, H, W, C, OH, OW;
+  int32_t mult, kh, kw, sh, sw, dh, dw, pt, pl;
+  const int8_t *x, *w, *zrow;
+  /* NULL, or (mult 1) the filter as k_dwconv_s8_pack laid it out for the
+   * vector bodies */
+  const int16_t *wpack;
+  int8_t *y;
+  const int32_t *bias;
+  const float *scale;
+  int32_t zy, qmin, qmax; /* -128 <= qmin <= qmax <= 127 */
+  bool parallel;
+} k_dwconv_s8_desc;
+void k_dwconv_s8(const k_dwconv_s8_desc *d);
+/* The filter [taps][C] (depth multiplier 1) for the vector bodies: for
+ * each block of 16 channels, each pair of taps, 32 int16 (the pair's
+ * weights side by side, in the lane order of the body's unpacks); the
+ * last pair of an odd count has zero weights. Elements of the packed
+ * array: k_dwconv_s8_packed(taps, C). */
+size_t k_dwconv_s8_packed(int64_t taps, int64_t C);
+void k_dwconv_s8_pack(const int8_t *w, int64_t taps, int64_t C, int16_t *out);
+
 /* ---------------------------------------------------------------------- */
 /* Strided copies                                                         */
 /* ---------------------------------------------------------------------- */

@@ -81,6 +81,12 @@ void k_qconvert_avx512(int64_t K, const float *x, float inv, int32_t zp, int8_t 
 void k_requant_s8_avx2(int8_t *y, size_t n, int32_t zin, float scale, float inv, int32_t zout);
 void k_requant_s8_avx512(int8_t *y, size_t n, int32_t zin, float scale, float inv, int32_t zout);
 
+/* k_dwconv_s8's bodies: the channels of one pixel (mult 1) in whole
+ * vectors; returns how many were done (the rest go to the plain loop). */
+typedef int64_t (*k_dw_body_fn)(const k_dwconv_s8_desc *d, const int8_t *const *taps, int ntaps, int8_t *y);
+int64_t k_dw_body_avx2(const k_dwconv_s8_desc *d, const int8_t *const *taps, int ntaps, int8_t *y);
+int64_t k_dw_body_avx512(const k_dwconv_s8_desc *d, const int8_t *const *taps, int ntaps, int8_t *y);
+
 /* The last (partial) 4 bytes of a row of K bytes, zero-padded. */
 static inline int32_t k_qload_tail(const int8_t *a, int64_t k, int64_t K) {
   int32_t v = 0;

@@ -527,6 +527,26 @@ class QConvShapes(nn.Module):
         return self.fc(F.adaptive_avg_pool2d(y, 1).flatten(1))
 
 
+class QDepthwise(nn.Module):
+    """static int8 depthwise convolutions as pterun's k_dwconv_s8 runs them: 3x3 stride 1 and 2 with
+    padding, a depth multiplier of 2, a 5x5 window, a dilated one, 20 and 40 channels (not multiples of
+    16: the vector body and the plain tail), two images of odd sizes, a ReLU6 fused as output bounds."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Conv2d(3, 20, 1)
+        self.dw1 = nn.Conv2d(20, 20, 3, padding=1, groups=20)
+        self.dw2 = nn.Conv2d(20, 40, 3, stride=2, padding=1, groups=20)
+        self.dw3 = nn.Conv2d(40, 40, 5, padding=2, groups=40)
+        self.dw4 = nn.Conv2d(40, 40, 3, stride=2, padding=2, dilation=2, groups=40)
+
+    def forward(self, x):
+        y = self.a(x)
+        y = F.hardtanh(self.dw1(y), 0.0, 6.0)
+        y = self.dw3(self.dw2(y))
+        return self.dw4(F.relu(y))
+
+
 class QPadChain(nn.Module):
     """fp32 pads between int8 convolutions, as MobileNetV2's TF-style padding exports them (dequantize,
     pad, quantize with other parameters): a zero pad of 1, an empty one, and one padding with 0.5."""
@@ -569,6 +589,7 @@ QUANT = {
     "static_quant_conv": (lambda: nn.Sequential(nn.Conv2d(3, 4, 3), nn.ReLU()), lambda: (rn(1, 3, 6, 6),), "static"),
     "q_cnn": (QCnn, lambda: (rn(1, 3, 8, 8),), "static"),
     "q_conv_shapes": (QConvShapes, lambda: (rn(2, 3, 11, 9),), "static"),
+    "q_depthwise": (QDepthwise, lambda: (rn(2, 3, 15, 13),), "static"),
     "q_pad_chain": (QPadChain, lambda: (rn(1, 3, 13, 13),), "static"),
     "q_eltwise": (QEltwise, lambda: (rn(1, 4, 6, 6), rn(1, 4, 6, 6)), "static"),
     "q_mlp": (lambda: nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 4)), lambda: (rn(3, 16),), "static"),

@@ -1,0 +1,52 @@
+/* k_dwconv_s8's AVX-512 body (dwconv_s8.c): 32 channels at a time in the
+ * layout of k_dwconv_s8_pack (the AVX2 body's two 16-channel halves side
+ * by side), a last 16-channel block as the AVX2 body computes it. */
+#include "qgemm.h"
+
+#if defined(__x86_64__) || defined(_M_X64)
+#include <immintrin.h>
+
+#include "dwconv_s8_ymm.h"
+
+static inline __m128i dw_requant16(__m512i acc, __m512 s, __m512 lo, __m512 hi, __m512i zp) {
+  __m512 v = _mm512_mul_ps(_mm512_cvtepi32_ps(acc), s);
+  v = _mm512_min_ps(_mm512_max_ps(v, lo), hi);
+  return _mm512_cvtsepi32_epi8(_mm512_add_epi32(_mm512_cvtps_epi32(v), zp)); /* in range: no saturation */
+}
+
+int64_t k_dw_body_avx512(const k_dwconv_s8_desc *d, const int8_t *const *taps, int ntaps, int8_t *y) {
+  const int64_t C = d->C, pairs = (ntaps + 1) / 2;
+  const int16_t *w = d->wpack;
+  const __m512 lo_f = _mm512_set1_ps((float)(d->qmin - d->zy)),
+               hi_f = _mm512_set1_ps((float)(d->qmax - d->zy));
+  const __m512i zp = _mm512_set1_epi32(d->zy);
+  /* int32 lanes after the madds: lo holds channels 0-3, 8-11, 16-19, 24-27, hi the others */
+  const __m512i i0 = _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0),
+                i1 = _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4);
+  int64_t c = 0;
+  for (; c + 32 <= C; c += 32, w += pairs * 64) {
+    __m512i lo = _mm512_setzero_si512(), hv = _mm512_setzero_si512();
+    const int16_t *wp = w;
+    for (int t = 0; t < ntaps; t += 2, wp += 64) {
+      const int8_t *pa = taps[t] + c, *pb = (t + 1 < ntaps ? taps[t + 1] : taps[t]) + c;
+      __m512i xa = _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(const void *)pa));
+      __m512i xb = _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(const void *)pb));
+      lo = _mm512_add_epi32(lo, _mm512_madd_epi16(_mm512_unpacklo_epi16(xa, xb), _mm512_loadu_si512(wp)));
+      hv =
+          _mm512_add_epi32(hv, _mm512_madd_epi16(_mm512_unpackhi_epi16(xa, xb), _mm512_loadu_si512(wp + 32)));
+    }
+    __m512i a0 = _mm512_add_epi32(_mm512_permutex2var_epi64(lo, i0, hv), _mm512_loadu_si512(d->bias + c));
+    __m512i a1 =
+        _mm512_add_epi32(_mm512_permutex2var_epi64(lo, i1, hv), _mm512_loadu_si512(d->bias + c + 16));
+    __m128i q0 = dw_requant16(a0, _mm512_loadu_ps(d->scale + c), lo_f, hi_f, zp);
+    __m128i q1 = dw_requant16(a1, _mm512_loadu_ps(d->scale + c + 16), lo_f, hi_f, zp);
+    _mm_storeu_si128((__m128i *)(void *)(y + c), q0);
+    _mm_storeu_si128((__m128i *)(void *)(y + c + 16), q1);
+  }
+  if (c + 16 <= C) {
+    dw_block16(d, taps, ntaps, c, w, 32, 16, y);
+    c += 16;
+  }
+  return c;
+}
+#endif
