@@ -68,14 +68,20 @@ static enum xnn_status define_node(const xnn_api *a, xnn_subgraph_t sg, const xg
 }
 
 /* Rough arithmetic of a segment (the rows' estimates: multiply-adds of FC
- * and convolutions, one operation per output element elsewhere). */
+ * and convolutions; an eighth per output element elsewhere). Elementwise
+ * nodes are weighed down because 2022 XNNPACK runs each as its own
+ * pthreadpool job, which ends only when every worker has woken and checked
+ * in: at 2 threads on a busy machine, a runtime of converts, a multiply and a
+ * softmax between int8 linears (ViT's attention, ~600k elements) cost 2-4x
+ * the CPU of running it on the calling thread, the caller spinning while the
+ * worker wakes. */
 static double segment_work(const xg_graph *g, const xg_plan *p, const xg_segment *seg) {
   double work = 0;
   for (uint32_t k = 0; k < seg->count; k++) {
     const xg_node *n = &g->nodes[p->seg_nodes[seg->first + k]];
     if (n->nout == 0 || n->out[0] == XG_NONE) continue;
     const xg_node_desc *d = xg_node_desc_of(n->type);
-    work += d && d->work ? d->work(g, n) : (double)g->values[n->out[0]].numel;
+    work += d && d->work ? d->work(g, n) : (double)g->values[n->out[0]].numel / 8;
   }
   return work;
 }

@@ -133,28 +133,38 @@ static void qd8_convert(const xg_graph *g, const xg_node *n, void *const *ptr) {
   k_parallel_for(m, 4.0 * (double)o->numel, qd8_rows_range, &j);
 }
 
-/* fp32 <-> qint8 as XNNPACK's convert does it: x / scale (as a product with
- * the reciprocal), rounded half to even, plus the zero point, saturated; and
- * (q - zero point) * scale back. */
+/* fp32 <-> qint8 as XNNPACK's convert does it (the kernel layer's
+ * k_quantize_s8 / k_dequantize_s8), split over the pool in runs. */
+typedef struct qconv_job {
+  const void *x;
+  void *y;
+  float s; /* 1 / scale quantizing, scale dequantizing */
+  int32_t zp;
+  bool quantize;
+  size_t total;
+} qconv_job;
+
+#define XG_QCONV_RUN 4096 /* elements per pool item */
+
+static void qconv_range(void *ctx, size_t b, size_t e) {
+  const qconv_job *j = (const qconv_job *)ctx;
+  const size_t i0 = b * XG_QCONV_RUN, i1 = e * XG_QCONV_RUN < j->total ? e * XG_QCONV_RUN : j->total;
+  if (j->quantize) k_quantize_s8((const float *)j->x + i0, (int8_t *)j->y + i0, i1 - i0, j->s, j->zp);
+  else k_dequantize_s8((const int8_t *)j->x + i0, (float *)j->y + i0, i1 - i0, j->zp, j->s);
+}
+
 void xg_native_convert(const xg_graph *g, const xg_node *n, void *const *ptr, bool index_int64) {
   const xg_value *x = &g->values[n->in[0]], *o = &g->values[n->out[0]];
   if (o->qd8_rows) {
     qd8_convert(g, n, ptr);
   } else if (!n->quant) {
     xg_native_copy(g, n, ptr, index_int64);
-  } else if (o->value_type == XG_VALUE_QUANTIZED) {
-    const float *in = (const float *)ptr[0], inv = 1.0f / o->scale;
-    const float lo = (float)(-128 - o->zero_point), hi = (float)(127 - o->zero_point);
-    int8_t *y = (int8_t *)ptr[1];
-    for (size_t i = 0; i < x->numel; i++) {
-      float v = in[i] * inv;
-      v = v < lo ? lo : v > hi ? hi : v; /* NaN stays NaN: sent to the zero point below */
-      y[i] = v == v ? (int8_t)((int32_t)nearbyintf(v) + o->zero_point) : (int8_t)o->zero_point;
-    }
   } else {
-    const int8_t *in = (const int8_t *)ptr[0];
-    float *y = (float *)ptr[1];
-    for (size_t i = 0; i < x->numel; i++) y[i] = (float)((int32_t)in[i] - x->zero_point) * x->scale;
+    const bool q = o->value_type == XG_VALUE_QUANTIZED;
+    qconv_job j = {ptr[0], ptr[1],  q ? 1.0f / o->scale : x->scale, q ? o->zero_point : x->zero_point,
+                   q,      x->numel};
+    const size_t runs = (x->numel + XG_QCONV_RUN - 1) / XG_QCONV_RUN;
+    k_parallel_for(runs, (double)x->numel, qconv_range, &j);
   }
 }
 
@@ -171,8 +181,7 @@ static void softmax_rows(void *ctx, size_t b, size_t e) {
   for (size_t r = b; r < e; r++) {
     const float *x = j->x + r * j->c;
     float *y = j->y + r * j->c;
-    float m = -INFINITY;
-    for (size_t i = 0; i < j->c; i++) m = x[i] > m ? x[i] : m;
+    const float m = k_vmax(x, (int64_t)j->c);
     float inv = 1.0f / k_vexp_sum(x, y, (int64_t)j->c, m);
     for (size_t i = 0; i < j->c; i++) y[i] *= inv;
   }

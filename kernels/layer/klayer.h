@@ -387,6 +387,11 @@ void k_qstore_s8(const float *v, int64_t ld, int64_t rows, int64_t cols, int32_t
  * clamp(nearbyint((float)(y - zin) * scale * inv) + zout) with those float
  * products in that order (a dequantizing then a quantizing convert). */
 void k_requant_s8(int8_t *y, size_t n, int32_t zin, float scale, float inv, int32_t zout);
+/* XNNPACK's fp32 <-> qint8 converts: y = clamp(nearbyint(x * inv) + zp)
+ * with the bounds applied before rounding and NaN sent to zp; and y =
+ * (float)(x - zp) * scale. */
+void k_quantize_s8(const float *x, int8_t *y, size_t n, float inv, int32_t zp);
+void k_dequantize_s8(const int8_t *x, float *y, size_t n, int32_t zp, float scale);
 
 /* Static int8 depthwise convolution on NHWC (XNNPACK's qs8/qc8 dwconv):
  * y[n][oy][ox][oc] = clamp(rint(float(bias[oc] + sum_taps x * w) * scale[oc])
@@ -473,6 +478,8 @@ void k_vgelu_tanh(const float *x, float *y, int64_t n);
 /* y[i] = e^(x[i] - shift), returning the float sum of the y[i] (softmax
  * with shift = the row's max). */
 float k_vexp_sum(const float *x, float *y, int64_t n, float shift);
+/* The largest x[i], NaN skipped, -inf when none (a softmax row's max). */
+float k_vmax(const float *x, int64_t n);
 
 /* The same functions of one instruction set (the tests run each). */
 typedef struct k_vmath_ops {
@@ -484,6 +491,7 @@ typedef struct k_vmath_ops {
   void (*gelu)(const float *x, float *y, int64_t n);
   void (*gelu_tanh)(const float *x, float *y, int64_t n);
   float (*exp_sum)(const float *x, float *y, int64_t n, float shift);
+  float (*max)(const float *x, int64_t n);
 } k_vmath_ops;
 /* NULL when this CPU (or build) cannot run `isa`. */
 const k_vmath_ops *k_vmath_ops_for(k_isa isa);

@@ -80,6 +80,11 @@ void k_qconvert_avx512(int64_t K, const float *x, float inv, int32_t zp, int8_t 
 /* k_requant_s8's bodies (qgemm_s8.c dispatches). */
 void k_requant_s8_avx2(int8_t *y, size_t n, int32_t zin, float scale, float inv, int32_t zout);
 void k_requant_s8_avx512(int8_t *y, size_t n, int32_t zin, float scale, float inv, int32_t zout);
+/* k_quantize_s8's and k_dequantize_s8's bodies (n a multiple of 16 / 8). */
+void k_quantize_s8_avx2(const float *x, int8_t *y, size_t n, float inv, int32_t zp);
+void k_quantize_s8_avx512(const float *x, int8_t *y, size_t n, float inv, int32_t zp);
+void k_dequantize_s8_avx2(const int8_t *x, float *y, size_t n, int32_t zp, float scale);
+void k_dequantize_s8_avx512(const int8_t *x, float *y, size_t n, int32_t zp, float scale);
 
 /* k_dwconv_s8's bodies: the channels of one pixel (mult 1) in whole
  * vectors; returns how many were done (the rest go to the plain loop). */

@@ -155,4 +155,28 @@ void k_requant_s8_avx2(int8_t *y, size_t n, int32_t zin, float scale, float inv,
     _mm_storel_epi64((__m128i *)(void *)(y + i), _mm_packs_epi16(w, w));
   }
 }
+/* n a multiple of 8 (see k_quantize_s8), as the AVX-512 body */
+void k_quantize_s8_avx2(const float *x, int8_t *y, size_t n, float inv, int32_t zp) {
+  const __m256 s = _mm256_set1_ps(inv), lo = _mm256_set1_ps((float)(-128 - zp)),
+               hi = _mm256_set1_ps((float)(127 - zp));
+  const __m256i z = _mm256_set1_epi32(zp);
+  for (size_t i = 0; i < n; i += 8) {
+    __m256 v = _mm256_mul_ps(_mm256_loadu_ps(x + i), s);
+    v = _mm256_and_ps(v, _mm256_cmp_ps(v, v, _CMP_ORD_Q));
+    v = _mm256_min_ps(_mm256_max_ps(v, lo), hi);
+    __m256i t = _mm256_add_epi32(_mm256_cvtps_epi32(v), z);
+    __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(t), _mm256_extracti128_si256(t, 1));
+    _mm_storel_epi64((__m128i *)(void *)(y + i), _mm_packs_epi16(w, w));
+  }
+}
+
+void k_dequantize_s8_avx2(const int8_t *x, float *y, size_t n, int32_t zp, float scale) {
+  const __m256i z = _mm256_set1_epi32(zp);
+  const __m256 s = _mm256_set1_ps(scale);
+  for (size_t i = 0; i < n; i += 8) {
+    __m256i q =
+        _mm256_sub_epi32(_mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(x + i))), z);
+    _mm256_storeu_ps(y + i, _mm256_mul_ps(_mm256_cvtepi32_ps(q), s));
+  }
+}
 #endif

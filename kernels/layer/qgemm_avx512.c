@@ -160,4 +160,27 @@ void k_requant_s8_avx512(int8_t *y, size_t n, int32_t zin, float scale, float in
                      _mm512_cvtsepi32_epi8(_mm512_add_epi32(_mm512_cvtps_epi32(v), zo)));
   }
 }
+/* n a multiple of 16 (see k_quantize_s8): NaN lanes zeroed, so they land on zp */
+void k_quantize_s8_avx512(const float *x, int8_t *y, size_t n, float inv, int32_t zp) {
+  const __m512 s = _mm512_set1_ps(inv), lo = _mm512_set1_ps((float)(-128 - zp)),
+               hi = _mm512_set1_ps((float)(127 - zp));
+  const __m512i z = _mm512_set1_epi32(zp);
+  for (size_t i = 0; i < n; i += 16) {
+    __m512 v = _mm512_mul_ps(_mm512_loadu_ps(x + i), s);
+    v = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(v, v, _CMP_ORD_Q), v);
+    v = _mm512_min_ps(_mm512_max_ps(v, lo), hi);
+    _mm_storeu_si128((__m128i *)(void *)(y + i),
+                     _mm512_cvtsepi32_epi8(_mm512_add_epi32(_mm512_cvtps_epi32(v), z)));
+  }
+}
+
+void k_dequantize_s8_avx512(const int8_t *x, float *y, size_t n, int32_t zp, float scale) {
+  const __m512i z = _mm512_set1_epi32(zp);
+  const __m512 s = _mm512_set1_ps(scale);
+  for (size_t i = 0; i < n; i += 16) {
+    __m512i q =
+        _mm512_sub_epi32(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(const void *)(x + i))), z);
+    _mm512_storeu_ps(y + i, _mm512_mul_ps(_mm512_cvtepi32_ps(q), s));
+  }
+}
 #endif

@@ -142,3 +142,30 @@ void k_requant_s8(int8_t *y, size_t n, int32_t zin, float scale, float inv, int3
 #endif
   requant_generic(y + done, n - done, zin, scale, inv, zout);
 }
+
+void k_quantize_s8(const float *x, int8_t *y, size_t n, float inv, int32_t zp) {
+  size_t done = 0;
+#if defined(PTERUN_QGEMM_X86)
+  const k_isa isa = k_isa_get();
+  if (isa == K_ISA_AVX512) done = n / 16 * 16, k_quantize_s8_avx512(x, y, done, inv, zp);
+  else if (isa == K_ISA_AVX2) done = n / 8 * 8, k_quantize_s8_avx2(x, y, done, inv, zp);
+#endif
+  const float lo = (float)(-128 - zp), hi = (float)(127 - zp);
+  for (size_t i = done; i < n; i++) {
+    float v = x[i] * inv;
+    v = v == v ? v : 0.0f; /* NaN: to the zero point */
+    v = v < lo ? lo : v;
+    v = v > hi ? hi : v;
+    y[i] = q8_of(v, zp);
+  }
+}
+
+void k_dequantize_s8(const int8_t *x, float *y, size_t n, int32_t zp, float scale) {
+  size_t done = 0;
+#if defined(PTERUN_QGEMM_X86)
+  const k_isa isa = k_isa_get();
+  if (isa == K_ISA_AVX512) done = n / 16 * 16, k_dequantize_s8_avx512(x, y, done, zp, scale);
+  else if (isa == K_ISA_AVX2) done = n / 8 * 8, k_dequantize_s8_avx2(x, y, done, zp, scale);
+#endif
+  for (size_t i = done; i < n; i++) y[i] = (float)((int32_t)x[i] - zp) * scale;
+}

@@ -25,6 +25,7 @@ typedef int VM;
 #define vsel(m, a, b) ((m) ? (a) : (b))
 #define vmullo(a, b, p) ((float)((double)(a) * (b) - (double)(p)))
 #define vhsum(a) (a)
+#define vhmax(a) (a)
 #define VM_TABLE k_vmath_generic
 static inline float vpow2i(float n) {
   uint32_t b = (uint32_t)((int32_t)n + 127) << 23;
@@ -64,3 +65,4 @@ void k_vsilu(const float *x, float *y, int64_t n) { ops()->silu(x, y, n); }
 void k_vgelu(const float *x, float *y, int64_t n) { ops()->gelu(x, y, n); }
 void k_vgelu_tanh(const float *x, float *y, int64_t n) { ops()->gelu_tanh(x, y, n); }
 float k_vexp_sum(const float *x, float *y, int64_t n, float shift) { return ops()->exp_sum(x, y, n, shift); }
+float k_vmax(const float *x, int64_t n) { return ops()->max(x, n); }

@@ -35,5 +35,10 @@ static inline float vhsum(__m256 v) {
   return _mm_cvtss_f32(s);
 }
 extern const k_vmath_ops k_vmath_avx2;
+static inline float vhmax(__m256 v) {
+  __m128 m = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  m = _mm_max_ps(m, _mm_movehl_ps(m, m));
+  return _mm_cvtss_f32(_mm_max_ss(m, _mm_shuffle_ps(m, m, 1)));
+}
 #include "vmath_impl.h"
 #endif

@@ -32,6 +32,7 @@ typedef __mmask16 VM;
 #define vpow2i(n) \
   _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127)), 23))
 #define vhsum(v) _mm512_reduce_add_ps(v)
+#define vhmax(v) _mm512_reduce_max_ps(v)
 #define VM_TABLE k_vmath_avx512
 extern const k_vmath_ops k_vmath_avx512;
 #include "vmath_impl.h"

@@ -9,7 +9,8 @@
  * vmin/vmax (the second operand when the first is NaN), vabs,
  * vcopysign(mag, sign), vlt, vgt, vnan, vsel(m, a, b) (= m ? a : b),
  * vpow2i(n) (2^n for integral n in [-126, 127]), vmullo(a, b, p) (a*b - p
- * exactly, p = a*b rounded), vhsum (sum of the lanes), and VM_TABLE (the
+ * exactly, p = a*b rounded), vhsum (sum of the lanes), vhmax (their max,
+ * no lane NaN), and VM_TABLE (the
  * name of the k_vmath_ops to define).
  *
  * The methods (coefficients fitted here by least squares on Chebyshev
@@ -202,5 +203,19 @@ static float vm_arr_exp_sum(const float *x, float *y, int64_t n, float shift) {
   return vhsum(acc);
 }
 
-const k_vmath_ops VM_TABLE = {vm_arr_exp,  vm_arr_erf,  vm_arr_tanh,      vm_arr_sigmoid,
-                              vm_arr_silu, vm_arr_gelu, vm_arr_gelu_tanh, vm_arr_exp_sum};
+/* The largest x[i], NaN skipped (a select on an ordered compare, as NEON's
+ * max would keep NaN), -inf when none: the same value in every set. */
+static float vm_arr_max(const float *x, int64_t n) {
+  VF acc = vset(-__builtin_inff());
+  int64_t i = 0;
+  for (; i + VW <= n; i += VW) {
+    VF v = vload(x + i);
+    acc = vsel(vgt(v, acc), v, acc);
+  }
+  float m = vhmax(acc);
+  for (; i < n; i++) m = x[i] > m ? x[i] : m;
+  return m;
+}
+
+const k_vmath_ops VM_TABLE = {vm_arr_exp,  vm_arr_erf,       vm_arr_tanh,    vm_arr_sigmoid, vm_arr_silu,
+                              vm_arr_gelu, vm_arr_gelu_tanh, vm_arr_exp_sum, vm_arr_max};

@@ -28,6 +28,7 @@ typedef uint32x4_t VM;
 #define vmullo(a, b, p) vfmaq_f32(vnegq_f32(p), a, b)
 #define vpow2i(n) vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(vcvtnq_s32_f32(n), vdupq_n_s32(127)), 23))
 #define vhsum vaddvq_f32
+#define vhmax vmaxvq_f32
 #define VM_TABLE k_vmath_neon
 extern const k_vmath_ops k_vmath_neon;
 #include "vmath_impl.h"

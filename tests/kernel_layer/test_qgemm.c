@@ -408,6 +408,32 @@ TEST(requant_s8) {
   CHECK(bad == 0, "%d requantized values off (isa %s)", bad, k_isa_name(k_isa_get()));
 }
 
+/* fp32 <-> qint8 converts against the scalar formulas: ties to even,
+ * saturation both ways, NaN to the zero point, every tail length. */
+TEST(quantize_dequantize_s8) {
+  static const int32_t zps[] = {-128, -3, 0, 5, 127};
+  static const float invs[] = {1.0f, 2.0f, 1.0f / 0.037f, 0.5f};
+  float x[70], back[70];
+  int8_t q[70];
+  int bad = 0;
+  for (size_t z = 0; z < sizeof zps / sizeof zps[0]; z++)
+    for (size_t s = 0; s < sizeof invs / sizeof invs[0]; s++)
+      for (size_t n = 0; n <= 70; n += (n < 34 ? 1 : 9)) {
+        for (size_t i = 0; i < n; i++) x[i] = ((float)((int)(i * 29 % 71) - 35) * 4.5f) / invs[s];
+        if (n > 3) x[3] = NAN, x[n - 1] = 0.5f, x[n - 2] = -2.5f;
+        k_quantize_s8(x, q, n, invs[s], zps[z]);
+        const float lo = (float)(-128 - zps[z]), hi = (float)(127 - zps[z]);
+        for (size_t i = 0; i < n; i++) {
+          float v = x[i] * invs[s];
+          v = v != v ? 0.0f : v < lo ? lo : v > hi ? hi : v;
+          bad += q[i] != (int8_t)((int32_t)nearbyintf(v) + zps[z]);
+        }
+        k_dequantize_s8(q, back, n, zps[z], 0.037f);
+        for (size_t i = 0; i < n; i++) bad += back[i] != (float)((int32_t)q[i] - zps[z]) * 0.037f;
+      }
+  CHECK(bad == 0, "%d converted values off (isa %s)", bad, k_isa_name(k_isa_get()));
+}
+
 /* The kernel the instruction-set choice asks for is the one that runs. */
 TEST(qgemm_kernel_named) {
   const char *want = getenv("PTERUN_OPT_ISA"), *got = k_qgemm_kernel();
@@ -428,4 +454,5 @@ TEST(qgemm_kernel_named) {
 }
 
 TEST_MAIN(T(qgemm_kernel_named), T(qd8_hand_computed), T(qd8_properties), T(qgemm_serial),
-          T(qgemm_three_threads), T(qgemm_large), T(qgemm_refusals), T(qgemm_s8), T(requant_s8))
+          T(qgemm_three_threads), T(qgemm_large), T(qgemm_refusals), T(qgemm_s8), T(requant_s8),
+          T(quantize_dequantize_s8))

@@ -138,6 +138,17 @@ static int check_arrays(const k_vmath_ops *ops, const char *isa) {
     ops->tanh(z, z, n);
     if (memcmp(y, z, (size_t)n * sizeof(float)))
       fprintf(stderr, "FAIL %s: tanh in place, n=%d\n", isa, n), fails++;
+    float mx = -INFINITY;
+    for (int i = 0; i < n; i++) mx = x[i] > mx ? x[i] : mx;
+    if (ops->max(x, n) != mx) fprintf(stderr, "FAIL %s: max n=%d\n", isa, n), fails++;
+    if (n > 2) { /* NaN skipped, wherever it is */
+      float t = x[n / 2];
+      x[n / 2] = NAN;
+      float mn = -INFINITY;
+      for (int i = 0; i < n; i++) mn = x[i] > mn ? x[i] : mn;
+      if (ops->max(x, n) != mn) fprintf(stderr, "FAIL %s: max with NaN n=%d\n", isa, n), fails++;
+      x[n / 2] = t;
+    }
     float m = 1.5f;
     double want = 0;
     for (int i = 0; i < n; i++) want += exp((double)x[i] - m);
