@@ -22,6 +22,22 @@ typedef struct xg_matmul {
 } xg_matmul;
 void xg_batch_matmul(const xg_matmul *mm);
 
+/* The im2col rows of an NHWC convolution, for fp32 (xnn_conv.c) and int8
+ * (xnn_native.c) alike: output pixels r0 + [b, e) of one image and group,
+ * each row the window's taps times the group's channels, elements of `es`
+ * bytes; taps in the padding get `pad` bytes (0: fp32 zero; int8: the input
+ * zero point). A k_parallel_for range function over `xg_im2col`. */
+typedef struct xg_im2col {
+  const uint8_t *x; /* the image, NHWC */
+  uint8_t *col;
+  const xg_conv_params *c;
+  int64_t H, W, C, OW, gin, c0; /* c0: the group's first input channel */
+  size_t r0;                    /* the pass's first output pixel */
+  size_t es;
+  uint8_t pad;
+} xg_im2col;
+void xg_im2col_range(void *ctx, size_t b, size_t e);
+
 /* The native entry points the node table names. */
 #define XG_NATIVE_DECL(name) xg_native_fn xg_native_##name;
 /* (one list, wrapped by hand) */

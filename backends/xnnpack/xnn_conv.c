@@ -71,46 +71,6 @@ pte_status xg_native_prepare_conv(xg_graph *g, uint32_t ni, xg_mem *mem) {
   return PTE_OK;
 }
 
-typedef struct fcol_job {
-  const float *x; /* one image, NHWC */
-  float *col;
-  const xg_conv_params *c;
-  int64_t H, W, C, OW, gin, c0; /* c0: the group's first input channel */
-  size_t r0;                    /* the pass's first output pixel */
-} fcol_job;
-
-static void fcol_rows(void *ctx, size_t b, size_t e) {
-  const fcol_job *j = ctx;
-  const xg_conv_params *c = j->c;
-  /* a window row inside the image is one run of kernel_w x C floats when
-   * the taps are adjacent and the group is every channel */
-  const bool runs = c->dil_w == 1 && j->gin == j->C;
-  const int64_t row = (int64_t)c->kernel_w * j->gin;
-  const size_t gin_bytes = (size_t)j->gin * sizeof(float);
-  for (size_t r = j->r0 + b; r < j->r0 + e; r++) {
-    const int64_t oy = (int64_t)r / j->OW, ox = (int64_t)r % j->OW;
-    float *d = j->col + (int64_t)(r - j->r0) * c->kernel_h * row;
-    const int64_t ix0 = ox * c->sub_w - c->pad_left;
-    for (uint32_t ky = 0; ky < c->kernel_h; ky++, d += row) {
-      const int64_t iy = oy * c->sub_h + (int64_t)ky * c->dil_h - c->pad_top;
-      if (iy < 0 || iy >= j->H) {
-        memset(d, 0, (size_t)row * sizeof(float));
-        continue;
-      }
-      const float *src = j->x + iy * j->W * j->C + j->c0;
-      if (runs && ix0 >= 0 && ix0 + c->kernel_w <= j->W) {
-        memcpy(d, src + ix0 * j->C, (size_t)row * sizeof(float));
-        continue;
-      }
-      for (uint32_t kx = 0; kx < c->kernel_w; kx++) {
-        const int64_t ix = ix0 + (int64_t)kx * c->dil_w;
-        if (ix < 0 || ix >= j->W) memset(d + kx * j->gin, 0, gin_bytes);
-        else memcpy(d + kx * j->gin, src + ix * j->C, gin_bytes);
-      }
-    }
-  }
-}
-
 void xg_native_conv2d(const xg_graph *g, const xg_node *n, void *const *ptr, bool index_int64) {
   (void)index_int64;
   const xg_fconv *q = n->conv_plan;
@@ -143,17 +103,24 @@ void xg_native_conv2d(const xg_graph *g, const xg_node *n, void *const *ptr, boo
   }
   const int64_t H = (int64_t)x->dims[1], W = (int64_t)x->dims[2], OH = (int64_t)o->dims[1],
                 OW = (int64_t)o->dims[2];
-  fcol_job j = {
-      .col = g->col_scratch, .c = &n->p.conv, .H = H, .W = W, .C = C, .OW = OW, .gin = n->p.conv.group_in};
+  xg_im2col j = {.col = (uint8_t *)g->col_scratch,
+                 .c = &n->p.conv,
+                 .H = H,
+                 .W = W,
+                 .C = C,
+                 .OW = OW,
+                 .gin = n->p.conv.group_in,
+                 .es = sizeof(float),
+                 .pad = 0};
   d.a = g->col_scratch, d.sa0 = q->kin;
   for (int64_t img = 0; img < (int64_t)x->dims[0]; img++) {
-    j.x = in + img * H * W * C;
+    j.x = (const uint8_t *)(in + img * H * W * C);
     for (int64_t r0 = 0; r0 < OH * OW; r0 += q->chunk) {
       d.M = OH * OW - r0 < q->chunk ? OH * OW - r0 : q->chunk;
       j.r0 = (size_t)r0;
       for (uint32_t gi = 0; gi < q->groups; gi++) {
         j.c0 = gi * j.gin;
-        k_parallel_for((size_t)d.M, (double)(d.M * q->kin), fcol_rows, &j);
+        k_parallel_for((size_t)d.M, (double)(d.M * q->kin), xg_im2col_range, &j);
         d.b = filter + gi * q->kout * q->kin, d.b_packed = q->w[gi];
         d.col_bias = bias ? bias + gi * q->kout : NULL;
         d.c = out + (img * OH * OW + r0) * N + gi * q->kout;

@@ -467,56 +467,47 @@ static pte_status prepare_static(xg_graph *g, uint32_t ni, xg_mem *mem) {
   return PTE_OK;
 }
 
-typedef struct im2col_job {
-  const int8_t *x; /* one image, NHWC */
-  int8_t *col;
-  const xg_conv_params *c;
-  int64_t H, W, C, OW, gin, c0; /* c0: the group's first input channel */
-  size_t r0;                    /* the pass's first output pixel */
-  int8_t pad;                   /* the input zero point: a real 0 */
-} im2col_job;
-
 /* Short copies inline (a call per tap cost more than the bytes). */
-static inline void copy_short(int8_t *d, const int8_t *s, int64_t n) {
-  int64_t i = 0;
+static inline void copy_bytes(uint8_t *d, const uint8_t *s, size_t n) {
+  if (n >= 256) {
+    memcpy(d, s, n);
+    return;
+  }
+  size_t i = 0;
   for (; i + 16 <= n; i += 16) memcpy(d + i, s + i, 16);
   for (; i < n; i++) d[i] = s[i];
 }
 
-static void im2col_rows(void *ctx, size_t b, size_t e) {
-  const im2col_job *j = ctx;
+void xg_im2col_range(void *ctx, size_t b, size_t e) {
+  const xg_im2col *j = ctx;
   const xg_conv_params *c = j->c;
-  /* a window row inside the image is one run of kernel_w x C bytes when
+  const size_t es = j->es, gin = (size_t)j->gin * es;
+  /* a window row inside the image is one run of kernel_w x C elements when
    * the taps are adjacent and the group is every channel */
   const bool runs = c->dil_w == 1 && j->gin == j->C;
-  const int64_t row = (int64_t)c->kernel_w * j->gin;
-  for (size_t r = b; r < e; r++) {
+  const size_t row = (size_t)c->kernel_w * gin;
+  for (size_t r = j->r0 + b; r < j->r0 + e; r++) {
     const int64_t oy = (int64_t)r / j->OW, ox = (int64_t)r % j->OW;
-    int8_t *d = j->col + (int64_t)(r - j->r0) * c->kernel_h * row;
+    uint8_t *d = j->col + (r - j->r0) * c->kernel_h * row;
     const int64_t ix0 = ox * c->sub_w - c->pad_left;
     for (uint32_t ky = 0; ky < c->kernel_h; ky++, d += row) {
       const int64_t iy = oy * c->sub_h + (int64_t)ky * c->dil_h - c->pad_top;
       if (iy < 0 || iy >= j->H) {
-        memset(d, j->pad, (size_t)row);
+        memset(d, j->pad, row);
         continue;
       }
-      const int8_t *src = j->x + iy * j->W * j->C + j->c0;
+      const uint8_t *src = j->x + (size_t)(iy * j->W * j->C + j->c0) * es;
       if (runs && ix0 >= 0 && ix0 + c->kernel_w <= j->W) {
-        copy_short(d, src + ix0 * j->C, row);
+        copy_bytes(d, src + (size_t)(ix0 * j->C) * es, row);
         continue;
       }
       for (uint32_t kx = 0; kx < c->kernel_w; kx++) {
         const int64_t ix = ix0 + (int64_t)kx * c->dil_w;
-        if (ix < 0 || ix >= j->W) memset(d + kx * j->gin, j->pad, (size_t)j->gin);
-        else copy_short(d + kx * j->gin, src + ix * j->C, j->gin);
+        if (ix < 0 || ix >= j->W) memset(d + kx * gin, j->pad, gin);
+        else copy_bytes(d + kx * gin, src + (size_t)(ix * j->C) * es, gin);
       }
     }
   }
-}
-
-static void im2col_range(void *ctx, size_t b, size_t e) {
-  const im2col_job *j = ctx;
-  im2col_rows(ctx, j->r0 + b, j->r0 + e);
 }
 
 static void run_static(const xg_graph *g, const xg_node *n, void *const *ptr) {
@@ -548,24 +539,25 @@ static void run_static(const xg_graph *g, const xg_node *n, void *const *ptr) {
   }
   const int64_t H = (int64_t)x->dims[1], W = (int64_t)x->dims[2], OH = (int64_t)o->dims[1],
                 OW = (int64_t)o->dims[2];
-  im2col_job j = {.col = n->qscratch,
-                  .c = &n->p.conv,
-                  .H = H,
-                  .W = W,
-                  .C = C,
-                  .OW = OW,
-                  .gin = n->p.conv.group_in,
-                  .pad = (int8_t)q->za};
+  xg_im2col j = {.col = n->qscratch,
+                 .c = &n->p.conv,
+                 .H = H,
+                 .W = W,
+                 .C = C,
+                 .OW = OW,
+                 .gin = n->p.conv.group_in,
+                 .es = 1,
+                 .pad = (uint8_t)(int8_t)q->za};
   d.a = n->qscratch;
   d.sa = q->kin;
   for (int64_t img = 0; img < (int64_t)x->dims[0]; img++) {
-    j.x = in + img * H * W * C;
+    j.x = (const uint8_t *)(in + img * H * W * C);
     for (int64_t r0 = 0; r0 < OH * OW; r0 += q->chunk) {
       d.M = OH * OW - r0 < q->chunk ? OH * OW - r0 : q->chunk;
       j.r0 = (size_t)r0;
       for (uint32_t gi = 0; gi < q->groups; gi++) {
         j.c0 = gi * j.gin;
-        k_parallel_for((size_t)d.M, (double)(d.M * q->kin), im2col_range, &j);
+        k_parallel_for((size_t)d.M, (double)(d.M * q->kin), xg_im2col_range, &j);
         d.w = q->w[gi];
         d.c = out + (img * OH * OW + r0) * N + gi * q->kout;
         k_qgemm_s8(&d);
