@@ -433,15 +433,16 @@ PTE_API pte_status pte_kernel_fail(pte_kernel_ctx *ctx, pte_status status, const
 typedef struct pte_rewrite pte_rewrite; /* the method being loaded */
 
 typedef struct pte_rewrite_rule {
-  uint32_t abi;              /* PTE_ABI_VERSION (PTE_REWRITE_RULE_INIT) */
+  uint32_t abi;               /* PTE_ABI_VERSION (PTE_REWRITE_RULE_INIT) */
   const char *first, *second; /* operator names of instructions i and i + 1 */
-  const char *library;       /* the kernel library the rule belongs to (skipped while it is disabled) */
+  const char *library;        /* the kernel library the rule belongs to (skipped while it is disabled) */
   /* Rewrite instructions i and i + 1, or leave them untouched and return
    * false. Never an error: a rule that cannot rewrite declines. */
   bool (*apply)(pte_rewrite *rw, int32_t i);
 } pte_rewrite_rule;
 
-#define PTE_REWRITE_RULE_INIT(first, second, library, apply) { PTE_ABI_VERSION, first, second, library, apply }
+#define PTE_REWRITE_RULE_INIT(first, second, library, apply) \
+  { PTE_ABI_VERSION, first, second, library, apply }
 #define PTE_MAX_REWRITE_RULES 32
 
 /* Register a rule; the same struct again is a no-op. `rule` must stay valid
