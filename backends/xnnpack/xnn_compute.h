@@ -38,6 +38,19 @@ typedef struct xg_im2col {
 } xg_im2col;
 void xg_im2col_range(void *ctx, size_t b, size_t e);
 
+/* One product of a convolution on rows of A (stride lda elements): `rows`
+ * output pixels from pixel0 (counted over every image) on, group `group`. */
+typedef void (*xg_conv_product)(void *ctx, const void *a, int64_t lda, int64_t rows, int64_t pixel0,
+                                uint32_t group);
+/* Convolution node n (NHWC, elements of es bytes) as products on rows, for
+ * fp32 and int8 alike: `direct` (1x1, stride 1, unpadded) multiplies the
+ * input rows in place; otherwise im2col rows of `kin` elements go into col,
+ * `chunk` output pixels a pass, built on the pool (pad: the byte of a
+ * padding tap). */
+void xg_conv_passes(const xg_graph *g, const xg_node *n, const void *in, size_t es, uint8_t pad, bool direct,
+                    void *col, int64_t chunk, uint32_t groups, int64_t kin, xg_conv_product product,
+                    void *ctx);
+
 /* The native entry points the node table names. */
 #define XG_NATIVE_DECL(name) xg_native_fn xg_native_##name;
 /* (one list, wrapped by hand) */

@@ -71,61 +71,42 @@ pte_status xg_native_prepare_conv(xg_graph *g, uint32_t ni, xg_mem *mem) {
   return PTE_OK;
 }
 
+typedef struct fconv_run {
+  k_sgemm_desc d;
+  const xg_fconv *q;
+  const float *filter, *bias;
+  float *out;
+  int64_t N;
+} fconv_run;
+
+static void fconv_product(void *ctx, const void *a, int64_t lda, int64_t rows, int64_t pixel0, uint32_t gi) {
+  fconv_run *r = ctx;
+  const xg_fconv *q = r->q;
+  r->d.M = rows, r->d.a = a, r->d.sa0 = lda;
+  r->d.b = r->filter + gi * q->kout * q->kin, r->d.b_packed = q->w[gi];
+  r->d.col_bias = r->bias ? r->bias + gi * q->kout : NULL;
+  r->d.c = r->out + pixel0 * r->N + gi * q->kout;
+  k_sgemm(&r->d);
+}
+
 void xg_native_conv2d(const xg_graph *g, const xg_node *n, void *const *ptr, bool index_int64) {
   (void)index_int64;
   const xg_fconv *q = n->conv_plan;
-  const xg_value *x = &g->values[n->in[0]], *o = &g->values[n->out[0]];
-  const float *in = ptr[0], *filter = ptr[1], *bias = n->in[2] == XG_NONE ? NULL : ptr[2];
-  float *out = ptr[n->nin];
-  const int64_t N = q->kout * q->groups, C = (int64_t)x->dims[3];
-  k_sgemm_desc d;
-  memset(&d, 0, sizeof d);
-  d.N = q->kout, d.K = q->kin;
-  d.sa1 = 1, d.sb0 = 1, d.sb1 = q->kin;
-  d.sc0 = N, d.sc1 = 1;
-  d.alpha = 1.0f;
-  d.beta = bias ? 1.0f : 0.0f;
-  d.lo = n->out_min, d.hi = n->out_max;
-  d.clamp = !(isinf(d.lo) && d.lo < 0 && isinf(d.hi) && d.hi > 0);
-  d.scratch = g->fc_scratch, d.scratch_bytes = g->fc_scratch_bytes;
-  d.parallel = true;
-  if (q->direct) {
-    d.M = (int64_t)(x->numel / (size_t)C);
-    d.sa0 = C;
-    for (uint32_t gi = 0; gi < q->groups; gi++) {
-      d.a = in + gi * (int64_t)n->p.conv.group_in;
-      d.b = filter + gi * q->kout * q->kin, d.b_packed = q->w[gi];
-      d.col_bias = bias ? bias + gi * q->kout : NULL;
-      d.c = out + gi * q->kout;
-      k_sgemm(&d);
-    }
-    return;
-  }
-  const int64_t H = (int64_t)x->dims[1], W = (int64_t)x->dims[2], OH = (int64_t)o->dims[1],
-                OW = (int64_t)o->dims[2];
-  xg_im2col j = {.col = (uint8_t *)g->col_scratch,
-                 .c = &n->p.conv,
-                 .H = H,
-                 .W = W,
-                 .C = C,
-                 .OW = OW,
-                 .gin = n->p.conv.group_in,
-                 .es = sizeof(float),
-                 .pad = 0};
-  d.a = g->col_scratch, d.sa0 = q->kin;
-  for (int64_t img = 0; img < (int64_t)x->dims[0]; img++) {
-    j.x = (const uint8_t *)(in + img * H * W * C);
-    for (int64_t r0 = 0; r0 < OH * OW; r0 += q->chunk) {
-      d.M = OH * OW - r0 < q->chunk ? OH * OW - r0 : q->chunk;
-      j.r0 = (size_t)r0;
-      for (uint32_t gi = 0; gi < q->groups; gi++) {
-        j.c0 = gi * j.gin;
-        k_parallel_for((size_t)d.M, (double)(d.M * q->kin), xg_im2col_range, &j);
-        d.b = filter + gi * q->kout * q->kin, d.b_packed = q->w[gi];
-        d.col_bias = bias ? bias + gi * q->kout : NULL;
-        d.c = out + (img * OH * OW + r0) * N + gi * q->kout;
-        k_sgemm(&d);
-      }
-    }
-  }
+  fconv_run r = {.q = q,
+                 .filter = ptr[1],
+                 .bias = n->in[2] == XG_NONE ? NULL : ptr[2],
+                 .out = ptr[n->nin],
+                 .N = q->kout * q->groups};
+  k_sgemm_desc *d = &r.d;
+  d->N = q->kout, d->K = q->kin;
+  d->sa1 = 1, d->sb0 = 1, d->sb1 = q->kin;
+  d->sc0 = r.N, d->sc1 = 1;
+  d->alpha = 1.0f;
+  d->beta = r.bias ? 1.0f : 0.0f;
+  d->lo = n->out_min, d->hi = n->out_max;
+  d->clamp = !(isinf(d->lo) && d->lo < 0 && isinf(d->hi) && d->hi > 0);
+  d->scratch = g->fc_scratch, d->scratch_bytes = g->fc_scratch_bytes;
+  d->parallel = true;
+  xg_conv_passes(g, n, ptr[0], sizeof(float), 0, q->direct, g->col_scratch, q->chunk, q->groups, q->kin,
+                 fconv_product, &r);
 }

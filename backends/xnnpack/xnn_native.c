@@ -510,60 +510,72 @@ void xg_im2col_range(void *ctx, size_t b, size_t e) {
   }
 }
 
+void xg_conv_passes(const xg_graph *g, const xg_node *n, const void *in, size_t es, uint8_t pad, bool direct,
+                    void *col, int64_t chunk, uint32_t groups, int64_t kin, xg_conv_product product,
+                    void *ctx) {
+  const xg_value *x = &g->values[n->in[0]], *o = &g->values[n->out[0]];
+  const int64_t C = (int64_t)x->dims[x->ndims - 1], gin = n->p.conv.group_in;
+  if (direct) {
+    for (uint32_t gi = 0; gi < groups; gi++)
+      product(ctx, (const uint8_t *)in + (size_t)(gi * gin) * es, C, (int64_t)(x->numel / (size_t)C), 0, gi);
+    return;
+  }
+  const int64_t H = (int64_t)x->dims[1], W = (int64_t)x->dims[2], pixels = (int64_t)(o->dims[1] * o->dims[2]);
+  xg_im2col j = {.col = col,
+                 .c = &n->p.conv,
+                 .H = H,
+                 .W = W,
+                 .C = C,
+                 .OW = (int64_t)o->dims[2],
+                 .gin = gin,
+                 .es = es,
+                 .pad = pad};
+  for (int64_t img = 0; img < (int64_t)x->dims[0]; img++) {
+    j.x = (const uint8_t *)in + (size_t)(img * H * W * C) * es;
+    for (int64_t r0 = 0; r0 < pixels; r0 += chunk) {
+      const int64_t rows = pixels - r0 < chunk ? pixels - r0 : chunk;
+      j.r0 = (size_t)r0;
+      for (uint32_t gi = 0; gi < groups; gi++) {
+        j.c0 = gi * gin;
+        k_parallel_for((size_t)rows, (double)(rows * kin), xg_im2col_range, &j);
+        product(ctx, col, kin, rows, img * pixels + r0, gi);
+      }
+    }
+  }
+}
+
+typedef struct qconv_run {
+  k_qgemm_s8_desc d;
+  const xg_qconv *q;
+  int8_t *out;
+  int64_t N;
+} qconv_run;
+
+static void qconv_product(void *ctx, const void *a, int64_t lda, int64_t rows, int64_t pixel0, uint32_t gi) {
+  qconv_run *r = ctx;
+  r->d.M = rows, r->d.a = a, r->d.sa = lda;
+  r->d.w = r->q->w[gi];
+  r->d.c = r->out + pixel0 * r->N + gi * r->q->kout;
+  k_qgemm_s8(&r->d);
+}
+
 static void run_static(const xg_graph *g, const xg_node *n, void *const *ptr) {
   if (n->type == XG_DEPTHWISE_CONV2D) {
     run_depthwise(g, n, ptr);
     return;
   }
   const xg_qconv *q = n->qw;
-  const xg_value *x = &g->values[n->in[0]], *o = &g->values[n->out[0]];
-  const int8_t *in = ptr[0];
-  int8_t *out = ptr[n->nin];
-  const int64_t N = q->kout * q->groups, C = (int64_t)x->dims[x->ndims - 1];
-  k_qgemm_s8_desc d = {.a_zero_point = q->za,
-                       .sc = N,
+  qconv_run r = {.d = {.a_zero_point = q->za,
+                       .sc = q->kout * q->groups,
                        .c_zero_point = q->zo,
                        .qmin = q->qmin,
                        .qmax = q->qmax,
-                       .parallel = true};
-  if (q->direct) {
-    d.M = (int64_t)(x->numel / (size_t)C);
-    d.sa = C;
-    for (uint32_t gi = 0; gi < q->groups; gi++) {
-      d.w = q->w[gi];
-      d.a = in + gi * (int64_t)n->p.conv.group_in;
-      d.c = out + gi * q->kout;
-      k_qgemm_s8(&d);
-    }
-    return;
-  }
-  const int64_t H = (int64_t)x->dims[1], W = (int64_t)x->dims[2], OH = (int64_t)o->dims[1],
-                OW = (int64_t)o->dims[2];
-  xg_im2col j = {.col = n->qscratch,
-                 .c = &n->p.conv,
-                 .H = H,
-                 .W = W,
-                 .C = C,
-                 .OW = OW,
-                 .gin = n->p.conv.group_in,
-                 .es = 1,
-                 .pad = (uint8_t)(int8_t)q->za};
-  d.a = n->qscratch;
-  d.sa = q->kin;
-  for (int64_t img = 0; img < (int64_t)x->dims[0]; img++) {
-    j.x = (const uint8_t *)(in + img * H * W * C);
-    for (int64_t r0 = 0; r0 < OH * OW; r0 += q->chunk) {
-      d.M = OH * OW - r0 < q->chunk ? OH * OW - r0 : q->chunk;
-      j.r0 = (size_t)r0;
-      for (uint32_t gi = 0; gi < q->groups; gi++) {
-        j.c0 = gi * j.gin;
-        k_parallel_for((size_t)d.M, (double)(d.M * q->kin), xg_im2col_range, &j);
-        d.w = q->w[gi];
-        d.c = out + (img * OH * OW + r0) * N + gi * q->kout;
-        k_qgemm_s8(&d);
-      }
-    }
-  }
+                       .parallel = true},
+                 .q = q,
+                 .out = ptr[n->nin],
+                 .N = q->kout * q->groups};
+  xg_conv_passes(g, n, ptr[0], 1, (uint8_t)(int8_t)q->za, q->direct, n->qscratch, q->chunk, q->groups, q->kin,
+                 qconv_product, &r);
 }
 
 /* A fully connected layer is one matrix of every row but the features. */
