@@ -274,6 +274,20 @@ int8_t xg_quantize_value(float x, const xg_value *o);
 /* qint8 -> fp32 convert, constant pad, fp32 -> qint8 convert becomes one
  * native qint8 pad through a byte table (xnn_quant.c). */
 pte_status xg_fuse_quant_pads(xg_graph *g, xg_mem *mem);
+/* qint8 -> fp32 convert, a native unary function, fp32 -> qint8 convert
+ * becomes one native qint8 -> qint8 convert through a byte table. */
+pte_status xg_fuse_quant_tables(xg_graph *g, xg_mem *mem);
+
+/* fp32 -> qint8 convert, qint8 multiply by a one-element qint8 value, qint8
+ * -> fp32 convert (ViT's attention scale) becomes the multiply node alone,
+ * fp32 in and out: each element quantized, then a table of the 256 results
+ * built at execute from the factor (which may be a delegate input). The
+ * node's n->qscratch; q_in and q_out are the dropped qint8 values (their
+ * parameters). */
+typedef struct xg_qmulc {
+  float lut[256];
+  uint32_t q_in, q_out;
+} xg_qmulc;
 
 /* An fp32 fully connected node that runs natively gets packing space (one
  * per graph) and its constant filter packed once (n->fc_packed), in `mem`;

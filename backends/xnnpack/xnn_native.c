@@ -153,9 +153,25 @@ static void qconv_range(void *ctx, size_t b, size_t e) {
   else k_dequantize_s8((const int8_t *)j->x + i0, (float *)j->y + i0, i1 - i0, j->zp, j->s);
 }
 
+/* A fused qint8 -> qint8 chain (xg_fuse_quant_tables): a byte table. */
+typedef struct qlut_job {
+  const int8_t *x;
+  int8_t *y;
+  const int8_t *lut;
+} qlut_job;
+
+static void qlut_range(void *ctx, size_t b, size_t e) {
+  const qlut_job *j = (const qlut_job *)ctx;
+  const int8_t *lut = j->lut + 128;
+  for (size_t i = b; i < e; i++) j->y[i] = lut[j->x[i]];
+}
+
 void xg_native_convert(const xg_graph *g, const xg_node *n, void *const *ptr, bool index_int64) {
   const xg_value *x = &g->values[n->in[0]], *o = &g->values[n->out[0]];
-  if (o->qd8_rows) {
+  if (n->qscratch) {
+    qlut_job j = {(const int8_t *)ptr[0], (int8_t *)ptr[1], (const int8_t *)n->qscratch};
+    k_parallel_for(x->numel, 0.5 * (double)x->numel, qlut_range, &j);
+  } else if (o->qd8_rows) {
     qd8_convert(g, n, ptr);
   } else if (!n->quant) {
     xg_native_copy(g, n, ptr, index_int64);
@@ -966,8 +982,55 @@ void xg_native_softmax(const xg_graph *g, const xg_node *n, void *const *ptr, bo
   k_parallel_for(x->numel / j.c, (double)x->numel, softmax_rows, &j);
 }
 
+/* ---- a fused quantize, multiply by a qint8 factor, dequantize (xg_qmulc) ---- */
+
+typedef struct qmulc_job {
+  const float *x;
+  float *y;
+  const float *lut; /* by quantized input + 128 */
+  float inv;
+  int32_t zp;
+  size_t total;
+} qmulc_job;
+
+static void qmulc_range(void *ctx, size_t b, size_t e) {
+  const qmulc_job *j = (const qmulc_job *)ctx;
+  const size_t i0 = b * XG_QCONV_RUN, i1 = e * XG_QCONV_RUN < j->total ? e * XG_QCONV_RUN : j->total;
+  int8_t q[512];
+  for (size_t i = i0; i < i1; i += 512) {
+    const size_t c = i1 - i < 512 ? i1 - i : 512;
+    k_quantize_s8(j->x + i, q, c, j->inv, j->zp);
+    for (size_t k = 0; k < c; k++) j->y[i + k] = j->lut[q[k] + 128];
+  }
+}
+
+/* The table from the factor's value, as XNNPACK's qs8 multiply rounds
+ * (fp32 requantization: the int32 product times a_scale * b_scale /
+ * out_scale, clamped to the output bounds, half to even) and as the
+ * dequantizing convert then scales. */
+static void run_qmulc(const xg_graph *g, const xg_node *n, void *const *ptr) {
+  xg_qmulc *t = (xg_qmulc *)n->qscratch;
+  const xg_value *qa = &g->values[t->q_in], *qo = &g->values[t->q_out], *c = &g->values[n->in[1]];
+  const int32_t cb = (int32_t) * (const int8_t *)ptr[1] - c->zero_point;
+  const float scale = qa->scale * c->scale / qo->scale;
+  const float lo = (float)(qbound(n->out_min, qo, -128) - qo->zero_point);
+  const float hi = (float)(qbound(n->out_max, qo, 127) - qo->zero_point);
+  for (int i = 0; i < 256; i++) {
+    float v = (float)((i - 128 - qa->zero_point) * cb) * scale;
+    v = v < lo ? lo : v > hi ? hi : v;
+    t->lut[i] = rintf(v) * qo->scale; /* (q - zero point) * scale, q = rint(v) + zero point */
+  }
+  const size_t total = g->values[n->in[0]].numel;
+  qmulc_job j = {(const float *)ptr[0], (float *)ptr[2], t->lut, 1.0f / qa->scale, qa->zero_point, total};
+  k_parallel_for((total + XG_QCONV_RUN - 1) / XG_QCONV_RUN, 2.0 * (double)total, qmulc_range, &j);
+}
+
 pte_status xg_native_run(const xg_graph *g, uint32_t ni, void *const *ptr, bool index_int64) {
   const xg_node *n = &g->nodes[ni];
+  if (n->type == XG_MULTIPLY && n->qscratch) {
+    run_qmulc(g, n, ptr);
+    return PTE_OK;
+  }
   if (n->sq) {
     run_static(g, n, ptr); /* int8: before the row's fp32 body (xnn_conv.c for convolutions) */
     return PTE_OK;

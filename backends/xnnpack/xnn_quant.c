@@ -218,3 +218,113 @@ pte_status xg_fuse_quant_pads(xg_graph *g, xg_mem *mem) {
   }
   return PTE_OK;
 }
+
+/* The fp32 function a native unary node computes, for the tables below
+ * (the same kernel-layer call its native entry point makes), or NULL. */
+static void (*unary_fn(const xg_node *n))(const float *, float *, int64_t) {
+  if (n->exec != XG_EXEC_NATIVE) return NULL; /* XNNPACK's may round otherwise */
+  switch (n->type) {
+    case XG_GELU: return k_vgelu;
+    case XG_TANH: return k_vtanh;
+    case XG_EXP: return k_vexp;
+    case XG_SIGMOID: return k_vsigmoid;
+    default: return NULL;
+  }
+}
+
+/* An fp32 value that only links two nodes of a chain (one reader, not a
+ * delegate argument), written by a live node of type `type`; NULL if not. */
+static xg_node *chain_link(xg_graph *g, uint32_t vi, int type) {
+  const xg_value *v = &g->values[vi];
+  if (v->producer < 0 || v->uses != 1 || v->flags || v->datatype != XG_DT_FP32 ||
+      v->value_type != XG_VALUE_TENSOR)
+    return NULL;
+  xg_node *p = &g->nodes[v->producer];
+  return p->type == type && p->exec != XG_EXEC_DEAD ? p : NULL;
+}
+
+/* ViT's int8 MLP computes its GELU in fp32 between two converts: qint8 ->
+ * fp32, gelu (or tanh, exp, sigmoid run natively), fp32 -> qint8. Every
+ * int8 input goes through that chain to one int8 output, so the chain is a
+ * 256-byte table, built here with the very kernels the chain would run
+ * (k_dequantize_s8, the function, k_quantize_s8): the first convert keeps
+ * it (n->qscratch) and becomes a native qint8 -> qint8 lookup; the function
+ * and the second convert are dropped (three passes over the activations,
+ * two of them fp32, become one over bytes). */
+pte_status xg_fuse_quant_tables(xg_graph *g, xg_mem *mem) {
+  for (uint32_t bi = 0; bi < g->nnodes; bi++) {
+    xg_node *b = &g->nodes[bi];
+    if (b->type != XG_CONVERT || b->exec == XG_EXEC_DEAD) continue;
+    xg_value *o = &g->values[b->out[0]];
+    if (o->value_type != XG_VALUE_QUANTIZED || o->datatype != XG_DT_QINT8) continue;
+    xg_value *v2 = &g->values[b->in[0]];
+    if (v2->producer < 0) continue;
+    xg_node *f = &g->nodes[v2->producer];
+    void (*fn)(const float *, float *, int64_t) = unary_fn(f);
+    if (!fn || !chain_link(g, b->in[0], f->type)) continue;
+    xg_node *a = chain_link(g, f->in[0], XG_CONVERT);
+    if (!a) continue;
+    const xg_value *q = &g->values[a->in[0]];
+    if (q->value_type != XG_VALUE_QUANTIZED || q->datatype != XG_DT_QINT8) continue;
+    int8_t in[256], *lut = xg_mem_alloc(mem, 256);
+    float t[256], u[256];
+    if (!lut) return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK payload: out of memory");
+    for (int i = 0; i < 256; i++) in[i] = (int8_t)(i - 128);
+    k_dequantize_s8(in, t, 256, q->zero_point, q->scale);
+    fn(t, u, 256);
+    k_quantize_s8(u, lut, 256, 1.0f / o->scale, o->zero_point);
+    g->values[f->in[0]].uses = 0;
+    v2->uses = 0;
+    a->out[0] = b->out[0];
+    a->qscratch = lut;
+    a->qscratch_bytes = 256;
+    a->exec = XG_EXEC_NATIVE;
+    o->producer = (int32_t)(a - g->nodes);
+    f->exec = b->exec = XG_EXEC_DEAD;
+  }
+  for (uint32_t bi = 0; bi < g->nnodes; bi++) {
+    xg_node *b = &g->nodes[bi];
+    if (b->type != XG_CONVERT || b->exec == XG_EXEC_DEAD) continue;
+    xg_value *o = &g->values[b->out[0]], *v2 = &g->values[b->in[0]];
+    if (o->value_type != XG_VALUE_TENSOR || o->datatype != XG_DT_FP32 ||
+        v2->value_type != XG_VALUE_QUANTIZED || v2->datatype != XG_DT_QINT8 || v2->producer < 0 ||
+        v2->uses != 1 || v2->flags)
+      continue;
+    xg_node *m = &g->nodes[v2->producer];
+    if (m->type != XG_MULTIPLY || m->exec == XG_EXEC_DEAD) continue;
+    /* which input is the converted tensor, which the one-element factor */
+    int k = -1;
+    for (int s = 0; s < 2 && k < 0; s++) {
+      const xg_value *x = &g->values[m->in[s]], *c = &g->values[m->in[1 - s]];
+      if (x->producer >= 0 && x->uses == 1 && !x->flags && x->numel == v2->numel &&
+          x->value_type == XG_VALUE_QUANTIZED && x->datatype == XG_DT_QINT8 &&
+          g->nodes[x->producer].type == XG_CONVERT && g->nodes[x->producer].exec != XG_EXEC_DEAD &&
+          c->numel == 1 && c->value_type == XG_VALUE_QUANTIZED && c->datatype == XG_DT_QINT8 &&
+          c->quant_type == XG_QP_PER_TENSOR && m->in[0] != m->in[1])
+        k = s;
+    }
+    if (k < 0) continue;
+    xg_value *x = &g->values[m->in[k]];
+    xg_node *a = &g->nodes[x->producer];
+    const xg_value *f = &g->values[a->in[0]];
+    if (f->value_type != XG_VALUE_TENSOR || f->datatype != XG_DT_FP32 || x->quant_type != XG_QP_PER_TENSOR ||
+        v2->quant_type != XG_QP_PER_TENSOR)
+      continue;
+    xg_qmulc *t = xg_mem_alloc(mem, sizeof *t);
+    if (!t) return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK payload: out of memory");
+    t->q_in = m->in[k];
+    t->q_out = b->in[0];
+    /* the fp32 tensor is input 0, the factor input 1 */
+    const uint32_t c = m->in[1 - k];
+    m->in[0] = a->in[0];
+    m->in[1] = c;
+    m->out[0] = b->out[0];
+    m->qscratch = t;
+    m->qscratch_bytes = sizeof *t;
+    m->exec = XG_EXEC_NATIVE;
+    o->producer = (int32_t)v2->producer;
+    x->uses = v2->uses = 0;
+    a->exec = b->exec = XG_EXEC_DEAD;
+  }
+  return PTE_OK;
+}

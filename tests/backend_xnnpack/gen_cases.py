@@ -584,6 +584,34 @@ class DqSharedRows(nn.Module):
         return self.q(h) + self.k(h) * self.v(h)
 
 
+class QGeluMlp(nn.Module):
+    """A transformer's int8 MLP (ViT): the GELU in fp32 between a dequantize
+    and a quantize, which pterun runs as one byte table; tanh and exp the same
+    way (natively run functions)."""
+
+    def __init__(self):
+        super().__init__()
+        self.a, self.b, self.c = nn.Linear(16, 48), nn.Linear(48, 24), nn.Linear(24, 8)
+
+    def forward(self, x):
+        return self.c(torch.tanh(self.b(F.gelu(self.a(x)))))
+
+
+class QScaledScores(nn.Module):
+    """A transformer's int8 attention scores (ViT): q @ k^T in fp32, then the
+    scale as a quantized multiply by a constant between a quantize and a
+    dequantize, then the softmax in fp32."""
+
+    def __init__(self):
+        super().__init__()
+        self.q, self.k, self.v, self.o = (nn.Linear(16, 16) for _ in range(4))
+
+    def forward(self, x):
+        q, k, v = (f(x).view(9, 2, 8).transpose(0, 1) for f in (self.q, self.k, self.v))
+        s = torch.softmax(torch.bmm(q, k.transpose(1, 2)) * 0.35, dim=-1)
+        return self.o(torch.bmm(s, v).transpose(0, 1).reshape(9, 16))
+
+
 QUANT = {
     # name: (module, inputs, quantization: "static" | "dynamic" (PT2E) | ("8da4w", group or None = per channel))
     "static_quant_conv": (lambda: nn.Sequential(nn.Conv2d(3, 4, 3), nn.ReLU()), lambda: (rn(1, 3, 6, 6),), "static"),
@@ -593,6 +621,8 @@ QUANT = {
     "q_pad_chain": (QPadChain, lambda: (rn(1, 3, 13, 13),), "static"),
     "q_eltwise": (QEltwise, lambda: (rn(1, 4, 6, 6), rn(1, 4, 6, 6)), "static"),
     "q_mlp": (lambda: nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 4)), lambda: (rn(3, 16),), "static"),
+    "q_gelu_mlp": (QGeluMlp, lambda: (rn(2, 7, 16),), "static"),
+    "q_scaled_scores": (QScaledScores, lambda: (rn(9, 16),), "static"),
     # qdint8 activations: pterun's int8 product (2022 XNNPACK has none)
     "dynamic_quant_linear": (lambda: nn.Sequential(nn.Linear(16, 8)), lambda: (rn(4, 16),), "dynamic"),
     "dq_mlp_3d": (_mlp(24, 20, 6), lambda: (rn(2, 3, 24),), "dynamic"),
