@@ -280,12 +280,10 @@ pte_status xg_fuse_quant_tables(xg_graph *g, xg_mem *mem);
 
 /* fp32 -> qint8 convert, qint8 multiply by a one-element qint8 value, qint8
  * -> fp32 convert (ViT's attention scale) becomes the multiply node alone,
- * fp32 in and out: each element quantized, then a table of the 256 results
- * built at execute from the factor (which may be a delegate input). The
- * node's n->qscratch; q_in and q_out are the dropped qint8 values (their
+ * fp32 in and out, in one pass (the factor read at execute: it may be a
+ * delegate input). The node's n->qscratch: the dropped qint8 values (their
  * parameters). */
 typedef struct xg_qmulc {
-  float lut[256];
   uint32_t q_in, q_out;
 } xg_qmulc;
 

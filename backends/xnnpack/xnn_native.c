@@ -162,8 +162,7 @@ typedef struct qlut_job {
 
 static void qlut_range(void *ctx, size_t b, size_t e) {
   const qlut_job *j = (const qlut_job *)ctx;
-  const int8_t *lut = j->lut + 128;
-  for (size_t i = b; i < e; i++) j->y[i] = lut[j->x[i]];
+  k_lut_s8(j->x + b, j->y + b, e - b, j->lut);
 }
 
 void xg_native_convert(const xg_graph *g, const xg_node *n, void *const *ptr, bool index_int64) {
@@ -987,12 +986,16 @@ void xg_native_softmax(const xg_graph *g, const xg_node *n, void *const *ptr, bo
 typedef struct qmulc_job {
   const float *x;
   float *y;
-  const float *lut; /* by quantized input + 128 */
-  float inv;
-  int32_t zp;
+  float inv;        /* quantizing the input */
+  int32_t zp;       /* its zero point */
+  float c, scale;   /* the factor less its zero point; a_scale * b_scale / out_scale */
+  float lo, hi, so; /* output bounds less the output zero point; output scale */
   size_t total;
 } qmulc_job;
 
+/* As XNNPACK's qs8 multiply rounds (fp32 requantization): the int32
+ * product (exact in float: at most 255 * 255) times the scale, clamped,
+ * half to even (the magic number: |v| <= 255), then dequantized. */
 static void qmulc_range(void *ctx, size_t b, size_t e) {
   const qmulc_job *j = (const qmulc_job *)ctx;
   const size_t i0 = b * XG_QCONV_RUN, i1 = e * XG_QCONV_RUN < j->total ? e * XG_QCONV_RUN : j->total;
@@ -1000,28 +1003,30 @@ static void qmulc_range(void *ctx, size_t b, size_t e) {
   for (size_t i = i0; i < i1; i += 512) {
     const size_t c = i1 - i < 512 ? i1 - i : 512;
     k_quantize_s8(j->x + i, q, c, j->inv, j->zp);
-    for (size_t k = 0; k < c; k++) j->y[i + k] = j->lut[q[k] + 128];
+    float *y = j->y + i;
+    for (size_t k = 0; k < c; k++) {
+      float v = (float)((int32_t)q[k] - j->zp) * j->c * j->scale;
+      v = v < j->lo ? j->lo : v;
+      v = v > j->hi ? j->hi : v;
+      y[k] = ((v + 12582912.0f) - 12582912.0f) * j->so;
+    }
   }
 }
 
-/* The table from the factor's value, as XNNPACK's qs8 multiply rounds
- * (fp32 requantization: the int32 product times a_scale * b_scale /
- * out_scale, clamped to the output bounds, half to even) and as the
- * dequantizing convert then scales. */
 static void run_qmulc(const xg_graph *g, const xg_node *n, void *const *ptr) {
-  xg_qmulc *t = (xg_qmulc *)n->qscratch;
+  const xg_qmulc *t = (const xg_qmulc *)n->qscratch;
   const xg_value *qa = &g->values[t->q_in], *qo = &g->values[t->q_out], *c = &g->values[n->in[1]];
-  const int32_t cb = (int32_t) * (const int8_t *)ptr[1] - c->zero_point;
-  const float scale = qa->scale * c->scale / qo->scale;
-  const float lo = (float)(qbound(n->out_min, qo, -128) - qo->zero_point);
-  const float hi = (float)(qbound(n->out_max, qo, 127) - qo->zero_point);
-  for (int i = 0; i < 256; i++) {
-    float v = (float)((i - 128 - qa->zero_point) * cb) * scale;
-    v = v < lo ? lo : v > hi ? hi : v;
-    t->lut[i] = rintf(v) * qo->scale; /* (q - zero point) * scale, q = rint(v) + zero point */
-  }
   const size_t total = g->values[n->in[0]].numel;
-  qmulc_job j = {(const float *)ptr[0], (float *)ptr[2], t->lut, 1.0f / qa->scale, qa->zero_point, total};
+  qmulc_job j = {(const float *)ptr[0],
+                 (float *)ptr[2],
+                 1.0f / qa->scale,
+                 qa->zero_point,
+                 (float)((int32_t) * (const int8_t *)ptr[1] - c->zero_point),
+                 qa->scale * c->scale / qo->scale,
+                 (float)(qbound(n->out_min, qo, -128) - qo->zero_point),
+                 (float)(qbound(n->out_max, qo, 127) - qo->zero_point),
+                 qo->scale,
+                 total};
   k_parallel_for((total + XG_QCONV_RUN - 1) / XG_QCONV_RUN, 2.0 * (double)total, qmulc_range, &j);
 }
 

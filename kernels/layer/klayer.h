@@ -392,6 +392,9 @@ void k_requant_s8(int8_t *y, size_t n, int32_t zin, float scale, float inv, int3
  * (float)(x - zp) * scale. */
 void k_quantize_s8(const float *x, int8_t *y, size_t n, float inv, int32_t zp);
 void k_dequantize_s8(const int8_t *x, float *y, size_t n, int32_t zp, float scale);
+/* y[i] = table[x[i] + 128]: an int8 -> int8 function as 256 entries
+ * (AVX-512 VBMI when the CPU has it; in place allowed). */
+void k_lut_s8(const int8_t *x, int8_t *y, size_t n, const int8_t *table);
 
 /* Static int8 depthwise convolution on NHWC (XNNPACK's qs8/qc8 dwconv):
  * y[n][oy][ox][oc] = clamp(rint(float(bias[oc] + sum_taps x * w) * scale[oc])

@@ -434,6 +434,24 @@ TEST(quantize_dequantize_s8) {
   CHECK(bad == 0, "%d converted values off (isa %s)", bad, k_isa_name(k_isa_get()));
 }
 
+/* Byte tables: every int8 value, every length around the 64-byte body,
+ * offsets that misalign, in place too. */
+TEST(lut_s8) {
+  int8_t table[256], x[200], y[200], ref[200];
+  for (int i = 0; i < 256; i++) table[i] = (int8_t)((i * 37 + 11) & 0xFF);
+  int bad = 0;
+  for (size_t off = 0; off < 3; off++)
+    for (size_t n = 0; n + off <= 200; n += (n < 70 ? 1 : 13)) {
+      for (size_t i = 0; i < 200; i++) x[i] = (int8_t)((i * 101 + off * 7) & 0xFF);
+      for (size_t i = 0; i < n; i++) ref[i] = table[x[off + i] + 128];
+      k_lut_s8(x + off, y, n, table);
+      for (size_t i = 0; i < n; i++) bad += y[i] != ref[i];
+      k_lut_s8(x + off, x + off, n, table);
+      for (size_t i = 0; i < n; i++) bad += x[off + i] != ref[i];
+    }
+  CHECK(bad == 0, "%d looked-up bytes off (isa %s)", bad, k_isa_name(k_isa_get()));
+}
+
 /* The kernel the instruction-set choice asks for is the one that runs. */
 TEST(qgemm_kernel_named) {
   const char *want = getenv("PTERUN_OPT_ISA"), *got = k_qgemm_kernel();
@@ -455,4 +473,4 @@ TEST(qgemm_kernel_named) {
 
 TEST_MAIN(T(qgemm_kernel_named), T(qd8_hand_computed), T(qd8_properties), T(qgemm_serial),
           T(qgemm_three_threads), T(qgemm_large), T(qgemm_refusals), T(qgemm_s8), T(requant_s8),
-          T(quantize_dequantize_s8))
+          T(quantize_dequantize_s8), T(lut_s8))
