@@ -283,6 +283,10 @@ pte_status xg_fuse_quant_tables(xg_graph *g, xg_mem *mem);
  * fp32 in and out, in one pass (the factor read at execute: it may be a
  * delegate input). The node's n->qscratch: the dropped qint8 values (their
  * parameters). */
+/* fp32 multiply by a one-element value, add of a broadcast mask, softmax
+ * becomes the softmax alone with inputs (x, scale, mask) (xnn_quant.c). */
+pte_status xg_fuse_softmax_prologue(xg_graph *g);
+
 typedef struct xg_qmulc {
   uint32_t q_in, q_out;
 } xg_qmulc;

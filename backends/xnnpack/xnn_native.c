@@ -183,19 +183,44 @@ void xg_native_convert(const xg_graph *g, const xg_node *n, void *const *ptr, bo
   }
 }
 
+static void bcast_strides(const xg_value *v, const size_t *out6, size_t *s6);
+
 /* ---- softmax over the last dimension ---- */
 
 typedef struct softmax_job {
   const float *x;
   float *y;
   size_t c;
+  /* a fused prologue (xg_fuse_softmax_prologue): x * scale + mask, the
+   * mask broadcast by its strides over the 5 row dims (right-aligned) */
+  const float *mask;
+  float scale;
+  size_t out[5], sm[5];
 } softmax_job;
 
 static void softmax_rows(void *ctx, size_t b, size_t e) {
   const softmax_job *j = (const softmax_job *)ctx;
+  size_t idx[5], rem = b, om = 0;
+  for (int d = 4; d >= 0; d--) {
+    idx[d] = rem % j->out[d];
+    rem /= j->out[d];
+    om += idx[d] * j->sm[d];
+  }
   for (size_t r = b; r < e; r++) {
     const float *x = j->x + r * j->c;
     float *y = j->y + r * j->c;
+    if (j->mask) {
+      /* rounded as the multiply and the add nodes round, one after the other */
+      const float *mk = j->mask + om, s = j->scale;
+      for (size_t i = 0; i < j->c; i++) y[i] = x[i] * s + mk[i];
+      x = y;
+      for (int d = 4; d >= 0; d--) {
+        om += j->sm[d];
+        if (++idx[d] < j->out[d]) break;
+        om -= idx[d] * j->sm[d];
+        idx[d] = 0;
+      }
+    }
     const float m = k_vmax(x, (int64_t)j->c);
     float inv = 1.0f / k_vexp_sum(x, y, (int64_t)j->c, m);
     for (size_t i = 0; i < j->c; i++) y[i] *= inv;
@@ -212,28 +237,47 @@ typedef struct binary_job {
   size_t out[XG_MAX_DIMS], sa[XG_MAX_DIMS], sb[XG_MAX_DIMS]; /* 6-D, right-aligned */
 } binary_job;
 
+/* One row: y[i] = EXPR of a and b (each a unit-stride element or a scalar). */
+#define XG_BINARY_LOOP(A, B, EXPR)   \
+  {                                  \
+    for (size_t i = 0; i < n; i++) { \
+      const float a = (A), b = (B);  \
+      py[i] = (EXPR);                \
+    }                                \
+  }
+
 /* Rows are the product of the first 5 output dims; each row is the last dim.
  * One rows function per operation: y = EXPR of a and b. */
-#define XG_BINARY_ROWS(name, EXPR)                            \
-  static void name##_rows(void *ctx, size_t rb, size_t re) {  \
-    const binary_job *j = (const binary_job *)ctx;            \
-    const size_t n = j->out[5], ia = j->sa[5], ib = j->sb[5]; \
-    for (size_t r = rb; r < re; r++) {                        \
-      size_t rem = r, oa = 0, ob = 0;                         \
-      for (int d = 4; d >= 0; d--) {                          \
-        size_t idx = rem % j->out[d];                         \
-        rem /= j->out[d];                                     \
-        oa += idx * j->sa[d];                                 \
-        ob += idx * j->sb[d];                                 \
-      }                                                       \
-      const float *pa = j->a + oa, *pb = j->b + ob;           \
-      float *py = j->y + r * n;                               \
-      for (size_t i = 0; i < n; i++) {                        \
-        const float a = pa[i * ia], b = pb[i * ib];           \
-        const float v = (EXPR);                               \
-        py[i] = j->clamp ? clampf(v, j->lo, j->hi) : v;       \
-      }                                                       \
-    }                                                         \
+#define XG_BINARY_ROWS(name, EXPR)                                                     \
+  static void name##_rows(void *ctx, size_t rb, size_t re) {                           \
+    const binary_job *j = (const binary_job *)ctx;                                     \
+    const size_t n = j->out[5], ia = j->sa[5], ib = j->sb[5];                          \
+    /* the first row's index by division, the next ones by counting */                 \
+    size_t idx[5], rem = rb, oa = 0, ob = 0;                                           \
+    for (int d = 4; d >= 0; d--) {                                                     \
+      idx[d] = rem % j->out[d];                                                        \
+      rem /= j->out[d];                                                                \
+      oa += idx[d] * j->sa[d];                                                         \
+      ob += idx[d] * j->sb[d];                                                         \
+    }                                                                                  \
+    for (size_t r = rb; r < re; r++) {                                                 \
+      const float *pa = j->a + oa, *pb = j->b + ob;                                    \
+      float *py = j->y + r * n;                                                        \
+      /* unit strides and scalars apart, so each loop vectorizes */                    \
+      const float sa0 = pa[0], sb0 = pb[0]; /* scalars read once: py may alias them */ \
+      if (ia && ib) XG_BINARY_LOOP(pa[i], pb[i], EXPR)                                 \
+      else if (ia) XG_BINARY_LOOP(pa[i], sb0, EXPR)                                    \
+      else if (ib) XG_BINARY_LOOP(sa0, pb[i], EXPR)                                    \
+      else XG_BINARY_LOOP(sa0, sb0, EXPR)                                              \
+      if (j->clamp)                                                                    \
+        for (size_t i = 0; i < n; i++) py[i] = clampf(py[i], j->lo, j->hi);            \
+      for (int d = 4; d >= 0; d--) {                                                   \
+        oa += j->sa[d], ob += j->sb[d];                                                \
+        if (++idx[d] < j->out[d]) break;                                               \
+        oa -= idx[d] * j->sa[d], ob -= idx[d] * j->sb[d];                              \
+        idx[d] = 0;                                                                    \
+      }                                                                                \
+    }                                                                                  \
   }
 
 /* Strides (in elements) of `v` broadcast to a 6-D right-aligned output. */
@@ -977,7 +1021,25 @@ void xg_native_transpose(const xg_graph *g, const xg_node *n, void *const *ptr, 
 void xg_native_softmax(const xg_graph *g, const xg_node *n, void *const *ptr, bool index_int64) {
   (void)index_int64;
   const xg_value *x = &g->values[n->in[0]];
-  softmax_job j = {(const float *)ptr[0], (float *)ptr[1], x->dims[x->ndims - 1]};
+  softmax_job j;
+  memset(&j, 0, sizeof j);
+  j.x = (const float *)ptr[0];
+  j.y = (float *)ptr[n->nin];
+  j.c = x->dims[x->ndims - 1];
+  for (int d = 0; d < 5; d++) j.out[d] = 1;
+  if (n->nin == 3) {
+    /* x * scale + mask (both checked when fused) */
+    size_t out6[XG_MAX_DIMS], sm6[XG_MAX_DIMS];
+    for (int d = 0; d < XG_MAX_DIMS; d++) {
+      int xd = (int)x->ndims - (XG_MAX_DIMS - d);
+      out6[d] = xd >= 0 ? x->dims[xd] : 1;
+    }
+    bcast_strides(&g->values[n->in[2]], out6, sm6);
+    memcpy(j.out, out6, sizeof j.out);
+    memcpy(j.sm, sm6, sizeof j.sm);
+    j.scale = *(const float *)ptr[1];
+    j.mask = (const float *)ptr[2];
+  }
   k_parallel_for(x->numel / j.c, (double)x->numel, softmax_rows, &j);
 }
 

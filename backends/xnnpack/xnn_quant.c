@@ -328,3 +328,57 @@ pte_status xg_fuse_quant_tables(xg_graph *g, xg_mem *mem) {
   }
   return PTE_OK;
 }
+
+static bool unbounded(const xg_node *n) {
+  return isinf(n->out_min) && n->out_min < 0 && isinf(n->out_max) && n->out_max > 0;
+}
+
+static bool fp32_tensor(const xg_value *v) {
+  return v->value_type == XG_VALUE_TENSOR && v->datatype == XG_DT_FP32 && !v->half;
+}
+
+/* BERT's attention scores in fp32: a multiply by a one-element value (the
+ * scale), an add of a mask that broadcasts along the rows, a softmax over
+ * the last dimension. Three passes, on 2022 XNNPACK one runtime between
+ * pterun's products, become the softmax alone, native, with inputs (x,
+ * scale, mask) computing x * scale + mask per row before its max. */
+pte_status xg_fuse_softmax_prologue(xg_graph *g) {
+  for (uint32_t si = 0; si < g->nnodes; si++) {
+    xg_node *s = &g->nodes[si];
+    if (s->type != XG_SOFTMAX || s->exec == XG_EXEC_DEAD || s->nin != 1) continue;
+    xg_node *d = chain_link(g, s->in[0], XG_ADD);
+    if (!d || !unbounded(d) || !fp32_tensor(&g->values[s->out[0]])) continue;
+    xg_node *m = NULL;
+    uint32_t mask = XG_NONE;
+    for (int k = 0; k < 2 && !m; k++)
+      if ((m = chain_link(g, d->in[k], XG_MULTIPLY))) mask = d->in[1 - k];
+    if (!m || !unbounded(m)) continue;
+    const xg_value *o = &g->values[s->out[0]], *mv = &g->values[mask];
+    uint32_t x = XG_NONE, sc = XG_NONE;
+    for (int k = 0; k < 2; k++) {
+      const xg_value *a = &g->values[m->in[k]], *b = &g->values[m->in[1 - k]];
+      if (fp32_tensor(a) && fp32_tensor(b) && b->numel == 1 && a->numel == o->numel && a->ndims == o->ndims &&
+          m->in[0] != m->in[1])
+        x = m->in[k], sc = m->in[1 - k];
+    }
+    /* the mask: fp32, broadcast to the rows with whole rows of the last dim */
+    if (x == XG_NONE || !fp32_tensor(mv) || mv->ndims == 0 || mv->ndims > o->ndims ||
+        mv->dims[mv->ndims - 1] != o->dims[o->ndims - 1])
+      continue;
+    bool fits = true;
+    for (uint32_t i = 0; i < mv->ndims; i++) {
+      const size_t od = o->dims[o->ndims - mv->ndims + i];
+      fits = fits && (mv->dims[i] == od || mv->dims[i] == 1);
+    }
+    if (!fits) continue;
+    g->values[s->in[0]].uses = 0;
+    g->values[d->in[0] == mask ? d->in[1] : d->in[0]].uses = 0;
+    s->in[0] = x;
+    s->in[1] = sc;
+    s->in[2] = mask;
+    s->nin = 3;
+    s->exec = XG_EXEC_NATIVE;
+    m->exec = d->exec = XG_EXEC_DEAD;
+  }
+  return PTE_OK;
+}

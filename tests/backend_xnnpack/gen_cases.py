@@ -182,6 +182,19 @@ class Attention(nn.Module):
         return torch.cat([o[..., :2] * 2.0, o[..., 2:]], dim=-1)
 
 
+class MaskedScores(nn.Module):
+    """BERT's attention scores (q @ k^T as the input) times a scale, plus a
+    mask that broadcasts over the heads, softmax (fused into one native
+    softmax)."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("mask", torch.triu(torch.full((1, 1, 5, 5), -1e4), 1) + torch.randn(1, 1, 5, 5))
+
+    def forward(self, s):
+        return torch.softmax(s * 0.3 + self.mask, dim=-1)
+
+
 class LargeNative(nn.Module):
     """Native nodes on tensors of 10^4..10^5 elements: bmm, transpose,
     concatenate, slice, gelu, exp, tanh, softmax."""
@@ -280,6 +293,7 @@ CASES = {
     "mm_addmm": (MmAddmm, lambda: (rn(3, 12),), None),
     "bmm": (lambda: Fn(lambda a, b: torch.bmm(a, b)), lambda: (rn(3, 4, 5), rn(3, 5, 6)), None),
     "attention": (Attention, lambda: (rn(6, 4, 4), rn(6, 4, 4), rn(6, 4, 4)), None),
+    "masked_scores": (MaskedScores, lambda: (rn(2, 3, 5, 5) * 4.0,), None),
     "cat": (lambda: Fn(lambda a, b, c, d, e: (torch.cat([a, b], 1) * 2.0, torch.cat([a, b, c, d, e], 1) + 0.5)),
             lambda: (rn(2, 1, 3), rn(2, 2, 3), rn(2, 3, 3), rn(2, 1, 3), rn(2, 2, 3)), None),
     "cat_3_4_7": (lambda: Fn(lambda a, b, c: (torch.cat([a, b, c], -1) * 2.0, torch.cat([a, b, c, a], -1) - 1.0,
