@@ -89,6 +89,7 @@ typedef struct xg_node {
   uint8_t quant;     /* a value of the node is quantized (set by xg_check) */
   uint8_t dyn;       /* fully connected on dynamically quantized (qdint8) rows: pterun's int8 product */
   uint8_t sq;        /* static int8 convolution or fully connected on pterun's int8 product */
+  uint8_t approx;    /* a native gelu whose output is only quantized next (xg_fuse_quant_tables) */
   const void *qw;    /* its weights packed for the kernel layer (k_qgemm_packed), with scratch for */
   void *qscratch;    /* the rows it quantizes; both live as long as the delegate */
   size_t qscratch_bytes;
@@ -275,7 +276,8 @@ int8_t xg_quantize_value(float x, const xg_value *o);
  * native qint8 pad through a byte table (xnn_quant.c). */
 pte_status xg_fuse_quant_pads(xg_graph *g, xg_mem *mem);
 /* qint8 -> fp32 convert, a native unary function, fp32 -> qint8 convert
- * becomes one native qint8 -> qint8 convert through a byte table. */
+ * becomes one native qint8 -> qint8 convert through a byte table; a native
+ * gelu read only by a quantizing convert otherwise gets n->approx. */
 pte_status xg_fuse_quant_tables(xg_graph *g, xg_mem *mem);
 
 /* fp32 -> qint8 convert, qint8 multiply by a one-element qint8 value, qint8

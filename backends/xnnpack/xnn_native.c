@@ -83,8 +83,15 @@ XG_UNARY(log, logf(x))
   }
 
 XG_VMATH(sigmoid, k_vsigmoid)
-/* The exact (erf) form, which is what XNNPACK's gelu computes. */
-XG_VMATH(gelu, k_vgelu)
+/* The exact (erf) form, which is what XNNPACK's gelu computes; before a
+ * quantizing convert (n->approx) the kernel layer's cheaper form, within
+ * 2e-7 * (1 + |x|) of it (a millionth of an int8 step). */
+XG_VMATH(gelu_exact, k_vgelu)
+XG_VMATH(gelu_q, k_vgelu_q)
+void xg_native_gelu(const xg_graph *g, const xg_node *n, void *const *ptr, bool index_int64) {
+  if (n->approx) xg_native_gelu_q(g, n, ptr, index_int64);
+  else xg_native_gelu_exact(g, n, ptr, index_int64);
+}
 XG_VMATH(tanh, k_vtanh)
 XG_VMATH(exp, k_vexp)
 XG_UNARY(sin, sinf(x))

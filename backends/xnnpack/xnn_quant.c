@@ -282,6 +282,17 @@ pte_status xg_fuse_quant_tables(xg_graph *g, xg_mem *mem) {
     o->producer = (int32_t)(a - g->nodes);
     f->exec = b->exec = XG_EXEC_DEAD;
   }
+  /* BERT's gelu, before a qdint8 convert (rows quantized per row: no
+   * table): the cheaper form, far inside a quantization step */
+  for (uint32_t bi = 0; bi < g->nnodes; bi++) {
+    const xg_node *b = &g->nodes[bi];
+    if (b->type != XG_CONVERT || b->exec == XG_EXEC_DEAD) continue;
+    const xg_value *o = &g->values[b->out[0]];
+    if (o->value_type != XG_VALUE_QUANTIZED || (o->datatype != XG_DT_QINT8 && o->datatype != XG_DT_QDINT8))
+      continue;
+    xg_node *f = chain_link(g, b->in[0], XG_GELU);
+    if (f && f->exec == XG_EXEC_NATIVE) f->approx = 1;
+  }
   for (uint32_t bi = 0; bi < g->nnodes; bi++) {
     xg_node *b = &g->nodes[bi];
     if (b->type != XG_CONVERT || b->exec == XG_EXEC_DEAD) continue;

@@ -127,9 +127,35 @@ static void *worker(void *arg) {
   return NULL;
 }
 
+/* gelu_q, the form for values quantized next: within 2e-7 * (1 + |x|) of
+ * gelu on a dense sweep of [-12, 12] (every tail length on the way), and
+ * the special values. */
+static int check_gelu_q(const k_vmath_ops *ops, const char *isa) {
+  enum { N = 1 << 16 };
+  static float x[N], y[N];
+  int fails = 0;
+  double worst = 0, at = 0;
+  for (int i = 0; i < N; i++) x[i] = -12.0f + 24.0f * (float)i / (float)(N - 1);
+  for (int off = 0; off < 40; off += 13) {
+    ops->gelu_q(x + off, y, N - off);
+    for (int i = 0; i < N - off; i++) {
+      const double e = fabs((double)y[i] - r_gelu((double)x[off + i])) / (1.0 + fabs((double)x[off + i]));
+      if (e > worst) worst = e, at = x[off + i];
+    }
+  }
+  if (worst > 2e-7)
+    fprintf(stderr, "FAIL %s: gelu_q error %g (relative to 1 + |x|) at %g\n", isa, worst, at), fails++;
+  float s[6] = {NAN, INFINITY, -INFINITY, 0.0f, -0.0f, 1e30f}, t[6];
+  ops->gelu_q(s, t, 6);
+  if (!isnan(t[0]) || t[1] != INFINITY || t[2] != 0.0f || t[3] != 0.0f || t[4] != 0.0f || t[5] != 1e30f)
+    fprintf(stderr, "FAIL %s: gelu_q specials %g %g %g %g %g %g\n", isa, t[0], t[1], t[2], t[3], t[4], t[5]),
+        fails++;
+  return fails;
+}
+
 /* In-place use, the tails, and the softmax sum against a double loop. */
 static int check_arrays(const k_vmath_ops *ops, const char *isa) {
-  int fails = 0;
+  int fails = check_gelu_q(ops, isa);
   float x[37], y[37], z[37];
   for (int n = 0; n <= 37; n++) {
     for (int i = 0; i < n; i++) x[i] = (float)(i * 7 % 11) * 0.37f - 2.0f;
