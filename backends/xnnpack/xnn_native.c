@@ -306,6 +306,8 @@ typedef struct xg_qconv {
   bool direct;       /* 1x1, stride 1, no padding: the input rows are the product's rows */
   int64_t chunk;     /* else im2col rows per pass: a few hundred KB, which stay in cache */
   int32_t za, zo, qmin, qmax;
+  bool has_rq; /* a requantizing pad fused in (xg_native_fuse_requant) */
+  k_requant_s8_params rq;
   const k_qgemm_packed *w[];
 } xg_qconv;
 
@@ -318,6 +320,8 @@ typedef struct xg_qdw {
   int8_t *zrow;
   int16_t *wpack; /* multiplier 1: the filter for the vector bodies */
   int32_t mult, zy, qmin, qmax;
+  bool has_rq; /* a requantizing pad fused in (xg_native_fuse_requant) */
+  k_requant_s8_params rq;
 } xg_qdw;
 
 static pte_status prepare_depthwise(xg_graph *g, uint32_t ni, xg_mem *mem) {
@@ -404,6 +408,7 @@ static void run_depthwise(const xg_graph *g, const xg_node *n, void *const *ptr)
                         .zy = q->zy,
                         .qmin = q->qmin,
                         .qmax = q->qmax,
+                        .rq = q->has_rq ? &q->rq : NULL,
                         .parallel = true};
   k_dwconv_s8(&d);
 }
@@ -570,12 +575,51 @@ static void run_static(const xg_graph *g, const xg_node *n, void *const *ptr) {
                        .c_zero_point = q->zo,
                        .qmin = q->qmin,
                        .qmax = q->qmax,
+                       .rq = q->has_rq ? &q->rq : NULL,
                        .parallel = true},
                  .q = q,
                  .out = ptr[n->nin],
                  .N = q->kout * q->groups};
   xg_conv_passes(g, n, ptr[0], 1, (uint8_t)(int8_t)q->za, q->direct, n->qscratch, q->chunk, q->groups, q->kin,
                  qconv_product, &r);
+}
+
+bool xg_native_fuse_requant(xg_node *n, int32_t zin, float scale, float inv, int32_t zout) {
+  const k_requant_s8_params r = {.zin = zin, .zout = zout, .scale = scale, .inv = inv}, *rq = &r;
+  if (!n->sq || !n->qw || n->exec != XG_EXEC_NATIVE) return false;
+  if (n->type == XG_DEPTHWISE_CONV2D) {
+    xg_qdw *q = (xg_qdw *)(uintptr_t)n->qw; /* init's own allocation */
+    if (q->has_rq) return false;
+    q->has_rq = true, q->rq = *rq;
+    return true;
+  }
+  if (n->type != XG_CONV2D) return false;
+  xg_qconv *q = (xg_qconv *)(uintptr_t)n->qw;
+  if (q->has_rq) return false;
+  q->has_rq = true, q->rq = *rq;
+  return true;
+}
+
+bool xg_native_fuse_clamp(const xg_graph *g, xg_node *n, float lo, float hi) {
+  if (!n->sq || !n->qw || n->exec != XG_EXEC_NATIVE ||
+      (n->type != XG_DEPTHWISE_CONV2D && n->type != XG_CONV2D))
+    return false;
+  const xg_value *o = &g->values[n->out[0]];
+  int32_t *qmin, *qmax;
+  if (n->type == XG_DEPTHWISE_CONV2D) {
+    xg_qdw *q = (xg_qdw *)(uintptr_t)n->qw; /* init's own allocation */
+    if (q->has_rq) return false;
+    qmin = &q->qmin, qmax = &q->qmax;
+  } else {
+    xg_qconv *q = (xg_qconv *)(uintptr_t)n->qw;
+    if (q->has_rq) return false;
+    qmin = &q->qmin, qmax = &q->qmax;
+  }
+  const int32_t a = qbound(lo, o, -128), b = qbound(hi, o, 127);
+  const int32_t nlo = a > *qmin ? a : *qmin, nhi = b < *qmax ? b : *qmax;
+  if (nlo > nhi) return false; /* an empty range: left to the clamp */
+  *qmin = nlo, *qmax = nhi;
+  return true;
 }
 
 /* A fully connected layer is one matrix of every row but the features. */

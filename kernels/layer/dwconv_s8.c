@@ -28,6 +28,18 @@ static void dw_pixel_generic(const k_dwconv_s8_desc *d, const int8_t *const *tap
     float v = (float)(int32_t)acc * d->scale[oc];
     v = v < lo ? lo : v;
     v = v > hi ? hi : v;
+    if (d->rq) {
+      /* k_requant_s8 of the stored value (its minus zy is v rounded) */
+      float f = v + 12582912.0f;
+      int32_t r;
+      memcpy(&r, &f, 4);
+      const float rlo = (float)(-128 - d->rq->zout), rhi = (float)(127 - d->rq->zout);
+      v = (float)(r - 0x4B400000) * d->rq->scale * d->rq->inv;
+      v = v < rlo ? rlo : v;
+      v = v > rhi ? rhi : v;
+      y[oc] = dw_q8(v, d->rq->zout);
+      continue;
+    }
     y[oc] = dw_q8(v, d->zy);
   }
 }

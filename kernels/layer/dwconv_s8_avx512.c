@@ -8,10 +8,20 @@
 
 #include "dwconv_s8_ymm.h"
 
-static inline __m128i dw_requant16(__m512i acc, __m512 s, __m512 lo, __m512 hi, __m512i zp) {
+/* as dw_requant8 (dwconv_s8_ymm.h) */
+static inline __m128i dw_requant16(__m512i acc, __m512 s, __m512 lo, __m512 hi, __m512i zp,
+                                   const k_requant_s8_params *rq) {
   __m512 v = _mm512_mul_ps(_mm512_cvtepi32_ps(acc), s);
   v = _mm512_min_ps(_mm512_max_ps(v, lo), hi);
-  return _mm512_cvtsepi32_epi8(_mm512_add_epi32(_mm512_cvtps_epi32(v), zp)); /* in range: no saturation */
+  __m512i r = _mm512_cvtps_epi32(v);
+  if (rq) {
+    v = _mm512_mul_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(r), _mm512_set1_ps(rq->scale)),
+                      _mm512_set1_ps(rq->inv));
+    v = _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps((float)(-128 - rq->zout))),
+                      _mm512_set1_ps((float)(127 - rq->zout)));
+    r = _mm512_cvtps_epi32(v);
+  }
+  return _mm512_cvtsepi32_epi8(_mm512_add_epi32(r, zp)); /* in range: no saturation */
 }
 
 int64_t k_dw_body_avx512(const k_dwconv_s8_desc *d, const int8_t *const *taps, int ntaps, int8_t *y) {
@@ -19,7 +29,7 @@ int64_t k_dw_body_avx512(const k_dwconv_s8_desc *d, const int8_t *const *taps, i
   const int16_t *w = d->wpack;
   const __m512 lo_f = _mm512_set1_ps((float)(d->qmin - d->zy)),
                hi_f = _mm512_set1_ps((float)(d->qmax - d->zy));
-  const __m512i zp = _mm512_set1_epi32(d->zy);
+  const __m512i zp = _mm512_set1_epi32(d->rq ? d->rq->zout : d->zy);
   /* int32 lanes after the madds: lo holds channels 0-3, 8-11, 16-19, 24-27, hi the others */
   const __m512i i0 = _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0),
                 i1 = _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4);
@@ -38,8 +48,8 @@ int64_t k_dw_body_avx512(const k_dwconv_s8_desc *d, const int8_t *const *taps, i
     __m512i a0 = _mm512_add_epi32(_mm512_permutex2var_epi64(lo, i0, hv), _mm512_loadu_si512(d->bias + c));
     __m512i a1 =
         _mm512_add_epi32(_mm512_permutex2var_epi64(lo, i1, hv), _mm512_loadu_si512(d->bias + c + 16));
-    __m128i q0 = dw_requant16(a0, _mm512_loadu_ps(d->scale + c), lo_f, hi_f, zp);
-    __m128i q1 = dw_requant16(a1, _mm512_loadu_ps(d->scale + c + 16), lo_f, hi_f, zp);
+    __m128i q0 = dw_requant16(a0, _mm512_loadu_ps(d->scale + c), lo_f, hi_f, zp, d->rq);
+    __m128i q1 = dw_requant16(a1, _mm512_loadu_ps(d->scale + c + 16), lo_f, hi_f, zp, d->rq);
     _mm_storeu_si128((__m128i *)(void *)(y + c), q0);
     _mm_storeu_si128((__m128i *)(void *)(y + c + 16), q1);
   }

@@ -366,6 +366,15 @@ const char *k_qgemm_kernel(void);
  * through the column sums as qd8's per-row one does; the microkernels'
  * float tiles pass through one int8 epilogue (k_qstore_s8) for every ISA.
  * Nothing is allocated. */
+/* A second requantization of int8 outputs (a dequantizing then a
+ * quantizing convert, fused into the producer's epilogue): y2 =
+ * clamp(nearbyint((float)(y1 - zin) * scale * inv) + zout), k_requant_s8's
+ * arithmetic, so the result equals that pass over the stored tensor. */
+typedef struct k_requant_s8_params {
+  int32_t zin, zout;
+  float scale, inv;
+} k_requant_s8_params;
+
 typedef struct k_qgemm_s8_desc {
   int64_t M;
   const k_qgemm_packed *w;
@@ -375,6 +384,7 @@ typedef struct k_qgemm_s8_desc {
   int8_t *c;
   int64_t sc;                       /* row stride of C in bytes */
   int32_t c_zero_point, qmin, qmax; /* -128 <= qmin <= qmax <= 127 */
+  const k_requant_s8_params *rq;    /* NULL, or requantized again before the store */
   bool parallel;
 } k_qgemm_s8_desc;
 
@@ -411,7 +421,8 @@ typedef struct k_dwconv_s8_desc {
   int8_t *y;
   const int32_t *bias;
   const float *scale;
-  int32_t zy, qmin, qmax; /* -128 <= qmin <= qmax <= 127 */
+  int32_t zy, qmin, qmax;        /* -128 <= qmin <= qmax <= 127 */
+  const k_requant_s8_params *rq; /* NULL, or each output row requantized again while in cache */
   bool parallel;
 } k_dwconv_s8_desc;
 void k_dwconv_s8(const k_dwconv_s8_desc *d);

@@ -36,6 +36,13 @@ typedef struct k_qtile {
   int64_t sc;
   bool clamp;
   float lo, hi;
+  /* Static int8 (k_qgemm_s8) on kernels that can (the AVX-512 one): c8
+   * non-NULL has the tile rounded, plus zp8 (or requantized by rq) and
+   * stored as int8 rows of stride sc8, as k_qstore_s8 would, instead of c. */
+  int8_t *c8;
+  int64_t sc8;
+  int32_t zp8;
+  const k_requant_s8_params *rq;
 } k_qtile;
 
 static inline const int8_t *k_qw_panel(const k_qgemm_packed *p, int64_t panel) {

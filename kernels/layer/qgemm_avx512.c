@@ -89,6 +89,31 @@ static inline __attribute__((always_inline)) void ukr(const k_qtile *t, const in
       for (int j = 0; j < NP; j++) f[i][j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(acc[i][j]), sc[j], f[i][j]);
   }
   const __m512 lo = _mm512_set1_ps(t->lo), hi = _mm512_set1_ps(t->hi);
+  if (t->c8) {
+    /* the int8 epilogue in registers (k_qstore_s8's arithmetic, and
+     * k_requant_s8's after it when rq is set) */
+    const k_requant_s8_params *rq = t->rq;
+    const __m512 rs = _mm512_set1_ps(rq ? rq->scale : 1.0f), ri = _mm512_set1_ps(rq ? rq->inv : 1.0f),
+                 rlo = _mm512_set1_ps(rq ? (float)(-128 - rq->zout) : 0.0f),
+                 rhi = _mm512_set1_ps(rq ? (float)(127 - rq->zout) : 0.0f);
+    const __m512i z = _mm512_set1_epi32(rq ? rq->zout : t->zp8);
+    for (int j = 0; j < t->np; j++) {
+      const __m512 bias = _mm512_loadu_ps(k_qbias(p, panel[j]));
+      const int cols = j == t->np - 1 ? t->nc : K_QNR;
+      const __mmask16 m = (__mmask16)((1u << cols) - 1);
+      for (int i = 0; i < MR; i++) {
+        __m512 v = _mm512_fmadd_ps(f[i][j], _mm512_set1_ps(t->qp[i].scale), bias);
+        if (t->clamp) v = _mm512_min_ps(_mm512_max_ps(v, lo), hi);
+        __m512i q = _mm512_cvtps_epi32(v); /* the default rounding: half to even */
+        if (rq) {
+          __m512 u = _mm512_mul_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(q), rs), ri);
+          q = _mm512_cvtps_epi32(_mm512_min_ps(_mm512_max_ps(u, rlo), rhi));
+        }
+        _mm512_mask_cvtsepi32_storeu_epi8(t->c8 + i * t->sc8 + j * K_QNR, m, _mm512_add_epi32(q, z));
+      }
+    }
+    return;
+  }
   for (int j = 0; j < t->np; j++) {
     const __m512 bias = _mm512_loadu_ps(k_qbias(p, panel[j]));
     const int cols = j == t->np - 1 ? t->nc : K_QNR;
