@@ -294,7 +294,9 @@ void xg_fuse_quant_producers(xg_graph *g) {
     }
     if (!same_quant(x, o) || o->flags) continue;
     const size_t *pre = p->p.pad.pre, *post = p->p.pad.post;
-    if (x->numel == o->numel) {
+    bool empty = x->ndims == o->ndims;
+    for (uint32_t d = 0; empty && d < o->ndims; d++) empty = !pre[d] && !post[d] && x->dims[d] == o->dims[d];
+    if (empty) {
       reread(g, p->out[0], p->in[0]);
     } else {
       xg_node *d = only_reader(g, p->out[0]);
@@ -303,6 +305,10 @@ void xg_fuse_quant_producers(xg_graph *g) {
           xg_quantize_value(p->p.pad.value, x) != x->zero_point)
         continue;
       xg_conv_params *c = &d->p.conv;
+      const uint64_t most = INT32_MAX; /* the kernel takes int32 padding */
+      if (c->pad_top + (uint64_t)pre[1] > most || c->pad_left + (uint64_t)pre[2] > most ||
+          c->pad_bottom + (uint64_t)post[1] > most || c->pad_right + (uint64_t)post[2] > most)
+        continue;
       c->pad_top += (uint32_t)pre[1], c->pad_left += (uint32_t)pre[2];
       c->pad_bottom += (uint32_t)post[1], c->pad_right += (uint32_t)post[2];
       d->in[0] = p->in[0];
