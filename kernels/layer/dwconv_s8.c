@@ -47,7 +47,29 @@ static void dw_pixel_generic(const k_dwconv_s8_desc *d, const int8_t *const *tap
 typedef struct dw_job {
   const k_dwconv_s8_desc *d;
   k_dw_body_fn body; /* channels in blocks, mult == 1; NULL: generic only */
+  k_dw_row_fn row;   /* a run of interior pixels, mult == 1; NULL: pixel by pixel */
 } dw_job;
+
+/* The taps of pixel ox: a tap row above or below the image reads zrow. */
+static void dw_taps(const k_dwconv_s8_desc *d, const int8_t *x, int64_t oy, int64_t ox, const int8_t **taps) {
+  int t = 0;
+  for (int ky = 0; ky < d->kh; ky++) {
+    const int64_t iy = oy * d->sh + (int64_t)ky * d->dh - d->pt;
+    for (int kx = 0; kx < d->kw; kx++, t++) {
+      const int64_t ix = ox * d->sw + (int64_t)kx * d->dw - d->pl;
+      taps[t] = iy < 0 || iy >= d->H || ix < 0 || ix >= d->W ? d->zrow : x + (iy * d->W + ix) * d->C;
+    }
+  }
+}
+
+/* Output columns [lo, hi) whose taps all lie inside the row. */
+static void dw_interior(const k_dwconv_s8_desc *d, int64_t *lo, int64_t *hi) {
+  int64_t l = d->pl <= 0 ? 0 : ((int64_t)d->pl + d->sw - 1) / d->sw;
+  const int64_t top = d->W - 1 - (int64_t)(d->kw - 1) * d->dw + d->pl;
+  int64_t h = top < 0 ? 0 : top / d->sw + 1;
+  h = h > d->OW ? d->OW : h;
+  *lo = l > h ? h : l, *hi = h;
+}
 
 static void dw_rows(void *ctx, size_t b, size_t e) {
   const dw_job *j = ctx;
@@ -59,15 +81,23 @@ static void dw_rows(void *ctx, size_t b, size_t e) {
     const int64_t img = (int64_t)r / d->OH, oy = (int64_t)r % d->OH;
     const int8_t *x = d->x + img * d->H * d->W * d->C;
     int8_t *y = d->y + (int64_t)r * d->OW * OC;
+    int64_t lo = 0, hi = 0;
+    if (j->row) dw_interior(d, &lo, &hi);
     for (int64_t ox = 0; ox < d->OW; ox++, y += OC) {
-      int t = 0;
-      for (int ky = 0; ky < d->kh; ky++) {
-        const int64_t iy = oy * d->sh + (int64_t)ky * d->dh - d->pt;
-        for (int kx = 0; kx < d->kw; kx++, t++) {
-          const int64_t ix = ox * d->sw + (int64_t)kx * d->dw - d->pl;
-          taps[t] = iy < 0 || iy >= d->H || ix < 0 || ix >= d->W ? d->zrow : x + (iy * d->W + ix) * d->C;
+      if (ox == lo && lo < hi) {
+        /* interior pixels: each tap moves by sw pixels per pixel (zrow taps stay) */
+        int64_t step[K_DW_MAX_TAPS];
+        dw_taps(d, x, oy, ox, taps);
+        for (int t = 0; t < ntaps; t++) step[t] = taps[t] == d->zrow ? 0 : d->sw * d->C;
+        const int64_t n = hi - lo, done = j->row(d, taps, step, ntaps, n, y);
+        for (int64_t p = 0; done < OC && p < n; p++) {
+          dw_taps(d, x, oy, ox + p, taps);
+          dw_pixel_generic(d, taps, ntaps, done, y + p * OC);
         }
+        ox += n - 1, y += (n - 1) * OC;
+        continue;
       }
+      dw_taps(d, x, oy, ox, taps);
       int64_t done = j->body ? j->body(d, taps, ntaps, y) : 0;
       if (done < OC) dw_pixel_generic(d, taps, ntaps, done, y);
     }
@@ -106,7 +136,7 @@ void k_dwconv_s8(const k_dwconv_s8_desc *d) {
   dw_job j = {.d = d, .body = NULL};
 #if defined(PTERUN_QGEMM_X86)
   const k_isa isa = k_isa_get();
-  if (d->mult == 1 && d->wpack && isa == K_ISA_AVX512) j.body = k_dw_body_avx512;
+  if (d->mult == 1 && d->wpack && isa == K_ISA_AVX512) j.body = k_dw_body_avx512, j.row = k_dw_row_avx512;
   else if (d->mult == 1 && d->wpack && isa == K_ISA_AVX2) j.body = k_dw_body_avx2;
 #endif
   const double ops = (double)rows * (double)d->OW * (double)(d->C * d->mult) * (double)(d->kh * d->kw);

@@ -59,4 +59,60 @@ int64_t k_dw_body_avx512(const k_dwconv_s8_desc *d, const int8_t *const *taps, i
   }
   return c;
 }
+
+int64_t k_dw_row_avx512(const k_dwconv_s8_desc *d, const int8_t *const *taps, const int64_t *step, int ntaps,
+                        int64_t n, int8_t *y) {
+  const int64_t C = d->C;
+  const int8_t *tp[K_DW_MAX_TAPS];
+  int64_t done = 0;
+  if (ntaps != 9) {
+    for (int64_t p = 0; p < n; p++) {
+      for (int t = 0; t < ntaps; t++) tp[t] = taps[t] + p * step[t];
+      done = k_dw_body_avx512(d, tp, ntaps, y + p * C);
+    }
+    return done;
+  }
+  /* 3x3: five pairs of taps (the last one's second weight zero, its tap
+   * read twice, as the body does) */
+  enum { PAIRS = 5 };
+  const int16_t *w = d->wpack;
+  const __m512 lo_f = _mm512_set1_ps((float)(d->qmin - d->zy)),
+               hi_f = _mm512_set1_ps((float)(d->qmax - d->zy));
+  const __m512i zp = _mm512_set1_epi32(d->rq ? d->rq->zout : d->zy);
+  const __m512i i0 = _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0),
+                i1 = _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4);
+  int64_t c = 0;
+  for (; c + 32 <= C; c += 32, w += PAIRS * 64) {
+    __m512i wl[PAIRS], wh[PAIRS];
+    for (int q = 0; q < PAIRS; q++)
+      wl[q] = _mm512_loadu_si512(w + q * 64), wh[q] = _mm512_loadu_si512(w + q * 64 + 32);
+    const __m512i b0 = _mm512_loadu_si512(d->bias + c), b1 = _mm512_loadu_si512(d->bias + c + 16);
+    const __m512 s0 = _mm512_loadu_ps(d->scale + c), s1 = _mm512_loadu_ps(d->scale + c + 16);
+    for (int64_t p = 0; p < n; p++) {
+      __m512i lo = _mm512_setzero_si512(), hv = _mm512_setzero_si512();
+#pragma GCC unroll 5
+      for (int q = 0; q < PAIRS; q++) {
+        const int ta = 2 * q, tb = 2 * q + 1 < 9 ? 2 * q + 1 : 2 * q;
+        const int8_t *pa = taps[ta] + p * step[ta] + c, *pb = taps[tb] + p * step[tb] + c;
+        __m512i xa = _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(const void *)pa));
+        __m512i xb = _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(const void *)pb));
+        lo = _mm512_add_epi32(lo, _mm512_madd_epi16(_mm512_unpacklo_epi16(xa, xb), wl[q]));
+        hv = _mm512_add_epi32(hv, _mm512_madd_epi16(_mm512_unpackhi_epi16(xa, xb), wh[q]));
+      }
+      __m512i a0 = _mm512_add_epi32(_mm512_permutex2var_epi64(lo, i0, hv), b0);
+      __m512i a1 = _mm512_add_epi32(_mm512_permutex2var_epi64(lo, i1, hv), b1);
+      int8_t *yp = y + p * C + c;
+      _mm_storeu_si128((__m128i *)(void *)yp, dw_requant16(a0, s0, lo_f, hi_f, zp, d->rq));
+      _mm_storeu_si128((__m128i *)(void *)(yp + 16), dw_requant16(a1, s1, lo_f, hi_f, zp, d->rq));
+    }
+  }
+  if (c + 16 <= C) {
+    for (int64_t p = 0; p < n; p++) {
+      for (int t = 0; t < 9; t++) tp[t] = taps[t] + p * step[t];
+      dw_block16(d, tp, 9, c, w, 32, 16, y + p * C);
+    }
+    c += 16;
+  }
+  return c;
+}
 #endif

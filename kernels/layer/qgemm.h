@@ -98,6 +98,14 @@ void k_dequantize_s8_avx512(const int8_t *x, float *y, size_t n, int32_t zp, flo
 typedef int64_t (*k_dw_body_fn)(const k_dwconv_s8_desc *d, const int8_t *const *taps, int ntaps, int8_t *y);
 int64_t k_dw_body_avx2(const k_dwconv_s8_desc *d, const int8_t *const *taps, int ntaps, int8_t *y);
 int64_t k_dw_body_avx512(const k_dwconv_s8_desc *d, const int8_t *const *taps, int ntaps, int8_t *y);
+/* n interior pixels of an output row (pixel p's tap t at taps[t] + p *
+ * step[t], outputs C bytes apart): what the body does for each, with a 3x3
+ * window's weights kept in registers over the run; returns the channels
+ * done (the rest go to the plain loop). */
+typedef int64_t (*k_dw_row_fn)(const k_dwconv_s8_desc *d, const int8_t *const *taps, const int64_t *step,
+                               int ntaps, int64_t n, int8_t *y);
+int64_t k_dw_row_avx512(const k_dwconv_s8_desc *d, const int8_t *const *taps, const int64_t *step, int ntaps,
+                        int64_t n, int8_t *y);
 
 /* The last (partial) 4 bytes of a row of K bytes, zero-padded. */
 static inline int32_t k_qload_tail(const int8_t *a, int64_t k, int64_t K) {
