@@ -5,6 +5,8 @@
  * int32 sum, times the float scale, clamped, rounded half to even, plus
  * the zero point. Every ISA computes the same int32 sums and float
  * products, so results are bit-identical between them. */
+#include <string.h>
+
 #include "qgemm.h"
 
 /* Round half to even through the float's bits (|v| < 2^22). */
@@ -136,8 +138,11 @@ void k_dwconv_s8(const k_dwconv_s8_desc *d) {
   dw_job j = {.d = d, .body = NULL};
 #if defined(PTERUN_QGEMM_X86)
   const k_isa isa = k_isa_get();
-  if (d->mult == 1 && d->wpack && isa == K_ISA_AVX512) j.body = k_dw_body_avx512, j.row = k_dw_row_avx512;
-  else if (d->mult == 1 && d->wpack && isa == K_ISA_AVX2) j.body = k_dw_body_avx2;
+  if (d->mult == 1 && d->wpack && isa == K_ISA_AVX512) {
+    j.body = k_dw_body_avx512;
+    /* the int8 product's choice says whether the CPU has AVX-512 VNNI */
+    j.row = strcmp(k_qgemm_kernel(), "avx512vnni") ? NULL : k_dw_row_avx512vnni;
+  } else if (d->mult == 1 && d->wpack && isa == K_ISA_AVX2) j.body = k_dw_body_avx2;
 #endif
   const double ops = (double)rows * (double)d->OW * (double)(d->C * d->mult) * (double)(d->kh * d->kw);
   if (d->parallel) k_parallel_for((size_t)rows, ops, dw_rows, &j);

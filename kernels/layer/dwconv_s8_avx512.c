@@ -60,8 +60,14 @@ int64_t k_dw_body_avx512(const k_dwconv_s8_desc *d, const int8_t *const *taps, i
   return c;
 }
 
-int64_t k_dw_row_avx512(const k_dwconv_s8_desc *d, const int8_t *const *taps, const int64_t *step, int ntaps,
-                        int64_t n, int8_t *y) {
+/* acc + a . b over int16 pairs: one vpdpwssd (the same int32 sums as
+ * madd and add) */
+static inline __m512i dw_dot(__m512i acc, __m512i a, __m512i b) { return _mm512_dpwssd_epi32(acc, a, b); }
+
+static inline __attribute__((always_inline)) int64_t dw_row(const k_dwconv_s8_desc *d,
+                                                            const int8_t *const *taps, const int64_t *step,
+                                                            int ntaps, int64_t n, int8_t *y,
+                                                            const bool vnni) {
   const int64_t C = d->C;
   const int8_t *tp[K_DW_MAX_TAPS];
   int64_t done = 0;
@@ -96,8 +102,8 @@ int64_t k_dw_row_avx512(const k_dwconv_s8_desc *d, const int8_t *const *taps, co
         const int8_t *pa = taps[ta] + p * step[ta] + c, *pb = taps[tb] + p * step[tb] + c;
         __m512i xa = _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(const void *)pa));
         __m512i xb = _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(const void *)pb));
-        lo = _mm512_add_epi32(lo, _mm512_madd_epi16(_mm512_unpacklo_epi16(xa, xb), wl[q]));
-        hv = _mm512_add_epi32(hv, _mm512_madd_epi16(_mm512_unpackhi_epi16(xa, xb), wh[q]));
+        lo = dw_dot(lo, _mm512_unpacklo_epi16(xa, xb), wl[q]);
+        hv = dw_dot(hv, _mm512_unpackhi_epi16(xa, xb), wh[q]);
       }
       __m512i a0 = _mm512_add_epi32(_mm512_permutex2var_epi64(lo, i0, hv), b0);
       __m512i a1 = _mm512_add_epi32(_mm512_permutex2var_epi64(lo, i1, hv), b1);
@@ -114,5 +120,10 @@ int64_t k_dw_row_avx512(const k_dwconv_s8_desc *d, const int8_t *const *taps, co
     c += 16;
   }
   return c;
+}
+
+int64_t k_dw_row_avx512vnni(const k_dwconv_s8_desc *d, const int8_t *const *taps, const int64_t *step,
+                            int ntaps, int64_t n, int8_t *y) {
+  return dw_row(d, taps, step, ntaps, n, y, true);
 }
 #endif

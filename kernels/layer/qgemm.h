@@ -101,11 +101,11 @@ int64_t k_dw_body_avx512(const k_dwconv_s8_desc *d, const int8_t *const *taps, i
 /* n interior pixels of an output row (pixel p's tap t at taps[t] + p *
  * step[t], outputs C bytes apart): what the body does for each, with a 3x3
  * window's weights kept in registers over the run; returns the channels
- * done (the rest go to the plain loop). */
+ * done (the rest go to the plain loop). AVX-512 VNNI (vpdpwssd) only. */
 typedef int64_t (*k_dw_row_fn)(const k_dwconv_s8_desc *d, const int8_t *const *taps, const int64_t *step,
                                int ntaps, int64_t n, int8_t *y);
-int64_t k_dw_row_avx512(const k_dwconv_s8_desc *d, const int8_t *const *taps, const int64_t *step, int ntaps,
-                        int64_t n, int8_t *y);
+int64_t k_dw_row_avx512vnni(const k_dwconv_s8_desc *d, const int8_t *const *taps, const int64_t *step,
+                            int ntaps, int64_t n, int8_t *y);
 
 /* The last (partial) 4 bytes of a row of K bytes, zero-padded. */
 static inline int32_t k_qload_tail(const int8_t *a, int64_t k, int64_t K) {
