@@ -9,7 +9,7 @@
 #include <immintrin.h>
 
 #define MAXR 6
-#define NP 2
+#define NPMAX 2 /* panels per tile; a tile of one panel runs the one-panel body */
 
 /* acc += a (unsigned bytes) . b (signed bytes), in place: GCC turns the
  * intrinsic on an array of accumulators into a register copy around every
@@ -25,7 +25,7 @@ static inline __m512i dpbusd(__m512i acc, __m512i a, __m512i b) {
 
 /* One body per row count MR (a constant once inlined): a decode step's
  * single row costs one row's work, not six. */
-static inline __attribute__((always_inline)) void ukr(const k_qtile *t, const int MR) {
+static inline __attribute__((always_inline)) void ukr(const k_qtile *t, const int MR, const int NP) {
   const k_qgemm_packed *p = t->p;
   const int64_t K = p->k, K4 = K / 4 * 4;
   const int8_t *a[MAXR];
@@ -34,22 +34,22 @@ static inline __attribute__((always_inline)) void ukr(const k_qtile *t, const in
     a[i] = t->a + i * t->sa;
     zu[i] = _mm512_set1_epi32(t->qp[i].zero_point + 128);
   }
-  int64_t panel[NP];
-  const int8_t *w[NP];
+  int64_t panel[NPMAX];
+  const int8_t *w[NPMAX];
   for (int j = 0; j < NP; j++) {
     panel[j] = t->panel + (j < t->np ? j : 0);
     w[j] = k_qw_panel(p, panel[j]);
   }
   const __m512i flip = _mm512_set1_epi32((int)0x80808080u);
-  __m512 f[MAXR][NP];
+  __m512 f[MAXR][NPMAX];
 #pragma GCC unroll 8
   for (int i = 0; i < MR; i++)
 #pragma GCC unroll 2
     for (int j = 0; j < NP; j++) f[i][j] = _mm512_setzero_ps();
   for (int64_t g = 0; g < p->groups; g++) {
     const int64_t k0 = g * p->glen, k1 = k0 + p->glen < K ? k0 + p->glen : K, k1f = k1 < K4 ? k1 : K4;
-    __m512i acc[MAXR][NP];
-    __m512i cs[NP];
+    __m512i acc[MAXR][NPMAX];
+    __m512i cs[NPMAX];
 #pragma GCC unroll 2
     for (int j = 0; j < NP; j++) cs[j] = _mm512_loadu_si512(k_qcsum(p, panel[j]) + g * K_QNR);
     if (t->c8) {
@@ -69,7 +69,7 @@ static inline __attribute__((always_inline)) void ukr(const k_qtile *t, const in
     }
     int64_t k = k0;
     for (; k < k1f; k += 4) {
-      __m512i b[NP];
+      __m512i b[NPMAX];
 #pragma GCC unroll 2
       for (int j = 0; j < NP; j++) b[j] = _mm512_load_si512((const void *)(w[j] + k * K_QNR));
 #pragma GCC unroll 8
@@ -83,7 +83,7 @@ static inline __attribute__((always_inline)) void ukr(const k_qtile *t, const in
     }
     if (k < k1) {
       /* the row's last 1..3 bytes: zero-padded (the padded weights are 0) */
-      __m512i b[NP];
+      __m512i b[NPMAX];
       for (int j = 0; j < NP; j++) b[j] = _mm512_load_si512((const void *)(w[j] + k * K_QNR));
       /* a masked load (no fault past the row; a call to memcpy per row
        * cost the 27-byte rows of a 3-channel 3x3 stem a third of its time) */
@@ -94,7 +94,7 @@ static inline __attribute__((always_inline)) void ukr(const k_qtile *t, const in
         for (int j = 0; j < NP; j++) acc[i][j] = dpbusd(acc[i][j], av, b[j]);
       }
     }
-    __m512 sc[NP];
+    __m512 sc[NPMAX];
 #pragma GCC unroll 2
     for (int j = 0; j < NP; j++) sc[j] = _mm512_loadu_ps(k_qscale(p, panel[j]) + g * K_QNR);
 #pragma GCC unroll 8
@@ -111,7 +111,7 @@ static inline __attribute__((always_inline)) void ukr(const k_qtile *t, const in
                  rlo = _mm512_set1_ps(rq ? (float)(-128 - rq->zout) : 0.0f),
                  rhi = _mm512_set1_ps(rq ? (float)(127 - rq->zout) : 0.0f);
     const __m512i z = _mm512_set1_epi32(rq ? rq->zout : t->zp8);
-    for (int j = 0; j < t->np; j++) {
+    for (int j = 0; j < NP && j < t->np; j++) {
       const __m512 bias = _mm512_loadu_ps(k_qbias(p, panel[j]));
       const int cols = j == t->np - 1 ? t->nc : K_QNR;
       const __mmask16 m = (__mmask16)((1u << cols) - 1);
@@ -128,7 +128,7 @@ static inline __attribute__((always_inline)) void ukr(const k_qtile *t, const in
     }
     return;
   }
-  for (int j = 0; j < t->np; j++) {
+  for (int j = 0; j < NP && j < t->np; j++) {
     const __m512 bias = _mm512_loadu_ps(k_qbias(p, panel[j]));
     const int cols = j == t->np - 1 ? t->nc : K_QNR;
     const __mmask16 m = (__mmask16)((1u << cols) - 1);
@@ -141,13 +141,26 @@ static inline __attribute__((always_inline)) void ukr(const k_qtile *t, const in
 }
 
 void k_qukr_avx512vnni(const k_qtile *t) {
+  /* one panel (N = 16, or an odd count's last): half the sums, not both
+   * panels' with the second thrown away */
+  if (t->np == 1) {
+    switch (t->mr) {
+      case 1: ukr(t, 1, 1); break;
+      case 2: ukr(t, 2, 1); break;
+      case 3: ukr(t, 3, 1); break;
+      case 4: ukr(t, 4, 1); break;
+      case 5: ukr(t, 5, 1); break;
+      default: ukr(t, MAXR, 1);
+    }
+    return;
+  }
   switch (t->mr) {
-    case 1: ukr(t, 1); break;
-    case 2: ukr(t, 2); break;
-    case 3: ukr(t, 3); break;
-    case 4: ukr(t, 4); break;
-    case 5: ukr(t, 5); break;
-    default: ukr(t, MAXR);
+    case 1: ukr(t, 1, 2); break;
+    case 2: ukr(t, 2, 2); break;
+    case 3: ukr(t, 3, 2); break;
+    case 4: ukr(t, 4, 2); break;
+    case 5: ukr(t, 5, 2); break;
+    default: ukr(t, MAXR, 2);
   }
 }
 
