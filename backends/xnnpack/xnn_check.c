@@ -212,7 +212,7 @@ pte_status xg_check(xg_graph *g, const xg_check_options *opts, xg_mem *mem) {
     }
   }
   if ((st = xg_fuse_quant_pads(g, mem))) return st;
-  xg_fuse_quant_producers(g);
+  if ((st = xg_fuse_quant_producers(g, mem))) return st;
   for (uint32_t vi = 0; vi < g->nvalues; vi++) {
     const xg_value *v = &g->values[vi];
     if ((v->flags & XG_FLAG_EXTERNAL_INPUT) && (v->flags & XG_FLAG_EXTERNAL_OUTPUT))

@@ -592,8 +592,10 @@ static void run_static(const xg_graph *g, const xg_node *n, void *const *ptr) {
                  qconv_product, &r);
 }
 
-bool xg_native_fuse_requant(xg_node *n, int32_t zin, float scale, float inv, int32_t zout) {
-  const k_requant_s8_params r = {.zin = zin, .zout = zout, .scale = scale, .inv = inv}, *rq = &r;
+bool xg_native_fuse_requant(xg_node *n, int32_t zin, float scale, float inv, int32_t zout, int8_t *table) {
+  k_requant_s8_params r = {.zin = zin, .zout = zout, .scale = scale, .inv = inv, .table = table};
+  const k_requant_s8_params *rq = &r;
+  k_requant_s8_table(&r, table);
   if (!n->sq || !n->qw || n->exec != XG_EXEC_NATIVE) return false;
   if (n->type == XG_DEPTHWISE_CONV2D) {
     xg_qdw *q = (xg_qdw *)(uintptr_t)n->qw; /* init's own allocation */

@@ -259,7 +259,7 @@ static xg_node *only_reader(xg_graph *g, uint32_t vi) {
  *    there read the zero point, which adds nothing, as the pad's bytes);
  *  - a pad of nothing has its readers read its input.
  * What is left of a pad runs as before. */
-void xg_fuse_quant_producers(xg_graph *g) {
+pte_status xg_fuse_quant_producers(xg_graph *g, xg_mem *mem) {
   /* a qint8 clamp (ReLU6) of a native int8 convolution's output is its
    * bounds; the clamp's output becomes the convolution's */
   for (uint32_t ci = 0; ci < g->nnodes; ci++) {
@@ -286,8 +286,10 @@ void xg_fuse_quant_producers(xg_graph *g) {
       continue;
     if (p->qscratch) {
       if (x->producer < 0 || x->uses != 1 || x->flags) continue;
+      int8_t *table = xg_mem_alloc(mem, 256);
+      if (!table) return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK payload: out of memory");
       if (!xg_native_fuse_requant(&g->nodes[x->producer], x->zero_point, x->scale, 1.0f / o->scale,
-                                  o->zero_point))
+                                  o->zero_point, table))
         continue;
       x->scale = o->scale, x->zero_point = o->zero_point;
       p->qscratch = NULL;
@@ -318,4 +320,5 @@ void xg_fuse_quant_producers(xg_graph *g) {
     x->uses--;
     p->exec = XG_EXEC_DEAD;
   }
+  return PTE_OK;
 }

@@ -48,8 +48,9 @@ static void dw_pixel_generic(const k_dwconv_s8_desc *d, const int8_t *const *tap
 
 typedef struct dw_job {
   const k_dwconv_s8_desc *d;
-  k_dw_body_fn body; /* channels in blocks, mult == 1; NULL: generic only */
-  k_dw_row_fn row;   /* a run of interior pixels, mult == 1; NULL: pixel by pixel */
+  k_dw_body_fn body;   /* channels in blocks, mult == 1; NULL: generic only */
+  k_dw_row_fn row;     /* a run of interior pixels, mult == 1; NULL: pixel by pixel */
+  const int8_t *table; /* the requantization's table over each finished row (d without rq) */
 } dw_job;
 
 /* The taps of pixel ox: a tap row above or below the image reads zrow. */
@@ -103,6 +104,10 @@ static void dw_rows(void *ctx, size_t b, size_t e) {
       int64_t done = j->body ? j->body(d, taps, ntaps, y) : 0;
       if (done < OC) dw_pixel_generic(d, taps, ntaps, done, y);
     }
+#if defined(PTERUN_QGEMM_X86)
+    /* the row (OW x OC bytes) is still in cache */
+    if (j->table) k_qtable_s8_avx512vbmi(y - d->OW * OC, (size_t)(d->OW * OC), j->table);
+#endif
   }
 }
 
@@ -144,6 +149,12 @@ void k_dwconv_s8(const k_dwconv_s8_desc *d) {
     j.row = strcmp(k_qgemm_kernel(), "avx512vnni") ? NULL : k_dw_row_avx512vnni;
   } else if (d->mult == 1 && d->wpack && isa == K_ISA_AVX2) j.body = k_dw_body_avx2;
 #endif
+  k_dwconv_s8_desc first;
+  if (d->rq && d->rq->table && k_qtable_s8_usable()) {
+    /* the first rounding in the bodies, the second by the table */
+    first = *d, first.rq = NULL;
+    j.d = &first, j.table = d->rq->table;
+  }
   const double ops = (double)rows * (double)d->OW * (double)(d->C * d->mult) * (double)(d->kh * d->kw);
   if (d->parallel) k_parallel_for((size_t)rows, ops, dw_rows, &j);
   else dw_rows(&j, 0, (size_t)rows);

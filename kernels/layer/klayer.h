@@ -373,7 +373,12 @@ const char *k_qgemm_kernel(void);
 typedef struct k_requant_s8_params {
   int32_t zin, zout;
   float scale, inv;
+  /* NULL, or the 256 results by first value + 128 (k_requant_s8_table):
+   * applied by byte permutes where the CPU has them (AVX-512 VBMI) */
+  const int8_t *table;
 } k_requant_s8_params;
+/* The table of k_requant_s8_params: every int8 value through k_requant_s8. */
+void k_requant_s8_table(const k_requant_s8_params *rq, int8_t table[256]);
 
 typedef struct k_qgemm_s8_desc {
   int64_t M;

@@ -84,6 +84,11 @@ void k_qconvert_avx2(int64_t K, const float *x, float inv, int32_t zp, int8_t *q
 void k_qminmax_avx512(int64_t K, const float *x, float *lo, float *hi);
 void k_qconvert_avx512(int64_t K, const float *x, float inv, int32_t zp, int8_t *q);
 
+/* y[i] = table[y[i] + 128] by two vpermi2b and a blend on the sign bit
+ * (AVX-512 VBMI; k_qtable_s8_usable says whether the CPU has it). */
+void k_qtable_s8_avx512vbmi(int8_t *y, size_t n, const int8_t *table);
+bool k_qtable_s8_usable(void);
+
 /* k_requant_s8's bodies (qgemm_s8.c dispatches). */
 void k_requant_s8_avx2(int8_t *y, size_t n, int32_t zin, float scale, float inv, int32_t zout);
 void k_requant_s8_avx512(int8_t *y, size_t n, int32_t zin, float scale, float inv, int32_t zout);

@@ -235,4 +235,19 @@ void k_dequantize_s8_avx512(const int8_t *x, float *y, size_t n, int32_t zp, flo
     _mm512_storeu_ps(y + i, _mm512_mul_ps(_mm512_cvtepi32_ps(q), s));
   }
 }
+
+/* its own target: the rest of this file runs on AVX-512 VNNI CPUs without
+ * VBMI (Cascade Lake) */
+__attribute__((target("avx512f,avx512bw,avx512vbmi"))) void k_qtable_s8_avx512vbmi(int8_t *y, size_t n,
+                                                                                   const int8_t *table) {
+  /* bytes 0..127 index the table's upper half, the negative ones its lower */
+  const __m512i t0 = _mm512_loadu_si512(table + 128), t1 = _mm512_loadu_si512(table + 192),
+                t2 = _mm512_loadu_si512(table), t3 = _mm512_loadu_si512(table + 64);
+  for (size_t i = 0; i < n; i += 64) {
+    const __mmask64 m = n - i >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << (n - i)) - 1);
+    const __m512i x = _mm512_maskz_loadu_epi8(m, y + i);
+    const __m512i pos = _mm512_permutex2var_epi8(t0, x, t1), neg = _mm512_permutex2var_epi8(t2, x, t3);
+    _mm512_mask_storeu_epi8(y + i, m, _mm512_mask_blend_epi8(_mm512_movepi8_mask(x), pos, neg));
+  }
+}
 #endif

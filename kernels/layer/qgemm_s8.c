@@ -133,7 +133,8 @@ typedef struct s8job {
   k_qukr_fn ukr;
   int mr, np;
   bool direct8; /* the microkernel stores int8 itself (k_qtile.c8) */
-  int64_t mtiles;
+  bool table;   /* ... and rows of tiles get g->rq's table after their first rounding */
+  int64_t mtiles, nblocks;
   k_qd8_params qp[K_QMR_MAX];
 } s8job;
 
@@ -174,6 +175,60 @@ static void s8_range(void *ctx, size_t b, size_t e) {
   }
 }
 
+/* Row tiles whole (every column block), then the requantization table
+ * over their rows while they are in cache: two byte permutes per 64
+ * outputs instead of six float operations per 16. */
+static void s8_rows_table(void *ctx, size_t b, size_t e) {
+  const s8job *jb = ctx;
+  const k_qgemm_s8_desc *g = jb->g;
+  const k_qgemm_packed *p = g->w;
+  for (size_t mt = b; mt < e; mt++) {
+    const int64_t m0 = (int64_t)mt * jb->mr;
+    const int mr = (int)(g->M - m0 < jb->mr ? g->M - m0 : jb->mr);
+    for (int64_t nb = 0; nb < jb->nblocks; nb++) {
+      const int64_t panel = nb * jb->np;
+      const int np = (int)(p->panels - panel < jb->np ? p->panels - panel : jb->np);
+      const int64_t n_last = p->n - (panel + np - 1) * K_QNR;
+      k_qtile t = {.p = p,
+                   .a = g->a + m0 * g->sa,
+                   .sa = g->sa,
+                   .qp = jb->qp,
+                   .mr = mr,
+                   .panel = panel,
+                   .np = np,
+                   .nc = (int)(n_last < K_QNR ? n_last : K_QNR),
+                   .clamp = true,
+                   .lo = (float)(g->qmin - g->c_zero_point),
+                   .hi = (float)(g->qmax - g->c_zero_point),
+                   .c8 = g->c + m0 * g->sc + panel * K_QNR,
+                   .sc8 = g->sc,
+                   .zp8 = g->c_zero_point};
+      jb->ukr(&t);
+    }
+#if defined(PTERUN_QGEMM_X86)
+    if (g->sc == p->n) k_qtable_s8_avx512vbmi(g->c + m0 * g->sc, (size_t)(mr * p->n), g->rq->table);
+    else
+      for (int r = 0; r < mr; r++)
+        k_qtable_s8_avx512vbmi(g->c + (m0 + r) * g->sc, (size_t)p->n, g->rq->table);
+#endif
+  }
+}
+
+void k_requant_s8_table(const k_requant_s8_params *rq, int8_t table[256]) {
+  for (int i = 0; i < 256; i++) table[i] = (int8_t)(i - 128);
+  k_requant_s8(table, 256, rq->zin, rq->scale, rq->inv, rq->zout);
+}
+
+bool k_qtable_s8_usable(void) {
+#if defined(PTERUN_QGEMM_X86)
+  __builtin_cpu_init();
+  return k_isa_get() == K_ISA_AVX512 && __builtin_cpu_supports("avx512vbmi") &&
+         __builtin_cpu_supports("avx512bw");
+#else
+  return false;
+#endif
+}
+
 void k_qgemm_s8(const k_qgemm_s8_desc *g) {
   const k_qgemm_packed *p = g->w;
   if (g->M <= 0) return;
@@ -181,14 +236,22 @@ void k_qgemm_s8(const k_qgemm_s8_desc *g) {
   jb.ukr = k_qgemm_ukr(&jb.mr, &jb.np);
 #if defined(PTERUN_QGEMM_X86)
   jb.direct8 = jb.ukr == k_qukr_avx512vnni;
+  jb.table = jb.direct8 && g->rq && g->rq->table && k_qtable_s8_usable();
 #endif
   for (int i = 0; i < K_QMR_MAX; i++) jb.qp[i] = (k_qd8_params){.zero_point = g->a_zero_point, .scale = 1.0f};
   jb.mtiles = (g->M + jb.mr - 1) / jb.mr;
   const int64_t nblocks = (p->panels + jb.np - 1) / jb.np;
+  jb.nblocks = nblocks;
   const size_t tiles = (size_t)(jb.mtiles * nblocks);
   const double flops = 2.0 * (double)g->M * (double)p->n * (double)p->k;
   /* int8 work counted at half, as in k_qgemm */
-  if (g->parallel && flops * 0.5 >= K_PAR_MIN_FLOPS) k_parallel_for(tiles, flops * 0.5, s8_range, &jb);
+  const bool par = g->parallel && flops * 0.5 >= K_PAR_MIN_FLOPS;
+  if (jb.table) {
+    if (par) k_parallel_for((size_t)jb.mtiles, flops * 0.5, s8_rows_table, &jb);
+    else s8_rows_table(&jb, 0, (size_t)jb.mtiles);
+    return;
+  }
+  if (par) k_parallel_for(tiles, flops * 0.5, s8_range, &jb);
   else s8_range(&jb, 0, tiles);
 }
 
