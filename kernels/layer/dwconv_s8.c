@@ -85,7 +85,7 @@ static void dw_rows(void *ctx, size_t b, size_t e) {
     const int8_t *x = d->x + img * d->H * d->W * d->C;
     int8_t *y = d->y + (int64_t)r * d->OW * OC;
     int64_t lo = 0, hi = 0;
-    if (j->row) dw_interior(d, &lo, &hi);
+    if (j->row && d->sw > 0 && d->dw > 0) dw_interior(d, &lo, &hi); /* the bounds need positive steps */
     for (int64_t ox = 0; ox < d->OW; ox++, y += OC) {
       if (ox == lo && lo < hi) {
         /* interior pixels: each tap moves by sw pixels per pixel (zrow taps stay) */
