@@ -212,6 +212,7 @@ pte_status xg_check(xg_graph *g, const xg_check_options *opts, xg_mem *mem) {
     }
   }
   if ((st = xg_fuse_quant_pads(g, mem))) return st;
+  if ((st = xg_fuse_quant_producers(g, mem))) return st;
   if ((st = xg_fuse_quant_tables(g, mem))) return st;
   if ((st = xg_fuse_softmax_prologue(g))) return st;
   for (uint32_t vi = 0; vi < g->nvalues; vi++) {

@@ -293,6 +293,21 @@ typedef struct xg_qmulc {
   uint32_t q_in, q_out;
 } xg_qmulc;
 
+/* A native static int8 convolution or depthwise one (prepared) requantizes
+ * its outputs again in its epilogue, as k_requant_s8 with these parameters
+ * would over the stored tensor (`table`: 256 bytes for the results by value,
+ * filled here, living as long as the delegate); false when the node cannot. */
+bool xg_native_fuse_requant(xg_node *n, int32_t zin, float scale, float inv, int32_t zout, int8_t *table);
+/* The same node's output bounds narrowed to a following clamp's [lo, hi]
+ * (quantized as XNNPACK quantizes bounds); false when it cannot. */
+bool xg_native_fuse_clamp(const xg_graph *g, xg_node *n, float lo, float hi);
+
+/* qint8 clamps, requantizing and empty qint8 pads fused into the native
+ * int8 nodes around them: clamps into the producer's bounds, the requantization into the producing
+ * convolution's epilogue, the padding into the consuming depthwise convolution's, an empty pad's readers onto
+ * its input (xnn_quant.c). Runs after xg_fuse_quant_pads. */
+pte_status xg_fuse_quant_producers(xg_graph *g, xg_mem *mem);
+
 /* An fp32 fully connected node that runs natively gets packing space (one
  * per graph) and its constant filter packed once (n->fc_packed), in `mem`;
  * other nodes are left. */

@@ -372,6 +372,8 @@ typedef struct xg_qconv {
   bool direct;       /* 1x1, stride 1, no padding: the input rows are the product's rows */
   int64_t chunk;     /* else im2col rows per pass: a few hundred KB, which stay in cache */
   int32_t za, zo, qmin, qmax;
+  bool has_rq; /* a requantizing pad fused in (xg_native_fuse_requant) */
+  k_requant_s8_params rq;
   const k_qgemm_packed *w[];
 } xg_qconv;
 
@@ -384,6 +386,8 @@ typedef struct xg_qdw {
   int8_t *zrow;
   int16_t *wpack; /* multiplier 1: the filter for the vector bodies */
   int32_t mult, zy, qmin, qmax;
+  bool has_rq; /* a requantizing pad fused in (xg_native_fuse_requant) */
+  k_requant_s8_params rq;
 } xg_qdw;
 
 static pte_status prepare_depthwise(xg_graph *g, uint32_t ni, xg_mem *mem) {
@@ -470,6 +474,7 @@ static void run_depthwise(const xg_graph *g, const xg_node *n, void *const *ptr)
                         .zy = q->zy,
                         .qmin = q->qmin,
                         .qmax = q->qmax,
+                        .rq = q->has_rq ? &q->rq : NULL,
                         .parallel = true};
   k_dwconv_s8(&d);
 }
@@ -539,9 +544,17 @@ static inline void copy_bytes(uint8_t *d, const uint8_t *s, size_t n) {
     memcpy(d, s, n);
     return;
   }
+  if (n < 16) {
+    /* two overlapping words (a 3-channel stem's 9-byte runs: 2 moves, not 9) */
+    if (n >= 8) memcpy(d, s, 8), memcpy(d + n - 8, s + n - 8, 8);
+    else if (n >= 4) memcpy(d, s, 4), memcpy(d + n - 4, s + n - 4, 4);
+    else
+      for (size_t i = 0; i < n; i++) d[i] = s[i];
+    return;
+  }
   size_t i = 0;
   for (; i + 16 <= n; i += 16) memcpy(d + i, s + i, 16);
-  for (; i < n; i++) d[i] = s[i];
+  if (i < n) memcpy(d + n - 16, s + n - 16, 16);
 }
 
 void xg_im2col_range(void *ctx, size_t b, size_t e) {
@@ -636,12 +649,53 @@ static void run_static(const xg_graph *g, const xg_node *n, void *const *ptr) {
                        .c_zero_point = q->zo,
                        .qmin = q->qmin,
                        .qmax = q->qmax,
+                       .rq = q->has_rq ? &q->rq : NULL,
                        .parallel = true},
                  .q = q,
                  .out = ptr[n->nin],
                  .N = q->kout * q->groups};
   xg_conv_passes(g, n, ptr[0], 1, (uint8_t)(int8_t)q->za, q->direct, n->qscratch, q->chunk, q->groups, q->kin,
                  qconv_product, &r);
+}
+
+bool xg_native_fuse_requant(xg_node *n, int32_t zin, float scale, float inv, int32_t zout, int8_t *table) {
+  k_requant_s8_params r = {.zin = zin, .zout = zout, .scale = scale, .inv = inv, .table = table};
+  const k_requant_s8_params *rq = &r;
+  k_requant_s8_table(&r, table);
+  if (!n->sq || !n->qw || n->exec != XG_EXEC_NATIVE) return false;
+  if (n->type == XG_DEPTHWISE_CONV2D) {
+    xg_qdw *q = (xg_qdw *)(uintptr_t)n->qw; /* init's own allocation */
+    if (q->has_rq) return false;
+    q->has_rq = true, q->rq = *rq;
+    return true;
+  }
+  if (n->type != XG_CONV2D) return false;
+  xg_qconv *q = (xg_qconv *)(uintptr_t)n->qw;
+  if (q->has_rq) return false;
+  q->has_rq = true, q->rq = *rq;
+  return true;
+}
+
+bool xg_native_fuse_clamp(const xg_graph *g, xg_node *n, float lo, float hi) {
+  if (!n->sq || !n->qw || n->exec != XG_EXEC_NATIVE ||
+      (n->type != XG_DEPTHWISE_CONV2D && n->type != XG_CONV2D))
+    return false;
+  const xg_value *o = &g->values[n->out[0]];
+  int32_t *qmin, *qmax;
+  if (n->type == XG_DEPTHWISE_CONV2D) {
+    xg_qdw *q = (xg_qdw *)(uintptr_t)n->qw; /* init's own allocation */
+    if (q->has_rq) return false;
+    qmin = &q->qmin, qmax = &q->qmax;
+  } else {
+    xg_qconv *q = (xg_qconv *)(uintptr_t)n->qw;
+    if (q->has_rq) return false;
+    qmin = &q->qmin, qmax = &q->qmax;
+  }
+  const int32_t a = qbound(lo, o, -128), b = qbound(hi, o, 127);
+  const int32_t nlo = a > *qmin ? a : *qmin, nhi = b < *qmax ? b : *qmax;
+  if (nlo > nhi) return false; /* an empty range: left to the clamp */
+  *qmin = nlo, *qmax = nhi;
+  return true;
 }
 
 /* A fully connected layer is one matrix of every row but the features. */
@@ -804,8 +858,25 @@ static void strides_of(const size_t *dims, uint32_t nd, int64_t *s) {
   for (int d = (int)nd - 1; d >= 0; d--) s[d] = v, v *= (int64_t)dims[d];
 }
 
+/* NCHW -> NHWC of 3 byte channels (a CNN's int8 image before its stem):
+ * each pixel's bytes from the planes in one loop; the strided copy took a
+ * step per byte (MobileNetV2's 224x224 image: 88 us). */
+static bool transpose_planes(const xg_value *x, const xg_node *n, const void *in, void *out) {
+  const uint32_t *p = n->p.transpose.perm;
+  if (x->esize != 1 || x->ndims != 4 || p[0] != 0 || p[1] != 2 || p[2] != 3 || p[3] != 1 || x->dims[1] != 3)
+    return false;
+  const size_t HW = x->dims[2] * x->dims[3];
+  for (size_t b = 0; b < x->dims[0]; b++) {
+    const uint8_t *s = (const uint8_t *)in + b * 3 * HW;
+    uint8_t *d = (uint8_t *)out + b * 3 * HW;
+    for (size_t i = 0; i < HW; i++) d[3 * i] = s[i], d[3 * i + 1] = s[HW + i], d[3 * i + 2] = s[2 * HW + i];
+  }
+  return true;
+}
+
 static void run_transpose(const xg_graph *g, const xg_node *n, void *const *ptr) {
   const xg_value *x = &g->values[n->in[0]], *o = &g->values[n->out[0]];
+  if (transpose_planes(x, n, ptr[0], ptr[1])) return;
   int64_t sx[XG_MAX_DIMS], ss[XG_MAX_DIMS], dims[XG_MAX_DIMS];
   strides_of(x->dims, x->ndims, sx);
   for (uint32_t d = 0; d < o->ndims; d++) ss[d] = sx[n->p.transpose.perm[d]];

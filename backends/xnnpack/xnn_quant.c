@@ -393,3 +393,107 @@ pte_status xg_fuse_softmax_prologue(xg_graph *g) {
   }
   return PTE_OK;
 }
+
+/* Live readers of value `from` read `to` instead. */
+static void reread(xg_graph *g, uint32_t from, uint32_t to) {
+  for (uint32_t ni = 0; ni < g->nnodes; ni++) {
+    xg_node *n = &g->nodes[ni];
+    if (n->exec == XG_EXEC_DEAD) continue;
+    for (uint32_t k = 0; k < n->nin; k++)
+      if (n->in[k] == from) n->in[k] = to, g->values[to].uses++, g->values[from].uses--;
+  }
+}
+
+/* The only live reader of value vi, or NULL. */
+static xg_node *only_reader(xg_graph *g, uint32_t vi) {
+  xg_node *r = NULL;
+  for (uint32_t ni = 0; ni < g->nnodes; ni++) {
+    xg_node *n = &g->nodes[ni];
+    if (n->exec == XG_EXEC_DEAD) continue;
+    for (uint32_t k = 0; k < n->nin; k++)
+      if (n->in[k] == vi) {
+        if (r) return NULL;
+        r = n;
+      }
+  }
+  return r;
+}
+
+/* MobileNetV2's clamps and fused pads (xg_fuse_quant_pads) each cost a
+ * pass over the tensor: every ReLU6 is a clamp then a requantization (to
+ * the range [0, 6]), every depthwise convolution's input also gets a
+ * border, every projection's output an empty pad. Each goes where the
+ * bytes are anyway:
+ *  - a clamp of a native int8 convolution's output (read by nothing else)
+ *    narrows that convolution's output bounds;
+ *  - a requantization moves into the epilogue of the native int8 node that
+ *    produced its input (read by nothing else), which then writes the pad's
+ *    parameters (the value takes them);
+ *  - a pad of H and W by the input's zero point, read only by a native int8
+ *    depthwise convolution, becomes that convolution's padding (its taps
+ *    there read the zero point, which adds nothing, as the pad's bytes);
+ *  - a pad of nothing has its readers read its input.
+ * What is left of a pad runs as before. */
+pte_status xg_fuse_quant_producers(xg_graph *g, xg_mem *mem) {
+  /* a qint8 clamp (ReLU6) of a native int8 convolution's output is its
+   * bounds; the clamp's output becomes the convolution's */
+  for (uint32_t ci = 0; ci < g->nnodes; ci++) {
+    xg_node *k = &g->nodes[ci];
+    if (k->type != XG_CLAMP || k->exec == XG_EXEC_DEAD || k->nin != 1 || k->nout != 1) continue;
+    xg_value *x = &g->values[k->in[0]], *o = &g->values[k->out[0]];
+    if (x->datatype != XG_DT_QINT8 || x->value_type != XG_VALUE_QUANTIZED || x->nscales ||
+        !same_quant(x, o) || x->producer < 0 || x->uses != 1 || x->flags)
+      continue;
+    xg_node *c = &g->nodes[x->producer];
+    if (c->nout != 1 || !xg_native_fuse_clamp(g, c, k->out_min, k->out_max)) continue;
+    c->out[0] = k->out[0];
+    o->producer = x->producer;
+    x->uses = 0;
+    x->producer = -1;
+    k->exec = XG_EXEC_DEAD;
+  }
+  for (uint32_t pi = 0; pi < g->nnodes; pi++) {
+    xg_node *p = &g->nodes[pi];
+    if (p->type != XG_CONSTANT_PAD || p->exec != XG_EXEC_NATIVE || !p->quant) continue;
+    xg_value *x = &g->values[p->in[0]], *o = &g->values[p->out[0]];
+    if (x->datatype != XG_DT_QINT8 || o->datatype != XG_DT_QINT8 || x->value_type != XG_VALUE_QUANTIZED ||
+        o->value_type != XG_VALUE_QUANTIZED || x->nscales || o->nscales)
+      continue;
+    if (p->qscratch) {
+      if (x->producer < 0 || x->uses != 1 || x->flags) continue;
+      int8_t *table = xg_mem_alloc(mem, 256);
+      if (!table) return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK payload: out of memory");
+      if (!xg_native_fuse_requant(&g->nodes[x->producer], x->zero_point, x->scale, 1.0f / o->scale,
+                                  o->zero_point, table))
+        continue;
+      x->scale = o->scale, x->zero_point = o->zero_point;
+      p->qscratch = NULL;
+    }
+    if (!same_quant(x, o) || o->flags) continue;
+    const size_t *pre = p->p.pad.pre, *post = p->p.pad.post;
+    bool empty = x->ndims == o->ndims;
+    for (uint32_t d = 0; empty && d < o->ndims; d++) empty = !pre[d] && !post[d] && x->dims[d] == o->dims[d];
+    if (empty) {
+      reread(g, p->out[0], p->in[0]);
+    } else {
+      xg_node *d = only_reader(g, p->out[0]);
+      if (!d || d->type != XG_DEPTHWISE_CONV2D || !d->sq || d->exec != XG_EXEC_NATIVE ||
+          d->in[0] != p->out[0] || x->ndims != 4 || o->ndims != 4 || pre[0] || post[0] || pre[3] || post[3] ||
+          xg_quantize_value(p->p.pad.value, x) != x->zero_point)
+        continue;
+      xg_conv_params *c = &d->p.conv;
+      const uint64_t most = INT32_MAX; /* the kernel takes int32 padding */
+      if (c->pad_top + (uint64_t)pre[1] > most || c->pad_left + (uint64_t)pre[2] > most ||
+          c->pad_bottom + (uint64_t)post[1] > most || c->pad_right + (uint64_t)post[2] > most)
+        continue;
+      c->pad_top += (uint32_t)pre[1], c->pad_left += (uint32_t)pre[2];
+      c->pad_bottom += (uint32_t)post[1], c->pad_right += (uint32_t)post[2];
+      d->in[0] = p->in[0];
+      x->uses++, o->uses--;
+    }
+    if (o->uses) continue; /* cannot happen: every reader moved */
+    x->uses--;
+    p->exec = XG_EXEC_DEAD;
+  }
+  return PTE_OK;
+}

@@ -5,6 +5,8 @@
  * int32 sum, times the float scale, clamped, rounded half to even, plus
  * the zero point. Every ISA computes the same int32 sums and float
  * products, so results are bit-identical between them. */
+#include <string.h>
+
 #include "qgemm.h"
 
 /* Round half to even through the float's bits (|v| < 2^22). */
@@ -28,14 +30,49 @@ static void dw_pixel_generic(const k_dwconv_s8_desc *d, const int8_t *const *tap
     float v = (float)(int32_t)acc * d->scale[oc];
     v = v < lo ? lo : v;
     v = v > hi ? hi : v;
+    if (d->rq) {
+      /* k_requant_s8 of the stored value (its minus zy is v rounded) */
+      float f = v + 12582912.0f;
+      int32_t r;
+      memcpy(&r, &f, 4);
+      const float rlo = (float)(-128 - d->rq->zout), rhi = (float)(127 - d->rq->zout);
+      v = (float)(r - 0x4B400000) * d->rq->scale * d->rq->inv;
+      v = v < rlo ? rlo : v;
+      v = v > rhi ? rhi : v;
+      y[oc] = dw_q8(v, d->rq->zout);
+      continue;
+    }
     y[oc] = dw_q8(v, d->zy);
   }
 }
 
 typedef struct dw_job {
   const k_dwconv_s8_desc *d;
-  k_dw_body_fn body; /* channels in blocks, mult == 1; NULL: generic only */
+  k_dw_body_fn body;   /* channels in blocks, mult == 1; NULL: generic only */
+  k_dw_row_fn row;     /* a run of interior pixels, mult == 1; NULL: pixel by pixel */
+  const int8_t *table; /* the requantization's table over each finished row (d without rq) */
 } dw_job;
+
+/* The taps of pixel ox: a tap row above or below the image reads zrow. */
+static void dw_taps(const k_dwconv_s8_desc *d, const int8_t *x, int64_t oy, int64_t ox, const int8_t **taps) {
+  int t = 0;
+  for (int ky = 0; ky < d->kh; ky++) {
+    const int64_t iy = oy * d->sh + (int64_t)ky * d->dh - d->pt;
+    for (int kx = 0; kx < d->kw; kx++, t++) {
+      const int64_t ix = ox * d->sw + (int64_t)kx * d->dw - d->pl;
+      taps[t] = iy < 0 || iy >= d->H || ix < 0 || ix >= d->W ? d->zrow : x + (iy * d->W + ix) * d->C;
+    }
+  }
+}
+
+/* Output columns [lo, hi) whose taps all lie inside the row. */
+static void dw_interior(const k_dwconv_s8_desc *d, int64_t *lo, int64_t *hi) {
+  int64_t l = d->pl <= 0 ? 0 : ((int64_t)d->pl + d->sw - 1) / d->sw;
+  const int64_t top = d->W - 1 - (int64_t)(d->kw - 1) * d->dw + d->pl;
+  int64_t h = top < 0 ? 0 : top / d->sw + 1;
+  h = h > d->OW ? d->OW : h;
+  *lo = l > h ? h : l, *hi = h;
+}
 
 static void dw_rows(void *ctx, size_t b, size_t e) {
   const dw_job *j = ctx;
@@ -47,18 +84,30 @@ static void dw_rows(void *ctx, size_t b, size_t e) {
     const int64_t img = (int64_t)r / d->OH, oy = (int64_t)r % d->OH;
     const int8_t *x = d->x + img * d->H * d->W * d->C;
     int8_t *y = d->y + (int64_t)r * d->OW * OC;
+    int64_t lo = 0, hi = 0;
+    if (j->row && d->sw > 0 && d->dw > 0) dw_interior(d, &lo, &hi); /* the bounds need positive steps */
     for (int64_t ox = 0; ox < d->OW; ox++, y += OC) {
-      int t = 0;
-      for (int ky = 0; ky < d->kh; ky++) {
-        const int64_t iy = oy * d->sh + (int64_t)ky * d->dh - d->pt;
-        for (int kx = 0; kx < d->kw; kx++, t++) {
-          const int64_t ix = ox * d->sw + (int64_t)kx * d->dw - d->pl;
-          taps[t] = iy < 0 || iy >= d->H || ix < 0 || ix >= d->W ? d->zrow : x + (iy * d->W + ix) * d->C;
+      if (ox == lo && lo < hi) {
+        /* interior pixels: each tap moves by sw pixels per pixel (zrow taps stay) */
+        int64_t step[K_DW_MAX_TAPS];
+        dw_taps(d, x, oy, ox, taps);
+        for (int t = 0; t < ntaps; t++) step[t] = taps[t] == d->zrow ? 0 : d->sw * d->C;
+        const int64_t n = hi - lo, done = j->row(d, taps, step, ntaps, n, y);
+        for (int64_t p = 0; done < OC && p < n; p++) {
+          dw_taps(d, x, oy, ox + p, taps);
+          dw_pixel_generic(d, taps, ntaps, done, y + p * OC);
         }
+        ox += n - 1, y += (n - 1) * OC;
+        continue;
       }
+      dw_taps(d, x, oy, ox, taps);
       int64_t done = j->body ? j->body(d, taps, ntaps, y) : 0;
       if (done < OC) dw_pixel_generic(d, taps, ntaps, done, y);
     }
+#if defined(PTERUN_QGEMM_X86)
+    /* the row (OW x OC bytes) is still in cache */
+    if (j->table) k_qtable_s8_avx512vbmi(y - d->OW * OC, (size_t)(d->OW * OC), j->table);
+#endif
   }
 }
 
@@ -94,9 +143,18 @@ void k_dwconv_s8(const k_dwconv_s8_desc *d) {
   dw_job j = {.d = d, .body = NULL};
 #if defined(PTERUN_QGEMM_X86)
   const k_isa isa = k_isa_get();
-  if (d->mult == 1 && d->wpack && isa == K_ISA_AVX512) j.body = k_dw_body_avx512;
-  else if (d->mult == 1 && d->wpack && isa == K_ISA_AVX2) j.body = k_dw_body_avx2;
+  if (d->mult == 1 && d->wpack && isa == K_ISA_AVX512) {
+    j.body = k_dw_body_avx512;
+    /* the int8 product's choice says whether the CPU has AVX-512 VNNI */
+    j.row = strcmp(k_qgemm_kernel(), "avx512vnni") ? NULL : k_dw_row_avx512vnni;
+  } else if (d->mult == 1 && d->wpack && isa == K_ISA_AVX2) j.body = k_dw_body_avx2;
 #endif
+  k_dwconv_s8_desc first;
+  if (d->rq && d->rq->table && k_qtable_s8_usable()) {
+    /* the first rounding in the bodies, the second by the table */
+    first = *d, first.rq = NULL;
+    j.d = &first, j.table = d->rq->table;
+  }
   const double ops = (double)rows * (double)d->OW * (double)(d->C * d->mult) * (double)(d->kh * d->kw);
   if (d->parallel) k_parallel_for((size_t)rows, ops, dw_rows, &j);
   else dw_rows(&j, 0, (size_t)rows);

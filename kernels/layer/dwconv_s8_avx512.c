@@ -8,10 +8,20 @@
 
 #include "dwconv_s8_ymm.h"
 
-static inline __m128i dw_requant16(__m512i acc, __m512 s, __m512 lo, __m512 hi, __m512i zp) {
+/* as dw_requant8 (dwconv_s8_ymm.h) */
+static inline __m128i dw_requant16(__m512i acc, __m512 s, __m512 lo, __m512 hi, __m512i zp,
+                                   const k_requant_s8_params *rq) {
   __m512 v = _mm512_mul_ps(_mm512_cvtepi32_ps(acc), s);
   v = _mm512_min_ps(_mm512_max_ps(v, lo), hi);
-  return _mm512_cvtsepi32_epi8(_mm512_add_epi32(_mm512_cvtps_epi32(v), zp)); /* in range: no saturation */
+  __m512i r = _mm512_cvtps_epi32(v);
+  if (rq) {
+    v = _mm512_mul_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(r), _mm512_set1_ps(rq->scale)),
+                      _mm512_set1_ps(rq->inv));
+    v = _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps((float)(-128 - rq->zout))),
+                      _mm512_set1_ps((float)(127 - rq->zout)));
+    r = _mm512_cvtps_epi32(v);
+  }
+  return _mm512_cvtsepi32_epi8(_mm512_add_epi32(r, zp)); /* in range: no saturation */
 }
 
 int64_t k_dw_body_avx512(const k_dwconv_s8_desc *d, const int8_t *const *taps, int ntaps, int8_t *y) {
@@ -19,7 +29,7 @@ int64_t k_dw_body_avx512(const k_dwconv_s8_desc *d, const int8_t *const *taps, i
   const int16_t *w = d->wpack;
   const __m512 lo_f = _mm512_set1_ps((float)(d->qmin - d->zy)),
                hi_f = _mm512_set1_ps((float)(d->qmax - d->zy));
-  const __m512i zp = _mm512_set1_epi32(d->zy);
+  const __m512i zp = _mm512_set1_epi32(d->rq ? d->rq->zout : d->zy);
   /* int32 lanes after the madds: lo holds channels 0-3, 8-11, 16-19, 24-27, hi the others */
   const __m512i i0 = _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0),
                 i1 = _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4);
@@ -38,8 +48,8 @@ int64_t k_dw_body_avx512(const k_dwconv_s8_desc *d, const int8_t *const *taps, i
     __m512i a0 = _mm512_add_epi32(_mm512_permutex2var_epi64(lo, i0, hv), _mm512_loadu_si512(d->bias + c));
     __m512i a1 =
         _mm512_add_epi32(_mm512_permutex2var_epi64(lo, i1, hv), _mm512_loadu_si512(d->bias + c + 16));
-    __m128i q0 = dw_requant16(a0, _mm512_loadu_ps(d->scale + c), lo_f, hi_f, zp);
-    __m128i q1 = dw_requant16(a1, _mm512_loadu_ps(d->scale + c + 16), lo_f, hi_f, zp);
+    __m128i q0 = dw_requant16(a0, _mm512_loadu_ps(d->scale + c), lo_f, hi_f, zp, d->rq);
+    __m128i q1 = dw_requant16(a1, _mm512_loadu_ps(d->scale + c + 16), lo_f, hi_f, zp, d->rq);
     _mm_storeu_si128((__m128i *)(void *)(y + c), q0);
     _mm_storeu_si128((__m128i *)(void *)(y + c + 16), q1);
   }
@@ -48,5 +58,72 @@ int64_t k_dw_body_avx512(const k_dwconv_s8_desc *d, const int8_t *const *taps, i
     c += 16;
   }
   return c;
+}
+
+/* acc + a . b over int16 pairs: one vpdpwssd (the same int32 sums as
+ * madd and add) */
+static inline __m512i dw_dot(__m512i acc, __m512i a, __m512i b) { return _mm512_dpwssd_epi32(acc, a, b); }
+
+static inline __attribute__((always_inline)) int64_t dw_row(const k_dwconv_s8_desc *d,
+                                                            const int8_t *const *taps, const int64_t *step,
+                                                            int ntaps, int64_t n, int8_t *y,
+                                                            const bool vnni) {
+  const int64_t C = d->C;
+  const int8_t *tp[K_DW_MAX_TAPS];
+  int64_t done = 0;
+  if (ntaps != 9) {
+    for (int64_t p = 0; p < n; p++) {
+      for (int t = 0; t < ntaps; t++) tp[t] = taps[t] + p * step[t];
+      done = k_dw_body_avx512(d, tp, ntaps, y + p * C);
+    }
+    return done;
+  }
+  /* 3x3: five pairs of taps (the last one's second weight zero, its tap
+   * read twice, as the body does) */
+  enum { PAIRS = 5 };
+  const int16_t *w = d->wpack;
+  const __m512 lo_f = _mm512_set1_ps((float)(d->qmin - d->zy)),
+               hi_f = _mm512_set1_ps((float)(d->qmax - d->zy));
+  const __m512i zp = _mm512_set1_epi32(d->rq ? d->rq->zout : d->zy);
+  const __m512i i0 = _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0),
+                i1 = _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4);
+  int64_t c = 0;
+  for (; c + 32 <= C; c += 32, w += PAIRS * 64) {
+    __m512i wl[PAIRS], wh[PAIRS];
+    for (int q = 0; q < PAIRS; q++)
+      wl[q] = _mm512_loadu_si512(w + q * 64), wh[q] = _mm512_loadu_si512(w + q * 64 + 32);
+    const __m512i b0 = _mm512_loadu_si512(d->bias + c), b1 = _mm512_loadu_si512(d->bias + c + 16);
+    const __m512 s0 = _mm512_loadu_ps(d->scale + c), s1 = _mm512_loadu_ps(d->scale + c + 16);
+    for (int64_t p = 0; p < n; p++) {
+      __m512i lo = _mm512_setzero_si512(), hv = _mm512_setzero_si512();
+#pragma GCC unroll 5
+      for (int q = 0; q < PAIRS; q++) {
+        const int ta = 2 * q, tb = 2 * q + 1 < 9 ? 2 * q + 1 : 2 * q;
+        const int8_t *pa = taps[ta] + p * step[ta] + c, *pb = taps[tb] + p * step[tb] + c;
+        __m512i xa = _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(const void *)pa));
+        __m512i xb = _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(const void *)pb));
+        lo = dw_dot(lo, _mm512_unpacklo_epi16(xa, xb), wl[q]);
+        hv = dw_dot(hv, _mm512_unpackhi_epi16(xa, xb), wh[q]);
+      }
+      __m512i a0 = _mm512_add_epi32(_mm512_permutex2var_epi64(lo, i0, hv), b0);
+      __m512i a1 = _mm512_add_epi32(_mm512_permutex2var_epi64(lo, i1, hv), b1);
+      int8_t *yp = y + p * C + c;
+      _mm_storeu_si128((__m128i *)(void *)yp, dw_requant16(a0, s0, lo_f, hi_f, zp, d->rq));
+      _mm_storeu_si128((__m128i *)(void *)(yp + 16), dw_requant16(a1, s1, lo_f, hi_f, zp, d->rq));
+    }
+  }
+  if (c + 16 <= C) {
+    for (int64_t p = 0; p < n; p++) {
+      for (int t = 0; t < 9; t++) tp[t] = taps[t] + p * step[t];
+      dw_block16(d, tp, 9, c, w, 32, 16, y + p * C);
+    }
+    c += 16;
+  }
+  return c;
+}
+
+int64_t k_dw_row_avx512vnni(const k_dwconv_s8_desc *d, const int8_t *const *taps, const int64_t *step,
+                            int ntaps, int64_t n, int8_t *y) {
+  return dw_row(d, taps, step, ntaps, n, y, true);
 }
 #endif

@@ -366,6 +366,20 @@ const char *k_qgemm_kernel(void);
  * through the column sums as qd8's per-row one does; the microkernels'
  * float tiles pass through one int8 epilogue (k_qstore_s8) for every ISA.
  * Nothing is allocated. */
+/* A second requantization of int8 outputs (a dequantizing then a
+ * quantizing convert, fused into the producer's epilogue): y2 =
+ * clamp(nearbyint((float)(y1 - zin) * scale * inv) + zout), k_requant_s8's
+ * arithmetic, so the result equals that pass over the stored tensor. */
+typedef struct k_requant_s8_params {
+  int32_t zin, zout;
+  float scale, inv;
+  /* NULL, or the 256 results by first value + 128 (k_requant_s8_table):
+   * applied by byte permutes where the CPU has them (AVX-512 VBMI) */
+  const int8_t *table;
+} k_requant_s8_params;
+/* The table of k_requant_s8_params: every int8 value through k_requant_s8. */
+void k_requant_s8_table(const k_requant_s8_params *rq, int8_t table[256]);
+
 typedef struct k_qgemm_s8_desc {
   int64_t M;
   const k_qgemm_packed *w;
@@ -375,6 +389,7 @@ typedef struct k_qgemm_s8_desc {
   int8_t *c;
   int64_t sc;                       /* row stride of C in bytes */
   int32_t c_zero_point, qmin, qmax; /* -128 <= qmin <= qmax <= 127 */
+  const k_requant_s8_params *rq;    /* NULL, or requantized again before the store */
   bool parallel;
 } k_qgemm_s8_desc;
 
@@ -414,7 +429,8 @@ typedef struct k_dwconv_s8_desc {
   int8_t *y;
   const int32_t *bias;
   const float *scale;
-  int32_t zy, qmin, qmax; /* -128 <= qmin <= qmax <= 127 */
+  int32_t zy, qmin, qmax;        /* -128 <= qmin <= qmax <= 127 */
+  const k_requant_s8_params *rq; /* NULL, or each output row requantized again while in cache */
   bool parallel;
 } k_dwconv_s8_desc;
 void k_dwconv_s8(const k_dwconv_s8_desc *d);

@@ -36,6 +36,13 @@ typedef struct k_qtile {
   int64_t sc;
   bool clamp;
   float lo, hi;
+  /* Static int8 (k_qgemm_s8) on kernels that can (the AVX-512 one): c8
+   * non-NULL (every row's zero point the same, scale 1) has the tile rounded, plus zp8 (or requantized by rq)
+   * and stored as int8 rows of stride sc8, as k_qstore_s8 would, instead of c. */
+  int8_t *c8;
+  int64_t sc8;
+  int32_t zp8;
+  const k_requant_s8_params *rq;
 } k_qtile;
 
 static inline const int8_t *k_qw_panel(const k_qgemm_packed *p, int64_t panel) {
@@ -77,6 +84,11 @@ void k_qconvert_avx2(int64_t K, const float *x, float inv, int32_t zp, int8_t *q
 void k_qminmax_avx512(int64_t K, const float *x, float *lo, float *hi);
 void k_qconvert_avx512(int64_t K, const float *x, float inv, int32_t zp, int8_t *q);
 
+/* y[i] = table[y[i] + 128] by two vpermi2b and a blend on the sign bit
+ * (AVX-512 VBMI; k_qtable_s8_usable says whether the CPU has it). */
+void k_qtable_s8_avx512vbmi(int8_t *y, size_t n, const int8_t *table);
+bool k_qtable_s8_usable(void);
+
 /* k_requant_s8's bodies (qgemm_s8.c dispatches). */
 void k_requant_s8_avx2(int8_t *y, size_t n, int32_t zin, float scale, float inv, int32_t zout);
 void k_requant_s8_avx512(int8_t *y, size_t n, int32_t zin, float scale, float inv, int32_t zout);
@@ -91,6 +103,14 @@ void k_dequantize_s8_avx512(const int8_t *x, float *y, size_t n, int32_t zp, flo
 typedef int64_t (*k_dw_body_fn)(const k_dwconv_s8_desc *d, const int8_t *const *taps, int ntaps, int8_t *y);
 int64_t k_dw_body_avx2(const k_dwconv_s8_desc *d, const int8_t *const *taps, int ntaps, int8_t *y);
 int64_t k_dw_body_avx512(const k_dwconv_s8_desc *d, const int8_t *const *taps, int ntaps, int8_t *y);
+/* n interior pixels of an output row (pixel p's tap t at taps[t] + p *
+ * step[t], outputs C bytes apart): what the body does for each, with a 3x3
+ * window's weights kept in registers over the run; returns the channels
+ * done (the rest go to the plain loop). AVX-512 VNNI (vpdpwssd) only. */
+typedef int64_t (*k_dw_row_fn)(const k_dwconv_s8_desc *d, const int8_t *const *taps, const int64_t *step,
+                               int ntaps, int64_t n, int8_t *y);
+int64_t k_dw_row_avx512vnni(const k_dwconv_s8_desc *d, const int8_t *const *taps, const int64_t *step,
+                            int ntaps, int64_t n, int8_t *y);
 
 /* The last (partial) 4 bytes of a row of K bytes, zero-padded. */
 static inline int32_t k_qload_tail(const int8_t *a, int64_t k, int64_t K) {

@@ -9,7 +9,7 @@
 #include <immintrin.h>
 
 #define MAXR 6
-#define NP 2
+#define NPMAX 2 /* panels per tile; a tile of one panel runs the one-panel body */
 
 /* acc += a (unsigned bytes) . b (signed bytes), in place: GCC turns the
  * intrinsic on an array of accumulators into a register copy around every
@@ -25,7 +25,7 @@ static inline __m512i dpbusd(__m512i acc, __m512i a, __m512i b) {
 
 /* One body per row count MR (a constant once inlined): a decode step's
  * single row costs one row's work, not six. */
-static inline __attribute__((always_inline)) void ukr(const k_qtile *t, const int MR) {
+static inline __attribute__((always_inline)) void ukr(const k_qtile *t, const int MR, const int NP) {
   const k_qgemm_packed *p = t->p;
   const int64_t K = p->k, K4 = K / 4 * 4;
   const int8_t *a[MAXR];
@@ -34,32 +34,42 @@ static inline __attribute__((always_inline)) void ukr(const k_qtile *t, const in
     a[i] = t->a + i * t->sa;
     zu[i] = _mm512_set1_epi32(t->qp[i].zero_point + 128);
   }
-  int64_t panel[NP];
-  const int8_t *w[NP];
+  int64_t panel[NPMAX];
+  const int8_t *w[NPMAX];
   for (int j = 0; j < NP; j++) {
     panel[j] = t->panel + (j < t->np ? j : 0);
     w[j] = k_qw_panel(p, panel[j]);
   }
   const __m512i flip = _mm512_set1_epi32((int)0x80808080u);
-  __m512 f[MAXR][NP];
+  __m512 f[MAXR][NPMAX];
 #pragma GCC unroll 8
   for (int i = 0; i < MR; i++)
 #pragma GCC unroll 2
     for (int j = 0; j < NP; j++) f[i][j] = _mm512_setzero_ps();
   for (int64_t g = 0; g < p->groups; g++) {
     const int64_t k0 = g * p->glen, k1 = k0 + p->glen < K ? k0 + p->glen : K, k1f = k1 < K4 ? k1 : K4;
-    __m512i acc[MAXR][NP];
-    __m512i cs[NP];
+    __m512i acc[MAXR][NPMAX];
+    __m512i cs[NPMAX];
 #pragma GCC unroll 2
     for (int j = 0; j < NP; j++) cs[j] = _mm512_loadu_si512(k_qcsum(p, panel[j]) + g * K_QNR);
-#pragma GCC unroll 8
-    for (int i = 0; i < MR; i++)
+    if (t->c8) {
+      /* static int8: one zero point for every row (one product per panel) */
 #pragma GCC unroll 2
-      for (int j = 0; j < NP; j++)
-        acc[i][j] = _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_mullo_epi32(zu[i], cs[j]));
+      for (int j = 0; j < NP; j++) {
+        const __m512i z0 = _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_mullo_epi32(zu[0], cs[j]));
+#pragma GCC unroll 8
+        for (int i = 0; i < MR; i++) acc[i][j] = z0;
+      }
+    } else {
+#pragma GCC unroll 8
+      for (int i = 0; i < MR; i++)
+#pragma GCC unroll 2
+        for (int j = 0; j < NP; j++)
+          acc[i][j] = _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_mullo_epi32(zu[i], cs[j]));
+    }
     int64_t k = k0;
     for (; k < k1f; k += 4) {
-      __m512i b[NP];
+      __m512i b[NPMAX];
 #pragma GCC unroll 2
       for (int j = 0; j < NP; j++) b[j] = _mm512_load_si512((const void *)(w[j] + k * K_QNR));
 #pragma GCC unroll 8
@@ -73,14 +83,18 @@ static inline __attribute__((always_inline)) void ukr(const k_qtile *t, const in
     }
     if (k < k1) {
       /* the row's last 1..3 bytes: zero-padded (the padded weights are 0) */
-      __m512i b[NP];
+      __m512i b[NPMAX];
       for (int j = 0; j < NP; j++) b[j] = _mm512_load_si512((const void *)(w[j] + k * K_QNR));
+      /* a masked load (no fault past the row; a call to memcpy per row
+       * cost the 27-byte rows of a 3-channel 3x3 stem a third of its time) */
+      const __mmask64 tm = (__mmask64)((1ull << (K - k)) - 1);
       for (int i = 0; i < MR; i++) {
-        __m512i av = _mm512_xor_si512(_mm512_set1_epi32(k_qload_tail(a[i], k, K)), flip);
+        __m512i av = _mm512_xor_si512(
+            _mm512_broadcastd_epi32(_mm512_castsi512_si128(_mm512_maskz_loadu_epi8(tm, a[i] + k))), flip);
         for (int j = 0; j < NP; j++) acc[i][j] = dpbusd(acc[i][j], av, b[j]);
       }
     }
-    __m512 sc[NP];
+    __m512 sc[NPMAX];
 #pragma GCC unroll 2
     for (int j = 0; j < NP; j++) sc[j] = _mm512_loadu_ps(k_qscale(p, panel[j]) + g * K_QNR);
 #pragma GCC unroll 8
@@ -89,7 +103,32 @@ static inline __attribute__((always_inline)) void ukr(const k_qtile *t, const in
       for (int j = 0; j < NP; j++) f[i][j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(acc[i][j]), sc[j], f[i][j]);
   }
   const __m512 lo = _mm512_set1_ps(t->lo), hi = _mm512_set1_ps(t->hi);
-  for (int j = 0; j < t->np; j++) {
+  if (t->c8) {
+    /* the int8 epilogue in registers (k_qstore_s8's arithmetic, and
+     * k_requant_s8's after it when rq is set) */
+    const k_requant_s8_params *rq = t->rq;
+    const __m512 rs = _mm512_set1_ps(rq ? rq->scale : 1.0f), ri = _mm512_set1_ps(rq ? rq->inv : 1.0f),
+                 rlo = _mm512_set1_ps(rq ? (float)(-128 - rq->zout) : 0.0f),
+                 rhi = _mm512_set1_ps(rq ? (float)(127 - rq->zout) : 0.0f);
+    const __m512i z = _mm512_set1_epi32(rq ? rq->zout : t->zp8);
+    for (int j = 0; j < NP && j < t->np; j++) {
+      const __m512 bias = _mm512_loadu_ps(k_qbias(p, panel[j]));
+      const int cols = j == t->np - 1 ? t->nc : K_QNR;
+      const __mmask16 m = (__mmask16)((1u << cols) - 1);
+      for (int i = 0; i < MR; i++) {
+        __m512 v = _mm512_add_ps(f[i][j], bias); /* row scale 1 */
+        if (t->clamp) v = _mm512_min_ps(_mm512_max_ps(v, lo), hi);
+        __m512i q = _mm512_cvtps_epi32(v); /* the default rounding: half to even */
+        if (rq) {
+          __m512 u = _mm512_mul_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(q), rs), ri);
+          q = _mm512_cvtps_epi32(_mm512_min_ps(_mm512_max_ps(u, rlo), rhi));
+        }
+        _mm512_mask_cvtsepi32_storeu_epi8(t->c8 + i * t->sc8 + j * K_QNR, m, _mm512_add_epi32(q, z));
+      }
+    }
+    return;
+  }
+  for (int j = 0; j < NP && j < t->np; j++) {
     const __m512 bias = _mm512_loadu_ps(k_qbias(p, panel[j]));
     const int cols = j == t->np - 1 ? t->nc : K_QNR;
     const __mmask16 m = (__mmask16)((1u << cols) - 1);
@@ -102,13 +141,26 @@ static inline __attribute__((always_inline)) void ukr(const k_qtile *t, const in
 }
 
 void k_qukr_avx512vnni(const k_qtile *t) {
+  /* one panel (N = 16, or an odd count's last): half the sums, not both
+   * panels' with the second thrown away */
+  if (t->np == 1) {
+    switch (t->mr) {
+      case 1: ukr(t, 1, 1); break;
+      case 2: ukr(t, 2, 1); break;
+      case 3: ukr(t, 3, 1); break;
+      case 4: ukr(t, 4, 1); break;
+      case 5: ukr(t, 5, 1); break;
+      default: ukr(t, MAXR, 1);
+    }
+    return;
+  }
   switch (t->mr) {
-    case 1: ukr(t, 1); break;
-    case 2: ukr(t, 2); break;
-    case 3: ukr(t, 3); break;
-    case 4: ukr(t, 4); break;
-    case 5: ukr(t, 5); break;
-    default: ukr(t, MAXR);
+    case 1: ukr(t, 1, 2); break;
+    case 2: ukr(t, 2, 2); break;
+    case 3: ukr(t, 3, 2); break;
+    case 4: ukr(t, 4, 2); break;
+    case 5: ukr(t, 5, 2); break;
+    default: ukr(t, MAXR, 2);
   }
 }
 
@@ -181,6 +233,21 @@ void k_dequantize_s8_avx512(const int8_t *x, float *y, size_t n, int32_t zp, flo
     __m512i q =
         _mm512_sub_epi32(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(const void *)(x + i))), z);
     _mm512_storeu_ps(y + i, _mm512_mul_ps(_mm512_cvtepi32_ps(q), s));
+  }
+}
+
+/* its own target: the rest of this file runs on AVX-512 VNNI CPUs without
+ * VBMI (Cascade Lake) */
+__attribute__((target("avx512f,avx512bw,avx512vbmi"))) void k_qtable_s8_avx512vbmi(int8_t *y, size_t n,
+                                                                                   const int8_t *table) {
+  /* bytes 0..127 index the table's upper half, the negative ones its lower */
+  const __m512i t0 = _mm512_loadu_si512(table + 128), t1 = _mm512_loadu_si512(table + 192),
+                t2 = _mm512_loadu_si512(table), t3 = _mm512_loadu_si512(table + 64);
+  for (size_t i = 0; i < n; i += 64) {
+    const __mmask64 m = n - i >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << (n - i)) - 1);
+    const __m512i x = _mm512_maskz_loadu_epi8(m, y + i);
+    const __m512i pos = _mm512_permutex2var_epi8(t0, x, t1), neg = _mm512_permutex2var_epi8(t2, x, t3);
+    _mm512_mask_storeu_epi8(y + i, m, _mm512_mask_blend_epi8(_mm512_movepi8_mask(x), pos, neg));
   }
 }
 #endif

@@ -50,28 +50,91 @@ static inline void q8_panel(const float *x, int32_t zp, int8_t *y, bool simd) {
 #endif
 }
 
-void k_qstore_s8(const float *v, int64_t ld, int64_t rows, int64_t cols, int32_t zp, int8_t *c, int64_t sc) {
+/* A panel stored through a second requantization (k_requant_s8_params):
+ * x rounded is the first int8 value minus its zero point (x is clamped, so
+ * that value is in range and equals what k_requant_s8 would read back),
+ * then k_requant_s8's float products, clamp and rounding. */
+static inline void q8_panel_rq(const float *x, const k_requant_s8_params *rq, int8_t *y, bool simd) {
+  const float lo = (float)(-128 - rq->zout), hi = (float)(127 - rq->zout);
+  if (!simd) {
+    for (int i = 0; i < K_QNR; i++) {
+      float f = x[i] + 12582912.0f;
+      int32_t r;
+      memcpy(&r, &f, 4);
+      float v = (float)(r - 0x4B400000) * rq->scale * rq->inv;
+      v = v < lo ? lo : v;
+      v = v > hi ? hi : v;
+      y[i] = q8_of(v, rq->zout);
+    }
+    return;
+  }
+#if defined(S8_SSE2)
+  const __m128 s = _mm_set1_ps(rq->scale), inv = _mm_set1_ps(rq->inv), l = _mm_set1_ps(lo),
+               h = _mm_set1_ps(hi);
+  const __m128i z = _mm_set1_epi32(rq->zout);
+  __m128i q[4];
+  for (int i = 0; i < 4; i++) {
+    __m128 v = _mm_mul_ps(_mm_mul_ps(_mm_cvtepi32_ps(_mm_cvtps_epi32(_mm_loadu_ps(x + 4 * i))), s), inv);
+    q[i] = _mm_add_epi32(_mm_cvtps_epi32(_mm_min_ps(_mm_max_ps(v, l), h)), z);
+  }
+  _mm_storeu_si128((__m128i *)(void *)y,
+                   _mm_packs_epi16(_mm_packs_epi32(q[0], q[1]), _mm_packs_epi32(q[2], q[3])));
+#elif defined(S8_NEON)
+  const float32x4_t s = vdupq_n_f32(rq->scale), inv = vdupq_n_f32(rq->inv), l = vdupq_n_f32(lo),
+                    h = vdupq_n_f32(hi);
+  const int32x4_t z = vdupq_n_s32(rq->zout);
+  int16x4_t q[4];
+  for (int i = 0; i < 4; i++) {
+    float32x4_t v = vmulq_f32(vmulq_f32(vcvtq_f32_s32(vcvtnq_s32_f32(vld1q_f32(x + 4 * i))), s), inv);
+    q[i] = vqmovn_s32(vaddq_s32(vcvtnq_s32_f32(vminq_f32(vmaxq_f32(v, l), h)), z));
+  }
+  vst1q_s8(y, vcombine_s8(vqmovn_s16(vcombine_s16(q[0], q[1])), vqmovn_s16(vcombine_s16(q[2], q[3]))));
+#else
+  for (int i = 0; i < K_QNR; i++) {
+    float f = x[i] + 12582912.0f;
+    int32_t r;
+    memcpy(&r, &f, 4);
+    float v = (float)(r - 0x4B400000) * rq->scale * rq->inv;
+    v = v < lo ? lo : v;
+    v = v > hi ? hi : v;
+    y[i] = q8_of(v, rq->zout);
+  }
+#endif
+}
+
+static void qstore(const float *v, int64_t ld, int64_t rows, int64_t cols, int32_t zp,
+                   const k_requant_s8_params *rq, int8_t *c, int64_t sc) {
   const bool simd = k_isa_get() != K_ISA_GENERIC;
   for (int64_t r = 0; r < rows; r++) {
     const float *x = v + r * ld;
     int8_t *y = c + r * sc;
     int64_t j = 0;
-    for (; j + K_QNR <= cols; j += K_QNR) q8_panel(x + j, zp, y + j, simd);
+    if (rq)
+      for (; j + K_QNR <= cols; j += K_QNR) q8_panel_rq(x + j, rq, y + j, simd);
+    else
+      for (; j + K_QNR <= cols; j += K_QNR) q8_panel(x + j, zp, y + j, simd);
     if (j < cols) {
       int8_t q[K_QNR];
       float t[K_QNR] = {0};
       memcpy(t, x + j, sizeof(float) * (size_t)(cols - j));
-      q8_panel(t, zp, q, simd);
+      if (rq) q8_panel_rq(t, rq, q, simd);
+      else q8_panel(t, zp, q, simd);
       memcpy(y + j, q, (size_t)(cols - j));
     }
   }
+}
+
+void k_qstore_s8(const float *v, int64_t ld, int64_t rows, int64_t cols, int32_t zp, int8_t *c, int64_t sc) {
+  qstore(v, ld, rows, cols, zp, NULL, c, sc);
 }
 
 typedef struct s8job {
   const k_qgemm_s8_desc *g;
   k_qukr_fn ukr;
   int mr, np;
-  int64_t mtiles;
+  bool direct8; /* the microkernel stores int8 itself (k_qtile.c8) */
+  bool table;   /* ... and rows of tiles get g->rq's table after their first rounding */
+  int64_t mtiles, nblocks;
   k_qd8_params qp[K_QMR_MAX];
 } s8job;
 
@@ -101,10 +164,69 @@ static void s8_range(void *ctx, size_t b, size_t e) {
                  .clamp = true,
                  .lo = (float)(g->qmin - g->c_zero_point),
                  .hi = (float)(g->qmax - g->c_zero_point)};
+    if (jb->direct8) {
+      t.c8 = g->c + m0 * g->sc + panel * K_QNR, t.sc8 = g->sc, t.zp8 = g->c_zero_point, t.rq = g->rq;
+      jb->ukr(&t);
+      continue;
+    }
     jb->ukr(&t);
-    k_qstore_s8(tile, ld, mr, (int64_t)(np - 1) * K_QNR + t.nc, g->c_zero_point,
-                g->c + m0 * g->sc + panel * K_QNR, g->sc);
+    qstore(tile, ld, mr, (int64_t)(np - 1) * K_QNR + t.nc, g->c_zero_point, g->rq,
+           g->c + m0 * g->sc + panel * K_QNR, g->sc);
   }
+}
+
+/* Row tiles whole (every column block), then the requantization table
+ * over their rows while they are in cache: two byte permutes per 64
+ * outputs instead of six float operations per 16. */
+static void s8_rows_table(void *ctx, size_t b, size_t e) {
+  const s8job *jb = ctx;
+  const k_qgemm_s8_desc *g = jb->g;
+  const k_qgemm_packed *p = g->w;
+  for (size_t mt = b; mt < e; mt++) {
+    const int64_t m0 = (int64_t)mt * jb->mr;
+    const int mr = (int)(g->M - m0 < jb->mr ? g->M - m0 : jb->mr);
+    for (int64_t nb = 0; nb < jb->nblocks; nb++) {
+      const int64_t panel = nb * jb->np;
+      const int np = (int)(p->panels - panel < jb->np ? p->panels - panel : jb->np);
+      const int64_t n_last = p->n - (panel + np - 1) * K_QNR;
+      k_qtile t = {.p = p,
+                   .a = g->a + m0 * g->sa,
+                   .sa = g->sa,
+                   .qp = jb->qp,
+                   .mr = mr,
+                   .panel = panel,
+                   .np = np,
+                   .nc = (int)(n_last < K_QNR ? n_last : K_QNR),
+                   .clamp = true,
+                   .lo = (float)(g->qmin - g->c_zero_point),
+                   .hi = (float)(g->qmax - g->c_zero_point),
+                   .c8 = g->c + m0 * g->sc + panel * K_QNR,
+                   .sc8 = g->sc,
+                   .zp8 = g->c_zero_point};
+      jb->ukr(&t);
+    }
+#if defined(PTERUN_QGEMM_X86)
+    if (g->sc == p->n) k_qtable_s8_avx512vbmi(g->c + m0 * g->sc, (size_t)(mr * p->n), g->rq->table);
+    else
+      for (int r = 0; r < mr; r++)
+        k_qtable_s8_avx512vbmi(g->c + (m0 + r) * g->sc, (size_t)p->n, g->rq->table);
+#endif
+  }
+}
+
+void k_requant_s8_table(const k_requant_s8_params *rq, int8_t table[256]) {
+  for (int i = 0; i < 256; i++) table[i] = (int8_t)(i - 128);
+  k_requant_s8(table, 256, rq->zin, rq->scale, rq->inv, rq->zout);
+}
+
+bool k_qtable_s8_usable(void) {
+#if defined(PTERUN_QGEMM_X86)
+  __builtin_cpu_init();
+  return k_isa_get() == K_ISA_AVX512 && __builtin_cpu_supports("avx512vbmi") &&
+         __builtin_cpu_supports("avx512bw");
+#else
+  return false;
+#endif
 }
 
 void k_qgemm_s8(const k_qgemm_s8_desc *g) {
@@ -112,13 +234,26 @@ void k_qgemm_s8(const k_qgemm_s8_desc *g) {
   if (g->M <= 0) return;
   s8job jb = {.g = g};
   jb.ukr = k_qgemm_ukr(&jb.mr, &jb.np);
+#if defined(PTERUN_QGEMM_X86)
+  jb.direct8 = jb.ukr == k_qukr_avx512vnni;
+  /* by row tiles only when there are many (a 7x7 layer's 9 would split
+   * badly over threads; its long K leaves the epilogue little anyway) */
+  jb.table = jb.direct8 && g->rq && g->rq->table && k_qtable_s8_usable() && (g->M + jb.mr - 1) / jb.mr >= 64;
+#endif
   for (int i = 0; i < K_QMR_MAX; i++) jb.qp[i] = (k_qd8_params){.zero_point = g->a_zero_point, .scale = 1.0f};
   jb.mtiles = (g->M + jb.mr - 1) / jb.mr;
   const int64_t nblocks = (p->panels + jb.np - 1) / jb.np;
+  jb.nblocks = nblocks;
   const size_t tiles = (size_t)(jb.mtiles * nblocks);
   const double flops = 2.0 * (double)g->M * (double)p->n * (double)p->k;
   /* int8 work counted at half, as in k_qgemm */
-  if (g->parallel && flops * 0.5 >= K_PAR_MIN_FLOPS) k_parallel_for(tiles, flops * 0.5, s8_range, &jb);
+  const bool par = g->parallel && flops * 0.5 >= K_PAR_MIN_FLOPS;
+  if (jb.table) {
+    if (par) k_parallel_for((size_t)jb.mtiles, flops * 0.5, s8_rows_table, &jb);
+    else s8_rows_table(&jb, 0, (size_t)jb.mtiles);
+    return;
+  }
+  if (par) k_parallel_for(tiles, flops * 0.5, s8_range, &jb);
   else s8_range(&jb, 0, tiles);
 }
 

@@ -579,6 +579,31 @@ class QPadChain(nn.Module):
         return self.c(F.pad(y, (1, 0, 0, 1), value=0.5))
 
 
+class QInvertedResidual(nn.Module):
+    """MobileNetV2's int8 blocks (TF-style explicit pads, ReLU6, a residual add) with channel counts
+    that leave every body's remainder: the clamps and pads fuse into the int8 convolutions (odd
+    channels, 51 = 32 + 16 + 3; a stride-2 depthwise convolution after a bottom/right pad)."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Conv2d(3, 24, 3, stride=2)
+        self.e1 = nn.Conv2d(24, 51, 1)
+        self.d1 = nn.Conv2d(51, 51, 3, groups=51)
+        self.p1 = nn.Conv2d(51, 24, 1)
+        self.e2 = nn.Conv2d(24, 48, 1)
+        self.d2 = nn.Conv2d(48, 48, 3, stride=2, groups=48)
+        self.p2 = nn.Conv2d(48, 17, 1)
+
+    def forward(self, x):
+        y = F.hardtanh(self.stem(F.pad(x, (0, 1, 0, 1))), 0.0, 6.0)
+        t = F.hardtanh(self.e1(y), 0.0, 6.0)
+        t = F.hardtanh(self.d1(F.pad(t, (1, 1, 1, 1))), 0.0, 6.0)
+        y = y + self.p1(F.pad(t, (0, 0, 0, 0)))
+        t = F.hardtanh(self.e2(y), 0.0, 6.0)
+        t = F.hardtanh(self.d2(F.pad(t, (0, 1, 0, 1))), 0.0, 6.0)
+        return self.p2(t)
+
+
 def _mlp(k=64, h=32, n=8):
     return lambda: nn.Sequential(nn.Linear(k, h), nn.ReLU(), nn.Linear(h, n))
 
@@ -633,6 +658,7 @@ QUANT = {
     "q_conv_shapes": (QConvShapes, lambda: (rn(2, 3, 11, 9),), "static"),
     "q_depthwise": (QDepthwise, lambda: (rn(2, 3, 15, 13),), "static"),
     "q_pad_chain": (QPadChain, lambda: (rn(1, 3, 13, 13),), "static"),
+    "q_inverted_residual": (QInvertedResidual, lambda: (rn(1, 3, 23, 23),), "static"),
     "q_eltwise": (QEltwise, lambda: (rn(1, 4, 6, 6), rn(1, 4, 6, 6)), "static"),
     "q_mlp": (lambda: nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 4)), lambda: (rn(3, 16),), "static"),
     "q_gelu_mlp": (QGeluMlp, lambda: (rn(2, 7, 16),), "static"),

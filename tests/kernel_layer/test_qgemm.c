@@ -379,6 +379,139 @@ TEST(qgemm_s8) {
         "epilogue %d %d %d %d %d %d", q[0], q[1], q[2], q[3], q[4], q[5]);
 }
 
+/* A second requantization fused into the int8 product and the depthwise
+ * kernel (k_requant_s8_params) must equal k_requant_s8 over the unfused
+ * result, byte for byte: in registers (no table) and by the table. */
+static void rq_params(k_requant_s8_params *rq, int8_t *table, int r, int32_t zin) {
+  *rq = (k_requant_s8_params){.zin = zin,
+                              .zout = r % 3 ? -128 : (int32_t)irand(256) - 128,
+                              .scale = 0.01f + (float)irand(1000) / 20000.0f,
+                              .inv = 1.0f / (0.005f + (float)irand(1000) / 40000.0f)};
+  k_requant_s8_table(rq, table);
+}
+
+TEST(qgemm_s8_requant) {
+  CHECK_OK(pte_threadpool_set_threads(1));
+  static const int64_t Ms[] = {1, 5, 6, 13, 49};
+  static const int64_t Ns[] = {3, 16, 24, 33, 96, 144};
+  static const int64_t Ks[] = {3, 16, 27, 32, 64};
+  int bad = 0;
+  for (int r = 0; r < 60; r++) {
+    const int64_t M = r % 3 ? Ms[irand(5)] : 385 /* 65 row tiles: the table path */, N = Ns[irand(6)],
+                  K = Ks[irand(5)], sc = r % 2 ? N : N + 3;
+    int8_t *a = malloc((size_t)(M * K)), *w = malloc((size_t)(N * K)), *c0 = malloc((size_t)(M * sc)),
+           *c1 = malloc((size_t)(M * sc));
+    float *scale = malloc(sizeof(float) * (size_t)N), *bias = malloc(sizeof(float) * (size_t)N);
+    for (int64_t i = 0; i < M * K; i++) a[i] = (int8_t)(irand(256) - 128);
+    for (int64_t i = 0; i < N * K; i++) w[i] = (int8_t)(irand(255) - 127);
+    for (int64_t n = 0; n < N; n++) {
+      scale[n] = (0.2f + (float)irand(1000) / 1000.0f) / 64.0f / sqrtf((float)K);
+      bias[n] = (float)(irand(4001) - 2000) * scale[n];
+    }
+    k_qgemm_weights qw = {.N = N, .K = K, .bits = K_QW_INT8, .data = w, .scale = scale, .bias = bias};
+    const char *why = NULL;
+    size_t bytes = k_qgemm_packed_size(&qw, &why);
+    void *buf = aligned_alloc(64, (bytes + 63) / 64 * 64);
+    const k_qgemm_packed *p = k_qgemm_pack(&qw, buf, bytes, &why);
+    CHECK(p != NULL, "pack: %s", why);
+    const int32_t zo = (int32_t)irand(256) - 128;
+    k_qgemm_s8_desc g = {.M = M,
+                         .w = p,
+                         .a = a,
+                         .sa = K,
+                         .a_zero_point = (int32_t)irand(256) - 128,
+                         .c = c0,
+                         .sc = sc,
+                         .c_zero_point = zo,
+                         .qmin = r % 2 ? zo : -128,
+                         .qmax = 127};
+    k_qgemm_s8(&g);
+    k_requant_s8_params rq;
+    int8_t table[256];
+    rq_params(&rq, table, r, zo);
+    for (int64_t m = 0; m < M; m++) k_requant_s8(c0 + m * sc, (size_t)N, rq.zin, rq.scale, rq.inv, rq.zout);
+    for (int t = 0; t < 2; t++) {
+      rq.table = t ? table : NULL;
+      g.c = c1, g.rq = &rq;
+      k_qgemm_s8(&g);
+      for (int64_t m = 0; m < M; m++) bad += memcmp(c0 + m * sc, c1 + m * sc, (size_t)N) != 0;
+    }
+    free(a), free(w), free(c0), free(c1), free(scale), free(bias), free(buf);
+  }
+  CHECK(bad == 0, "%d rows requantized in the product differ from k_requant_s8 (kernel %s)", bad,
+        k_qgemm_kernel());
+}
+
+TEST(dwconv_s8_requant) {
+  CHECK_OK(pte_threadpool_set_threads(1));
+  static const int64_t Cs[] = {8, 16, 20, 32, 48, 51, 144};
+  int bad = 0;
+  for (int r = 0; r < 42; r++) {
+    const int64_t C = Cs[r % 7], H = 5 + irand(6), W = 5 + irand(6);
+    const int32_t k = r % 5 == 4 ? 5 : 3, s = r % 3 == 2 ? 2 : 1, pad = (int32_t)irand(3);
+    const int64_t OH = (H + 2 * pad - k) / s + 1, OW = (W + 2 * pad - k) / s + 1, taps = k * k;
+    int8_t *x = malloc((size_t)(H * W * C)), *w = malloc((size_t)(taps * C)), *zrow = malloc((size_t)C),
+           *y0 = malloc((size_t)(OH * OW * C)), *y1 = malloc((size_t)(OH * OW * C));
+    int32_t *bias = malloc(sizeof(int32_t) * (size_t)C);
+    float *scale = malloc(sizeof(float) * (size_t)C);
+    int16_t *wpack = malloc(sizeof(int16_t) * (k_dwconv_s8_packed(taps, C) + 1));
+    const int32_t zx = (int32_t)irand(256) - 128, zy = (int32_t)irand(256) - 128;
+    for (int64_t i = 0; i < H * W * C; i++) x[i] = (int8_t)(irand(256) - 128);
+    for (int64_t i = 0; i < taps * C; i++) w[i] = (int8_t)(irand(255) - 127);
+    memset(zrow, zx, (size_t)C);
+    for (int64_t c = 0; c < C; c++)
+      bias[c] = (int32_t)irand(20001) - 10000, scale[c] = 0.0005f + (float)irand(100) / 100000.0f;
+    if (C >= 16) k_dwconv_s8_pack(w, taps, C, wpack);
+    k_dwconv_s8_desc d = {.N = 1,
+                          .H = H,
+                          .W = W,
+                          .C = C,
+                          .OH = OH,
+                          .OW = OW,
+                          .mult = 1,
+                          .kh = k,
+                          .kw = k,
+                          .sh = s,
+                          .sw = s,
+                          .dh = 1,
+                          .dw = 1,
+                          .pt = pad,
+                          .pl = pad,
+                          .x = x,
+                          .w = w,
+                          .zrow = zrow,
+                          .wpack = C >= 16 ? wpack : NULL,
+                          .y = y0,
+                          .bias = bias,
+                          .scale = scale,
+                          .zy = zy,
+                          .qmin = r % 2 ? zy : -128,
+                          .qmax = 127};
+    k_dwconv_s8(&d);
+    k_requant_s8_params rq;
+    int8_t table[256];
+    rq_params(&rq, table, r, zy);
+    k_requant_s8(y0, (size_t)(OH * OW * C), rq.zin, rq.scale, rq.inv, rq.zout);
+    for (int t = 0; t < 2; t++) {
+      rq.table = t ? table : NULL;
+      d.y = y1, d.rq = &rq;
+      k_dwconv_s8(&d);
+      if (memcmp(y0, y1, (size_t)(OH * OW * C)) != 0) {
+        bad++;
+        for (int64_t i = 0; i < OH * OW * C; i++)
+          if (y0[i] != y1[i]) {
+            fprintf(stderr, "dw C %lld t %d at %lld: %d vs %d\n", (long long)C, t, (long long)i, y0[i],
+                    y1[i]);
+            break;
+          }
+      }
+    }
+    free(x), free(w), free(zrow), free(y0), free(y1), free(bias), free(scale), free(wpack);
+  }
+  CHECK(bad == 0, "%d depthwise runs requantized in the kernel differ from k_requant_s8 (isa %s)", bad,
+        k_isa_name(k_isa_get()));
+}
+
 /* Requantization in place against the two converts done one value at a
  * time in float; lengths around the vector widths (the tails). */
 TEST(requant_s8) {
@@ -472,5 +605,5 @@ TEST(qgemm_kernel_named) {
 }
 
 TEST_MAIN(T(qgemm_kernel_named), T(qd8_hand_computed), T(qd8_properties), T(qgemm_serial),
-          T(qgemm_three_threads), T(qgemm_large), T(qgemm_refusals), T(qgemm_s8), T(requant_s8),
-          T(quantize_dequantize_s8), T(lut_s8))
+          T(qgemm_three_threads), T(qgemm_large), T(qgemm_refusals), T(qgemm_s8), T(qgemm_s8_requant),
+          T(dwconv_s8_requant), T(requant_s8), T(quantize_dequantize_s8), T(lut_s8))
