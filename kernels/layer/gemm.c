@@ -236,7 +236,9 @@ static void gemm_chunk(void *ctx, size_t c0, size_t c1) {
   const bool grouped = jb->group > 1 && !g->pack_b && g->sb1 == 1;
   for (size_t c = c0; c < c1; c++) {
     float *slot = jb->bpack + c * jb->bstride;
-    int64_t it0 = (int64_t)c * jb->items / jb->chunks, it1 = ((int64_t)c + 1) * jb->items / jb->chunks;
+    const int64_t last = g->N - (jb->npanels - 1) * NR;
+    const int64_t it0 = k_chunk_first((int64_t)c, jb->chunks, jb->items, jb->mgroups, NR, last),
+                  it1 = k_chunk_first((int64_t)c + 1, jb->chunks, jb->items, jb->mgroups, NR, last);
     int64_t pk0 = -1, pk1 = -1; /* column panels in slot */
     for (int64_t it = it0; it < it1; it++) {
       /* items run column panel by column panel, so a panel is packed once
@@ -305,9 +307,11 @@ static void blocked(const k_sgemm_desc *g, const gemm_arch *ar, float *buf, size
       if (!jb.a_in_place) pack_a(g, m0, jb.mc, k0, jb.kc, MR, buf);
       jb.npanels = (g->N + NR - 1) / NR;
       jb.mpanels = (jb.mc + MR - 1) / MR;
-      /* Enough work items for every slot: split row panels into groups when
-       * there are fewer column panels than twice the slots. */
-      int64_t want = (int64_t)slots * 2;
+      /* Work items fine enough that the chunks (one per slot) can be cut
+       * to equal columns: row panels are split into groups when there are
+       * fewer column panels than 8 per slot. A chunk packs each of its
+       * panels once, so finer items cost no packing. */
+      int64_t want = (int64_t)slots * 8;
       jb.mgroups = jb.npanels >= want ? 1 : min64(jb.mpanels, (want + jb.npanels - 1) / jb.npanels);
       jb.items = jb.npanels * jb.mgroups;
       jb.chunks = min64((int64_t)slots, jb.items);
