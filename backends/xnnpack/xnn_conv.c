@@ -19,6 +19,9 @@ typedef struct xg_fconv {
   int64_t kin, kout; /* one group's K (kernel_h x kernel_w x group inputs) and N */
   bool direct;       /* 1x1, stride 1, no padding: the input rows are the product's rows */
   int64_t chunk;     /* else im2col rows per pass (g->col_scratch holds them) */
+  size_t slots;      /* threads that can each run whole passes (see thread_passes) */
+  size_t col_slot;   /* floats of g->col_scratch per such thread */
+  size_t gemm_slot;  /* bytes of g->fc_scratch per such thread (64-byte multiple) */
   const float *w[];  /* per group: the filter packed by k_sgemm_pack_b, or NULL (read in place) */
 } xg_fconv;
 
@@ -50,7 +53,21 @@ pte_status xg_native_prepare_conv(xg_graph *g, uint32_t ni, xg_mem *mem) {
     if (!s) return xg_node_error(g, ni, PTE_ERR_OUT_OF_MEMORY, "out of memory for im2col rows");
     g->col_scratch = s, g->col_scratch_floats = (size_t)(q->chunk * kin);
   }
-  const size_t need = k_sgemm_scratch(M, kout, kin);
+  size_t need = k_sgemm_scratch(M, kout, kin);
+  /* room for each thread to run whole passes: its own im2col rows and a
+   * serial product's scratch */
+  const size_t slots = k_slots();
+  if (!q->direct && slots > 1) {
+    q->col_slot = ((size_t)(q->chunk * kin) + 15) & ~(size_t)15;
+    q->gemm_slot = (k_sgemm_scratch_min(q->chunk, kout, kin) + 63) & ~(size_t)63;
+    if (q->col_slot * slots > g->col_scratch_floats) {
+      float *s = (float *)xg_mem_array(mem, q->col_slot * slots, sizeof(float));
+      if (!s) return xg_node_error(g, ni, PTE_ERR_OUT_OF_MEMORY, "out of memory for im2col rows");
+      g->col_scratch = s, g->col_scratch_floats = q->col_slot * slots;
+    }
+    if (q->gemm_slot * slots > need) need = q->gemm_slot * slots;
+    q->slots = slots;
+  }
   if (need > g->fc_scratch_bytes) {
     float *s = (float *)xg_mem_alloc(mem, need);
     if (!s)
@@ -89,6 +106,81 @@ static void fconv_product(void *ctx, const void *a, int64_t lda, int64_t rows, i
   k_sgemm(&r->d);
 }
 
+/* Whole passes per thread: each builds its own im2col rows and multiplies
+ * them serially, one pool job for the convolution. Splitting each pass's
+ * im2col and its product (a job per pass and per K block of 256) instead
+ * made ResNet-18's 56x56 convolutions (14 passes, 56 jobs) no faster on 2
+ * threads than on 1 on a loaded machine: a job a late worker missed ran on
+ * the caller alone. Only with enough rows for every thread (a pass of 48
+ * rows at least); fewer pixels (7x7 maps) split the product's columns. */
+#define PASS_MIN_ROWS 48
+
+typedef struct fconv_par {
+  const fconv_run *r;
+  xg_im2col j;
+  float *col;
+  uint8_t *scratch;
+  int64_t pixels, ppi, rows, passes, chunks; /* ppi: passes per image */
+} fconv_par;
+
+static void fconv_passes(void *ctx, size_t c0, size_t c1) {
+  const fconv_par *p = ctx;
+  const xg_fconv *q = p->r->q;
+  for (size_t c = c0; c < c1; c++) {
+    xg_im2col j = p->j;
+    j.col = (uint8_t *)(p->col + c * q->col_slot);
+    fconv_run r = *p->r;
+    r.d.parallel = false;
+    r.d.scratch = (float *)(p->scratch + c * q->gemm_slot), r.d.scratch_bytes = q->gemm_slot;
+    const int64_t t0 = (int64_t)c * p->passes / p->chunks, t1 = ((int64_t)c + 1) * p->passes / p->chunks;
+    for (int64_t t = t0; t < t1; t++) {
+      const int64_t img = t / p->ppi, r0 = t % p->ppi * p->rows;
+      const int64_t rows = p->pixels - r0 < p->rows ? p->pixels - r0 : p->rows;
+      if (rows <= 0) continue;
+      j.x = p->j.x + (size_t)img * (size_t)(j.H * j.W * j.C) * sizeof(float);
+      j.r0 = (size_t)r0;
+      xg_im2col_range(&j, 0, (size_t)rows);
+      fconv_product(&r, j.col, q->kin, rows, img * p->pixels + r0, 0);
+    }
+  }
+}
+
+/* Runs the convolution as thread_passes when it fits; false: it did not. */
+static bool thread_passes(const xg_graph *g, const xg_node *n, const fconv_run *r, const void *in) {
+  const xg_fconv *q = r->q;
+  if (q->direct || q->groups != 1 || q->slots < 2) return false;
+  const xg_value *x = &g->values[n->in[0]], *o = &g->values[n->out[0]];
+  const int64_t pixels = (int64_t)(o->dims[1] * o->dims[2]), images = (int64_t)x->dims[0];
+  double flops = (double)(pixels * images) * (double)q->kin * (double)q->kout;
+  if (flops < K_PAR_MIN_FLOPS) return false;
+  size_t slots = k_slots();
+  if (slots > q->slots) slots = q->slots;
+  if (slots < 2 || pixels * images < (int64_t)slots * PASS_MIN_ROWS) return false;
+  if (g->col_scratch_floats < q->col_slot * slots || g->fc_scratch_bytes < q->gemm_slot * slots) return false;
+  fconv_par p = {.r = r, .col = g->col_scratch, .scratch = (uint8_t *)g->fc_scratch, .pixels = pixels};
+  /* passes of at most `chunk` rows, a multiple of the threads in all so
+   * every thread gets as many rows */
+  p.ppi = (pixels + q->chunk - 1) / q->chunk;
+  if (images == 1) p.ppi = (p.ppi + (int64_t)slots - 1) / (int64_t)slots * (int64_t)slots;
+  p.rows = (pixels + p.ppi - 1) / p.ppi;
+  p.ppi = (pixels + p.rows - 1) / p.rows;
+  if (p.rows < PASS_MIN_ROWS / 2) return false;
+  p.passes = p.ppi * images;
+  p.chunks = p.passes < (int64_t)slots ? p.passes : (int64_t)slots;
+  p.j = (xg_im2col){.x = in,
+                    .c = &n->p.conv,
+                    .H = (int64_t)x->dims[1],
+                    .W = (int64_t)x->dims[2],
+                    .C = (int64_t)x->dims[3],
+                    .OW = (int64_t)o->dims[2],
+                    .gin = n->p.conv.group_in,
+                    .c0 = 0,
+                    .es = sizeof(float),
+                    .pad = 0};
+  k_parallel_chunks((size_t)p.chunks, fconv_passes, &p);
+  return true;
+}
+
 void xg_native_conv2d(const xg_graph *g, const xg_node *n, void *const *ptr, bool index_int64) {
   (void)index_int64;
   const xg_fconv *q = n->conv_plan;
@@ -107,6 +199,7 @@ void xg_native_conv2d(const xg_graph *g, const xg_node *n, void *const *ptr, boo
   d->clamp = !(isinf(d->lo) && d->lo < 0 && isinf(d->hi) && d->hi > 0);
   d->scratch = g->fc_scratch, d->scratch_bytes = g->fc_scratch_bytes;
   d->parallel = true;
+  if (thread_passes(g, n, &r, ptr[0])) return;
   xg_conv_passes(g, n, ptr[0], sizeof(float), 0, q->direct, g->col_scratch, q->chunk, q->groups, q->kin,
                  fconv_product, &r);
 }
