@@ -96,89 +96,20 @@ typedef struct fconv_run {
   int64_t N;
 } fconv_run;
 
-static void fconv_product(void *ctx, const void *a, int64_t lda, int64_t rows, int64_t pixel0, uint32_t gi) {
-  fconv_run *r = ctx;
+static void fconv_product(void *ctx, const void *a, int64_t lda, int64_t rows, int64_t pixel0, uint32_t gi,
+                          int slot) {
+  const fconv_run *r = ctx;
   const xg_fconv *q = r->q;
-  r->d.M = rows, r->d.a = a, r->d.sa0 = lda;
-  r->d.b = r->filter + gi * q->kout * q->kin, r->d.b_packed = q->w[gi];
-  r->d.col_bias = r->bias ? r->bias + gi * q->kout : NULL;
-  r->d.c = r->out + pixel0 * r->N + gi * q->kout;
-  k_sgemm(&r->d);
-}
-
-/* Whole passes per thread: each builds its own im2col rows and multiplies
- * them serially, one pool job for the convolution. Splitting each pass's
- * im2col and its product (a job per pass and per K block of 256) instead
- * made ResNet-18's 56x56 convolutions (14 passes, 56 jobs) no faster on 2
- * threads than on 1 on a loaded machine: a job a late worker missed ran on
- * the caller alone. Only with enough rows for every thread (a pass of 48
- * rows at least); fewer pixels (7x7 maps) split the product's columns. */
-#define PASS_MIN_ROWS 48
-
-typedef struct fconv_par {
-  const fconv_run *r;
-  xg_im2col j;
-  float *col;
-  uint8_t *scratch;
-  int64_t pixels, ppi, rows, passes, chunks; /* ppi: passes per image */
-} fconv_par;
-
-static void fconv_passes(void *ctx, size_t c0, size_t c1) {
-  const fconv_par *p = ctx;
-  const xg_fconv *q = p->r->q;
-  for (size_t c = c0; c < c1; c++) {
-    xg_im2col j = p->j;
-    j.col = (uint8_t *)(p->col + c * q->col_slot);
-    fconv_run r = *p->r;
-    r.d.parallel = false;
-    r.d.scratch = (float *)(p->scratch + c * q->gemm_slot), r.d.scratch_bytes = q->gemm_slot;
-    const int64_t t0 = (int64_t)c * p->passes / p->chunks, t1 = ((int64_t)c + 1) * p->passes / p->chunks;
-    for (int64_t t = t0; t < t1; t++) {
-      const int64_t img = t / p->ppi, r0 = t % p->ppi * p->rows;
-      const int64_t rows = p->pixels - r0 < p->rows ? p->pixels - r0 : p->rows;
-      if (rows <= 0) continue;
-      j.x = p->j.x + (size_t)img * (size_t)(j.H * j.W * j.C) * sizeof(float);
-      j.r0 = (size_t)r0;
-      xg_im2col_range(&j, 0, (size_t)rows);
-      fconv_product(&r, j.col, q->kin, rows, img * p->pixels + r0, 0);
-    }
+  k_sgemm_desc d = r->d;
+  d.M = rows, d.a = a, d.sa0 = lda;
+  d.b = r->filter + gi * q->kout * q->kin, d.b_packed = q->w[gi];
+  d.col_bias = r->bias ? r->bias + gi * q->kout : NULL;
+  d.c = r->out + pixel0 * r->N + gi * q->kout;
+  if (slot >= 0) { /* a thread's own pass: serial, on its slice of the scratch */
+    d.parallel = false;
+    d.scratch = (float *)((uint8_t *)d.scratch + (size_t)slot * q->gemm_slot), d.scratch_bytes = q->gemm_slot;
   }
-}
-
-/* Runs the convolution as thread_passes when it fits; false: it did not. */
-static bool thread_passes(const xg_graph *g, const xg_node *n, const fconv_run *r, const void *in) {
-  const xg_fconv *q = r->q;
-  if (q->direct || q->groups != 1 || q->slots < 2) return false;
-  const xg_value *x = &g->values[n->in[0]], *o = &g->values[n->out[0]];
-  const int64_t pixels = (int64_t)(o->dims[1] * o->dims[2]), images = (int64_t)x->dims[0];
-  double flops = (double)(pixels * images) * (double)q->kin * (double)q->kout;
-  if (flops < K_PAR_MIN_FLOPS) return false;
-  size_t slots = k_slots();
-  if (slots > q->slots) slots = q->slots;
-  if (slots < 2 || pixels * images < (int64_t)slots * PASS_MIN_ROWS) return false;
-  if (g->col_scratch_floats < q->col_slot * slots || g->fc_scratch_bytes < q->gemm_slot * slots) return false;
-  fconv_par p = {.r = r, .col = g->col_scratch, .scratch = (uint8_t *)g->fc_scratch, .pixels = pixels};
-  /* passes of at most `chunk` rows, a multiple of the threads in all so
-   * every thread gets as many rows */
-  p.ppi = (pixels + q->chunk - 1) / q->chunk;
-  if (images == 1) p.ppi = (p.ppi + (int64_t)slots - 1) / (int64_t)slots * (int64_t)slots;
-  p.rows = (pixels + p.ppi - 1) / p.ppi;
-  p.ppi = (pixels + p.rows - 1) / p.rows;
-  if (p.rows < PASS_MIN_ROWS / 2) return false;
-  p.passes = p.ppi * images;
-  p.chunks = p.passes < (int64_t)slots ? p.passes : (int64_t)slots;
-  p.j = (xg_im2col){.x = in,
-                    .c = &n->p.conv,
-                    .H = (int64_t)x->dims[1],
-                    .W = (int64_t)x->dims[2],
-                    .C = (int64_t)x->dims[3],
-                    .OW = (int64_t)o->dims[2],
-                    .gin = n->p.conv.group_in,
-                    .c0 = 0,
-                    .es = sizeof(float),
-                    .pad = 0};
-  k_parallel_chunks((size_t)p.chunks, fconv_passes, &p);
-  return true;
+  k_sgemm(&d);
 }
 
 void xg_native_conv2d(const xg_graph *g, const xg_node *n, void *const *ptr, bool index_int64) {
@@ -199,7 +130,11 @@ void xg_native_conv2d(const xg_graph *g, const xg_node *n, void *const *ptr, boo
   d->clamp = !(isinf(d->lo) && d->lo < 0 && isinf(d->hi) && d->hi > 0);
   d->scratch = g->fc_scratch, d->scratch_bytes = g->fc_scratch_bytes;
   d->parallel = true;
-  if (thread_passes(g, n, &r, ptr[0])) return;
+  /* whole passes per thread only while the scratch has their slices */
+  size_t slots = q->slots;
+  if (slots > 1 &&
+      (g->col_scratch_floats < q->col_slot * slots || g->fc_scratch_bytes < q->gemm_slot * slots))
+    slots = 1;
   xg_conv_passes(g, n, ptr[0], sizeof(float), 0, q->direct, g->col_scratch, q->chunk, q->groups, q->kin,
-                 fconv_product, &r);
+                 slots, q->col_slot * sizeof(float), fconv_product, &r);
 }
