@@ -274,6 +274,56 @@ static void gemm_chunk(void *ctx, size_t c0, size_t c1) {
   }
 }
 
+/* Work items of block m0 (row panels, then items fine enough that the
+ * chunks, one per slot, can be cut to equal columns: row panels are split
+ * into groups when there are fewer column panels than 8 per slot; a chunk
+ * packs each of its panels once, so finer items cost no packing). */
+static void plan_block(gemm_job *jb, int64_t m0, int64_t mcb, size_t slots) {
+  const k_sgemm_desc *g = jb->g;
+  const int64_t MR = jb->ar.MR, NR = jb->ar.NR;
+  jb->m0 = m0;
+  jb->mc = min64(mcb, g->M - m0);
+  jb->npanels = (g->N + NR - 1) / NR;
+  jb->mpanels = (jb->mc + MR - 1) / MR;
+  int64_t want = (int64_t)slots * 8;
+  jb->mgroups = jb->npanels >= want ? 1 : min64(jb->mpanels, (want + jb->npanels - 1) / jb->npanels);
+  jb->items = jb->npanels * jb->mgroups;
+  jb->chunks = min64((int64_t)slots, jb->items);
+}
+
+static void set_k(gemm_job *jb, int64_t k0, int64_t kcb) {
+  jb->k0 = k0;
+  jb->kc = min64(kcb, jb->g->K - k0);
+  jb->first = k0 == 0;
+  jb->last = k0 + jb->kc >= jb->g->K;
+}
+
+/* A read in place: one pool job for the whole product, chunk c doing its
+ * share of every row block and K block (its tiles take their K blocks in
+ * order, and no other chunk writes them), instead of a job per block: a
+ * K of 768 made three jobs, each ending with a wait for the slower thread. */
+typedef struct fused_job {
+  gemm_job jb;
+  size_t slots;
+  int64_t kcb, mcb;
+} fused_job;
+
+static void fused_chunk(void *ctx, size_t c0, size_t c1) {
+  const fused_job *f = ctx;
+  const k_sgemm_desc *g = f->jb.g;
+  for (size_t c = c0; c < c1; c++) {
+    gemm_job jb = f->jb;
+    for (int64_t m0 = 0; m0 < g->M; m0 += f->mcb) {
+      plan_block(&jb, m0, f->mcb, f->slots);
+      jb.chunks = (int64_t)f->slots; /* the same cut for every K block (chunks past the items get none) */
+      for (int64_t k0 = 0; k0 < g->K; k0 += f->kcb) {
+        set_k(&jb, k0, f->kcb);
+        gemm_chunk(&jb, c, c + 1);
+      }
+    }
+  }
+}
+
 /* The blocked product on `slots` B panels after one A block in `buf`. */
 static void blocked(const k_sgemm_desc *g, const gemm_arch *ar, float *buf, size_t slots, int64_t kcb,
                     int64_t mcb, int64_t group, const float *bpre) {
@@ -290,31 +340,22 @@ static void blocked(const k_sgemm_desc *g, const gemm_arch *ar, float *buf, size
    * products packing is amortized and the packed panel was a little faster
    * at tiny K (MobileNetV2's 16- and 24-channel 1x1s on 112x112, 56x56). */
   jb.a_in_place = g->sa1 == 1 && ar->ukr == k_ukr_avx512_8x32 && g->N <= A_IN_PLACE_MAX_N;
-  const int64_t MR = ar->MR, NR = ar->NR;
+  const int64_t MR = ar->MR;
   size_t abytes = a_bytes(g->M, g->K, kcb, mcb);
   jb.apack = buf;
   jb.bpack = buf + abytes / sizeof(float);
   jb.group = group;
   jb.bstride = b_bytes(g->K, kcb, group) / sizeof(float);
+  if (jb.a_in_place && slots > 1 && (g->K > kcb || g->M > mcb)) {
+    fused_job f = {jb, slots, kcb, mcb};
+    pte_threadpool_parallel_for(slots, 1, fused_chunk, &f);
+    return;
+  }
   for (int64_t k0 = 0; k0 < g->K; k0 += kcb) {
-    jb.k0 = k0;
-    jb.kc = min64(kcb, g->K - k0);
-    jb.first = k0 == 0;
-    jb.last = k0 + jb.kc >= g->K;
+    set_k(&jb, k0, kcb);
     for (int64_t m0 = 0; m0 < g->M; m0 += mcb) {
-      jb.m0 = m0;
-      jb.mc = min64(mcb, g->M - m0);
+      plan_block(&jb, m0, mcb, slots);
       if (!jb.a_in_place) pack_a(g, m0, jb.mc, k0, jb.kc, MR, buf);
-      jb.npanels = (g->N + NR - 1) / NR;
-      jb.mpanels = (jb.mc + MR - 1) / MR;
-      /* Work items fine enough that the chunks (one per slot) can be cut
-       * to equal columns: row panels are split into groups when there are
-       * fewer column panels than 8 per slot. A chunk packs each of its
-       * panels once, so finer items cost no packing. */
-      int64_t want = (int64_t)slots * 8;
-      jb.mgroups = jb.npanels >= want ? 1 : min64(jb.mpanels, (want + jb.npanels - 1) / jb.npanels);
-      jb.items = jb.npanels * jb.mgroups;
-      jb.chunks = min64((int64_t)slots, jb.items);
       if (jb.chunks > 1) pte_threadpool_parallel_for((size_t)jb.chunks, 1, gemm_chunk, &jb);
       else gemm_chunk(&jb, 0, 1);
     }
