@@ -519,32 +519,41 @@ void xg_im2col_range(void *ctx, size_t b, size_t e) {
  * there (a job each, the fp32 product a job per K block of 256) made
  * ResNet-18's 56x56 convolutions 56 jobs each, and on a loaded machine no
  * faster at 2 threads than at 1: a job a late worker missed ran on the
- * caller alone. Only with a pass of PASS_MIN_ROWS output pixels for every
- * thread; fewer (7x7 maps) split the product's columns instead. */
+ * caller alone. Each thread takes an equal band of 8-row tiles of every
+ * image (rows per pass a multiple of 8, so no pass ends in a part-empty row
+ * panel), when the bands are PASS_MIN_ROWS output pixels at least; smaller
+ * maps (7x7) split the product's columns instead. */
 #define PASS_MIN_ROWS 48
 
 typedef struct conv_par {
   xg_im2col j;
   size_t col_slot;
-  int64_t kin, pixels, ppi, rows, passes, chunks; /* ppi: passes per image */
+  int64_t kin, pixels, images, step, chunks; /* step: rows a pass, a multiple of 8 */
   xg_conv_product product;
   void *ctx;
 } conv_par;
+
+/* First output pixel of thread c's band of an image: bands of whole 8-row
+ * tiles (the product's row panels), as equal as they come. */
+static int64_t band_first(const conv_par *p, int64_t c) {
+  const int64_t tiles = (p->pixels + 7) / 8, r = c * tiles / p->chunks * 8;
+  return r < p->pixels ? r : p->pixels;
+}
 
 static void conv_thread_passes(void *ctx, size_t c0, size_t c1) {
   const conv_par *p = ctx;
   for (size_t c = c0; c < c1; c++) {
     xg_im2col j = p->j;
     j.col += c * p->col_slot;
-    const int64_t t0 = (int64_t)c * p->passes / p->chunks, t1 = ((int64_t)c + 1) * p->passes / p->chunks;
-    for (int64_t t = t0; t < t1; t++) {
-      const int64_t img = t / p->ppi, r0 = t % p->ppi * p->rows;
-      const int64_t rows = p->pixels - r0 < p->rows ? p->pixels - r0 : p->rows;
-      if (rows <= 0) continue;
+    const int64_t b0 = band_first(p, (int64_t)c), b1 = band_first(p, (int64_t)c + 1);
+    for (int64_t img = 0; img < p->images; img++) {
       j.x = p->j.x + (size_t)img * (size_t)(j.H * j.W * j.C) * j.es;
-      j.r0 = (size_t)r0;
-      xg_im2col_range(&j, 0, (size_t)rows);
-      p->product(p->ctx, j.col, p->kin, rows, img * p->pixels + r0, 0, (int)c);
+      for (int64_t r0 = b0; r0 < b1; r0 += p->step) {
+        const int64_t rows = b1 - r0 < p->step ? b1 - r0 : p->step;
+        j.r0 = (size_t)r0;
+        xg_im2col_range(&j, 0, (size_t)rows);
+        p->product(p->ctx, j.col, p->kin, rows, img * p->pixels + r0, 0, (int)c);
+      }
     }
   }
 }
@@ -580,16 +589,12 @@ void xg_conv_passes(const xg_graph *g, const xg_node *n, const void *in, size_t 
                   .pixels = pix,
                   .product = product,
                   .ctx = ctx};
-    /* passes of at most `chunk` rows, on one image a multiple of the
-     * threads, so every thread gets as many rows */
-    p.ppi = (pix + chunk - 1) / chunk;
-    if (images == 1) p.ppi = (p.ppi + (int64_t)t - 1) / (int64_t)t * (int64_t)t;
-    p.rows = (pix + p.ppi - 1) / p.ppi;
-    p.ppi = (pix + p.rows - 1) / p.rows;
-    p.passes = p.ppi * images;
-    p.chunks = p.passes < (int64_t)t ? p.passes : (int64_t)t;
-    if (t > 1 && pix * images >= (int64_t)t * PASS_MIN_ROWS && p.rows >= PASS_MIN_ROWS / 2) {
-      k_parallel_chunks((size_t)p.chunks, conv_thread_passes, &p);
+    /* each thread a band of every image, in passes of at most `chunk` rows */
+    p.images = images;
+    p.step = chunk >= 8 ? chunk / 8 * 8 : chunk;
+    p.chunks = (int64_t)t;
+    if (t > 1 && pix >= (int64_t)t * PASS_MIN_ROWS) {
+      k_parallel_chunks(t, conv_thread_passes, &p);
       return;
     }
   }
