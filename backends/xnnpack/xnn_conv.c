@@ -19,7 +19,7 @@ typedef struct xg_fconv {
   int64_t kin, kout; /* one group's K (kernel_h x kernel_w x group inputs) and N */
   bool direct;       /* 1x1, stride 1, no padding: the input rows are the product's rows */
   int64_t chunk;     /* else im2col rows per pass (g->col_scratch holds them) */
-  size_t slots;      /* threads that can each run whole passes (see thread_passes) */
+  size_t slots;      /* threads that can each run whole passes (see xg_conv_passes) */
   size_t col_slot;   /* floats of g->col_scratch per such thread */
   size_t gemm_slot;  /* bytes of g->fc_scratch per such thread (64-byte multiple) */
   const float *w[];  /* per group: the filter packed by k_sgemm_pack_b, or NULL (read in place) */
@@ -57,7 +57,7 @@ pte_status xg_native_prepare_conv(xg_graph *g, uint32_t ni, xg_mem *mem) {
   /* room for each thread to run whole passes: its own im2col rows and a
    * serial product's scratch */
   const size_t slots = k_slots();
-  if (!q->direct && slots > 1) {
+  if (!q->direct && groups == 1 && slots > 1) {
     q->col_slot = ((size_t)(q->chunk * kin) + 15) & ~(size_t)15;
     q->gemm_slot = (k_sgemm_scratch_min(q->chunk, kout, kin) + 63) & ~(size_t)63;
     if (q->col_slot * slots > g->col_scratch_floats) {

@@ -462,7 +462,7 @@ static pte_status prepare_static(xg_graph *g, uint32_t ni, xg_mem *mem) {
     q->chunk = rows < fit ? rows : fit;
     /* a slice of rows per thread, for whole passes per thread (xg_conv_passes) */
     q->col_slot = ((size_t)(q->chunk * kin) + 63) & ~(size_t)63;
-    n->qscratch_bytes = q->col_slot * k_slots();
+    n->qscratch_bytes = q->col_slot * (groups == 1 ? k_slots() : 1);
     n->qscratch = xg_mem_alloc(mem, n->qscratch_bytes);
     if (!n->qscratch) return xg_node_error(g, ni, PTE_ERR_OUT_OF_MEMORY, "out of memory for im2col rows");
   }
