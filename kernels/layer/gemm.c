@@ -546,13 +546,28 @@ typedef struct batch_job {
   const k_sgemm_desc *g;
   int32_t dims;
   const int64_t *sizes, *sa, *sb, *sc;
+  int64_t parts; /* row bands per product */
 } batch_job;
 
-static void batch_range(void *ctx, size_t b0, size_t b1) {
+/* Band p of `parts` of M rows, in whole 8-row tiles. */
+static int64_t band_row(int64_t M, int64_t p, int64_t parts) {
+  int64_t r = p * ((M + 7) / 8) / parts * 8;
+  return r < M ? r : M;
+}
+
+static void batch_range(void *ctx, size_t t0, size_t t1) {
   const batch_job *bj = ctx;
-  for (size_t b = b0; b < b1; b++) {
+  for (size_t t = t0; t < t1; t++) {
     k_sgemm_desc one = *bj->g;
-    int64_t rem = (int64_t)b;
+    const int64_t b = (int64_t)t / bj->parts, p = (int64_t)t % bj->parts;
+    const int64_t r0 = band_row(one.M, p, bj->parts), r1 = band_row(one.M, p + 1, bj->parts);
+    if (r0 >= r1) continue;
+    one.M = r1 - r0;
+    one.a += r0 * one.sa0;
+    one.c += r0 * one.sc0;
+    if (one.row_bias) one.row_bias += r0;
+    if (one.bias) one.bias += r0 * one.sbias0;
+    int64_t rem = b;
     for (int32_t d = bj->dims - 1; d >= 0; d--) {
       int64_t idx = rem % bj->sizes[d];
       rem /= bj->sizes[d];
@@ -570,11 +585,18 @@ void k_sgemm_batched(const k_sgemm_desc *g, int32_t dims, const int64_t *sizes, 
   for (int32_t d = 0; d < dims; d++) n *= sizes[d];
   if (n <= 0) return;
   k_sgemm_desc each = *g;
-  batch_job bj = {&each, dims, sizes, sa, sb, sc};
+  batch_job bj = {&each, dims, sizes, sa, sb, sc, 1};
   double flops = (double)n * (double)g->M * (double)g->N * (double)g->K;
-  if (g->parallel && n > 1 && (size_t)n >= k_threads() && flops >= K_PAR_MIN_FLOPS) {
+  size_t threads = g->parallel && n > 1 && flops >= K_PAR_MIN_FLOPS ? k_threads() : 1;
+  if (threads > 1 && (size_t)n >= threads) {
+    /* products spread over the pool, each serial; when they do not divide
+     * evenly (3 heads on 2 threads), cut into row bands so they do */
+    if ((size_t)n % threads != 0 && (size_t)n < 4 * threads) {
+      int64_t most = (g->M + 15) / 16;
+      bj.parts = (int64_t)threads < most ? (int64_t)threads : most;
+    }
     each.parallel = false;
-    k_parallel_for((size_t)n, flops, batch_range, &bj);
+    k_parallel_for((size_t)(n * bj.parts), flops, batch_range, &bj);
   } else {
     batch_range(&bj, 0, (size_t)n);
   }

@@ -313,6 +313,59 @@ TEST(gemm_batched_broadcast) {
   }
 }
 
+/* Batches big enough to split, of products that do not divide evenly over
+ * the threads (row bands), at 1, 2 and 3 threads against one by one. */
+TEST(gemm_batched_row_bands) {
+  static const int64_t shapes[][4] = {
+      {3, 197, 197, 64}, {5, 40, 300, 90}, {2, 130, 64, 200}, {7, 9, 256, 300}};
+  static const size_t threads[] = {1, 2, 3};
+  for (size_t si = 0; si < sizeof shapes / sizeof *shapes; si++) {
+    const int64_t B = shapes[si][0], M = shapes[si][1], N = shapes[si][2], K = shapes[si][3];
+    float *a = malloc(sizeof(float) * (size_t)(B * M * K)), *b = malloc(sizeof(float) * (size_t)(B * K * N));
+    float *c = malloc(sizeof(float) * (size_t)(B * M * N)),
+          *want = malloc(sizeof(float) * (size_t)(B * M * N));
+    float *rb = malloc(sizeof(float) * (size_t)M);
+    for (int64_t i = 0; i < B * M * K; i++) a[i] = frand();
+    for (int64_t i = 0; i < B * K * N; i++) b[i] = frand();
+    for (int64_t i = 0; i < M; i++) rb[i] = frand();
+    k_sgemm_desc g = {.M = M,
+                      .N = N,
+                      .K = K,
+                      .a = a,
+                      .sa0 = K,
+                      .sa1 = 1,
+                      .b = b,
+                      .sb0 = N,
+                      .sb1 = 1,
+                      .c = want,
+                      .sc0 = N,
+                      .alpha = 1.0f,
+                      .beta = 1.0f,
+                      .row_bias = rb};
+    for (int64_t i = 0; i < B; i++) {
+      k_sgemm_desc one = g;
+      one.a += i * M * K, one.b += i * K * N, one.c += i * M * N;
+      k_sgemm(&one);
+    }
+    int64_t sizes[1] = {B}, sa[1] = {M * K}, sb[1] = {K * N}, sc[1] = {M * N};
+    for (size_t ti = 0; ti < 3; ti++) {
+      CHECK_OK(pte_threadpool_set_threads(threads[ti]));
+      k_sgemm_desc all = g;
+      all.c = c, all.parallel = true;
+      for (int64_t i = 0; i < B * M * N; i++) c[i] = NAN;
+      k_sgemm_batched(&all, 1, sizes, sa, sb, sc);
+      double worst = 0;
+      for (int64_t i = 0; i < B * M * N; i++) {
+        double e = fabs((double)c[i] - (double)want[i]) / (1e-5 * (double)K + 1e-30);
+        if (!(e <= worst)) worst = e;
+      }
+      CHECK(worst <= 1.0, "%lldx%lldx%lldx%lld at %zu threads: error %.3g of its bound", (long long)B,
+            (long long)M, (long long)N, (long long)K, threads[ti], worst);
+    }
+    free(a), free(b), free(c), free(want), free(rb);
+  }
+}
+
 /* ---- the parallel-for ---- */
 
 static _Atomic int g_hits[5000];
@@ -465,5 +518,6 @@ TEST(setup_scratch) {
 
 TEST_MAIN(T(setup_scratch), T(isa_named), T(gemm_serial_pool), T(gemm_two_threads), T(gemm_three_threads),
           T(gemm_narrow_last_panel), T(chunk_first_balances_columns), T(gemm_large_parallel),
-          T(gemm_beta_zero_ignores_bias), T(gemm_batched_broadcast), T(copies_against_element_loop),
-          T(parallel_for_covers_once), T(arguments_and_outputs), T(half_float_conversions))
+          T(gemm_beta_zero_ignores_bias), T(gemm_batched_broadcast), T(gemm_batched_row_bands),
+          T(copies_against_element_loop), T(parallel_for_covers_once), T(arguments_and_outputs),
+          T(half_float_conversions))
