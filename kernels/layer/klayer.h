@@ -253,8 +253,9 @@ void k_sgemm(const k_sgemm_desc *g);
  * broadcast), B at sum i_d * sb[d] and writes C at sum i_d * sc[d], each
  * relative to g's pointers; the biases are the same for every product.
  * With g->parallel and at least as many products as threads, the products
- * are split over the pool (each serial on its thread's stack), else each
- * product runs on its own. g->scratch must be NULL. */
+ * are split over the pool (each serial on its thread's stack; cut into row
+ * bands when fewer than 4 a thread do not divide evenly), else each product
+ * runs on its own. g->scratch must be NULL. */
 void k_sgemm_batched(const k_sgemm_desc *g, int32_t dims, const int64_t *sizes, const int64_t *sa,
                      const int64_t *sb, const int64_t *sc);
 
