@@ -9,6 +9,7 @@
  * Nothing here allocates: every kernel works on the buffers it is given and
  * splits its work over the process thread pool. */
 #include <math.h>
+#include <pterun/threadpool.h>
 #include <string.h>
 
 #include "klayer.h"
@@ -519,42 +520,34 @@ void xg_im2col_range(void *ctx, size_t b, size_t e) {
  * there (a job each, the fp32 product a job per K block of 256) made
  * ResNet-18's 56x56 convolutions 56 jobs each, and on a loaded machine no
  * faster at 2 threads than at 1: a job a late worker missed ran on the
- * caller alone. Each thread takes an equal band of 8-row tiles of every
- * image (rows per pass a multiple of 8, so no pass ends in a part-empty row
- * panel), when the bands are PASS_MIN_ROWS output pixels at least; smaller
- * maps (7x7) split the product's columns instead. */
+ * caller alone. The passes are equal (whole 8-row tiles) and taken by
+ * whichever thread is free, so a worker that starts late (its core held by
+ * another process) costs a pass, not its share. Only with PASS_MIN_ROWS
+ * output pixels a thread; smaller maps (7x7) split the product's columns. */
 #define PASS_MIN_ROWS 48
 
 typedef struct conv_par {
   xg_im2col j;
   size_t col_slot;
-  int64_t kin, pixels, images, step, chunks; /* step: rows a pass, a multiple of 8 */
+  int64_t kin, pixels, ppi, rows; /* ppi passes per image, of `rows` rows (a multiple of 8) */
   xg_conv_product product;
   void *ctx;
 } conv_par;
 
-/* First output pixel of thread c's band of an image: bands of whole 8-row
- * tiles (the product's row panels), as equal as they come. */
-static int64_t band_first(const conv_par *p, int64_t c) {
-  const int64_t tiles = (p->pixels + 7) / 8, r = c * tiles / p->chunks * 8;
-  return r < p->pixels ? r : p->pixels;
-}
-
-static void conv_thread_passes(void *ctx, size_t c0, size_t c1) {
+/* Pass t (of ppi x images), on the running thread's slot. */
+static void conv_thread_passes(void *ctx, size_t t0, size_t t1) {
   const conv_par *p = ctx;
-  for (size_t c = c0; c < c1; c++) {
-    xg_im2col j = p->j;
-    j.col += c * p->col_slot;
-    const int64_t b0 = band_first(p, (int64_t)c), b1 = band_first(p, (int64_t)c + 1);
-    for (int64_t img = 0; img < p->images; img++) {
-      j.x = p->j.x + (size_t)img * (size_t)(j.H * j.W * j.C) * j.es;
-      for (int64_t r0 = b0; r0 < b1; r0 += p->step) {
-        const int64_t rows = b1 - r0 < p->step ? b1 - r0 : p->step;
-        j.r0 = (size_t)r0;
-        xg_im2col_range(&j, 0, (size_t)rows);
-        p->product(p->ctx, j.col, p->kin, rows, img * p->pixels + r0, 0, (int)c);
-      }
-    }
+  const size_t slot = pte_threadpool_thread_index();
+  xg_im2col j = p->j;
+  j.col += slot * p->col_slot;
+  for (size_t t = t0; t < t1; t++) {
+    const int64_t img = (int64_t)t / p->ppi, r0 = (int64_t)t % p->ppi * p->rows;
+    const int64_t rows = p->pixels - r0 < p->rows ? p->pixels - r0 : p->rows;
+    if (rows <= 0) continue;
+    j.x = p->j.x + (size_t)img * (size_t)(j.H * j.W * j.C) * j.es;
+    j.r0 = (size_t)r0;
+    xg_im2col_range(&j, 0, (size_t)rows);
+    p->product(p->ctx, j.col, p->kin, rows, img * p->pixels + r0, 0, (int)slot);
   }
 }
 
@@ -589,12 +582,16 @@ void xg_conv_passes(const xg_graph *g, const xg_node *n, const void *in, size_t 
                   .pixels = pix,
                   .product = product,
                   .ctx = ctx};
-    /* each thread a band of every image, in passes of at most `chunk` rows */
-    p.images = images;
-    p.step = chunk >= 8 ? chunk / 8 * 8 : chunk;
-    p.chunks = (int64_t)t;
-    if (t > 1 && pix >= (int64_t)t * PASS_MIN_ROWS) {
-      k_parallel_chunks(t, conv_thread_passes, &p);
+    /* passes of at most `chunk` rows, equal, a multiple of 8 rows, as many
+     * as a multiple of the threads per image; taken by whichever thread is
+     * free (on its own slot: thread indexes are below k_threads()) */
+    p.ppi = (pix + chunk - 1) / chunk;
+    p.ppi = (p.ppi + (int64_t)t - 1) / (int64_t)t * (int64_t)t;
+    p.rows = ((pix + p.ppi - 1) / p.ppi + 7) / 8 * 8;
+    if (p.rows > chunk) p.rows = chunk;
+    p.ppi = (pix + p.rows - 1) / p.rows;
+    if (t > 1 && k_threads() <= t && pix >= (int64_t)t * PASS_MIN_ROWS) {
+      pte_threadpool_parallel_for((size_t)(p.ppi * images), 1, conv_thread_passes, &p);
       return;
     }
   }

@@ -177,6 +177,7 @@ typedef struct gemm_job {
   bool first, last;  /* first K slice: write (bias), later ones accumulate; last: clamp */
   bool direct;       /* full tiles go straight to C (unit column stride, no bias matrix) */
   bool a_in_place;   /* A's rows read where they are, not packed (see blocked) */
+  bool per_thread;   /* B slot of the running thread (pool thread index), not of the chunk */
   const float *bpre; /* B packed at load (k_sgemm_pack_b), or NULL */
 } gemm_job;
 
@@ -235,7 +236,7 @@ static void gemm_chunk(void *ctx, size_t c0, size_t c1) {
   const int64_t MR = jb->ar.MR, NR = jb->ar.NR;
   const bool grouped = jb->group > 1 && !g->pack_b && g->sb1 == 1;
   for (size_t c = c0; c < c1; c++) {
-    float *slot = jb->bpack + c * jb->bstride;
+    float *slot = jb->bpack + (jb->per_thread ? pte_threadpool_thread_index() : c) * jb->bstride;
     const int64_t last = g->N - (jb->npanels - 1) * NR;
     const int64_t it0 = k_chunk_first((int64_t)c, jb->chunks, jb->items, jb->mgroups, NR, last),
                   it1 = k_chunk_first((int64_t)c + 1, jb->chunks, jb->items, jb->mgroups, NR, last);
@@ -304,7 +305,7 @@ static void set_k(gemm_job *jb, int64_t k0, int64_t kcb) {
  * K of 768 made three jobs, each ending with a wait for the slower thread. */
 typedef struct fused_job {
   gemm_job jb;
-  size_t slots;
+  size_t slots, chunks;
   int64_t kcb, mcb;
 } fused_job;
 
@@ -314,8 +315,8 @@ static void fused_chunk(void *ctx, size_t c0, size_t c1) {
   for (size_t c = c0; c < c1; c++) {
     gemm_job jb = f->jb;
     for (int64_t m0 = 0; m0 < g->M; m0 += f->mcb) {
-      plan_block(&jb, m0, f->mcb, f->slots);
-      jb.chunks = (int64_t)f->slots; /* the same cut for every K block (chunks past the items get none) */
+      plan_block(&jb, m0, f->mcb, f->slots < f->chunks ? f->chunks / 4 : f->chunks); /* 8 items a thread */
+      jb.chunks = (int64_t)f->chunks; /* the same cut for every K block (chunks past the items get none) */
       for (int64_t k0 = 0; k0 < g->K; k0 += f->kcb) {
         set_k(&jb, k0, f->kcb);
         gemm_chunk(&jb, c, c + 1);
@@ -340,6 +341,7 @@ static void blocked(const k_sgemm_desc *g, const gemm_arch *ar, float *buf, size
    * products packing is amortized and the packed panel was a little faster
    * at tiny K (MobileNetV2's 16- and 24-channel 1x1s on 112x112, 56x56). */
   jb.a_in_place = g->sa1 == 1 && ar->ukr == k_ukr_avx512_8x32 && g->N <= A_IN_PLACE_MAX_N;
+  jb.per_thread = false;
   const int64_t MR = ar->MR;
   size_t abytes = a_bytes(g->M, g->K, kcb, mcb);
   jb.apack = buf;
@@ -347,8 +349,14 @@ static void blocked(const k_sgemm_desc *g, const gemm_arch *ar, float *buf, size
   jb.group = group;
   jb.bstride = b_bytes(g->K, kcb, group) / sizeof(float);
   if (jb.a_in_place && slots > 1 && (g->K > kcb || g->M > mcb)) {
-    fused_job f = {jb, slots, kcb, mcb};
-    pte_threadpool_parallel_for(slots, 1, fused_chunk, &f);
+    /* Chunks taken by whichever thread is free, a few per thread, each
+     * packing into its thread's slot (when every thread has one): a worker
+     * that starts late (a core another process holds) then costs a chunk,
+     * where with one chunk per slot the caller did the whole product. */
+    const size_t threads = k_threads();
+    fused_job f = {jb, slots, slots, kcb, mcb};
+    if (slots >= threads) f.jb.per_thread = true, f.chunks = threads * 4;
+    pte_threadpool_parallel_for(f.chunks, 1, fused_chunk, &f);
     return;
   }
   for (int64_t k0 = 0; k0 < g->K; k0 += kcb) {
