@@ -64,6 +64,9 @@ static struct {
 
 /* Set on threads while they run a job of ours: nested calls run inline. */
 static _Thread_local bool tl_in_job;
+/* 0 on submitting threads, 1..workers on our workers (see
+ * pte_threadpool_thread_index). */
+static _Thread_local size_t tl_index;
 
 /* ---- Our own workers for parallel_for (see the top of the file) ---- */
 
@@ -93,6 +96,7 @@ static struct {
   _Atomic uint32_t seq; /* futex word: bumped per job and on shutdown */
   atomic_int sleepers;
   atomic_bool stop;
+  uint32_t start_seq; /* `seq` when the workers were started */
 } own = {.submit = PTHREAD_MUTEX_INITIALIZER};
 
 static inline void cpu_relax(void) {
@@ -129,9 +133,10 @@ static void own_run_chunks(void) {
 
 static void *own_worker(void *arg) {
   tl_in_job = true; /* anything a chunk submits runs inline */
+  tl_index = (size_t)(uintptr_t)arg;
   /* The count when the pool started: a bump before this thread first ran
    * (a job, or a stop right after the start) is not missed. */
-  uint32_t seen = (uint32_t)(uintptr_t)arg;
+  uint32_t seen = own.start_seq;
   for (;;) {
     if (atomic_load(&own.seq) == seen) {
       uint64_t until = now_ns() + OWN_SPIN_NS;
@@ -160,9 +165,9 @@ static void own_start_locked(size_t n) {
   own.tids = (pthread_t *)calloc(n - 1, sizeof *own.tids);
   if (!own.tids) return;
   atomic_store(&own.stop, false);
-  void *seq = (void *)(uintptr_t)atomic_load(&own.seq);
+  own.start_seq = atomic_load(&own.seq);
   for (size_t i = 0; i + 1 < n; i++) {
-    if (pthread_create(&own.tids[i], NULL, own_worker, seq) != 0) {
+    if (pthread_create(&own.tids[i], NULL, own_worker, (void *)(uintptr_t)(i + 1)) != 0) {
       pte_log(PTE_LOG_WARNING, "threadpool: could not start worker %zu of %zu", i + 1, n - 1);
       break;
     }
@@ -360,6 +365,8 @@ void pte_threadpool_parallel_for_2d(size_t ni, size_t nj, size_t tile_i, size_t 
   pthread_mutex_unlock(&own.submit);
   pthread_rwlock_unlock(&g.rw);
 }
+
+size_t pte_threadpool_thread_index(void) { return tl_index; }
 
 size_t pte_threadpool_threads(void) {
   pthread_once(&g.once, load_api);

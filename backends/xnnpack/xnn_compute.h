@@ -39,17 +39,22 @@ typedef struct xg_im2col {
 void xg_im2col_range(void *ctx, size_t b, size_t e);
 
 /* One product of a convolution on rows of A (stride lda elements): `rows`
- * output pixels from pixel0 (counted over every image) on, group `group`. */
+ * output pixels from pixel0 (counted over every image) on, group `group`.
+ * slot < 0: the product may split over the pool; slot >= 0: it runs on a
+ * pool thread, serially, on that thread's slice `slot` of the scratch. */
 typedef void (*xg_conv_product)(void *ctx, const void *a, int64_t lda, int64_t rows, int64_t pixel0,
-                                uint32_t group);
+                                uint32_t group, int slot);
 /* Convolution node n (NHWC, elements of es bytes) as products on rows, for
  * fp32 and int8 alike: `direct` (1x1, stride 1, unpadded) multiplies the
  * input rows in place; otherwise im2col rows of `kin` elements go into col,
- * `chunk` output pixels a pass, built on the pool (pad: the byte of a
- * padding tap). */
+ * at most `chunk` output pixels a pass (pad: the byte of a padding tap).
+ * With `slots` > 1 slices of col (`col_slot` bytes apart; the product's
+ * scratch as many), whole passes are spread over the pool threads, each
+ * building its own rows; else each pass's rows are built on the pool and
+ * its product split there. */
 void xg_conv_passes(const xg_graph *g, const xg_node *n, const void *in, size_t es, uint8_t pad, bool direct,
-                    void *col, int64_t chunk, uint32_t groups, int64_t kin, xg_conv_product product,
-                    void *ctx);
+                    void *col, int64_t chunk, uint32_t groups, int64_t kin, size_t slots, size_t col_slot,
+                    xg_conv_product product, void *ctx);
 
 /* The native entry points the node table names. */
 #define XG_NATIVE_DECL(name) xg_native_fn xg_native_##name;

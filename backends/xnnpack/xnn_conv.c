@@ -19,6 +19,9 @@ typedef struct xg_fconv {
   int64_t kin, kout; /* one group's K (kernel_h x kernel_w x group inputs) and N */
   bool direct;       /* 1x1, stride 1, no padding: the input rows are the product's rows */
   int64_t chunk;     /* else im2col rows per pass (g->col_scratch holds them) */
+  size_t slots;      /* threads that can each run whole passes (see xg_conv_passes) */
+  size_t col_slot;   /* floats of g->col_scratch per such thread */
+  size_t gemm_slot;  /* bytes of g->fc_scratch per such thread (64-byte multiple) */
   const float *w[];  /* per group: the filter packed by k_sgemm_pack_b, or NULL (read in place) */
 } xg_fconv;
 
@@ -50,7 +53,21 @@ pte_status xg_native_prepare_conv(xg_graph *g, uint32_t ni, xg_mem *mem) {
     if (!s) return xg_node_error(g, ni, PTE_ERR_OUT_OF_MEMORY, "out of memory for im2col rows");
     g->col_scratch = s, g->col_scratch_floats = (size_t)(q->chunk * kin);
   }
-  const size_t need = k_sgemm_scratch(M, kout, kin);
+  size_t need = k_sgemm_scratch(M, kout, kin);
+  /* room for each thread to run whole passes: its own im2col rows and a
+   * serial product's scratch */
+  const size_t slots = k_slots();
+  if (!q->direct && groups == 1 && slots > 1) {
+    q->col_slot = ((size_t)(q->chunk * kin) + 15) & ~(size_t)15;
+    q->gemm_slot = (k_sgemm_scratch_min(q->chunk, kout, kin) + 63) & ~(size_t)63;
+    if (q->col_slot * slots > g->col_scratch_floats) {
+      float *s = (float *)xg_mem_array(mem, q->col_slot * slots, sizeof(float));
+      if (!s) return xg_node_error(g, ni, PTE_ERR_OUT_OF_MEMORY, "out of memory for im2col rows");
+      g->col_scratch = s, g->col_scratch_floats = q->col_slot * slots;
+    }
+    if (q->gemm_slot * slots > need) need = q->gemm_slot * slots;
+    q->slots = slots;
+  }
   if (need > g->fc_scratch_bytes) {
     float *s = (float *)xg_mem_alloc(mem, need);
     if (!s)
@@ -79,14 +96,20 @@ typedef struct fconv_run {
   int64_t N;
 } fconv_run;
 
-static void fconv_product(void *ctx, const void *a, int64_t lda, int64_t rows, int64_t pixel0, uint32_t gi) {
-  fconv_run *r = ctx;
+static void fconv_product(void *ctx, const void *a, int64_t lda, int64_t rows, int64_t pixel0, uint32_t gi,
+                          int slot) {
+  const fconv_run *r = ctx;
   const xg_fconv *q = r->q;
-  r->d.M = rows, r->d.a = a, r->d.sa0 = lda;
-  r->d.b = r->filter + gi * q->kout * q->kin, r->d.b_packed = q->w[gi];
-  r->d.col_bias = r->bias ? r->bias + gi * q->kout : NULL;
-  r->d.c = r->out + pixel0 * r->N + gi * q->kout;
-  k_sgemm(&r->d);
+  k_sgemm_desc d = r->d;
+  d.M = rows, d.a = a, d.sa0 = lda;
+  d.b = r->filter + gi * q->kout * q->kin, d.b_packed = q->w[gi];
+  d.col_bias = r->bias ? r->bias + gi * q->kout : NULL;
+  d.c = r->out + pixel0 * r->N + gi * q->kout;
+  if (slot >= 0) { /* a thread's own pass: serial, on its slice of the scratch */
+    d.parallel = false;
+    d.scratch = (float *)((uint8_t *)d.scratch + (size_t)slot * q->gemm_slot), d.scratch_bytes = q->gemm_slot;
+  }
+  k_sgemm(&d);
 }
 
 void xg_native_conv2d(const xg_graph *g, const xg_node *n, void *const *ptr, bool index_int64) {
@@ -107,6 +130,11 @@ void xg_native_conv2d(const xg_graph *g, const xg_node *n, void *const *ptr, boo
   d->clamp = !(isinf(d->lo) && d->lo < 0 && isinf(d->hi) && d->hi > 0);
   d->scratch = g->fc_scratch, d->scratch_bytes = g->fc_scratch_bytes;
   d->parallel = true;
+  /* whole passes per thread only while the scratch has their slices */
+  size_t slots = q->slots;
+  if (slots > 1 &&
+      (g->col_scratch_floats < q->col_slot * slots || g->fc_scratch_bytes < q->gemm_slot * slots))
+    slots = 1;
   xg_conv_passes(g, n, ptr[0], sizeof(float), 0, q->direct, g->col_scratch, q->chunk, q->groups, q->kin,
-                 fconv_product, &r);
+                 slots, q->col_slot * sizeof(float), fconv_product, &r);
 }

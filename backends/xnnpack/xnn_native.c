@@ -9,6 +9,7 @@
  * Nothing here allocates: every kernel works on the buffers it is given and
  * splits its work over the process thread pool. */
 #include <math.h>
+#include <pterun/threadpool.h>
 #include <string.h>
 
 #include "klayer.h"
@@ -365,12 +366,13 @@ void xg_batch_matmul(const xg_matmul *mm) {
 
 /* What init prepared: per group, the filter packed with the requantization
  * scales (input scale x filter scale / output scale) and the int32 bias in
- * output steps; n->qscratch holds `chunk` int8 im2col rows. */
+ * output steps; n->qscratch holds `chunk` int8 im2col rows per pool thread. */
 typedef struct xg_qconv {
   uint32_t groups;
   int64_t kin, kout; /* one group's K (kernel_h x kernel_w x group inputs) and N */
   bool direct;       /* 1x1, stride 1, no padding: the input rows are the product's rows */
   int64_t chunk;     /* else im2col rows per pass: a few hundred KB, which stay in cache */
+  size_t col_slot;   /* bytes of n->qscratch per thread (slices for whole passes per thread) */
   int32_t za, zo, qmin, qmax;
   bool has_rq; /* a requantizing pad fused in (xg_native_fuse_requant) */
   k_requant_s8_params rq;
@@ -530,7 +532,9 @@ static pte_status prepare_static(xg_graph *g, uint32_t ni, xg_mem *mem) {
   if (!q->direct) {
     const int64_t rows = (int64_t)(o->dims[1] * o->dims[2]), fit = (192 * 1024 / kin + 11) / 12 * 12;
     q->chunk = rows < fit ? rows : fit;
-    n->qscratch_bytes = (size_t)(q->chunk * kin);
+    /* a slice of rows per thread, for whole passes per thread (xg_conv_passes) */
+    q->col_slot = ((size_t)(q->chunk * kin) + 63) & ~(size_t)63;
+    n->qscratch_bytes = q->col_slot * (groups == 1 ? k_slots() : 1);
     n->qscratch = xg_mem_alloc(mem, n->qscratch_bytes);
     if (!n->qscratch) return xg_node_error(g, ni, PTE_ERR_OUT_OF_MEMORY, "out of memory for im2col rows");
   }
@@ -589,15 +593,86 @@ void xg_im2col_range(void *ctx, size_t b, size_t e) {
   }
 }
 
+/* Whole passes per thread (xg_conv_passes with slots): each thread builds
+ * its own im2col rows and multiplies them serially, one pool job for the
+ * convolution. A pass's rows built on the pool and then its product split
+ * there (a job each, the fp32 product a job per K block of 256) made
+ * ResNet-18's 56x56 convolutions 56 jobs each, and on a loaded machine no
+ * faster at 2 threads than at 1: a job a late worker missed ran on the
+ * caller alone. The passes are equal (whole 8-row tiles) and taken by
+ * whichever thread is free, so a worker that starts late (its core held by
+ * another process) costs a pass, not its share. Only with PASS_MIN_ROWS
+ * output pixels a thread; smaller maps (7x7) split the product's columns. */
+#define PASS_MIN_ROWS 48
+
+typedef struct conv_par {
+  xg_im2col j;
+  size_t col_slot;
+  int64_t kin, pixels, ppi, rows; /* ppi passes per image, of `rows` rows (a multiple of 8) */
+  xg_conv_product product;
+  void *ctx;
+} conv_par;
+
+/* Pass t (of ppi x images), on the running thread's slot. */
+static void conv_thread_passes(void *ctx, size_t t0, size_t t1) {
+  const conv_par *p = ctx;
+  const size_t slot = pte_threadpool_thread_index();
+  xg_im2col j = p->j;
+  j.col += slot * p->col_slot;
+  for (size_t t = t0; t < t1; t++) {
+    const int64_t img = (int64_t)t / p->ppi, r0 = (int64_t)t % p->ppi * p->rows;
+    const int64_t rows = p->pixels - r0 < p->rows ? p->pixels - r0 : p->rows;
+    if (rows <= 0) continue;
+    j.x = p->j.x + (size_t)img * (size_t)(j.H * j.W * j.C) * j.es;
+    j.r0 = (size_t)r0;
+    xg_im2col_range(&j, 0, (size_t)rows);
+    p->product(p->ctx, j.col, p->kin, rows, img * p->pixels + r0, 0, (int)slot);
+  }
+}
+
 void xg_conv_passes(const xg_graph *g, const xg_node *n, const void *in, size_t es, uint8_t pad, bool direct,
-                    void *col, int64_t chunk, uint32_t groups, int64_t kin, xg_conv_product product,
-                    void *ctx) {
+                    void *col, int64_t chunk, uint32_t groups, int64_t kin, size_t slots, size_t col_slot,
+                    xg_conv_product product, void *ctx) {
   const xg_value *x = &g->values[n->in[0]], *o = &g->values[n->out[0]];
   const int64_t C = (int64_t)x->dims[x->ndims - 1], gin = n->p.conv.group_in;
   if (direct) {
     for (uint32_t gi = 0; gi < groups; gi++)
-      product(ctx, (const uint8_t *)in + (size_t)(gi * gin) * es, C, (int64_t)(x->numel / (size_t)C), 0, gi);
+      product(ctx, (const uint8_t *)in + (size_t)(gi * gin) * es, C, (int64_t)(x->numel / (size_t)C), 0, gi,
+              -1);
     return;
+  }
+  const int64_t images = (int64_t)x->dims[0], pix = (int64_t)(o->dims[1] * o->dims[2]);
+  if (slots > 1 && groups == 1 &&
+      (double)(pix * images) * (double)kin * (double)o->dims[o->ndims - 1] >= K_PAR_MIN_FLOPS) {
+    size_t t = k_slots();
+    if (t > slots) t = slots;
+    conv_par p = {.j = {.x = in,
+                        .col = col,
+                        .c = &n->p.conv,
+                        .H = (int64_t)x->dims[1],
+                        .W = (int64_t)x->dims[2],
+                        .C = C,
+                        .OW = (int64_t)o->dims[2],
+                        .gin = gin,
+                        .es = es,
+                        .pad = pad},
+                  .col_slot = col_slot,
+                  .kin = kin,
+                  .pixels = pix,
+                  .product = product,
+                  .ctx = ctx};
+    /* passes of at most `chunk` rows, equal, a multiple of 8 rows, as many
+     * as a multiple of the threads per image; taken by whichever thread is
+     * free (on its own slot: thread indexes are below k_threads()) */
+    p.ppi = (pix + chunk - 1) / chunk;
+    p.ppi = (p.ppi + (int64_t)t - 1) / (int64_t)t * (int64_t)t;
+    p.rows = ((pix + p.ppi - 1) / p.ppi + 7) / 8 * 8;
+    if (p.rows > chunk) p.rows = chunk;
+    p.ppi = (pix + p.rows - 1) / p.rows;
+    if (t > 1 && k_threads() <= t && pix >= (int64_t)t * PASS_MIN_ROWS) {
+      pte_threadpool_parallel_for((size_t)(p.ppi * images), 1, conv_thread_passes, &p);
+      return;
+    }
   }
   const int64_t H = (int64_t)x->dims[1], W = (int64_t)x->dims[2], pixels = (int64_t)(o->dims[1] * o->dims[2]);
   xg_im2col j = {.col = col,
@@ -617,7 +692,7 @@ void xg_conv_passes(const xg_graph *g, const xg_node *n, const void *in, size_t 
       for (uint32_t gi = 0; gi < groups; gi++) {
         j.c0 = gi * gin;
         k_parallel_for((size_t)rows, (double)(rows * kin), xg_im2col_range, &j);
-        product(ctx, col, kin, rows, img * pixels + r0, gi);
+        product(ctx, col, kin, rows, img * pixels + r0, gi, -1);
       }
     }
   }
@@ -630,12 +705,15 @@ typedef struct qconv_run {
   int64_t N;
 } qconv_run;
 
-static void qconv_product(void *ctx, const void *a, int64_t lda, int64_t rows, int64_t pixel0, uint32_t gi) {
-  qconv_run *r = ctx;
-  r->d.M = rows, r->d.a = a, r->d.sa = lda;
-  r->d.w = r->q->w[gi];
-  r->d.c = r->out + pixel0 * r->N + gi * r->q->kout;
-  k_qgemm_s8(&r->d);
+static void qconv_product(void *ctx, const void *a, int64_t lda, int64_t rows, int64_t pixel0, uint32_t gi,
+                          int slot) {
+  const qconv_run *r = ctx;
+  k_qgemm_s8_desc d = r->d;
+  d.M = rows, d.a = a, d.sa = lda;
+  d.w = r->q->w[gi];
+  d.c = r->out + pixel0 * r->N + gi * r->q->kout;
+  d.parallel = slot < 0; /* a thread's own pass runs serially (the product needs no scratch) */
+  k_qgemm_s8(&d);
 }
 
 static void run_static(const xg_graph *g, const xg_node *n, void *const *ptr) {
@@ -654,8 +732,9 @@ static void run_static(const xg_graph *g, const xg_node *n, void *const *ptr) {
                  .q = q,
                  .out = ptr[n->nin],
                  .N = q->kout * q->groups};
+  size_t slots = q->col_slot ? n->qscratch_bytes / q->col_slot : 1;
   xg_conv_passes(g, n, ptr[0], 1, (uint8_t)(int8_t)q->za, q->direct, n->qscratch, q->chunk, q->groups, q->kin,
-                 qconv_product, &r);
+                 slots, q->col_slot, qconv_product, &r);
 }
 
 bool xg_native_fuse_requant(xg_node *n, int32_t zin, float scale, float inv, int32_t zout, int8_t *table) {

@@ -43,6 +43,12 @@ PTE_API void pte_threadpool_parallel_for_2d(size_t ni, size_t nj, size_t tile_i,
  * included. Never 0. */
 PTE_API size_t pte_threadpool_threads(void);
 
+/* Which thread of the pool runs the caller: 0 for a thread that submits
+ * jobs (and any thread outside the pool), 1 .. threads - 1 for the workers.
+ * Lets a job with more chunks than threads keep per-thread scratch: chunks
+ * use slot pte_threadpool_thread_index(), below pte_threadpool_threads(). */
+PTE_API size_t pte_threadpool_thread_index(void);
+
 /* Resize the pool to `n` threads (0: back to the default). Waits for running
  * parallel_for calls to finish. Fails with PTE_ERR_INVALID_STATE while a
  * holder (see pte_threadpool_acquire, e.g. a loaded XNNPACK delegate) keeps

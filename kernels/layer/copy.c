@@ -170,7 +170,10 @@ void k_copy(void *dst, const int64_t *ds, const void *src, const int64_t *ss, in
     p.outer[p.nouter++] = k;
     items *= p.sizes[k];
   }
-  if (parallel) k_parallel_for((size_t)items, (double)total * (double)es / 4.0, copy_items, &p);
+  /* a copy moves bytes and computes nothing: split from 4 x K_PAR_MIN_OPS
+   * floats, where it streams past L2 (smaller ones only moved their data
+   * between the cores' caches) */
+  if (parallel) k_parallel_for((size_t)items, (double)total * (double)es / 16.0, copy_items, &p);
   else copy_items(&p, 0, (size_t)items);
 }
 

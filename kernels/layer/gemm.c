@@ -177,6 +177,7 @@ typedef struct gemm_job {
   bool first, last;  /* first K slice: write (bias), later ones accumulate; last: clamp */
   bool direct;       /* full tiles go straight to C (unit column stride, no bias matrix) */
   bool a_in_place;   /* A's rows read where they are, not packed (see blocked) */
+  bool per_thread;   /* B slot of the running thread (pool thread index), not of the chunk */
   const float *bpre; /* B packed at load (k_sgemm_pack_b), or NULL */
 } gemm_job;
 
@@ -235,8 +236,10 @@ static void gemm_chunk(void *ctx, size_t c0, size_t c1) {
   const int64_t MR = jb->ar.MR, NR = jb->ar.NR;
   const bool grouped = jb->group > 1 && !g->pack_b && g->sb1 == 1;
   for (size_t c = c0; c < c1; c++) {
-    float *slot = jb->bpack + c * jb->bstride;
-    int64_t it0 = (int64_t)c * jb->items / jb->chunks, it1 = ((int64_t)c + 1) * jb->items / jb->chunks;
+    float *slot = jb->bpack + (jb->per_thread ? pte_threadpool_thread_index() : c) * jb->bstride;
+    const int64_t last = g->N - (jb->npanels - 1) * NR;
+    const int64_t it0 = k_chunk_first((int64_t)c, jb->chunks, jb->items, jb->mgroups, NR, last),
+                  it1 = k_chunk_first((int64_t)c + 1, jb->chunks, jb->items, jb->mgroups, NR, last);
     int64_t pk0 = -1, pk1 = -1; /* column panels in slot */
     for (int64_t it = it0; it < it1; it++) {
       /* items run column panel by column panel, so a panel is packed once
@@ -272,6 +275,56 @@ static void gemm_chunk(void *ctx, size_t c0, size_t c1) {
   }
 }
 
+/* Work items of block m0 (row panels, then items fine enough that the
+ * chunks, one per slot, can be cut to equal columns: row panels are split
+ * into groups when there are fewer column panels than 8 per slot; a chunk
+ * packs each of its panels once, so finer items cost no packing). */
+static void plan_block(gemm_job *jb, int64_t m0, int64_t mcb, size_t slots) {
+  const k_sgemm_desc *g = jb->g;
+  const int64_t MR = jb->ar.MR, NR = jb->ar.NR;
+  jb->m0 = m0;
+  jb->mc = min64(mcb, g->M - m0);
+  jb->npanels = (g->N + NR - 1) / NR;
+  jb->mpanels = (jb->mc + MR - 1) / MR;
+  int64_t want = (int64_t)slots * 8;
+  jb->mgroups = jb->npanels >= want ? 1 : min64(jb->mpanels, (want + jb->npanels - 1) / jb->npanels);
+  jb->items = jb->npanels * jb->mgroups;
+  jb->chunks = min64((int64_t)slots, jb->items);
+}
+
+static void set_k(gemm_job *jb, int64_t k0, int64_t kcb) {
+  jb->k0 = k0;
+  jb->kc = min64(kcb, jb->g->K - k0);
+  jb->first = k0 == 0;
+  jb->last = k0 + jb->kc >= jb->g->K;
+}
+
+/* A read in place: one pool job for the whole product, chunk c doing its
+ * share of every row block and K block (its tiles take their K blocks in
+ * order, and no other chunk writes them), instead of a job per block: a
+ * K of 768 made three jobs, each ending with a wait for the slower thread. */
+typedef struct fused_job {
+  gemm_job jb;
+  size_t slots, chunks;
+  int64_t kcb, mcb;
+} fused_job;
+
+static void fused_chunk(void *ctx, size_t c0, size_t c1) {
+  const fused_job *f = ctx;
+  const k_sgemm_desc *g = f->jb.g;
+  for (size_t c = c0; c < c1; c++) {
+    gemm_job jb = f->jb;
+    for (int64_t m0 = 0; m0 < g->M; m0 += f->mcb) {
+      plan_block(&jb, m0, f->mcb, f->slots < f->chunks ? f->chunks / 4 : f->chunks); /* 8 items a thread */
+      jb.chunks = (int64_t)f->chunks; /* the same cut for every K block (chunks past the items get none) */
+      for (int64_t k0 = 0; k0 < g->K; k0 += f->kcb) {
+        set_k(&jb, k0, f->kcb);
+        gemm_chunk(&jb, c, c + 1);
+      }
+    }
+  }
+}
+
 /* The blocked product on `slots` B panels after one A block in `buf`. */
 static void blocked(const k_sgemm_desc *g, const gemm_arch *ar, float *buf, size_t slots, int64_t kcb,
                     int64_t mcb, int64_t group, const float *bpre) {
@@ -288,29 +341,29 @@ static void blocked(const k_sgemm_desc *g, const gemm_arch *ar, float *buf, size
    * products packing is amortized and the packed panel was a little faster
    * at tiny K (MobileNetV2's 16- and 24-channel 1x1s on 112x112, 56x56). */
   jb.a_in_place = g->sa1 == 1 && ar->ukr == k_ukr_avx512_8x32 && g->N <= A_IN_PLACE_MAX_N;
-  const int64_t MR = ar->MR, NR = ar->NR;
+  jb.per_thread = false;
+  const int64_t MR = ar->MR;
   size_t abytes = a_bytes(g->M, g->K, kcb, mcb);
   jb.apack = buf;
   jb.bpack = buf + abytes / sizeof(float);
   jb.group = group;
   jb.bstride = b_bytes(g->K, kcb, group) / sizeof(float);
+  if (jb.a_in_place && slots > 1 && (g->K > kcb || g->M > mcb)) {
+    /* Chunks taken by whichever thread is free, a few per thread, each
+     * packing into its thread's slot (when every thread has one): a worker
+     * that starts late (a core another process holds) then costs a chunk,
+     * where with one chunk per slot the caller did the whole product. */
+    const size_t threads = k_threads();
+    fused_job f = {jb, slots, slots, kcb, mcb};
+    if (slots >= threads) f.jb.per_thread = true, f.chunks = threads * 4;
+    pte_threadpool_parallel_for(f.chunks, 1, fused_chunk, &f);
+    return;
+  }
   for (int64_t k0 = 0; k0 < g->K; k0 += kcb) {
-    jb.k0 = k0;
-    jb.kc = min64(kcb, g->K - k0);
-    jb.first = k0 == 0;
-    jb.last = k0 + jb.kc >= g->K;
+    set_k(&jb, k0, kcb);
     for (int64_t m0 = 0; m0 < g->M; m0 += mcb) {
-      jb.m0 = m0;
-      jb.mc = min64(mcb, g->M - m0);
+      plan_block(&jb, m0, mcb, slots);
       if (!jb.a_in_place) pack_a(g, m0, jb.mc, k0, jb.kc, MR, buf);
-      jb.npanels = (g->N + NR - 1) / NR;
-      jb.mpanels = (jb.mc + MR - 1) / MR;
-      /* Enough work items for every slot: split row panels into groups when
-       * there are fewer column panels than twice the slots. */
-      int64_t want = (int64_t)slots * 2;
-      jb.mgroups = jb.npanels >= want ? 1 : min64(jb.mpanels, (want + jb.npanels - 1) / jb.npanels);
-      jb.items = jb.npanels * jb.mgroups;
-      jb.chunks = min64((int64_t)slots, jb.items);
       if (jb.chunks > 1) pte_threadpool_parallel_for((size_t)jb.chunks, 1, gemm_chunk, &jb);
       else gemm_chunk(&jb, 0, 1);
     }
@@ -501,13 +554,28 @@ typedef struct batch_job {
   const k_sgemm_desc *g;
   int32_t dims;
   const int64_t *sizes, *sa, *sb, *sc;
+  int64_t parts; /* row bands per product */
 } batch_job;
 
-static void batch_range(void *ctx, size_t b0, size_t b1) {
+/* Band p of `parts` of M rows, in whole 8-row tiles. */
+static int64_t band_row(int64_t M, int64_t p, int64_t parts) {
+  int64_t r = p * ((M + 7) / 8) / parts * 8;
+  return r < M ? r : M;
+}
+
+static void batch_range(void *ctx, size_t t0, size_t t1) {
   const batch_job *bj = ctx;
-  for (size_t b = b0; b < b1; b++) {
+  for (size_t t = t0; t < t1; t++) {
     k_sgemm_desc one = *bj->g;
-    int64_t rem = (int64_t)b;
+    const int64_t b = (int64_t)t / bj->parts, p = (int64_t)t % bj->parts;
+    const int64_t r0 = band_row(one.M, p, bj->parts), r1 = band_row(one.M, p + 1, bj->parts);
+    if (r0 >= r1) continue;
+    one.M = r1 - r0;
+    one.a += r0 * one.sa0;
+    one.c += r0 * one.sc0;
+    if (one.row_bias) one.row_bias += r0;
+    if (one.bias) one.bias += r0 * one.sbias0;
+    int64_t rem = b;
     for (int32_t d = bj->dims - 1; d >= 0; d--) {
       int64_t idx = rem % bj->sizes[d];
       rem /= bj->sizes[d];
@@ -525,11 +593,18 @@ void k_sgemm_batched(const k_sgemm_desc *g, int32_t dims, const int64_t *sizes, 
   for (int32_t d = 0; d < dims; d++) n *= sizes[d];
   if (n <= 0) return;
   k_sgemm_desc each = *g;
-  batch_job bj = {&each, dims, sizes, sa, sb, sc};
+  batch_job bj = {&each, dims, sizes, sa, sb, sc, 1};
   double flops = (double)n * (double)g->M * (double)g->N * (double)g->K;
-  if (g->parallel && n > 1 && (size_t)n >= k_threads() && flops >= K_PAR_MIN_FLOPS) {
+  size_t threads = g->parallel && n > 1 && flops >= K_PAR_MIN_FLOPS ? k_threads() : 1;
+  if (threads > 1 && (size_t)n >= threads) {
+    /* products spread over the pool, each serial; when they do not divide
+     * evenly (3 heads on 2 threads), cut into row bands so they do */
+    if ((size_t)n % threads != 0 && (size_t)n < 4 * threads) {
+      int64_t most = (g->M + 15) / 16;
+      bj.parts = (int64_t)threads < most ? (int64_t)threads : most;
+    }
     each.parallel = false;
-    k_parallel_for((size_t)n, flops, batch_range, &bj);
+    k_parallel_for((size_t)(n * bj.parts), flops, batch_range, &bj);
   } else {
     batch_range(&bj, 0, (size_t)n);
   }

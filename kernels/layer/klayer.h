@@ -179,6 +179,12 @@ void k_parallel_for(size_t n, double cost, k_range_fn fn, void *ctx);
  * uses slot c < k_slots()): they decide whether to split with the same
  * K_PAR_MIN_* model, then hand over the chunks here. */
 void k_parallel_chunks(size_t chunks, k_range_fn fn, void *ctx);
+/* First work item of chunk c of `chunks` (`items` when c == chunks) for a
+ * product cut into column panels of `per` items each (row groups), every
+ * panel `unit` columns wide but the last, `last` wide: chunks get equal
+ * columns, not equal item counts (196 columns are 6 panels of 32 and one of
+ * 4; by count the chunk holding the 4 did a third less). */
+int64_t k_chunk_first(int64_t c, int64_t chunks, int64_t items, int64_t per, int64_t unit, int64_t last);
 
 /* ---------------------------------------------------------------------- */
 /* float32 matrix product                                                 */
@@ -247,8 +253,9 @@ void k_sgemm(const k_sgemm_desc *g);
  * broadcast), B at sum i_d * sb[d] and writes C at sum i_d * sc[d], each
  * relative to g's pointers; the biases are the same for every product.
  * With g->parallel and at least as many products as threads, the products
- * are split over the pool (each serial on its thread's stack), else each
- * product runs on its own. g->scratch must be NULL. */
+ * are split over the pool (each serial on its thread's stack; cut into row
+ * bands when fewer than 4 a thread do not divide evenly), else each product
+ * runs on its own. g->scratch must be NULL. */
 void k_sgemm_batched(const k_sgemm_desc *g, int32_t dims, const int64_t *sizes, const int64_t *sa,
                      const int64_t *sb, const int64_t *sc);
 

@@ -34,3 +34,14 @@ void k_parallel_chunks(size_t chunks, k_range_fn fn, void *ctx) {
   }
   pte_threadpool_parallel_for(chunks, 1, fn, ctx);
 }
+
+int64_t k_chunk_first(int64_t c, int64_t chunks, int64_t items, int64_t per, int64_t unit, int64_t last) {
+  if (c <= 0 || chunks <= 0) return 0;
+  if (c >= chunks || per <= 0 || unit <= 0 || last <= 0 || per > items) return items;
+  const int64_t full = items - per; /* items of the full-width panels */
+  const double wide = (double)full * (double)unit,
+               t = (wide + (double)per * (double)last) * (double)c / (double)chunks;
+  int64_t it =
+      t <= wide ? (int64_t)(t / (double)unit + 0.5) : full + (int64_t)((t - wide) / (double)last + 0.5);
+  return it < 0 ? 0 : it > items ? items : it;
+}

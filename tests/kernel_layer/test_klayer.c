@@ -177,7 +177,55 @@ static void gemm_cases(size_t threads) {
 }
 
 TEST(gemm_serial_pool) { gemm_cases(1); }
+TEST(gemm_two_threads) { gemm_cases(2); }
 TEST(gemm_three_threads) { gemm_cases(3); }
+
+/* Split products whose last column panel is narrow (the chunks end at equal
+ * columns), with caller scratch, dense, transposed and packed B, at 1, 2
+ * and 3 threads. */
+TEST(gemm_narrow_last_panel) {
+  static const int64_t shapes[][3] = {
+      {512, 49, 256}, {256, 196, 128}, {130, 33, 300}, {64, 785, 40}, {17, 100, 700}};
+  static const size_t threads[] = {1, 2, 3};
+  for (size_t ti = 0; ti < 3; ti++) {
+    CHECK_OK(pte_threadpool_set_threads(threads[ti]));
+    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
+      for (int mode = 0; mode < 3; mode++) {
+        gcase t = {shapes[s][0], shapes[s][1], shapes[s][2], false, mode == 1, 1,         BIAS_ROW, 1.0f,
+                   1.0f,         false,        false,        2,     true,      mode == 2, false};
+        double e = gemm_check(&t);
+        CHECK(e <= 1.0, "%lldx%lldx%lld mode %d, %zu threads: error %.3g of its bound", (long long)t.M,
+              (long long)t.N, (long long)t.K, mode, threads[ti], e);
+      }
+  }
+}
+
+/* Chunk bounds: from 0 to every item, never decreasing, and equal columns
+ * within one item's width. */
+TEST(chunk_first_balances_columns) {
+  static const int64_t cases[][4] = {
+      {14, 2, 32, 4}, {16, 8, 32, 17}, {7, 1, 32, 5}, {1, 1, 32, 3}, {9, 3, 8, 8}};
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    int64_t items = cases[i][0], per = cases[i][1], unit = cases[i][2], last = cases[i][3];
+    for (int64_t chunks = 1; chunks <= 5; chunks++) {
+      int64_t prev = 0;
+      double total = (double)(items - per) * (double)unit + (double)per * (double)last;
+      CHECK(k_chunk_first(0, chunks, items, per, unit, last) == 0, "chunk 0 starts at 0");
+      CHECK(k_chunk_first(chunks, chunks, items, per, unit, last) == items, "the last chunk ends at %lld",
+            (long long)items);
+      for (int64_t c = 1; c <= chunks; c++) {
+        int64_t it = k_chunk_first(c, chunks, items, per, unit, last);
+        CHECK(it >= prev && it <= items, "chunk %lld of %lld starts at %lld after %lld", (long long)c,
+              (long long)chunks, (long long)it, (long long)prev);
+        double cols = 0;
+        for (int64_t k = prev; k < it; k++) cols += k < items - per ? (double)unit : (double)last;
+        CHECK(cols <= total / (double)chunks + (double)unit, "chunk %lld of %lld: %g columns of %g",
+              (long long)c, (long long)chunks, cols, total);
+        prev = it;
+      }
+    }
+  }
+}
 
 /* Products big enough to split over the pool, stack and scratch paths. */
 TEST(gemm_large_parallel) {
@@ -262,6 +310,59 @@ TEST(gemm_batched_broadcast) {
     memset(c, 0, sizeof c);
     k_sgemm_batched(&g, 2, sizes, sa, sb, sc);
     CHECK(memcmp(c, want, sizeof c) == 0, "batched (parallel %d) differs from one by one", par);
+  }
+}
+
+/* Batches big enough to split, of products that do not divide evenly over
+ * the threads (row bands), at 1, 2 and 3 threads against one by one. */
+TEST(gemm_batched_row_bands) {
+  static const int64_t shapes[][4] = {
+      {3, 197, 197, 64}, {5, 40, 300, 90}, {2, 130, 64, 200}, {7, 9, 256, 300}};
+  static const size_t threads[] = {1, 2, 3};
+  for (size_t si = 0; si < sizeof shapes / sizeof *shapes; si++) {
+    const int64_t B = shapes[si][0], M = shapes[si][1], N = shapes[si][2], K = shapes[si][3];
+    float *a = malloc(sizeof(float) * (size_t)(B * M * K)), *b = malloc(sizeof(float) * (size_t)(B * K * N));
+    float *c = malloc(sizeof(float) * (size_t)(B * M * N)),
+          *want = malloc(sizeof(float) * (size_t)(B * M * N));
+    float *rb = malloc(sizeof(float) * (size_t)M);
+    for (int64_t i = 0; i < B * M * K; i++) a[i] = frand();
+    for (int64_t i = 0; i < B * K * N; i++) b[i] = frand();
+    for (int64_t i = 0; i < M; i++) rb[i] = frand();
+    k_sgemm_desc g = {.M = M,
+                      .N = N,
+                      .K = K,
+                      .a = a,
+                      .sa0 = K,
+                      .sa1 = 1,
+                      .b = b,
+                      .sb0 = N,
+                      .sb1 = 1,
+                      .c = want,
+                      .sc0 = N,
+                      .alpha = 1.0f,
+                      .beta = 1.0f,
+                      .row_bias = rb};
+    for (int64_t i = 0; i < B; i++) {
+      k_sgemm_desc one = g;
+      one.a += i * M * K, one.b += i * K * N, one.c += i * M * N;
+      k_sgemm(&one);
+    }
+    int64_t sizes[1] = {B}, sa[1] = {M * K}, sb[1] = {K * N}, sc[1] = {M * N};
+    for (size_t ti = 0; ti < 3; ti++) {
+      CHECK_OK(pte_threadpool_set_threads(threads[ti]));
+      k_sgemm_desc all = g;
+      all.c = c, all.parallel = true;
+      for (int64_t i = 0; i < B * M * N; i++) c[i] = NAN;
+      k_sgemm_batched(&all, 1, sizes, sa, sb, sc);
+      double worst = 0;
+      for (int64_t i = 0; i < B * M * N; i++) {
+        double e = fabs((double)c[i] - (double)want[i]) / (1e-5 * (double)K + 1e-30);
+        if (!(e <= worst)) worst = e;
+      }
+      CHECK(worst <= 1.0, "%lldx%lldx%lldx%lld at %zu threads: error %.3g of its bound", (long long)B,
+            (long long)M, (long long)N, (long long)K, threads[ti], worst);
+    }
+    free(a), free(b), free(c), free(want), free(rb);
   }
 }
 
@@ -415,6 +516,8 @@ TEST(setup_scratch) {
   g_scratch_buf = p;
 }
 
-TEST_MAIN(T(setup_scratch), T(isa_named), T(gemm_serial_pool), T(gemm_three_threads), T(gemm_large_parallel),
-          T(gemm_beta_zero_ignores_bias), T(gemm_batched_broadcast), T(copies_against_element_loop),
-          T(parallel_for_covers_once), T(arguments_and_outputs), T(half_float_conversions))
+TEST_MAIN(T(setup_scratch), T(isa_named), T(gemm_serial_pool), T(gemm_two_threads), T(gemm_three_threads),
+          T(gemm_narrow_last_panel), T(chunk_first_balances_columns), T(gemm_large_parallel),
+          T(gemm_beta_zero_ignores_bias), T(gemm_batched_broadcast), T(gemm_batched_row_bands),
+          T(copies_against_element_loop), T(parallel_for_covers_once), T(arguments_and_outputs),
+          T(half_float_conversions))

@@ -404,6 +404,24 @@ static void test_bmm_linear(void) {
     run_pair("aten::bmm.out", &q.o, &q.p, &q.outs, true, 1e-4, 1e-5);
     free_owned();
   }
+  /* Big enough to split over the pool: products that divide evenly over
+   * the threads or not (row bands), bands of unequal height, heads of 1 row. */
+  static const int64_t split[][4] = {{3, 197, 64, 197}, {3, 197, 197, 64}, {4, 128, 64, 128},
+                                     {5, 33, 40, 300},  {2, 300, 64, 70},  {7, 1, 1024, 256},
+                                     {3, 20, 300, 90}};
+  for (size_t it = 0; it < sizeof split / sizeof split[0]; it++) {
+    int64_t B = split[it][0], M = split[it][1], K = split[it][2], N = split[it][3];
+    snprintf(g_case, sizeof g_case, "bmm split %lldx%lldx%lldx%lld", (long long)B, (long long)M, (long long)K,
+             (long long)N);
+    pair q;
+    pair_init(&q);
+    both_t(&q, MK(PTE_FLOAT32, B, M, K));
+    both_t(&q, MK(PTE_FLOAT32, B, K, N));
+    both_out(&q, PTE_FLOAT32, (size_t)(B * M * N));
+    both_ret(&q);
+    run_pair("aten::bmm.out", &q.o, &q.p, &q.outs, true, 1e-4, 1e-5);
+    free_owned();
+  }
   /* linear has no portable kernel (exports decompose it): its reference is
    * the portable addmm (or mm) on the transposed weight */
   for (int it = 0; it < 30; it++) {
@@ -1065,8 +1083,8 @@ int main(void) {
     fprintf(stderr, "FAIL: kernel table %s, expected %s\n", pte_kernels_optimized_isa(), want);
     return 1;
   }
-  static const size_t threads[2] = {1, 3};
-  for (int t = 0; t < 2; t++) {
+  static const size_t threads[3] = {1, 2, 3};
+  for (int t = 0; t < 3; t++) {
     if (pte_threadpool_set_threads(threads[t])) {
       fprintf(stderr, "set_threads: %s\n", pte_last_error());
       return 1;

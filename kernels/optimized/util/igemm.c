@@ -58,7 +58,9 @@ static void igemm_chunk(void *ctx, size_t c0, size_t c1) {
   for (size_t c = c0; c < c1; c++) {
     float *panel = g->pack_b ? g->panels + c * (o_igemm_panel_bytes(g->K) / sizeof(float)) : NULL;
     int64_t packed = -1;
-    int64_t it0 = (int64_t)c * jb->items / jb->chunks, it1 = ((int64_t)c + 1) * jb->items / jb->chunks;
+    const int64_t last = jb->row_tiles ? NR : g->Q - (jb->npanels - 1) * NR;
+    const int64_t it0 = k_chunk_first((int64_t)c, jb->chunks, jb->items, jb->mgroups, NR, last),
+                  it1 = k_chunk_first((int64_t)c + 1, jb->chunks, jb->items, jb->mgroups, NR, last);
     for (int64_t it = it0; it < it1; it++) {
       int64_t jp = it / jb->mgroups, mg = it % jb->mgroups;
       int64_t j0 = jp * NR, nr = min64(NR, g->Q - j0);
