@@ -416,10 +416,14 @@ void k_sgemm(const k_sgemm_desc *g) {
   int64_t sc1 = g->sc1 ? g->sc1 : 1;
   gemm_arch ar = arch();
   double flops = (double)g->M * (double)g->N * (double)g->K;
+  /* B packed at load: the blocked product reads its panels whatever the
+   * shape, so the dense B need not stay resident (nor be read at all). */
+  const bool pre = g->b_packed && !g->pack_b && g->K > 0 && g->scratch &&
+                   g->scratch_bytes >= k_sgemm_scratch_min(g->M, g->N, g->K);
   /* Small products (a tiny layer, one head of attention): packing A and B
    * and the edge tiles cost more than the products, so they run straight
    * from the operands. */
-  if (g->K > 0 && g->sb1 == 1 && sc1 == 1 && !g->pack_b) {
+  if (!pre && g->K > 0 && g->sb1 == 1 && sc1 == 1 && !g->pack_b) {
     k_isa isa = k_isa_get();
     if (isa == K_ISA_AVX512 && flops <= DIRECT_MAX_FLOPS_AVX512) {
       k_sgemm_direct_avx512(g);
@@ -434,7 +438,7 @@ void k_sgemm(const k_sgemm_desc *g) {
       return;
     }
   }
-  if (g->K > 0 && g->sb0 == 1 && g->sa1 == 1 && !g->pack_b && g->M <= DOTS_MAX_M) {
+  if (!pre && g->K > 0 && g->sb0 == 1 && g->sa1 == 1 && !g->pack_b && g->M <= DOTS_MAX_M) {
     k_isa isa = k_isa_get();
     dots_job dj = {g, isa == K_ISA_AVX512 ? k_dot_tile_avx512 : k_dot_tile_avx2, isa == K_ISA_AVX512 ? 4 : 2};
     if (isa == K_ISA_NEON) dj.tile = k_dot_tile_neon, dj.mr = 4;
@@ -445,7 +449,7 @@ void k_sgemm(const k_sgemm_desc *g) {
       return;
     }
   }
-  if (g->M <= 2 && g->K > 0 && g->sb1 == 1 && sc1 == 1 && !g->pack_b && !g->accumulate) {
+  if (!pre && g->M <= 2 && g->K > 0 && g->sb1 == 1 && sc1 == 1 && !g->pack_b && !g->accumulate) {
     rows_job rj = {g, ar.axpy, 256};
     size_t blocks = (size_t)((g->N + rj.block - 1) / rj.block);
     if (g->parallel) k_parallel_for(blocks, flops, small_m_cols, &rj);

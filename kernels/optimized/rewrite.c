@@ -1,11 +1,16 @@
 /* Load-time rewrites this library registers with the runtime (see
  * pte_rewrite_rule): a batch norm folded into the convolution before it, a
- * zero pad into the convolution after it. They pay with these kernels (one
- * pass over the activation instead of two), so they run only while the
- * library is enabled. Indices of instructions are 0-based throughout. */
+ * zero pad into the convolution after it, and the constant weight of a
+ * product (addmm, linear, mm) packed once for its GEMM (util/packed.h; the
+ * rules live in the op files). They pay with these kernels (one pass over
+ * the activation instead of two, no packing per call), so they run only
+ * while the library is enabled. Indices of instructions are 0-based
+ * throughout. */
 #include <math.h>
 #include <pterun/kernels_optimized.h>
 #include <string.h>
+
+#include "util/packed.h"
 
 /* Whether v is referred to by instruction j alone and is no method input or
  * output (an intermediate the pair owns). */
@@ -241,11 +246,16 @@ static const pte_rewrite_rule g_rules[] = {
                           pad_conv),
     PTE_REWRITE_RULE_INIT("aten::convolution.out", "aten::_native_batch_norm_legit_no_training.out",
                           "kernels_optimized", conv_bn),
+    /* single instructions after the pairs: a pair may change the weight */
+    PTE_REWRITE_RULE_INIT("aten::addmm.out", NULL, "kernels_optimized", o_addmm_prepare),
+    PTE_REWRITE_RULE_INIT("aten::linear.out", NULL, "kernels_optimized", o_linear_prepare),
+    PTE_REWRITE_RULE_INIT("aten::mm.out", NULL, "kernels_optimized", o_mm_prepare),
 };
 
 pte_status pte_opt_register_rewrites(void); /* register.c registers the library with it */
 pte_status pte_opt_register_rewrites(void) {
   for (size_t r = 0; r < sizeof g_rules / sizeof *g_rules; r++) {
+    if (!g_rules[r].apply) continue; /* its op file is not in this (selective) build */
     pte_status st = pte_register_rewrite(&g_rules[r]);
     if (st) return st;
   }
