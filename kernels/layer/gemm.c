@@ -264,8 +264,17 @@ static void gemm_chunk(void *ctx, size_t c0, size_t c1) {
         bpan = slot + (jp - pk0) * jb->kc * NR;
       }
       int64_t p0 = mg * jb->mpanels / jb->mgroups, p1 = (mg + 1) * jb->mpanels / jb->mgroups;
+      /* A pre-packed panel comes from memory, not from the packing that
+       * just wrote it: the next one is prefetched a slice per row tile. */
+      const char *next =
+          jb->bpre && jp + 1 < jb->npanels ? (const char *)(bpan + panel_floats(jb->kc, NR)) : NULL;
+      const int64_t lines = next ? panel_floats(jb->kc, NR) * (int64_t)sizeof(float) / 64 : 0;
       for (int64_t p = p0; p < p1; p++) {
         int64_t i0 = p * MR;
+        if (next) {
+          const int64_t l0 = (p - p0) * lines / (p1 - p0), l1 = (p - p0 + 1) * lines / (p1 - p0);
+          for (int64_t l = l0; l < l1; l++) __builtin_prefetch(next + l * 64, 0, 2);
+        }
         tile(jb, jb->apack + p * MR * jb->kc, bpan, jb->m0 + i0, min64(MR, jb->mc - i0), j0, nr);
       }
     }

@@ -5,8 +5,9 @@ bool o_packable(const pte_rewrite *rw, int32_t i, const pte_value *v, int32_t di
   if (v->tag != PTE_TAG_TENSOR || !pte_rewrite_constant(rw, v)) return false;
   const pte_tensor *t = v->u.tensor;
   const pte_rewrite_use u = pte_rewrite_value_use(rw, v);
-  return !u.io && !u.opaque && u.first == i && u.last == i && t->dtype == PTE_FLOAT32 && t->dim == dim &&
-         t->data;
+  /* a folded constant is referred to by the instruction that wrote it too */
+  return !u.io && !u.opaque && (u.first == i || u.first == u.writer) && u.last == i &&
+         t->dtype == PTE_FLOAT32 && t->dim == dim && t->data;
 }
 
 const o_packed_b *o_pack_b(pte_rewrite *rw, int32_t i, const pte_value *b, int64_t K, int64_t N, int64_t sb0,
