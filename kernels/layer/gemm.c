@@ -185,7 +185,11 @@ static void run_ukr(const gemm_job *jb, const float *ap, int64_t i0, int64_t mr,
                     int64_t ldc, const k_tile_epi *e) {
   if (jb->a_in_place) {
     const k_sgemm_desc *g = jb->g;
-    k_ukr_avx512_8x32_a(jb->kc, g->a + i0 * g->sa0 + jb->k0, g->sa0, mr, bp, c, ldc, e);
+    /* one or two rows over B packed at load: the tile's other rows would
+     * be copies (a decode step) */
+    if (mr <= 2 && jb->bpre)
+      k_ukr_avx512_rows_a(jb->kc, g->a + i0 * g->sa0 + jb->k0, g->sa0, mr, bp, c, ldc, e);
+    else k_ukr_avx512_8x32_a(jb->kc, g->a + i0 * g->sa0 + jb->k0, g->sa0, mr, bp, c, ldc, e);
   } else {
     jb->ar.ukr(jb->kc, ap, bp, c, ldc, e);
   }
