@@ -242,6 +242,33 @@ TEST(constant_weights_packed) {
   CHECK_OK(pte_threadpool_set_threads(1));
 }
 
+/* relu or ReLU6's hardtanh after a product whose weight is packed runs in
+ * its epilogue (the activation skipped), matching the portable kernels at
+ * 1 and 3 threads; an activation whose input is read again stays (the
+ * weight is packed all the same). */
+TEST(activation_fused_into_packed_product) {
+  static const char *const cases[] = {"pack_relu", "pack_relu6", "pack_kept_relu", "pack_relu_again"};
+  static const char *const act[] = {"relu", "hardtanh", "relu", "relu"};
+  static const int32_t want[] = {1, 1, 1, 0};
+  for (int c = 0; c < 4; c++)
+    for (size_t t = 1; t <= 3; t += 2) {
+      float a[CAP], b[CAP], d[CAP], worst;
+      CHECK_OK(pte_threadpool_set_threads(t));
+      int32_t k = run_what(cases[c], 0, a, act[c]);
+      CHECK(k == want[c] && g_prepared == 1, "%s: %d activations fused, %d prepared", cases[c], (int)k,
+            (int)g_prepared);
+      CHECK(run_what(cases[c], PTE_LOAD_NO_FUSE, b, act[c]) == 0 && g_prepared == 0, "%s: NO_FUSE", cases[c]);
+      CHECK_OK(pte_kernel_library_set_enabled("kernels_optimized", false));
+      k = run_what(cases[c], 0, d, act[c]);
+      CHECK_OK(pte_kernel_library_set_enabled("kernels_optimized", true));
+      CHECK(k == 0 && g_prepared == 0, "%s: kernels_optimized disabled: %d fused", cases[c], (int)k);
+      CHECK(close_to(a, d, &worst), "%s (%zu threads): fused and portable differ by %g", cases[c], t,
+            (double)worst);
+      CHECK(close_to(b, d, &worst), "%s: written and portable differ by %g", cases[c], (double)worst);
+    }
+  CHECK_OK(pte_threadpool_set_threads(1));
+}
+
 /* The API under the rules: a zero-initialised rule is refused as another
  * ABI's; a single-instruction rule of the test's own gives add.out a
  * kernel with state, which the kernel sees through pte_kernel_state and
@@ -282,4 +309,4 @@ TEST_MAIN(T(register_portable), T(no_rules_without_optimized), T(rule_registry),
           T(disabled_library_rewrites_nothing), T(chain_folds_and_matches),
           T(mapped_program_folds_and_matches), T(between_folds_and_matches), T(second_reader_stays),
           T(input_statistics_stay), T(pad_into_convolution), T(constant_weights_packed),
-          T(single_instruction_rule_api))
+          T(activation_fused_into_packed_product), T(single_instruction_rule_api))

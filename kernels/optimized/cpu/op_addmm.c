@@ -48,7 +48,7 @@ static pte_status addmm_run(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs
   k_sgemm_desc g;
   K_CHECK(o_mm_desc(ctx, a, b, out, &g));
   if (pre && !o_packed_fits(pre, K, N)) return K_FAIL("mat2 is not the one packed at load");
-  if (pre) g.b_packed = pre->panels;
+  o_packed_desc(pre, &g);
   g.alpha = (float)alpha;
   g.beta = (float)beta;
   const float *s = self->data;
@@ -79,14 +79,17 @@ static pte_status addmm_packed(pte_kernel_ctx *ctx, pte_value **args, int32_t na
 /* A constant mat2 (every exported nn.Linear's transposed weight, folded at
  * load) that only this instruction reads is packed once for the GEMM's
  * microkernel: the packing of B per call was 14% of a ViT. */
-bool o_addmm_prepare(pte_rewrite *rw, int32_t i) {
+bool o_addmm_prepare_act(pte_rewrite *rw, int32_t i, const o_act *act) {
   static const pte_kernel packed = {"aten::addmm.out", addmm_packed, addmm_accepts, addmm_scratch};
   int32_t n;
   pte_value **args = pte_rewrite_args(rw, i, &n);
   if (!args || !addmm_accepts(args, n) || !o_packable(rw, i, args[2], 2)) return false;
   const pte_tensor *b = args[2]->u.tensor;
-  const o_packed_b *st = o_pack_b(rw, i, args[2], b->sizes[0], b->sizes[1], b->strides[0], b->strides[1]);
+  const o_packed_b *st =
+      o_pack_b(rw, i, args[2], b->sizes[0], b->sizes[1], b->strides[0], b->strides[1], act);
   return st && pte_rewrite_set_kernel(rw, i, &packed, st);
 }
+
+bool o_addmm_prepare(pte_rewrite *rw, int32_t i) { return o_addmm_prepare_act(rw, i, NULL); }
 
 PTE_OPT_KERNEL(addmm_out, "aten::addmm.out", addmm_accepts, addmm_scratch)

@@ -67,8 +67,8 @@ static pte_status linear_run(pte_kernel_ctx *ctx, pte_value **args, int32_t narg
                     .col_bias = bias ? (const float *)bias->data : NULL,
                     .scratch = scratch,
                     .scratch_bytes = bytes,
-                    .parallel = true,
-                    .b_packed = pre ? pre->panels : NULL};
+                    .parallel = true};
+  o_packed_desc(pre, &g);
   k_sgemm(&g);
   return PTE_OK;
 }
@@ -83,15 +83,17 @@ static pte_status linear_packed(pte_kernel_ctx *ctx, pte_value **args, int32_t n
 
 /* A constant weight [N, K] only this instruction reads is packed once, as
  * B = weight^T (see o_addmm_prepare); its file pages are given back. */
-bool o_linear_prepare(pte_rewrite *rw, int32_t i) {
+bool o_linear_prepare_act(pte_rewrite *rw, int32_t i, const o_act *act) {
   static const pte_kernel packed = {"aten::linear.out", linear_packed, linear_accepts, linear_scratch};
   int32_t n;
   pte_value **args = pte_rewrite_args(rw, i, &n);
   if (!args || !linear_accepts(args, n) || !o_packable(rw, i, args[1], 2)) return false;
   const pte_tensor *w = args[1]->u.tensor;
   if (!pte_tensor_is_contiguous(w)) return false;
-  const o_packed_b *st = o_pack_b(rw, i, args[1], w->sizes[1], w->sizes[0], 1, w->sizes[1]);
+  const o_packed_b *st = o_pack_b(rw, i, args[1], w->sizes[1], w->sizes[0], 1, w->sizes[1], act);
   return st && pte_rewrite_set_kernel(rw, i, &packed, st);
 }
+
+bool o_linear_prepare(pte_rewrite *rw, int32_t i) { return o_linear_prepare_act(rw, i, NULL); }
 
 PTE_OPT_KERNEL(linear_out, "aten::linear.out", linear_accepts, linear_scratch)

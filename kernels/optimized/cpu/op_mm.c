@@ -29,7 +29,7 @@ static pte_status mm_run(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs, c
   K_CHECK(o_mm_desc(ctx, a, b, out, &g));
   if (pre && !o_packed_fits(pre, b->sizes[0], b->sizes[1]))
     return K_FAIL("mat2 is not the one packed at load");
-  if (pre) g.b_packed = pre->panels;
+  o_packed_desc(pre, &g);
   k_sgemm(&g);
   return PTE_OK;
 }
@@ -44,14 +44,17 @@ static pte_status mm_packed(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs
 
 /* A constant mat2 only this instruction reads is packed once (see
  * o_addmm_prepare). */
-bool o_mm_prepare(pte_rewrite *rw, int32_t i) {
+bool o_mm_prepare_act(pte_rewrite *rw, int32_t i, const o_act *act) {
   static const pte_kernel packed = {"aten::mm.out", mm_packed, mm_accepts, mm_scratch};
   int32_t n;
   pte_value **args = pte_rewrite_args(rw, i, &n);
   if (!args || !mm_accepts(args, n) || !o_packable(rw, i, args[1], 2)) return false;
   const pte_tensor *b = args[1]->u.tensor;
-  const o_packed_b *st = o_pack_b(rw, i, args[1], b->sizes[0], b->sizes[1], b->strides[0], b->strides[1]);
+  const o_packed_b *st =
+      o_pack_b(rw, i, args[1], b->sizes[0], b->sizes[1], b->strides[0], b->strides[1], act);
   return st && pte_rewrite_set_kernel(rw, i, &packed, st);
 }
+
+bool o_mm_prepare(pte_rewrite *rw, int32_t i) { return o_mm_prepare_act(rw, i, NULL); }
 
 PTE_OPT_KERNEL(mm_out, "aten::mm.out", mm_accepts, mm_scratch)

@@ -11,7 +11,7 @@ bool o_packable(const pte_rewrite *rw, int32_t i, const pte_value *v, int32_t di
 }
 
 const o_packed_b *o_pack_b(pte_rewrite *rw, int32_t i, const pte_value *b, int64_t K, int64_t N, int64_t sb0,
-                           int64_t sb1) {
+                           int64_t sb1, const o_act *act) {
   (void)i;
   const pte_tensor *t = b->u.tensor;
   /* far beyond any layer; keeps the sizes below from overflowing */
@@ -27,6 +27,8 @@ const o_packed_b *o_pack_b(pte_rewrite *rw, int32_t i, const pte_value *b, int64
   if (!st || !panels) return NULL;
   k_sgemm_pack_b((const float *)t->data, sb0, sb1, N, K, panels);
   st->K = K, st->N = N, st->panels = panels;
+  st->clamp = act != NULL;
+  st->lo = act ? act->lo : 0.0f, st->hi = act ? act->hi : 0.0f;
   /* the instruction reads the packed copy from now on */
   pte_rewrite_release(rw, t->data, pte_tensor_nbytes(t));
   return st;

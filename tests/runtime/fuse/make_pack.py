@@ -51,10 +51,25 @@ class Kept(torch.nn.Module):  # aten::linear.out kept (not decomposed): packed
         return self.l(x)
 
 
+class Act(torch.nn.Module):  # Linear then relu / ReLU6 (hardtanh): fused into the product
+    def __init__(self, act, again=False, keepx=False):
+        super().__init__()
+        self.l, self.act, self.again, self.keepx = torch.nn.Linear(40, 56), act, again, keepx
+
+    def forward(self, x):
+        y = self.l(x)
+        z = self.act(y) + (y if self.again else 0)  # read again: the activation stays
+        # x read later: the planner cannot give the activation's output x's bytes
+        return z + x[:, :1] if self.keepx else z
+
+
 x = torch.randn(5, 40)
 CASES = {"pack_linear": (Lin(), (x,), None), "pack_mm": (Mm(), (x,), None),
          "pack_inputs": (Inputs(), (x, torch.randn(40, 56)), None), "pack_shared": (Shared(), (x,), None),
-         "pack_kept": (Kept(), (torch.randn(2, 5, 40),), [torch.ops.aten.linear.default])}
+         "pack_kept": (Kept(), (torch.randn(2, 5, 40),), [torch.ops.aten.linear.default]),
+         "pack_relu": (Act(torch.nn.ReLU()), (x,), None), "pack_relu6": (Act(torch.nn.ReLU6()), (x * 4,), None),
+         "pack_relu_again": (Act(torch.nn.ReLU(), True), (x,), None),
+         "pack_kept_relu": (Act(torch.nn.ReLU(), keepx=True), (x,), [torch.ops.aten.linear.default])}
 
 for name, (mod, args, keep) in CASES.items():
     ep = torch.export.export(mod.eval(), args)
