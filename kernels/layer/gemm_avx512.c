@@ -22,12 +22,13 @@ void k_ukr_avx512_8x32(int64_t kc, const float *a, const float *b, float *c, int
   u512_store(acc, U512_MR, c, ldc, e);
 }
 void k_ukr_avx512_8x32_a(int64_t kc, const float *a, int64_t lda, int64_t mr, const float *b, float *c,
-                         int64_t ldc, const k_tile_epi *e) {
+                         int64_t ldc, const k_tile_epi *e, const char *pf, int64_t npf) {
   const float *ar[U512_MR];
   for (int i = 0; i < U512_MR; i++) ar[i] = a + (i < mr ? i : mr - 1) * lda;
   __m512 acc[U512_MR][2];
   u512_zero(acc);
   for (int64_t k = 0; k < kc; k++) {
+    if (k < npf) _mm_prefetch(pf + k * 64, _MM_HINT_T1);
     const __m512 b0 = _mm512_load_ps(b), b1 = _mm512_load_ps(b + 16);
 #pragma GCC unroll 8
     for (int i = 0; i < U512_MR; i++) u512_fma_row(acc[i], ar[i][k], b0, b1);
@@ -193,8 +194,8 @@ void k_ukr_avx512_8x32(int64_t kc, const float *a, const float *b, float *c, int
   (void)kc, (void)a, (void)b, (void)c, (void)ldc, (void)e;
 }
 void k_ukr_avx512_8x32_a(int64_t kc, const float *a, int64_t lda, int64_t mr, const float *b, float *c,
-                         int64_t ldc, const k_tile_epi *e) {
-  (void)kc, (void)a, (void)lda, (void)mr, (void)b, (void)c, (void)ldc, (void)e;
+                         int64_t ldc, const k_tile_epi *e, const char *pf, int64_t npf) {
+  (void)kc, (void)a, (void)lda, (void)mr, (void)b, (void)c, (void)ldc, (void)e, (void)pf, (void)npf;
 }
 void k_ukr_avx512_rows_a(int64_t kc, const float *a, int64_t lda, int64_t mr, const float *b, float *c,
                          int64_t ldc, const k_tile_epi *e) {
