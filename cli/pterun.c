@@ -586,6 +586,8 @@ static int cmd_run(const options *o) {
     }
     printf("\n");
   }
+  if (o->profile && pte_method_num_prepared(m)) /* e.g. constant weights packed once */
+    printf("prepared at load: %d instruction(s)\n", (int)pte_method_num_prepared(m));
   int32_t nin = pte_method_num_inputs(m);
   if (o->ninputs && o->ninputs != nin) {
     fprintf(stderr, "pterun: method '%s' takes %d inputs, %d were given\n", method, (int)nin, o->ninputs);

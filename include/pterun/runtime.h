@@ -51,7 +51,7 @@ PTE_API const char *pte_version(void);
  * moves, so it can be read before the rest is trusted; PTE_ABI_VERSION goes up
  * whenever one of these structs changes. NULL options mean the defaults.
  * Zero-initialised structs (abi 0) are refused: start from the macros. */
-#define PTE_ABI_VERSION 1u
+#define PTE_ABI_VERSION 2u /* 2: single-instruction rewrite rules, kernel state */
 
 /* ------------------------------------------------------------------------ */
 /* Status codes                                                             */
@@ -414,6 +414,10 @@ PTE_API const void *pte_registry_identity(void);
 PTE_API void *pte_kernel_scratch(pte_kernel_ctx *ctx, size_t *size);
 /* For kernels: the operator being executed. */
 PTE_API const char *pte_kernel_name(const pte_kernel_ctx *ctx);
+/* For kernels: the state a rewrite rule gave this instruction with its
+ * kernel (pte_rewrite_set_kernel, e.g. a weight packed at load); NULL for
+ * instructions no rule prepared. */
+PTE_API const void *pte_kernel_state(const pte_kernel_ctx *ctx);
 /* For kernels: report a failure; returns `status`. The message names the operator. */
 PTE_API pte_status pte_kernel_fail(pte_kernel_ctx *ctx, pte_status status, const char *fmt, ...)
     PTE_PRINTF(3, 4);
@@ -424,7 +428,9 @@ PTE_API pte_status pte_kernel_fail(pte_kernel_ctx *ctx, pte_status status, const
 
 /* A rule rewrites a pair of adjacent kernel instructions while a method
  * loads (after constant folding), e.g. a batch norm folded into the
- * convolution before it. The runtime knows no operator: a component
+ * convolution before it, or (second == NULL) one instruction, e.g. a
+ * product whose constant weight is packed once for a kernel of the rule's
+ * own (pte_rewrite_set_kernel). The runtime knows no operator: a component
  * registers its rules (kernels_optimized does, for its kernels), the method
  * calls a rule's apply where the pair's operator names match, and the rule
  * sees and changes the method only through the pte_rewrite_* functions. No
@@ -434,10 +440,10 @@ typedef struct pte_rewrite pte_rewrite; /* the method being loaded */
 
 typedef struct pte_rewrite_rule {
   uint32_t abi;               /* PTE_ABI_VERSION (PTE_REWRITE_RULE_INIT) */
-  const char *first, *second; /* operator names of instructions i and i + 1 */
+  const char *first, *second; /* operator names of instructions i and i + 1 (NULL: i alone) */
   const char *library;        /* the kernel library the rule belongs to (skipped while it is disabled) */
-  /* Rewrite instructions i and i + 1, or leave them untouched and return
-   * false. Never an error: a rule that cannot rewrite declines. */
+  /* Rewrite instructions i and i + 1 (i alone), or leave them untouched and
+   * return false. Never an error: a rule that cannot rewrite declines. */
   bool (*apply)(pte_rewrite *rw, int32_t i);
 } pte_rewrite_rule;
 
@@ -446,7 +452,8 @@ typedef struct pte_rewrite_rule {
 #define PTE_MAX_REWRITE_RULES 32
 
 /* Register a rule; the same struct again is a no-op. `rule` must stay valid
- * while registered. Thread-safe. */
+ * while registered. Thread-safe. At each kernel instruction, in order, the
+ * rules are tried in registration order and the first that applies wins. */
 PTE_API pte_status pte_register_rewrite(const pte_rewrite_rule *rule);
 PTE_API int32_t pte_rewrite_rule_count(void);
 
@@ -479,6 +486,13 @@ PTE_API pte_value *pte_rewrite_new_constant(pte_rewrite *rw, const pte_tensor *l
 /* Choose instruction i's kernel again for its current arguments (and reserve
  * the scratch it asks for). False, the instruction unchanged, if none fits. */
 PTE_API bool pte_rewrite_resolve(pte_rewrite *rw, int32_t i);
+/* Instruction i runs `kernel` (its fn; the scratch its scratch_size asks
+ * for the current arguments is reserved) with `state` from now on
+ * (pte_kernel_state; method memory or static, read-only at execute).
+ * `kernel` need not be registered: a library's own variant of the operator.
+ * Counted in pte_method_num_prepared. False, the instruction unchanged, if
+ * the scratch cannot be had. */
+PTE_API bool pte_rewrite_set_kernel(pte_rewrite *rw, int32_t i, const pte_kernel *kernel, const void *state);
 /* Instruction i no longer runs (counted in pte_method_num_folded). */
 PTE_API void pte_rewrite_skip(pte_rewrite *rw, int32_t i);
 /* The rule will not read these constant bytes again (it made its own copy):
@@ -684,6 +698,9 @@ PTE_API size_t pte_method_memory_used(const pte_method *method);
  * input or output, is folded; random operators never are. A malloc-free
  * allocator folds while it has room. Off with PTE_LOAD_NO_FOLD. */
 PTE_API int32_t pte_method_num_folded(const pte_method *method);
+/* Instructions a load-time rule gave a kernel of its own with state
+ * (pte_rewrite_set_kernel: e.g. a product's constant weight packed once). */
+PTE_API int32_t pte_method_num_prepared(const pte_method *method);
 /* The operator name of `instruction` if it was folded, else NULL. */
 PTE_API const char *pte_method_instruction_folded(const pte_method *method, int32_t instruction);
 

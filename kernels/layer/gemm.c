@@ -183,17 +183,23 @@ typedef struct gemm_job {
 
 /* The microkernel on row panel ap: packed, or A's own rows from i0, k0. */
 static void run_ukr(const gemm_job *jb, const float *ap, int64_t i0, int64_t mr, const float *bp, float *c,
-                    int64_t ldc, const k_tile_epi *e) {
+                    int64_t ldc, const k_tile_epi *e, const char *pf, int64_t npf) {
   if (jb->a_in_place) {
     const k_sgemm_desc *g = jb->g;
-    k_ukr_avx512_8x32_a(jb->kc, g->a + i0 * g->sa0 + jb->k0, g->sa0, mr, bp, c, ldc, e);
+    /* one or two rows over B packed at load: the tile's other rows would
+     * be copies (a decode step) */
+    if (mr <= 2 && jb->bpre)
+      k_ukr_avx512_rows_a(jb->kc, g->a + i0 * g->sa0 + jb->k0, g->sa0, mr, bp, c, ldc, e);
+    else k_ukr_avx512_8x32_a(jb->kc, g->a + i0 * g->sa0 + jb->k0, g->sa0, mr, bp, c, ldc, e, pf, npf);
   } else {
+    for (int64_t l = 0; l < npf; l++) __builtin_prefetch(pf + l * 64, 0, 2);
     jb->ar.ukr(jb->kc, ap, bp, c, ldc, e);
   }
 }
 
+/* pf, npf: cache lines of the next pre-packed panel to prefetch meanwhile */
 static void tile(const gemm_job *jb, const float *ap, const float *bp, int64_t i0, int64_t mr, int64_t j0,
-                 int64_t nr) {
+                 int64_t nr, const char *pf, int64_t npf) {
   const k_sgemm_desc *g = jb->g;
   const int64_t MR = jb->ar.MR, NR = jb->ar.NR;
   bool acc = g->accumulate || !jb->first;
@@ -205,7 +211,7 @@ static void tile(const gemm_job *jb, const float *ap, const float *bp, int64_t i
   float *c = g->c + i0 * g->sc0 + j0 * jb->sc1;
   if (jb->direct && mr == MR && nr == NR) {
     k_tile_epi e = {g->alpha, beta, rb, cb, acc};
-    run_ukr(jb, ap, i0, mr, bp, c, g->sc0, &e);
+    run_ukr(jb, ap, i0, mr, bp, c, g->sc0, &e, pf, npf);
     if (clamp)
       for (int64_t i = 0; i < mr; i++)
         for (int64_t j = 0; j < nr; j++) c[i * g->sc0 + j] = clampf(c[i * g->sc0 + j], g->lo, g->hi);
@@ -213,7 +219,7 @@ static void tile(const gemm_job *jb, const float *ap, const float *bp, int64_t i
   }
   float tmp[MR_MAX * NR_MAX] __attribute__((aligned(64)));
   k_tile_epi e = {1.0f, 0.0f, NULL, NULL, false};
-  run_ukr(jb, ap, i0, mr, bp, tmp, NR, &e);
+  run_ukr(jb, ap, i0, mr, bp, tmp, NR, &e, pf, npf);
   for (int64_t i = 0; i < mr; i++)
     for (int64_t j = 0; j < nr; j++) {
       float v = g->alpha * tmp[i * NR + j];
@@ -267,9 +273,17 @@ static void gemm_chunk(void *ctx, size_t c0, size_t c1) {
         bpan = slot + (jp - pk0) * jb->kc * NR;
       }
       int64_t p0 = mg * jb->mpanels / jb->mgroups, p1 = (mg + 1) * jb->mpanels / jb->mgroups;
+      /* A pre-packed panel comes from memory, not from the packing that
+       * just wrote it: the next one is prefetched a slice per row tile. */
+      const char *next =
+          jb->bpre && jp + 1 < jb->npanels ? (const char *)(bpan + panel_floats(jb->kc, NR)) : NULL;
+      const int64_t lines = next ? panel_floats(jb->kc, NR) * (int64_t)sizeof(float) / 64 : 0;
+      const int64_t per = p1 > p0 ? (lines + (p1 - p0) - 1) / (p1 - p0) : 0;
       for (int64_t p = p0; p < p1; p++) {
         int64_t i0 = p * MR;
-        tile(jb, jb->apack + p * MR * jb->kc, bpan, jb->m0 + i0, min64(MR, jb->mc - i0), j0, nr);
+        const int64_t l0 = (p - p0) * per, npf = min64(per, lines - l0);
+        tile(jb, jb->apack + p * MR * jb->kc, bpan, jb->m0 + i0, min64(MR, jb->mc - i0), j0, nr,
+             next ? next + l0 * 64 : NULL, npf > 0 ? npf : 0);
       }
     }
   }
@@ -469,10 +483,14 @@ void k_sgemm(const k_sgemm_desc *g) {
   int64_t sc1 = g->sc1 ? g->sc1 : 1;
   gemm_arch ar = arch();
   double flops = (double)g->M * (double)g->N * (double)g->K;
+  /* B packed at load: the blocked product reads its panels whatever the
+   * shape, so the dense B need not stay resident (nor be read at all). */
+  const bool pre = g->b_packed && !g->pack_b && g->K > 0 && g->scratch &&
+                   g->scratch_bytes >= k_sgemm_scratch_min(g->M, g->N, g->K);
   /* Small products (a tiny layer, one head of attention): packing A and B
    * and the edge tiles cost more than the products, so they run straight
    * from the operands. */
-  if (g->K > 0 && g->sb1 == 1 && sc1 == 1 && !g->pack_b) {
+  if (!pre && g->K > 0 && g->sb1 == 1 && sc1 == 1 && !g->pack_b) {
     k_isa isa = k_isa_get();
     if (isa == K_ISA_AVX512 && flops <= DIRECT_MAX_FLOPS_AVX512) {
       k_sgemm_direct_avx512(g);
@@ -487,7 +505,7 @@ void k_sgemm(const k_sgemm_desc *g) {
       return;
     }
   }
-  if (g->K > 0 && g->sb0 == 1 && g->sa1 == 1 && !g->pack_b && g->M <= DOTS_MAX_M) {
+  if (!pre && g->K > 0 && g->sb0 == 1 && g->sa1 == 1 && !g->pack_b && g->M <= DOTS_MAX_M) {
     k_isa isa = k_isa_get();
     dots_job dj = {g, isa == K_ISA_AVX512 ? k_dot_tile_avx512 : k_dot_tile_avx2, isa == K_ISA_AVX512 ? 4 : 2};
     if (isa == K_ISA_NEON) dj.tile = k_dot_tile_neon, dj.mr = 4;
@@ -498,7 +516,7 @@ void k_sgemm(const k_sgemm_desc *g) {
       return;
     }
   }
-  if (g->M <= 2 && g->K > 0 && g->sb1 == 1 && sc1 == 1 && !g->pack_b && !g->accumulate) {
+  if (!pre && g->M <= 2 && g->K > 0 && g->sb1 == 1 && sc1 == 1 && !g->pack_b && !g->accumulate) {
     rows_job rj = {g, ar.axpy, 256};
     size_t blocks = (size_t)((g->N + rj.block - 1) / rj.block);
     if (g->parallel) k_parallel_for(blocks, flops, small_m_cols, &rj);
@@ -541,10 +559,24 @@ void k_sgemm_pack_b(const float *b, int64_t sb0, int64_t sb1, int64_t N, int64_t
   memset(&g, 0, sizeof g);
   g.b = b, g.sb0 = sb0, g.sb1 = sb1;
   for (int64_t k0 = 0; k0 < K; k0 += KC) {
-    const int64_t kc = min64(KC, K - k0);
+    const int64_t kc = min64(KC, K - k0), pf = panel_floats(kc, NR);
+    float *blk = dst + k0 * npanels * NR;
+    if (sb1 == 1) {
+      /* row by row across all panels: a panel alone would read NR floats
+       * of each row, rows a whole weight row apart (the load-time cost) */
+      for (int64_t k = 0; k < kc; k++) {
+        const float *row = b + (k0 + k) * sb0;
+        for (int64_t jp = 0; jp < npanels; jp++) {
+          const int64_t nr = min64(NR, N - jp * NR);
+          float *d = blk + jp * pf + k * NR;
+          memcpy(d, row + jp * NR, (size_t)nr * sizeof(float));
+          for (int64_t j = nr; j < NR; j++) d[j] = 0.0f;
+        }
+      }
+      continue;
+    }
     for (int64_t jp = 0; jp < npanels; jp++)
-      pack_b_dense(&g, k0, kc, jp * NR, min64(NR, N - jp * NR), NR,
-                   dst + k0 * npanels * NR + jp * panel_floats(kc, NR));
+      pack_b_dense(&g, k0, kc, jp * NR, min64(NR, N - jp * NR), NR, blk + jp * pf);
   }
 }
 

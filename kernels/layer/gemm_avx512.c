@@ -22,18 +22,48 @@ void k_ukr_avx512_8x32(int64_t kc, const float *a, const float *b, float *c, int
   u512_store(acc, U512_MR, c, ldc, e);
 }
 void k_ukr_avx512_8x32_a(int64_t kc, const float *a, int64_t lda, int64_t mr, const float *b, float *c,
-                         int64_t ldc, const k_tile_epi *e) {
+                         int64_t ldc, const k_tile_epi *e, const char *pf, int64_t npf) {
   const float *ar[U512_MR];
   for (int i = 0; i < U512_MR; i++) ar[i] = a + (i < mr ? i : mr - 1) * lda;
   __m512 acc[U512_MR][2];
   u512_zero(acc);
   for (int64_t k = 0; k < kc; k++) {
+    if (k < npf) _mm_prefetch(pf + k * 64, _MM_HINT_T1);
     const __m512 b0 = _mm512_load_ps(b), b1 = _mm512_load_ps(b + 16);
 #pragma GCC unroll 8
     for (int i = 0; i < U512_MR; i++) u512_fma_row(acc[i], ar[i][k], b0, b1);
     b += 32;
   }
   u512_store(acc, U512_MR, c, ldc, e);
+}
+void k_ukr_avx512_rows_a(int64_t kc, const float *a, int64_t lda, int64_t mr, const float *b, float *c,
+                         int64_t ldc, const k_tile_epi *e) {
+  for (int64_t i = 0; i < mr; i++) {
+    const float *ai = a + i * lda;
+    __m512 s[4][2];
+#pragma GCC unroll 4
+    for (int u = 0; u < 4; u++) s[u][0] = s[u][1] = _mm512_setzero_ps();
+    int64_t k = 0;
+    for (; k + 4 <= kc; k += 4) {
+      /* B streams from memory, panel after panel (contiguous): 4 KB ahead,
+       * past the page the hardware prefetcher stops at */
+      if (i == 0)
+        for (int l = 0; l < 8; l++) _mm_prefetch((const char *)(b + k * 32 + 1024) + l * 64, _MM_HINT_T0);
+#pragma GCC unroll 4
+      for (int u = 0; u < 4; u++)
+        u512_fma_row(s[u], ai[k + u], _mm512_load_ps(b + (k + u) * 32),
+                     _mm512_load_ps(b + (k + u) * 32 + 16));
+    }
+    for (; k < kc; k++)
+      u512_fma_row(s[0], ai[k], _mm512_load_ps(b + k * 32), _mm512_load_ps(b + k * 32 + 16));
+    __m512 acc[U512_MR][2];
+    u512_zero(acc);
+    acc[0][0] = _mm512_add_ps(_mm512_add_ps(s[0][0], s[1][0]), _mm512_add_ps(s[2][0], s[3][0]));
+    acc[0][1] = _mm512_add_ps(_mm512_add_ps(s[0][1], s[1][1]), _mm512_add_ps(s[2][1], s[3][1]));
+    k_tile_epi ei = *e;
+    if (ei.rb) ei.rb += i;
+    u512_store(acc, 1, c + i * ldc, ldc, &ei);
+  }
 }
 void k_axpy_avx512(float *y, const float *x, float a, int64_t n) {
   for (int64_t i = 0; i < n; i++) y[i] += a * x[i];
@@ -164,6 +194,10 @@ void k_ukr_avx512_8x32(int64_t kc, const float *a, const float *b, float *c, int
   (void)kc, (void)a, (void)b, (void)c, (void)ldc, (void)e;
 }
 void k_ukr_avx512_8x32_a(int64_t kc, const float *a, int64_t lda, int64_t mr, const float *b, float *c,
+                         int64_t ldc, const k_tile_epi *e, const char *pf, int64_t npf) {
+  (void)kc, (void)a, (void)lda, (void)mr, (void)b, (void)c, (void)ldc, (void)e, (void)pf, (void)npf;
+}
+void k_ukr_avx512_rows_a(int64_t kc, const float *a, int64_t lda, int64_t mr, const float *b, float *c,
                          int64_t ldc, const k_tile_epi *e) {
   (void)kc, (void)a, (void)lda, (void)mr, (void)b, (void)c, (void)ldc, (void)e;
 }

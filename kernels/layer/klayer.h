@@ -226,9 +226,9 @@ typedef struct k_sgemm_desc {
   size_t scratch_bytes;
   bool parallel; /* split over the pool when big enough */
   /* B packed once by k_sgemm_pack_b (a constant weight): the blocked
-   * product reads its panels in place instead of packing B per call. Used
-   * only with scratch of at least k_sgemm_scratch_min; b, sb0, sb1 must
-   * still describe B for the other paths (few rows, no scratch). */
+   * product reads its panels in place instead of packing B per call, at
+   * every shape (few rows too), and never reads b. Used only with scratch
+   * of at least k_sgemm_scratch_min; without it b, sb0, sb1 are read. */
   const float *b_packed;
 } k_sgemm_desc;
 

@@ -27,7 +27,14 @@ void k_ukr_avx512_8x32(int64_t kc, const float *a, const float *b, float *c, int
                        const k_tile_epi *e);
 /* The same tile with A read in place: rows a, a + lda, ... (rows from mr on
  * repeat row mr - 1, computed, never stored), each contiguous along k. */
+/* npf cache lines from pf (the next panel of a B packed at load, which
+ * comes from memory) are prefetched on the way, one per k step. */
 void k_ukr_avx512_8x32_a(int64_t kc, const float *a, int64_t lda, int64_t mr, const float *b, float *c,
+                         int64_t ldc, const k_tile_epi *e, const char *pf, int64_t npf);
+/* 1..mr rows of A in place over one packed B panel, row by row with the k
+ * loop split four ways (a decode step's one row: the 8-row tile would run
+ * two FMA chains, latency-bound, for 8 rows of which 7 are copies). */
+void k_ukr_avx512_rows_a(int64_t kc, const float *a, int64_t lda, int64_t mr, const float *b, float *c,
                          int64_t ldc, const k_tile_epi *e);
 void k_ukr_neon_8x12(int64_t kc, const float *a, const float *b, float *c, int64_t ldc, const k_tile_epi *e);
 void k_axpy_generic(float *y, const float *x, float a, int64_t n);

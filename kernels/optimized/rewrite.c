@@ -1,11 +1,16 @@
 /* Load-time rewrites this library registers with the runtime (see
  * pte_rewrite_rule): a batch norm folded into the convolution before it, a
- * zero pad into the convolution after it. They pay with these kernels (one
- * pass over the activation instead of two), so they run only while the
- * library is enabled. Indices of instructions are 0-based throughout. */
+ * zero pad into the convolution after it, and the constant weight of a
+ * product (addmm, linear, mm) packed once for its GEMM (util/packed.h; the
+ * rules live in the op files). They pay with these kernels (one pass over
+ * the activation instead of two, no packing per call), so they run only
+ * while the library is enabled. Indices of instructions are 0-based
+ * throughout. */
 #include <math.h>
 #include <pterun/kernels_optimized.h>
 #include <string.h>
+
+#include "util/packed.h"
 
 /* Whether v is referred to by instruction j alone and is no method input or
  * output (an intermediate the pair owns). */
@@ -236,16 +241,69 @@ static bool pad_conv(pte_rewrite *rw, int32_t i) {
   return true;
 }
 
+/* A product (addmm, linear, mm; instruction i) whose weight gets packed,
+ * followed by relu or hardtanh of its output, which nothing else reads: the
+ * clamp runs in the GEMM's epilogue, the product writes the activation's
+ * output (its bytes none of the product's inputs', nothing later viewing
+ * the product's own), and the activation is skipped. */
+static bool prod_act(pte_rewrite *rw, int32_t i, bool (*prepare)(pte_rewrite *, int32_t, const o_act *)) {
+  int32_t pn, an;
+  pte_value **pa = pte_rewrite_args(rw, i, &pn), **aa = pte_rewrite_args(rw, i + 1, &an);
+  if (!prepare || !pa || !aa || pn < 2 || (an != 3 && an != 5)) return false;
+  const pte_value *y = pa[pn - 1], *z = aa[an - 1];
+  if (y->tag != PTE_TAG_TENSOR || z->tag != PTE_TAG_TENSOR || aa[0] != y || aa[an - 2] != z) return false;
+  o_act act = {0.0f, INFINITY};
+  if (an == 5) { /* hardtanh(x, min, max, out) */
+    double lo, hi;
+    if (!pte_value_to_double(aa[1], &lo) || !pte_value_to_double(aa[2], &hi) || !(lo <= hi)) return false;
+    act.lo = (float)lo, act.hi = (float)hi;
+  }
+  const pte_rewrite_use uy = pte_rewrite_value_use(rw, y);
+  if (uy.io || uy.opaque || uy.first != i || uy.writer != i || uy.last != i + 1) return false;
+  const pte_tensor *yt = y->u.tensor, *zt = z->u.tensor;
+  if (zt->dtype != yt->dtype || zt->dim != yt->dim || zt->capacity < yt->capacity ||
+      (zt->flags & PTE_TENSOR_READONLY))
+    return false;
+  for (int32_t d = 0; d < yt->dim; d++)
+    if (zt->sizes[d] != yt->sizes[d] || zt->dim_order[d] != yt->dim_order[d]) return false;
+  for (int32_t k = 0; k < pn; k++)
+    if (pa[k] != y && pa[k]->tag == PTE_TAG_TENSOR && bytes_overlap(zt, pa[k]->u.tensor)) return false;
+  if (viewed_after(rw, i, y, yt) || !prepare(rw, i, &act)) return false;
+  for (int32_t k = 0; k < pn; k++)
+    if (pa[k] == y) pa[k] = (pte_value *)z;
+  pte_rewrite_skip(rw, i + 1);
+  return true;
+}
+
+static bool addmm_act(pte_rewrite *rw, int32_t i) { return prod_act(rw, i, o_addmm_prepare_act); }
+static bool linear_act(pte_rewrite *rw, int32_t i) { return prod_act(rw, i, o_linear_prepare_act); }
+static bool mm_act(pte_rewrite *rw, int32_t i) { return prod_act(rw, i, o_mm_prepare_act); }
+
 static const pte_rewrite_rule g_rules[] = {
     PTE_REWRITE_RULE_INIT("aten::constant_pad_nd.out", "aten::convolution.out", "kernels_optimized",
                           pad_conv),
     PTE_REWRITE_RULE_INIT("aten::convolution.out", "aten::_native_batch_norm_legit_no_training.out",
                           "kernels_optimized", conv_bn),
+    PTE_REWRITE_RULE_INIT("aten::addmm.out", "aten::relu.out", "kernels_optimized", addmm_act),
+    PTE_REWRITE_RULE_INIT("aten::addmm.out", "aten::hardtanh.out", "kernels_optimized", addmm_act),
+    PTE_REWRITE_RULE_INIT("aten::linear.out", "aten::relu.out", "kernels_optimized", linear_act),
+    PTE_REWRITE_RULE_INIT("aten::linear.out", "aten::hardtanh.out", "kernels_optimized", linear_act),
+    PTE_REWRITE_RULE_INIT("aten::mm.out", "aten::relu.out", "kernels_optimized", mm_act),
+    PTE_REWRITE_RULE_INIT("aten::mm.out", "aten::hardtanh.out", "kernels_optimized", mm_act),
+    /* single instructions after the pairs: a pair may change the weight */
+    PTE_REWRITE_RULE_INIT("aten::addmm.out", NULL, "kernels_optimized", o_addmm_prepare),
+    PTE_REWRITE_RULE_INIT("aten::linear.out", NULL, "kernels_optimized", o_linear_prepare),
+    PTE_REWRITE_RULE_INIT("aten::mm.out", NULL, "kernels_optimized", o_mm_prepare),
 };
 
 pte_status pte_opt_register_rewrites(void); /* register.c registers the library with it */
 pte_status pte_opt_register_rewrites(void) {
   for (size_t r = 0; r < sizeof g_rules / sizeof *g_rules; r++) {
+    /* its op file is not in this (selective) build */
+    if (!g_rules[r].apply || (g_rules[r].apply == addmm_act && !o_addmm_prepare_act) ||
+        (g_rules[r].apply == linear_act && !o_linear_prepare_act) ||
+        (g_rules[r].apply == mm_act && !o_mm_prepare_act))
+      continue;
     pte_status st = pte_register_rewrite(&g_rules[r]);
     if (st) return st;
   }

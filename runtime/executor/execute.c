@@ -136,6 +136,7 @@ void *pte_kernel_scratch(pte_kernel_ctx *ctx, size_t *size) {
 }
 
 const char *pte_kernel_name(const pte_kernel_ctx *ctx) { return ctx->name; }
+const void *pte_kernel_state(const pte_kernel_ctx *ctx) { return ctx ? ctx->state : NULL; }
 
 pte_status pte_kernel_fail(pte_kernel_ctx *ctx, pte_status status, const char *fmt, ...) {
   char msg[768];
@@ -216,7 +217,7 @@ static void trace_outputs(const pte_tracer *tr, const pte_event *ev, const pte_i
 #define PTE_ALWAYS_INLINE inline
 #endif
 static PTE_ALWAYS_INLINE pte_status run(pte_method *m, const pte_tracer *tr, const bool traced) {
-  struct pte_kernel_ctx kctx = {m, NULL};
+  struct pte_kernel_ctx kctx = {m, NULL, NULL};
   struct pte_backend_exec_ctx bctx = {m, 0};
   int64_t steps = 0;
   int32_t pc = 0;
@@ -254,6 +255,7 @@ static PTE_ALWAYS_INLINE pte_status run(pte_method *m, const pte_tracer *tr, con
     switch (in->kind) {
       case INSTR_KERNEL:
         kctx.name = in->name;
+        kctx.state = in->state;
         st = in->fn(&kctx, in->args, in->nargs);
         break;
       case INSTR_DELEGATE: {

@@ -690,7 +690,7 @@ static fold_use *fold_uses(pte_method *m) {
 }
 
 static void fold_constants(pte_method *m, const fold_use *use) {
-  struct pte_kernel_ctx kctx = {m, NULL};
+  struct pte_kernel_ctx kctx = {m, NULL, NULL};
   for (int32_t i = 0; i < m->num_instrs; i++) {
     pte_instr *in = &m->instrs[i];
     if (in->kind != INSTR_KERNEL || in->nouts < 1 || fold_denied(in->name)) continue;
@@ -732,6 +732,21 @@ static void fold_constants(pte_method *m, const fold_use *use) {
     t->flags = (t->flags & ~(uint32_t)PTE_TENSOR_PLANNED) | PTE_TENSOR_READONLY;
     in->kind = INSTR_FOLDED;
     m->num_folded++;
+    /* Constants only this instruction read (a Linear's weight before its
+     * permute) are not read again: their pages of a file mapping go back
+     * (read again from the file if anything touches them), so the folded
+     * copy is not resident twice. */
+    const pte_program *p = m->program;
+    for (int32_t k = 0; k < in->nargs - in->nouts; k++) {
+      const pte_value *v = in->args[k];
+      const fold_use *uv = &use[v - m->values];
+      if (v->tag != PTE_TAG_TENSOR || uv->writer || uv->first != i + 1 || uv->final != i + 1) continue;
+      const pte_tensor *x = v->u.tensor;
+      if (!x->data || (x->flags & PTE_TENSOR_PLANNED)) continue;
+      pte_file_map_release(&p->map, p->flags, x->data, pte_tensor_nbytes(x));
+      for (int32_t d = 0; d < p->num_maps; d++)
+        pte_file_map_release(&p->maps[d]->map, p->flags, x->data, pte_tensor_nbytes(x));
+    }
   }
 }
 
@@ -810,7 +825,26 @@ bool pte_rewrite_resolve(pte_rewrite *rw, int32_t i) {
     return false;
   }
   if (need > m->scratch_size) m->scratch = scratch, m->scratch_size = need;
+  if (in->state) m->num_prepared--; /* a registered kernel has no rule's state */
   in->fn = k->fn;
+  in->state = NULL;
+  return true;
+}
+
+bool pte_rewrite_set_kernel(pte_rewrite *rw, int32_t i, const pte_kernel *k, const void *state) {
+  pte_method *m = rw->m;
+  if (!pte_rewrite_op(rw, i) || !k || !k->fn) return false;
+  pte_instr *in = &m->instrs[i];
+  size_t need = k->scratch_size ? k->scratch_size(in->args, in->nargs) : 0;
+  void *scratch = need > m->scratch_size ? m_alloc(m, need) : m->scratch;
+  if (need > m->scratch_size && !scratch) {
+    pte_error(PTE_OK, "%s", "");
+    return false;
+  }
+  if (need > m->scratch_size) m->scratch = scratch, m->scratch_size = need;
+  m->num_prepared += (state != NULL) - (in->state != NULL);
+  in->fn = k->fn;
+  in->state = state;
   return true;
 }
 
@@ -826,16 +860,19 @@ void pte_rewrite_release(pte_rewrite *rw, const void *data, size_t size) {
   for (int32_t i = 0; i < p->num_maps; i++) pte_file_map_release(&p->maps[i]->map, p->flags, data, size);
 }
 
-static void rewrite_pairs(pte_method *m, const fold_use *use) {
+static void rewrite(pte_method *m, const fold_use *use) {
   const pte_rewrite_rule *rules[PTE_MAX_REWRITE_RULES];
   const int32_t n = pte_rewrite_rules(rules, PTE_MAX_REWRITE_RULES);
   pte_rewrite rw = {m, use};
-  for (int32_t i = 0; n && i + 1 < m->num_instrs; i++) {
-    const pte_instr *a = &m->instrs[i], *b = &m->instrs[i + 1];
-    if (a->kind != INSTR_KERNEL || b->kind != INSTR_KERNEL) continue;
-    for (int32_t r = 0; r < n; r++)
-      if (!strcmp(a->name, rules[r]->first) && !strcmp(b->name, rules[r]->second) && rules[r]->apply(&rw, i))
-        break;
+  for (int32_t i = 0; n && i < m->num_instrs; i++) {
+    const pte_instr *a = &m->instrs[i], *b = i + 1 < m->num_instrs ? &m->instrs[i + 1] : NULL;
+    if (a->kind != INSTR_KERNEL) continue;
+    for (int32_t r = 0; r < n; r++) {
+      const char *second = rules[r]->second;
+      if (strcmp(a->name, rules[r]->first)) continue;
+      if (second && (!b || b->kind != INSTR_KERNEL || strcmp(b->name, second))) continue;
+      if (rules[r]->apply(&rw, i)) break;
+    }
   }
 }
 
@@ -868,7 +905,7 @@ static pte_status load(pte_method *m, const char *name, const pte_method_options
     fold_use *use = fold_uses(m);
     if (use) {
       fold_constants(m, use);
-      if (!(m->program->flags & PTE_LOAD_NO_FUSE)) rewrite_pairs(m, use);
+      if (!(m->program->flags & PTE_LOAD_NO_FUSE)) rewrite(m, use);
     }
   }
   return PTE_OK;
@@ -936,6 +973,7 @@ int32_t pte_method_num_inputs(const pte_method *m) { return m ? m->num_inputs : 
 int32_t pte_method_num_outputs(const pte_method *m) { return m ? m->num_outputs : 0; }
 size_t pte_method_memory_used(const pte_method *m) { return m ? m->memory_used : 0; }
 int32_t pte_method_num_folded(const pte_method *m) { return m ? m->num_folded : 0; }
+int32_t pte_method_num_prepared(const pte_method *m) { return m ? m->num_prepared : 0; }
 const char *pte_method_instruction_folded(const pte_method *m, int32_t i) {
   return m && i >= 0 && i < m->num_instrs && m->instrs[i].kind == INSTR_FOLDED ? m->instrs[i].name : NULL;
 }

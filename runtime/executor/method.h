@@ -13,7 +13,8 @@ typedef struct pte_instr {
   int32_t a;     /* move from / jump cond / free value / delegate index */
   int32_t b;     /* move to / jump destination */
   pte_kernel_fn fn;
-  const char *name; /* "aten::add.out" or the backend id */
+  const void *state; /* a rewrite rule's, for fn (pte_kernel_state) */
+  const char *name;  /* "aten::add.out" or the backend id */
   pte_value **args;
   int32_t nargs;
 } pte_instr;
@@ -30,6 +31,7 @@ typedef struct pte_block pte_block; /* one allocation owned by the method */
 struct pte_kernel_ctx {
   pte_method *method;
   const char *name;
+  const void *state;
 };
 
 struct pte_backend_init_ctx {
@@ -71,6 +73,7 @@ struct pte_method {
   int64_t max_instructions;
   uint8_t *mutable_tensor; /* per tensor: program state with initial bytes (never folded) */
   int32_t num_folded;
+  int32_t num_prepared; /* instructions given a kernel and state by a rule */
 };
 
 #endif

@@ -10,8 +10,8 @@ static int32_t g_num_rules;
 pte_status pte_register_rewrite(const pte_rewrite_rule *r) {
   /* Checked first: nothing else of a struct of another ABI can be trusted. */
   if (r && r->abi != PTE_ABI_VERSION) return pte_abi_check(r->abi, "rewrite rule");
-  if (!r || !r->first || !r->second || !r->apply)
-    return pte_error(PTE_ERR_INVALID_ARGUMENT, "a rewrite rule needs two operator names and apply");
+  if (!r || !r->first || !r->apply)
+    return pte_error(PTE_ERR_INVALID_ARGUMENT, "a rewrite rule needs an operator name and apply");
   pte_status st = PTE_OK;
   pte_registry_lock();
   for (int32_t i = 0; i < g_num_rules; i++)

@@ -3,7 +3,9 @@
  * (CLOCK_THREAD_CPUTIME_ID), best of several runs, so other processes on a
  * shared machine cost wall time but not the figures.
  *   bench_sgemm_shapes           the table
- *   bench_sgemm_shapes M N K t   one shape (t: 0 dense B, 1 B transposed) */
+ *   bench_sgemm_shapes M N K t   one shape (t: 0 dense B, 1 B transposed)
+ * With PTERUN_BENCH_PACKED=1 in the environment B is packed once first
+ * (k_sgemm_pack_b: a constant weight as kernels_optimized packs it at load). */
 #define _POSIX_C_SOURCE 200809L
 #include <pterun/threadpool.h>
 
@@ -77,6 +79,13 @@ static double run(int64_t M, int64_t N, int64_t K, int bt) {
                     .scratch = scratch,
                     .scratch_bytes = bytes,
                     .parallel = true};
+  float *pre = NULL;
+  const char *packed = getenv("PTERUN_BENCH_PACKED");
+  if (packed && !strcmp(packed, "1")) {
+    if (posix_memalign((void **)&pre, 64, k_sgemm_packed_b_floats(N, K) * sizeof(float))) exit(1);
+    k_sgemm_pack_b(b, g.sb0, g.sb1, N, K, pre);
+    g.b_packed = pre;
+  }
   double flops = 2.0 * (double)M * (double)N * (double)K, best = 1e30, spent = 0;
   for (int r = 0; r < 200 && (r < 3 || spent < 0.3); r++) {
     double t0 = cpu_now();
@@ -86,7 +95,7 @@ static double run(int64_t M, int64_t N, int64_t K, int bt) {
     if (t < best) best = t;
   }
   free(scratch);
-  free(a), free(b), free(c);
+  free(a), free(b), free(c), free(pre);
   return flops / best * 1e-9;
 }
 

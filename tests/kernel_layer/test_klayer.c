@@ -99,6 +99,14 @@ static double gemm_check(const gcase *t) {
     k_sgemm_pack_b(b, g.sb0, g.sb1, N, K, pre);
     g.b_packed = pre;
   }
+  /* with scratch the packed B is all that is read, at every shape: the
+   * dense B (a weight whose pages were given back) is NaN here */
+  float *nanb = NULL;
+  if (t->prepacked && t->scratch && !t->packed && K > 0) {
+    nanb = malloc(sizeof(float) * (size_t)(K * N + 1));
+    for (int64_t i = 0; i < K * N; i++) nanb[i] = NAN;
+    g.b = nanb;
+  }
   if (t->scratch) {
     g.scratch = g_scratch_buf;
     g.scratch_bytes = t->scratch == 1 ? k_sgemm_scratch_min(M, N, K) : k_sgemm_scratch(M, N, K);
@@ -131,7 +139,7 @@ static double gemm_check(const gcase *t) {
   /* columns between C's (csc 2) stay untouched */
   for (int64_t i = 0; i < M * N * t->csc; i++)
     if (t->csc == 2 && i % 2 == 1 && c[i] != c0[i]) worst = 1e9;
-  free(a), free(b), free(c), free(c0), free(bias), free(pre);
+  free(a), free(b), free(c), free(c0), free(bias), free(pre), free(nanb);
   return worst;
 }
 
@@ -240,6 +248,28 @@ TEST(gemm_large_parallel) {
       e = gemm_check(&r);
       CHECK(e <= 1.0, "few rows, scratch mode %d: error %.3g of its bound", s, e);
     }
+}
+
+/* B packed at load on the shapes of real layers (ViT, BERT, GPT-2, a
+ * decode step's single row): M 1..256, K and N 64..4096, B as a linear's
+ * transposed weight and as a [K, N] matrix, bias row fused, 1 and 3
+ * threads. */
+TEST(gemm_prepacked_layer_shapes) {
+  static const int64_t Ms[] = {1, 3, 64, 197, 256};
+  static const int64_t NK[][2] = {{64, 3072}, {768, 256}, {4096, 64}, {576, 192}, {1000, 192}};
+  for (int th = 1; th <= 3; th += 2) {
+    CHECK_OK(pte_threadpool_set_threads((size_t)th));
+    for (size_t mi = 0; mi < sizeof Ms / sizeof *Ms; mi++)
+      for (size_t s = 0; s < sizeof NK / sizeof *NK; s++)
+        for (int tb = 0; tb < 2; tb++) {
+          gcase t = {Ms[mi], NK[s][0], NK[s][1], false, tb != 0, 1,     BIAS_COL, 1.0f,
+                     1.0f,   false,    false,    2,     true,    false, true};
+          double e = gemm_check(&t);
+          CHECK(e <= 1.0, "M=%lld N=%lld K=%lld tb=%d, %d threads: error %.3g of its bound", (long long)t.M,
+                (long long)t.N, (long long)t.K, tb, th, e);
+        }
+  }
+  CHECK_OK(pte_threadpool_set_threads(1));
 }
 
 /* beta == 0 must not read the bias (ATen: NaN in self does not leak). */
@@ -518,6 +548,7 @@ TEST(setup_scratch) {
 
 TEST_MAIN(T(setup_scratch), T(isa_named), T(gemm_serial_pool), T(gemm_two_threads), T(gemm_three_threads),
           T(gemm_narrow_last_panel), T(chunk_first_balances_columns), T(gemm_large_parallel),
-          T(gemm_beta_zero_ignores_bias), T(gemm_batched_broadcast), T(gemm_batched_row_bands),
+          T(gemm_prepacked_layer_shapes), T(gemm_beta_zero_ignores_bias), T(gemm_batched_broadcast),
+          T(gemm_batched_row_bands),
           T(copies_against_element_loop), T(parallel_for_covers_once), T(arguments_and_outputs),
           T(half_float_conversions))

@@ -48,7 +48,7 @@ static double bench(int64_t n, size_t threads) {
   pte_method *m = calloc(1, sizeof *m);
   m->scratch = malloc(bytes);
   m->scratch_size = bytes;
-  pte_kernel_ctx ctx = {m, "aten::mm.out"};
+  pte_kernel_ctx ctx = {m, "aten::mm.out", NULL};
   double best = 1e30, budget = now() + 1.0;
   for (int r = 0; r < 50 && (r < 3 || now() < budget); r++) {
     double t0 = now();
@@ -103,7 +103,7 @@ static double bench_conv_k(int64_t C, int64_t OC, int64_t H, int64_t s, int64_t 
   pte_method *m = calloc(1, sizeof *m);
   m->scratch = malloc(bytes + 64);
   m->scratch_size = bytes + 64;
-  pte_kernel_ctx ctx = {m, "aten::convolution.out"};
+  pte_kernel_ctx ctx = {m, "aten::convolution.out", NULL};
   double best = 1e30;
   for (int r = 0; r < reps; r++) {
     double t0 = cpu ? cpu_now() : now();

@@ -208,7 +208,7 @@ static pte_status call_kernel(const char *name, const pte_kernel *k, call *c) {
   pte_method *m = calloc(1, sizeof *m);
   m->scratch = scratch;
   m->scratch_size = bytes;
-  pte_kernel_ctx ctx = {m, name};
+  pte_kernel_ctx ctx = {m, name, NULL};
   pte_status st = k->fn(&ctx, c->p, c->n);
   free(m);
   free(scratch);

@@ -76,7 +76,7 @@ static pte_status run(const char *op, call *c) {
     return PTE_ERR_NOT_FOUND;
   }
   pte_method *m = calloc(1, sizeof *m);
-  pte_kernel_ctx ctx = {m, op};
+  pte_kernel_ctx ctx = {m, op, NULL};
   pte_status st = k->fn(&ctx, c->p, c->n);
   free(m);
   return st;

@@ -1,6 +1,7 @@
 /* Load-time rewrites of instruction pairs (a batch norm folded into the
- * convolution before it, a zero pad into the convolution after it), on
- * programs written by fuse/make_fuse.py: what
+ * convolution before it, a zero pad into the convolution after it) and of
+ * single instructions (a product's constant weight packed once), on
+ * programs written by fuse/make_fuse.py and fuse/make_pack.py: what
  * must fold (conv -> bn -> relu with and without a conv bias, the
  * convolution writing the batch norm's output or keeping its own), what must
  * not (the convolution's output read again, running statistics that are
@@ -12,6 +13,7 @@
 #include <pterun/kernels_portable.h>
 
 #include <math.h>
+#include <pterun/threadpool.h>
 #include <stdlib.h>
 
 #include "../common/test_util.h"
@@ -22,11 +24,13 @@ static uint8_t *read_prog(const char *name, size_t *n) {
   return (uint8_t *)read_file(path, n);
 }
 
-#define CAP 256
+#define CAP 4096
 
 /* Load from the file (a private mapping, whose pages a rule may release)
  * instead of from a buffer. */
 static bool g_from_file;
+/* pte_method_num_prepared of the last run_what */
+static int32_t g_prepared;
 
 /* Load with `flags`, run twice on fixed inputs (input k, element e:
  * sin(0.37 e + k) / 2 + 1, positive for variances), copy output 0 into out; returns
@@ -60,6 +64,7 @@ static int32_t run_what(const char *name, uint32_t flags, float *out, const char
   memset(out, 0, CAP * sizeof *out);
   for (int64_t k = 0; k < pte_tensor_numel(o) && k < CAP; k++) out[k] = ((const float *)o->data)[k];
   skipped = 0;
+  g_prepared = pte_method_num_prepared(m);
   for (int32_t i = 0, k = 0; k < pte_method_num_folded(m); i++) {
     const char *fn = pte_method_instruction_folded(m, i);
     if (!fn) continue;
@@ -199,7 +204,109 @@ TEST(pad_into_convolution) {
   }
 }
 
+/* Packed as prepared at load (pte_method_num_prepared), at 1 and 3
+ * threads, from a buffer and from the file (whose weight pages are given
+ * back): the outputs are those of the portable kernels, and of the program
+ * run as written (PTE_LOAD_NO_FUSE, PTE_LOAD_NO_FOLD), which prepare
+ * nothing. Weights that are method inputs or read by two products are left
+ * alone. */
+TEST(constant_weights_packed) {
+  static const char *const cases[] = {"pack_linear", "pack_mm", "pack_kept", "pack_inputs", "pack_shared"};
+  static const int32_t want[] = {1, 1, 1, 0, 0};
+  static const size_t threads[] = {1, 3};
+  for (int c = 0; c < 5; c++)
+    for (int t = 0; t < 2; t++) {
+      float a[CAP], b[CAP], cf[CAP], d[CAP], e[CAP], worst;
+      CHECK_OK(pte_threadpool_set_threads(threads[t]));
+      CHECK(run(cases[c], 0, a) == 0 && g_prepared == want[c], "%s: %d prepared, want %d", cases[c],
+            (int)g_prepared, (int)want[c]);
+      g_from_file = true;
+      CHECK(run(cases[c], 0, e) == 0 && g_prepared == want[c], "%s from the file: %d prepared", cases[c],
+            (int)g_prepared);
+      g_from_file = false;
+      CHECK(run(cases[c], PTE_LOAD_NO_FUSE, b) == 0 && g_prepared == 0, "%s: NO_FUSE prepared %d", cases[c],
+            (int)g_prepared);
+      CHECK(run(cases[c], PTE_LOAD_NO_FOLD, cf) == 0 && g_prepared == 0, "%s: NO_FOLD prepared %d", cases[c],
+            (int)g_prepared);
+      CHECK_OK(pte_kernel_library_set_enabled("kernels_optimized", false));
+      int32_t k = run(cases[c], 0, d);
+      CHECK_OK(pte_kernel_library_set_enabled("kernels_optimized", true));
+      CHECK(k == 0 && g_prepared == 0, "%s: kernels_optimized disabled, %d prepared", cases[c],
+            (int)g_prepared);
+      CHECK(!memcmp(a, e, sizeof a), "%s: file and buffer loads differ", cases[c]);
+      CHECK(close_to(a, d, &worst), "%s (%zu threads): packed and portable differ by %g", cases[c],
+            threads[t], (double)worst);
+      CHECK(close_to(b, d, &worst) && close_to(cf, d, &worst), "%s: written and portable differ by %g",
+            cases[c], (double)worst);
+    }
+  CHECK_OK(pte_threadpool_set_threads(1));
+}
+
+/* relu or ReLU6's hardtanh after a product whose weight is packed runs in
+ * its epilogue (the activation skipped), matching the portable kernels at
+ * 1 and 3 threads; an activation whose input is read again stays (the
+ * weight is packed all the same). */
+TEST(activation_fused_into_packed_product) {
+  static const char *const cases[] = {"pack_relu", "pack_relu6", "pack_kept_relu", "pack_relu_again"};
+  static const char *const act[] = {"relu", "hardtanh", "relu", "relu"};
+  static const int32_t want[] = {1, 1, 1, 0};
+  for (int c = 0; c < 4; c++)
+    for (size_t t = 1; t <= 3; t += 2) {
+      float a[CAP], b[CAP], d[CAP], worst;
+      CHECK_OK(pte_threadpool_set_threads(t));
+      int32_t k = run_what(cases[c], 0, a, act[c]);
+      CHECK(k == want[c] && g_prepared == 1, "%s: %d activations fused, %d prepared", cases[c], (int)k,
+            (int)g_prepared);
+      CHECK(run_what(cases[c], PTE_LOAD_NO_FUSE, b, act[c]) == 0 && g_prepared == 0, "%s: NO_FUSE", cases[c]);
+      CHECK_OK(pte_kernel_library_set_enabled("kernels_optimized", false));
+      k = run_what(cases[c], 0, d, act[c]);
+      CHECK_OK(pte_kernel_library_set_enabled("kernels_optimized", true));
+      CHECK(k == 0 && g_prepared == 0, "%s: kernels_optimized disabled: %d fused", cases[c], (int)k);
+      CHECK(close_to(a, d, &worst), "%s (%zu threads): fused and portable differ by %g", cases[c], t,
+            (double)worst);
+      CHECK(close_to(b, d, &worst), "%s: written and portable differ by %g", cases[c], (double)worst);
+    }
+  CHECK_OK(pte_threadpool_set_threads(1));
+}
+
+/* The API under the rules: a zero-initialised rule is refused as another
+ * ABI's; a single-instruction rule of the test's own gives add.out a
+ * kernel with state, which the kernel sees through pte_kernel_state and
+ * pte_method_num_prepared counts. */
+static bool g_test_rule_on;
+static int g_state_seen;
+static const int g_marker = 42;
+
+static pte_status add_with_state(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
+  if (pte_kernel_state(ctx) == &g_marker) g_state_seen++;
+  return pte_operator_find("aten::add.out", NULL)->fn(ctx, args, nargs);
+}
+
+static bool add_rule(pte_rewrite *rw, int32_t i) {
+  static const pte_kernel k = {"aten::add.out", add_with_state, NULL, NULL};
+  return g_test_rule_on && pte_rewrite_set_kernel(rw, i, &k, &g_marker);
+}
+
+TEST(single_instruction_rule_api) {
+  pte_rewrite_rule zero;
+  memset(&zero, 0, sizeof zero);
+  CHECK(pte_register_rewrite(&zero) == PTE_ERR_NOT_SUPPORTED, "a zero-initialised rule accepted");
+  static const pte_rewrite_rule rule = PTE_REWRITE_RULE_INIT("aten::add.out", NULL, NULL, add_rule);
+  CHECK_OK(pte_register_rewrite(&rule));
+  float a[CAP], b[CAP];
+  g_test_rule_on = true;
+  g_state_seen = 0;
+  CHECK(run("pack_shared", 0, a) == 0 && g_prepared == 1, "the test rule prepared %d", (int)g_prepared);
+  CHECK(g_state_seen == 2, "the kernel saw its state %d times in two runs", g_state_seen);
+  g_state_seen = 0;
+  CHECK(run("pack_shared", PTE_LOAD_NO_FUSE, b) == 0 && g_prepared == 0 && g_state_seen == 0,
+        "NO_FUSE: %d prepared", (int)g_prepared);
+  g_test_rule_on = false;
+  CHECK(!memcmp(a, b, sizeof a), "outputs differ with the test rule");
+}
+
 TEST_MAIN(T(register_portable), T(no_rules_without_optimized), T(rule_registry),
           T(disabled_library_rewrites_nothing), T(chain_folds_and_matches),
           T(mapped_program_folds_and_matches), T(between_folds_and_matches), T(second_reader_stays),
-          T(input_statistics_stay), T(pad_into_convolution))
+          T(input_statistics_stay), T(pad_into_convolution), T(constant_weights_packed),
+          T(activation_fused_into_packed_product), T(single_instruction_rule_api))
