@@ -549,6 +549,5 @@ TEST(setup_scratch) {
 TEST_MAIN(T(setup_scratch), T(isa_named), T(gemm_serial_pool), T(gemm_two_threads), T(gemm_three_threads),
           T(gemm_narrow_last_panel), T(chunk_first_balances_columns), T(gemm_large_parallel),
           T(gemm_prepacked_layer_shapes), T(gemm_beta_zero_ignores_bias), T(gemm_batched_broadcast),
-          T(gemm_batched_row_bands),
-          T(copies_against_element_loop), T(parallel_for_covers_once), T(arguments_and_outputs),
-          T(half_float_conversions))
+          T(gemm_batched_row_bands), T(copies_against_element_loop), T(parallel_for_covers_once),
+          T(arguments_and_outputs), T(half_float_conversions))
