@@ -416,6 +416,16 @@ void k_sgemm(const k_sgemm_desc *g) {
   int64_t sc1 = g->sc1 ? g->sc1 : 1;
   gemm_arch ar = arch();
   double flops = (double)g->M * (double)g->N * (double)g->K;
+  /* B only packed (Winograd's transformed filters): the blocked product */
+  if (!g->b && g->b_packed && !g->pack_b && g->K > 0) {
+    if (!g->scratch || g->scratch_bytes < k_sgemm_scratch_min(g->M, g->N, g->K)) return;
+    size_t slots = g->parallel && flops >= K_PAR_MIN_FLOPS ? k_slots() : 1;
+    int64_t group = b_group(g->N);
+    size_t abytes = a_bytes(g->M, g->K, KC, MC), bbytes = b_bytes(g->K, KC, group);
+    if ((g->scratch_bytes - abytes) / bbytes < slots) slots = (g->scratch_bytes - abytes) / bbytes;
+    blocked(g, &ar, g->scratch, slots < 1 ? 1 : slots, KC, MC, group, g->b_packed);
+    return;
+  }
   /* Small products (a tiny layer, one head of attention): packing A and B
    * and the edge tiles cost more than the products, so they run straight
    * from the operands. */

@@ -1,0 +1,227 @@
+/* Winograd F(m x m, 3 x 3) convolution (see klayer.h): the filter
+ * transformed and packed once for k_sgemm, then per block of tiles the
+ * input transform, one product per tile point, the output transform with
+ * bias and clamp. Blocks stay in the thread's cache slot from one step to
+ * the next; threads take blocks of tiles, or (few tiles: small maps) blocks
+ * of output channels. */
+#include <stdlib.h>
+
+#define WV 4
+#define WINO_SUFFIX generic
+#include "winograd_impl.h"
+
+typedef void (*wino_in_fn)(const k_wino_tile_in *t);
+typedef void (*wino_out_fn)(const k_wino_tile_out *t);
+
+static void ops(wino_in_fn *in, wino_out_fn *out) {
+  switch (k_isa_get()) {
+#if defined(__x86_64__)
+    case K_ISA_AVX512: *in = k_wino_in_avx512, *out = k_wino_out_avx512; return;
+    case K_ISA_AVX2: *in = k_wino_in_avx2, *out = k_wino_out_avx2; return;
+#endif
+    default: *in = k_wino_in_generic, *out = k_wino_out_generic; return;
+  }
+}
+
+static size_t al64(size_t n) { return (n + 63) & ~(size_t)63; }
+
+/* Scratch a thread's tile block works in: its transformed inputs and
+ * products stay in L2 from one step to the next (2 MB a core here). */
+#define WINO_BLOCK_BYTES ((size_t)1 << 20)
+/* Output channels per packed filter block: the unit threads split when a
+ * map has too few tiles to go round. */
+#define WINO_OB 128
+
+int32_t k_wino_choose(int64_t C, int64_t OC, int64_t OH, int64_t OW) {
+  const char *e = getenv("PTERUN_CONV_WINOGRAD");
+  if (e && e[0] == '0' && !e[1]) return 0;
+  if (e && (e[0] == '2' || e[0] == '4') && !e[1]) return e[0] - '0';
+  (void)C, (void)OC;
+  /* TODO measured choice */
+  if (OH >= 8 && OW >= 8) return 4;
+  return 2;
+}
+
+bool k_wino_plan_init(k_wino_plan *p, int64_t C, int64_t OC, int64_t H, int64_t W, int64_t OH, int64_t OW,
+                      int32_t pt, int32_t pl, int32_t m) {
+  memset(p, 0, sizeof *p);
+  if ((m != 2 && m != 4) || C < 1 || OC < 1 || H < 1 || W < 1 || OH < 1 || OW < 1 || pt < 0 || pl < 0)
+    return false;
+  /* bounds that keep every size here far from overflow */
+  const int64_t lim = (int64_t)1 << 20;
+  if (C > lim || OC > lim || H > lim || W > lim || OH > lim || OW > lim || pt > lim || pl > lim) return false;
+  const int64_t a = m + 2, pts = a * a;
+  p->C = C, p->OC = OC, p->H = H, p->W = W, p->OH = OH, p->OW = OW, p->pt = pt, p->pl = pl, p->m = m;
+  p->tiles_h = (OH + m - 1) / m, p->tiles_w = (OW + m - 1) / m;
+  p->ob = OC <= WINO_OB ? OC : WINO_OB;
+  p->nob = (OC + p->ob - 1) / p->ob;
+  int64_t tb = (int64_t)(WINO_BLOCK_BYTES / sizeof(float)) / (pts * (C + p->ob));
+  tb = tb / 8 * 8;
+  if (tb < 8) tb = 8;
+  if (tb > 128) tb = 128;
+  const int64_t tiles = p->tiles_h * p->tiles_w;
+  if (tb > (tiles + 7) / 8 * 8) tb = (tiles + 7) / 8 * 8;
+  p->tb = tb;
+  p->block_floats = (k_sgemm_packed_b_floats(p->ob, C) + 15) & ~(size_t)15;
+  p->u_floats = (size_t)(pts * p->nob) * p->block_floats;
+  p->slot_bytes = al64((size_t)(pts * tb * C) * sizeof(float)) +
+                  al64((size_t)(pts * tb * p->ob) * sizeof(float)) + al64(k_sgemm_scratch_min(tb, p->ob, C));
+  return true;
+}
+
+size_t k_wino_scratch(const k_wino_plan *p) { return p->slot_bytes * k_slots() + 64; }
+
+/* G g G^T for one 3x3 filter, in double (rounded once). */
+static void filter_tf(int m, const double g[3][3], double u[6][6]) {
+  static const double G4[6][3] = {{1.0 / 4, 0, 0},
+                                  {-1.0 / 6, -1.0 / 6, -1.0 / 6},
+                                  {-1.0 / 6, 1.0 / 6, -1.0 / 6},
+                                  {1.0 / 24, 1.0 / 12, 1.0 / 6},
+                                  {1.0 / 24, -1.0 / 12, 1.0 / 6},
+                                  {0, 0, 1}};
+  static const double G2[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
+  const int a = m + 2;
+  double t[6][3];
+  for (int i = 0; i < a; i++)
+    for (int j = 0; j < 3; j++) {
+      double s = 0;
+      for (int k = 0; k < 3; k++) s += (m == 4 ? G4[i][k] : G2[i][k]) * g[k][j];
+      t[i][j] = s;
+    }
+  for (int i = 0; i < a; i++)
+    for (int j = 0; j < a; j++) {
+      double s = 0;
+      for (int k = 0; k < 3; k++) s += t[i][k] * (m == 4 ? G4[j][k] : G2[j][k]);
+      u[i][j] = s;
+    }
+}
+
+bool k_wino_pack(const k_wino_plan *p, const float *w, int64_t s_oc, int64_t s_ic, int64_t s_kh, int64_t s_kw,
+                 float *u) {
+  const int64_t a = p->m + 2, pts = a * a, C = p->C, OC = p->OC;
+  float *tmp = malloc((size_t)(pts * C * OC) * sizeof(float));
+  if (!tmp) return false;
+  for (int64_t oc = 0; oc < OC; oc++)
+    for (int64_t ic = 0; ic < C; ic++) {
+      double g[3][3], t[6][6];
+      for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) g[i][j] = w[oc * s_oc + ic * s_ic + i * s_kh + j * s_kw];
+      filter_tf(p->m, g, t);
+      for (int64_t i = 0; i < a; i++)
+        for (int64_t j = 0; j < a; j++) tmp[((i * a + j) * C + ic) * OC + oc] = (float)t[i][j];
+    }
+  memset(u, 0, p->u_floats * sizeof(float));
+  for (int64_t pt = 0; pt < pts; pt++)
+    for (int64_t b = 0; b < p->nob; b++) {
+      const int64_t o0 = b * p->ob, on = OC - o0 < p->ob ? OC - o0 : p->ob;
+      k_sgemm_pack_b(tmp + pt * C * OC + o0, OC, 1, on, C, u + (size_t)(pt * p->nob + b) * p->block_floats);
+    }
+  free(tmp);
+  return true;
+}
+
+typedef struct wino_job {
+  const k_wino_desc *d;
+  const k_wino_plan *p;
+  wino_in_fn in;
+  wino_out_fn out;
+  uint8_t *scratch;
+  int64_t tiles, nb, ns, items, chunks;
+} wino_job;
+
+static void wino_chunk(void *ctx, size_t c0, size_t c1) {
+  const wino_job *j = ctx;
+  const k_wino_desc *d = j->d;
+  const k_wino_plan *p = j->p;
+  const int64_t a = p->m + 2, pts = a * a, C = p->C, tb = p->tb, ob = p->ob, per = p->tiles_h * p->tiles_w;
+  for (size_t c = c0; c < c1; c++) {
+    uint8_t *slot = j->scratch + c * p->slot_bytes;
+    float *v = (float *)slot;
+    float *mm = (float *)(slot + al64((size_t)(pts * tb * C) * sizeof(float)));
+    float *gs = (float *)((uint8_t *)mm + al64((size_t)(pts * tb * ob) * sizeof(float)));
+    const size_t gs_bytes = al64(k_sgemm_scratch_min(tb, ob, C));
+    const int64_t i0 = (int64_t)c * j->items / j->chunks, i1 = ((int64_t)c + 1) * j->items / j->chunks;
+    int64_t have = -1; /* tile block whose inputs v holds */
+    for (int64_t it = i0; it < i1; it++) {
+      const int64_t blk = it / j->ns, s = it % j->ns, t0 = blk * tb;
+      const int64_t tn = j->tiles - t0 < tb ? j->tiles - t0 : tb;
+      if (blk != have) {
+        for (int64_t t = 0; t < tn; t++) {
+          const int64_t g = t0 + t, n = g / per, r = g % per, ty = r / p->tiles_w, tx = r % p->tiles_w;
+          k_wino_tile_in ti = {
+              p->m, d->x + n * d->sxn, d->sxc, d->sxh, d->sxw, C, ty * p->m - p->pt, tx * p->m - p->pl, p->H,
+              p->W, v + t * C,         tb * C};
+          j->in(&ti);
+        }
+        have = blk;
+      }
+      const int64_t b0 = s * p->nob / j->ns, b1 = (s + 1) * p->nob / j->ns;
+      for (int64_t b = b0; b < b1; b++) {
+        const int64_t o0 = b * ob, on = p->OC - o0 < ob ? p->OC - o0 : ob;
+        k_sgemm_desc g;
+        memset(&g, 0, sizeof g);
+        g.M = tn, g.N = on, g.K = C;
+        g.sa0 = C, g.sa1 = 1;
+        g.sc0 = ob, g.sc1 = 1;
+        g.alpha = 1.0f;
+        g.scratch = gs, g.scratch_bytes = gs_bytes;
+        for (int64_t q = 0; q < pts; q++) {
+          g.a = v + q * tb * C;
+          g.b_packed = d->u + (size_t)(q * p->nob + b) * p->block_floats;
+          g.c = mm + q * tb * ob;
+          k_sgemm(&g);
+        }
+        for (int64_t t = 0; t < tn; t++) {
+          const int64_t gt = t0 + t, n = gt / per, r = gt % per, oy = r / p->tiles_w * p->m,
+                        ox = r % p->tiles_w * p->m;
+          k_wino_tile_out to = {p->m,
+                                mm + t * ob,
+                                tb * ob,
+                                on,
+                                d->bias ? d->bias + o0 : NULL,
+                                d->clamp,
+                                d->lo,
+                                d->hi,
+                                d->y + n * d->syn + o0 * d->syc + oy * d->syh + ox * d->syw,
+                                d->syc,
+                                d->syh,
+                                d->syw,
+                                (int)(p->OH - oy < p->m ? p->OH - oy : p->m),
+                                (int)(p->OW - ox < p->m ? p->OW - ox : p->m)};
+          j->out(&to);
+        }
+      }
+    }
+  }
+}
+
+bool k_wino_conv(const k_wino_desc *d) {
+  const k_wino_plan *p = d->p;
+  if (d->N <= 0) return true;
+  uint8_t *s = (uint8_t *)(((uintptr_t)d->scratch + 63) & ~(uintptr_t)63);
+  size_t bytes = d->scratch && d->scratch_bytes >= (size_t)(s - (uint8_t *)d->scratch)
+                     ? d->scratch_bytes - (size_t)(s - (uint8_t *)d->scratch)
+                     : 0;
+  size_t slots = bytes / p->slot_bytes;
+  if (slots < 1) return false;
+  wino_job j = {d, p, NULL, NULL, s, d->N * p->tiles_h * p->tiles_w, 0, 1, 0, 1};
+  ops(&j.in, &j.out);
+  j.nb = (j.tiles + p->tb - 1) / p->tb;
+  const int64_t a = p->m + 2;
+  const double flops = 2.0 * (double)(a * a) * (double)j.tiles * (double)p->C * (double)p->OC;
+  if (d->parallel && flops >= K_PAR_MIN_FLOPS && slots > 1) {
+    size_t t = k_slots();
+    if (slots > t) slots = t;
+    /* too few tile blocks to go round: split the output channel blocks too */
+    if (j.nb < 2 * (int64_t)slots) {
+      j.ns = (2 * (int64_t)slots + j.nb - 1) / j.nb;
+      if (j.ns > p->nob) j.ns = p->nob;
+    }
+  } else {
+    slots = 1;
+  }
+  j.items = j.nb * j.ns;
+  j.chunks = j.items < (int64_t)slots ? j.items : (int64_t)slots;
+  k_parallel_chunks((size_t)j.chunks, wino_chunk, &j);
+  return true;
+}

@@ -1,0 +1,39 @@
+/* Internal to kernels/layer: the per-ISA tile transforms of winograd.c
+ * (winograd_impl.h instances). */
+#ifndef PTERUN_KLAYER_WINOGRAD_H
+#define PTERUN_KLAYER_WINOGRAD_H
+
+#include "klayer.h"
+
+/* One input tile, every channel: the (m+2)^2 patch at (y0, x0) of an image
+ * x[c*sc + y*sh + x*sw] (H x W, zero outside) into v[point*vs + c]. */
+typedef struct k_wino_tile_in {
+  int m;
+  const float *x;
+  int64_t sc, sh, sw, C, y0, x0, H, W;
+  float *v;
+  int64_t vs;
+} k_wino_tile_in;
+
+/* One output tile, C channels: mm[point*ms + c] inverse-transformed, plus
+ * bias, clamped, rows x cols of it stored at y[c*sc + i*sh + j*sw]. */
+typedef struct k_wino_tile_out {
+  int m;
+  const float *mm;
+  int64_t ms, C;
+  const float *bias;
+  bool clamp;
+  float lo, hi;
+  float *y;
+  int64_t sc, sh, sw;
+  int rows, cols;
+} k_wino_tile_out;
+
+void k_wino_in_generic(const k_wino_tile_in *t);
+void k_wino_out_generic(const k_wino_tile_out *t);
+void k_wino_in_avx2(const k_wino_tile_in *t);
+void k_wino_out_avx2(const k_wino_tile_out *t);
+void k_wino_in_avx512(const k_wino_tile_in *t);
+void k_wino_out_avx512(const k_wino_tile_out *t);
+
+#endif

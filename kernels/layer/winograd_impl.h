@@ -1,0 +1,147 @@
+/* The Winograd tile transforms for one vector width (winograd.c: generic,
+ * winograd_avx2.c, winograd_avx512.c include this with WV and WINO_SUFFIX
+ * set, each under its ISA's flags). Vectors run over channels: NHWC reads
+ * and writes them contiguously, NCHW (channel stride the plane) through
+ * per-lane loads and stores. GCC/Clang vector extensions: the arithmetic
+ * is the same on every width, only the register size changes.
+ *
+ * F(m x m, 3 x 3), m = 4 (6 x 6 tiles) or 2 (4 x 4), with Lavin & Gray's
+ * points 0, +-1, +-2 (m = 4) and 0, +-1 (m = 2):
+ *   V = B^T d B,  Y = A^T M A. */
+#include <string.h>
+
+#include "winograd.h"
+
+#define WCAT2(a, b) a##b
+#define WCAT(a, b) WCAT2(a, b)
+
+typedef float wv __attribute__((vector_size(WV * 4)));
+typedef int32_t wi __attribute__((vector_size(WV * 4)));
+
+static inline wv wsplat(float f) {
+  wv v;
+  for (int i = 0; i < WV; i++) v[i] = f;
+  return v;
+}
+
+/* n lanes from p (stride s), the rest zero */
+static inline wv wload(const float *p, int64_t s, int n) {
+  wv v;
+  if (s == 1 && n == WV) {
+    memcpy(&v, p, sizeof v);
+    return v;
+  }
+  v = wsplat(0.0f);
+  for (int i = 0; i < n; i++) v[i] = p[i * s];
+  return v;
+}
+
+static inline void wstore(float *p, int64_t s, int n, wv v) {
+  if (s == 1 && n == WV) {
+    memcpy(p, &v, sizeof v);
+    return;
+  }
+  for (int i = 0; i < n; i++) p[i * s] = v[i];
+}
+
+/* rows of B^T: 6 inputs to 6 outputs (m = 4) */
+static inline void bt6(const wv d[6], wv o[6]) {
+  const wv f4 = wsplat(4.0f), f5 = wsplat(5.0f), f2 = wsplat(2.0f);
+  wv a = d[4] - f4 * d[2], b = d[3] - f4 * d[1]; /* o1, o2 share these */
+  wv c = d[4] - d[2], e = f2 * (d[3] - d[1]);    /* o3, o4 */
+  o[0] = f4 * d[0] - f5 * d[2] + d[4];
+  o[1] = a + b;
+  o[2] = a - b;
+  o[3] = c + e;
+  o[4] = c - e;
+  o[5] = f4 * d[1] - f5 * d[3] + d[5];
+}
+
+/* rows of B^T (m = 2) */
+static inline void bt4(const wv d[4], wv o[4]) {
+  o[0] = d[0] - d[2];
+  o[1] = d[1] + d[2];
+  o[2] = d[2] - d[1];
+  o[3] = d[1] - d[3];
+}
+
+/* rows of A^T: 6 to 4 (m = 4) */
+static inline void at6(const wv m[6], wv o[4]) {
+  const wv f2 = wsplat(2.0f), f4 = wsplat(4.0f), f8 = wsplat(8.0f);
+  wv p12 = m[1] + m[2], m12 = m[1] - m[2], p34 = m[3] + m[4], m34 = m[3] - m[4];
+  o[0] = m[0] + p12 + p34;
+  o[1] = m12 + f2 * m34;
+  o[2] = p12 + f4 * p34;
+  o[3] = m12 + f8 * m34 + m[5];
+}
+
+/* rows of A^T (m = 2) */
+static inline void at4(const wv m[4], wv o[2]) {
+  o[0] = m[0] + m[1] + m[2];
+  o[1] = m[1] - m[2] - m[3];
+}
+
+void WCAT(k_wino_in_, WINO_SUFFIX)(const k_wino_tile_in *t) {
+  const int a = t->m + 2;
+  /* the tile's rows and columns inside the image; the rest is padding */
+  int ilo = t->y0 < 0 ? (int)-t->y0 : 0, jlo = t->x0 < 0 ? (int)-t->x0 : 0;
+  int ihi = t->H - t->y0 < a ? (int)(t->H - t->y0) : a, jhi = t->W - t->x0 < a ? (int)(t->W - t->x0) : a;
+  if (ihi < ilo) ihi = ilo;
+  if (jhi < jlo) jhi = jlo;
+  const wv zero = wsplat(0.0f);
+  for (int64_t c = 0; c < t->C; c += WV) {
+    const int n = t->C - c < WV ? (int)(t->C - c) : WV;
+    const float *x = t->x + c * t->sc;
+    wv d[6][6], r[6][6], col[6], out[6];
+    for (int i = 0; i < a; i++)
+      for (int j = 0; j < a; j++)
+        d[i][j] = i >= ilo && i < ihi && j >= jlo && j < jhi
+                      ? wload(x + (t->y0 + i) * t->sh + (t->x0 + j) * t->sw, t->sc, n)
+                      : zero;
+    /* columns first (B^T d), then rows ((B^T d) B) */
+    for (int j = 0; j < a; j++) {
+      for (int i = 0; i < a; i++) col[i] = d[i][j];
+      if (a == 6) bt6(col, out);
+      else bt4(col, out);
+      for (int i = 0; i < a; i++) r[i][j] = out[i];
+    }
+    float *v = t->v + c;
+    for (int i = 0; i < a; i++) {
+      if (a == 6) bt6(r[i], out);
+      else bt4(r[i], out);
+      for (int j = 0; j < a; j++) wstore(v + (int64_t)(i * a + j) * t->vs, 1, n, out[j]);
+    }
+  }
+}
+
+void WCAT(k_wino_out_, WINO_SUFFIX)(const k_wino_tile_out *t) {
+  const int a = t->m + 2, m = t->m;
+  const wv lo = wsplat(t->lo), hi = wsplat(t->hi);
+  for (int64_t c = 0; c < t->C; c += WV) {
+    const int n = t->C - c < WV ? (int)(t->C - c) : WV;
+    const float *src = t->mm + c;
+    wv r[4][6], row[6], out[4];
+    for (int j = 0; j < a; j++) {
+      for (int i = 0; i < a; i++) row[i] = wload(src + (int64_t)(i * a + j) * t->ms, 1, n);
+      if (a == 6) at6(row, out);
+      else at4(row, out);
+      for (int i = 0; i < m; i++) r[i][j] = out[i];
+    }
+    const wv b = t->bias ? wload(t->bias + c, 1, n) : wsplat(0.0f);
+    float *y = t->y + c * t->sc;
+    for (int i = 0; i < t->rows; i++) {
+      if (a == 6) at6(r[i], out);
+      else at4(r[i], out);
+      for (int j = 0; j < t->cols; j++) {
+        wv v = out[j] + b;
+        if (t->clamp) {
+          /* NaN stays NaN: both comparisons are false */
+          wi l = v<lo, h = v> hi;
+          v = (wv)(((wi)v & ~l) | ((wi)lo & l));
+          v = (wv)(((wi)v & ~h) | ((wi)hi & h));
+        }
+        wstore(y + i * t->sh + j * t->sw, t->sc, n, v);
+      }
+    }
+  }
+}
