@@ -26,8 +26,9 @@ static void ops(wino_in_fn *in, wino_out_fn *out) {
 static size_t al64(size_t n) { return (n + 63) & ~(size_t)63; }
 
 /* Scratch a thread's tile block works in: its transformed inputs and
- * products stay in L2 from one step to the next (2 MB a core here). */
-#define WINO_BLOCK_BYTES ((size_t)1 << 20)
+ * products stay in L2 from one step to the next (2 MB a core here; 1 MB
+ * split 14x14 maps into two blocks, each reading the filter). */
+#define WINO_BLOCK_BYTES ((size_t)3 << 19)
 /* Output channels per packed filter block: the unit threads split when a
  * map has too few tiles to go round. */
 #define WINO_OB 128
@@ -37,9 +38,17 @@ int32_t k_wino_choose(int64_t C, int64_t OC, int64_t OH, int64_t OW) {
   if (e && e[0] == '0' && !e[1]) return 0;
   if (e && (e[0] == '2' || e[0] == '4') && !e[1]) return e[0] - '0';
   (void)C, (void)OC;
-  /* TODO measured choice */
-  if (OH >= 8 && OW >= 8) return 4;
-  return 2;
+  /* Measured on ResNet-18's layers (bench_winograd, 1 thread, AVX-512),
+   * time against the im2col product: F(4x4) 0.35x at 56x56, 0.5x at 28x28;
+   * at 14x14 F(2x2) 0.75x, F(4x4) 0.85x; at 7x7 both break even at best
+   * (F(4x4) 1.8x): with few tiles the products are as many as the filter's
+   * transformed points, read from memory once per call (4x the direct
+   * filter's bytes for F(4x4), 1.8x for F(2x2)), and a 2x2 grid of 6x6
+   * tiles gives the product 4 rows. */
+  const int64_t t4 = ((OH + 3) / 4) * ((OW + 3) / 4);
+  if (t4 >= 36) return 4;
+  if (OH * OW >= 100) return 2;
+  return 0;
 }
 
 bool k_wino_plan_init(k_wino_plan *p, int64_t C, int64_t OC, int64_t H, int64_t W, int64_t OH, int64_t OW,
@@ -55,15 +64,18 @@ bool k_wino_plan_init(k_wino_plan *p, int64_t C, int64_t OC, int64_t H, int64_t 
   p->tiles_h = (OH + m - 1) / m, p->tiles_w = (OW + m - 1) / m;
   p->ob = OC <= WINO_OB ? OC : WINO_OB;
   p->nob = (OC + p->ob - 1) / p->ob;
-  int64_t tb = (int64_t)(WINO_BLOCK_BYTES / sizeof(float)) / (pts * (C + p->ob));
-  tb = tb / 8 * 8;
-  if (tb < 8) tb = 8;
-  if (tb > 128) tb = 128;
-  const int64_t tiles = p->tiles_h * p->tiles_w;
-  if (tb > (tiles + 7) / 8 * 8) tb = (tiles + 7) / 8 * 8;
-  p->tb = tb;
+  /* as many tiles a block as fit the budget (at least 16 rows for the
+   * product, at most 128), then the blocks evened out: each block reads
+   * the whole packed filter once, which on small maps (few tiles, many
+   * channels) is what the time goes to */
+  int64_t tmax = (int64_t)(WINO_BLOCK_BYTES / sizeof(float)) / (pts * (C + p->ob));
+  if (tmax < 16) tmax = 16;
+  if (tmax > 128) tmax = 128;
+  const int64_t tiles = p->tiles_h * p->tiles_w, nb = (tiles + tmax - 1) / tmax;
+  p->tb = ((tiles + nb - 1) / nb + 7) / 8 * 8;
   p->block_floats = (k_sgemm_packed_b_floats(p->ob, C) + 15) & ~(size_t)15;
   p->u_floats = (size_t)(pts * p->nob) * p->block_floats;
+  const int64_t tb = p->tb;
   p->slot_bytes = al64((size_t)(pts * tb * C) * sizeof(float)) +
                   al64((size_t)(pts * tb * p->ob) * sizeof(float)) + al64(k_sgemm_scratch_min(tb, p->ob, C));
   return true;
@@ -101,8 +113,8 @@ bool k_wino_pack(const k_wino_plan *p, const float *w, int64_t s_oc, int64_t s_i
   const int64_t a = p->m + 2, pts = a * a, C = p->C, OC = p->OC;
   float *tmp = malloc((size_t)(pts * C * OC) * sizeof(float));
   if (!tmp) return false;
-  for (int64_t oc = 0; oc < OC; oc++)
-    for (int64_t ic = 0; ic < C; ic++) {
+  for (int64_t ic = 0; ic < C; ic++)
+    for (int64_t oc = 0; oc < OC; oc++) {
       double g[3][3], t[6][6];
       for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++) g[i][j] = w[oc * s_oc + ic * s_ic + i * s_kh + j * s_kw];

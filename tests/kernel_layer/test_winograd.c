@@ -159,6 +159,8 @@ TEST(winograd_switch) {
   CHECK(k_wino_choose(64, 64, 7, 7) == 4, "=4 not forced");
   unsetenv("PTERUN_CONV_WINOGRAD");
   CHECK(k_wino_choose(64, 64, 56, 56) == 4, "56x56 not on F(4x4)");
+  CHECK(k_wino_choose(256, 256, 14, 14) == 2, "14x14 not on F(2x2)");
+  CHECK(k_wino_choose(512, 512, 7, 7) == 0, "7x7 not direct");
 }
 
 TEST_MAIN(T(winograd_serial), T(winograd_three_threads), T(winograd_resnet_layer), T(winograd_refusals),
