@@ -260,7 +260,7 @@ void k_sgemm_batched(const k_sgemm_desc *g, int32_t dims, const int64_t *sizes, 
 
 /* 3x3 kernels, stride 1, dilation 1, one group: F(4x4, 3x3) (6x6 tiles,
  * 4x fewer multiplies than direct) or F(2x2, 3x3) (4x4 tiles, 2.25x).
- * The filter is transformed (G g G^T, in double) and packed for k_sgemm
+ * The filter is transformed (G g G^T) and packed for k_sgemm
  * once; a run transforms a block of input tiles (B^T d B), multiplies
  * each of the (m+2)^2 tile points by its packed filter and writes the
  * output transform (A^T M A) with bias and clamp, block by block. Less
@@ -288,6 +288,13 @@ bool k_wino_plan_init(k_wino_plan *p, int64_t C, int64_t OC, int64_t H, int64_t 
  * (false when that fails). The layout follows this CPU's k_sgemm. */
 bool k_wino_pack(const k_wino_plan *p, const float *w, int64_t s_oc, int64_t s_ic, int64_t s_kh, int64_t s_kw,
                  float *u);
+/* The same into the caller's temporary of k_wino_pack_tmp_floats floats,
+ * nothing allocated: vectorized, for a filter that is not constant (run
+ * per call). u's panel padding is left as it was: whatever it holds only
+ * reaches output channels past OC, which are not stored. */
+size_t k_wino_pack_tmp_floats(const k_wino_plan *p);
+void k_wino_pack_with(const k_wino_plan *p, const float *w, int64_t s_oc, int64_t s_ic, int64_t s_kh,
+                      int64_t s_kw, float *u, float *tmp);
 /* Scratch for a run on every slot of the pool (fewer fit: fewer threads). */
 size_t k_wino_scratch(const k_wino_plan *p);
 

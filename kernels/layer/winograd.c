@@ -12,6 +12,17 @@
 
 typedef void (*wino_in_fn)(const k_wino_tile_in *t);
 typedef void (*wino_out_fn)(const k_wino_tile_out *t);
+typedef void (*wino_filter_fn)(const k_wino_filter *f);
+
+static wino_filter_fn filter_op(void) {
+  switch (k_isa_get()) {
+#if defined(__x86_64__)
+    case K_ISA_AVX512: return k_wino_filter_avx512;
+    case K_ISA_AVX2: return k_wino_filter_avx2;
+#endif
+    default: return k_wino_filter_generic;
+  }
+}
 
 static void ops(wino_in_fn *in, wino_out_fn *out) {
   switch (k_isa_get()) {
@@ -83,51 +94,29 @@ bool k_wino_plan_init(k_wino_plan *p, int64_t C, int64_t OC, int64_t H, int64_t 
 
 size_t k_wino_scratch(const k_wino_plan *p) { return p->slot_bytes * k_slots() + 64; }
 
-/* G g G^T for one 3x3 filter, in double (rounded once). */
-static void filter_tf(int m, const double g[3][3], double u[6][6]) {
-  static const double G4[6][3] = {{1.0 / 4, 0, 0},
-                                  {-1.0 / 6, -1.0 / 6, -1.0 / 6},
-                                  {-1.0 / 6, 1.0 / 6, -1.0 / 6},
-                                  {1.0 / 24, 1.0 / 12, 1.0 / 6},
-                                  {1.0 / 24, -1.0 / 12, 1.0 / 6},
-                                  {0, 0, 1}};
-  static const double G2[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
-  const int a = m + 2;
-  double t[6][3];
-  for (int i = 0; i < a; i++)
-    for (int j = 0; j < 3; j++) {
-      double s = 0;
-      for (int k = 0; k < 3; k++) s += (m == 4 ? G4[i][k] : G2[i][k]) * g[k][j];
-      t[i][j] = s;
-    }
-  for (int i = 0; i < a; i++)
-    for (int j = 0; j < a; j++) {
-      double s = 0;
-      for (int k = 0; k < 3; k++) s += t[i][k] * (m == 4 ? G4[j][k] : G2[j][k]);
-      u[i][j] = s;
-    }
+size_t k_wino_pack_tmp_floats(const k_wino_plan *p) {
+  return (size_t)((p->m + 2) * (p->m + 2)) * (size_t)(p->C * p->OC);
 }
 
-bool k_wino_pack(const k_wino_plan *p, const float *w, int64_t s_oc, int64_t s_ic, int64_t s_kh, int64_t s_kw,
-                 float *u) {
+void k_wino_pack_with(const k_wino_plan *p, const float *w, int64_t s_oc, int64_t s_ic, int64_t s_kh,
+                      int64_t s_kw, float *u, float *tmp) {
   const int64_t a = p->m + 2, pts = a * a, C = p->C, OC = p->OC;
-  float *tmp = malloc((size_t)(pts * C * OC) * sizeof(float));
-  if (!tmp) return false;
-  for (int64_t ic = 0; ic < C; ic++)
-    for (int64_t oc = 0; oc < OC; oc++) {
-      double g[3][3], t[6][6];
-      for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++) g[i][j] = w[oc * s_oc + ic * s_ic + i * s_kh + j * s_kw];
-      filter_tf(p->m, g, t);
-      for (int64_t i = 0; i < a; i++)
-        for (int64_t j = 0; j < a; j++) tmp[((i * a + j) * C + ic) * OC + oc] = (float)t[i][j];
-    }
-  memset(u, 0, p->u_floats * sizeof(float));
+  k_wino_filter f = {p->m, w, s_oc, s_ic, s_kh, s_kw, C, OC, tmp};
+  filter_op()(&f);
   for (int64_t pt = 0; pt < pts; pt++)
     for (int64_t b = 0; b < p->nob; b++) {
       const int64_t o0 = b * p->ob, on = OC - o0 < p->ob ? OC - o0 : p->ob;
       k_sgemm_pack_b(tmp + pt * C * OC + o0, OC, 1, on, C, u + (size_t)(pt * p->nob + b) * p->block_floats);
     }
+}
+
+bool k_wino_pack(const k_wino_plan *p, const float *w, int64_t s_oc, int64_t s_ic, int64_t s_kh, int64_t s_kw,
+                 float *u) {
+  float *tmp = malloc(k_wino_pack_tmp_floats(p) * sizeof(float));
+  if (!tmp) return false;
+  /* the panels' padding, which k_sgemm_pack_b leaves, is zero */
+  memset(u, 0, p->u_floats * sizeof(float));
+  k_wino_pack_with(p, w, s_oc, s_ic, s_kh, s_kw, u, tmp);
   free(tmp);
   return true;
 }

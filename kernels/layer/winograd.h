@@ -29,6 +29,18 @@ typedef struct k_wino_tile_out {
   int rows, cols;
 } k_wino_tile_out;
 
+/* The filter w[oc*s_oc + ic*s_ic + kh*s_kh + kw*s_kw] transformed into
+ * tmp[(point*C + ic)*OC + oc], float. */
+typedef struct k_wino_filter {
+  int m;
+  const float *w;
+  int64_t s_oc, s_ic, s_kh, s_kw, C, OC;
+  float *tmp;
+} k_wino_filter;
+
+void k_wino_filter_generic(const k_wino_filter *f);
+void k_wino_filter_avx2(const k_wino_filter *f);
+void k_wino_filter_avx512(const k_wino_filter *f);
 void k_wino_in_generic(const k_wino_tile_in *t);
 void k_wino_out_generic(const k_wino_tile_out *t);
 void k_wino_in_avx2(const k_wino_tile_in *t);

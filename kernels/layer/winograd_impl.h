@@ -81,6 +81,49 @@ static inline void at4(const wv m[4], wv o[2]) {
   o[1] = m[1] - m[2] - m[3];
 }
 
+/* G applied to 3 values (m = 4: 6 out, m = 2: 4 out) */
+static inline void gk(int m, const wv g[3], wv o[6]) {
+  if (m == 4) {
+    const wv q = wsplat(0.25f), s6 = wsplat(1.0f / 6), s12 = wsplat(1.0f / 12), s24 = wsplat(1.0f / 24);
+    wv p02 = g[0] + g[2];
+    o[0] = q * g[0];
+    o[1] = -s6 * (p02 + g[1]);
+    o[2] = -s6 * (p02 - g[1]);
+    wv e = s24 * g[0] + s6 * g[2], f = s12 * g[1];
+    o[3] = e + f;
+    o[4] = e - f;
+    o[5] = g[2];
+  } else {
+    const wv h = wsplat(0.5f);
+    o[0] = g[0];
+    o[1] = h * (g[0] + g[1] + g[2]);
+    o[2] = h * (g[0] - g[1] + g[2]);
+    o[3] = g[2];
+  }
+}
+
+void WCAT(k_wino_filter_, WINO_SUFFIX)(const k_wino_filter *f) {
+  const int a = f->m + 2;
+  for (int64_t ic = 0; ic < f->C; ic++)
+    for (int64_t oc = 0; oc < f->OC; oc += WV) {
+      const int n = f->OC - oc < WV ? (int)(f->OC - oc) : WV;
+      const float *w = f->w + oc * f->s_oc + ic * f->s_ic;
+      wv g[3][3], t[6][3], col[3], out[6];
+      for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) g[i][j] = wload(w + i * f->s_kh + j * f->s_kw, f->s_oc, n);
+      for (int j = 0; j < 3; j++) {
+        for (int i = 0; i < 3; i++) col[i] = g[i][j];
+        gk(f->m, col, out);
+        for (int i = 0; i < a; i++) t[i][j] = out[i];
+      }
+      for (int i = 0; i < a; i++) {
+        gk(f->m, t[i], out);
+        for (int j = 0; j < a; j++)
+          wstore(f->tmp + ((int64_t)(i * a + j) * f->C + ic) * f->OC + oc, 1, n, out[j]);
+      }
+    }
+}
+
 void WCAT(k_wino_in_, WINO_SUFFIX)(const k_wino_tile_in *t) {
   const int a = t->m + 2;
   /* the tile's rows and columns inside the image; the rest is padding */
