@@ -43,8 +43,7 @@ pte_status xg_wino_prepare(xg_graph *g, uint32_t ni, xg_mem *mem, const void **p
   if (!q || !u) return xg_node_error(g, ni, PTE_ERR_OUT_OF_MEMORY, "out of memory for its Winograd filter");
   q->p = p, q->u = u;
   /* filter [OC][kh][kw][C] */
-  if (!k_wino_pack(&q->p, w->data, 9 * C, 1, 3 * C, C, u))
-    return xg_node_error(g, ni, PTE_ERR_OUT_OF_MEMORY, "out of memory transforming its filter");
+  k_wino_pack(&q->p, w->data, 9 * C, 1, 3 * C, C, u);
   const size_t need = k_wino_scratch(&q->p);
   if (need > g->fc_scratch_bytes) {
     float *s = (float *)xg_mem_alloc(mem, need);

@@ -505,6 +505,16 @@ void k_sgemm_pack_b(const float *b, int64_t sb0, int64_t sb1, int64_t N, int64_t
   }
 }
 
+void k_sgemm_pack_b_fn(k_pack_b_fn fn, const void *user, int64_t N, int64_t K, float *dst) {
+  const int64_t NR = arch().NR, npanels = (N + NR - 1) / NR;
+  for (int64_t k0 = 0; k0 < K; k0 += KC) {
+    const int64_t kc = min64(KC, K - k0);
+    for (int64_t jp = 0; jp < npanels; jp++)
+      fn(user, k0, kc, jp * NR, min64(NR, N - jp * NR), NR,
+         dst + k0 * npanels * NR + jp * panel_floats(kc, NR));
+  }
+}
+
 /* ---- batches ---- */
 
 typedef struct batch_job {

@@ -240,6 +240,9 @@ size_t k_sgemm_scratch_min(int64_t M, int64_t N, int64_t K);
  * between panels is left as it was). */
 size_t k_sgemm_packed_b_floats(int64_t N, int64_t K);
 void k_sgemm_pack_b(const float *b, int64_t sb0, int64_t sb1, int64_t N, int64_t K, float *dst);
+/* The same for B that is not a matrix in memory (Winograd's transformed
+ * filters, computed as they are packed): fn fills each panel. */
+void k_sgemm_pack_b_fn(k_pack_b_fn fn, const void *user, int64_t N, int64_t K, float *dst);
 /* Goto-style: A packed into MR-row panels, B into NR-column panels, an
  * AVX-512 8x32, AVX2 4x24 or generic 4x16 register-blocked microkernel. */
 void k_sgemm(const k_sgemm_desc *g);
@@ -284,9 +287,10 @@ int32_t k_wino_choose(int64_t C, int64_t OC, int64_t OH, int64_t OW);
 bool k_wino_plan_init(k_wino_plan *p, int64_t C, int64_t OC, int64_t H, int64_t W, int64_t OH, int64_t OW,
                       int32_t pt, int32_t pl, int32_t m);
 /* Transform and pack the filter w[oc*s_oc + ic*s_ic + kh*s_kh + kw*s_kw]
- * into u (p->u_floats, 64-byte aligned). Load time: allocates a temporary
- * (false when that fails). The layout follows this CPU's k_sgemm. */
-bool k_wino_pack(const k_wino_plan *p, const float *w, int64_t s_oc, int64_t s_ic, int64_t s_kh, int64_t s_kw,
+ * into u (p->u_floats, 64-byte aligned), each transformed point computed
+ * in double as it is packed (for load time: nothing allocated, 9
+ * multiply-adds per packed float). The layout follows this CPU's k_sgemm. */
+void k_wino_pack(const k_wino_plan *p, const float *w, int64_t s_oc, int64_t s_ic, int64_t s_kh, int64_t s_kw,
                  float *u);
 /* The same into the caller's temporary of k_wino_pack_tmp_floats floats,
  * nothing allocated: vectorized, for a filter that is not constant (run

@@ -110,15 +110,57 @@ void k_wino_pack_with(const k_wino_plan *p, const float *w, int64_t s_oc, int64_
     }
 }
 
-bool k_wino_pack(const k_wino_plan *p, const float *w, int64_t s_oc, int64_t s_ic, int64_t s_kh, int64_t s_kw,
+/* One tile point of the transformed filter, packed straight from w:
+ * U[i][j] = sum_kl (G[i][k] G[j][l]) g[k][l], the nine products in c. */
+typedef struct pack_point {
+  const float *w;
+  int64_t s_oc, s_ic, s_kh, s_kw, o0;
+  double c[3][3];
+} pack_point;
+
+static void pack_point_panel(const void *user, int64_t k0, int64_t kc, int64_t j0, int64_t nr, int64_t NR,
+                             float *dst) {
+  const pack_point *pp = user;
+  for (int64_t n = 0; n < NR; n++) {
+    if (n >= nr) {
+      for (int64_t k = 0; k < kc; k++) dst[k * NR + n] = 0.0f;
+      continue;
+    }
+    const float *w = pp->w + (pp->o0 + j0 + n) * pp->s_oc;
+    for (int64_t k = 0; k < kc; k++) {
+      const float *g = w + (k0 + k) * pp->s_ic;
+      double s = 0.0;
+      for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++) s += pp->c[a][b] * g[a * pp->s_kh + b * pp->s_kw];
+      dst[k * NR + n] = (float)s;
+    }
+  }
+}
+
+void k_wino_pack(const k_wino_plan *p, const float *w, int64_t s_oc, int64_t s_ic, int64_t s_kh, int64_t s_kw,
                  float *u) {
-  float *tmp = malloc(k_wino_pack_tmp_floats(p) * sizeof(float));
-  if (!tmp) return false;
-  /* the panels' padding, which k_sgemm_pack_b leaves, is zero */
+  static const double G4[6][3] = {{1.0 / 4, 0, 0},
+                                  {-1.0 / 6, -1.0 / 6, -1.0 / 6},
+                                  {-1.0 / 6, 1.0 / 6, -1.0 / 6},
+                                  {1.0 / 24, 1.0 / 12, 1.0 / 6},
+                                  {1.0 / 24, -1.0 / 12, 1.0 / 6},
+                                  {0, 0, 1}};
+  static const double G2[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
+  const int64_t a = p->m + 2;
+  /* the gaps between panels (alignment) are never read: zero anyway */
   memset(u, 0, p->u_floats * sizeof(float));
-  k_wino_pack_with(p, w, s_oc, s_ic, s_kh, s_kw, u, tmp);
-  free(tmp);
-  return true;
+  pack_point pp = {w, s_oc, s_ic, s_kh, s_kw, 0, {{0}}};
+  for (int64_t i = 0; i < a; i++)
+    for (int64_t j = 0; j < a; j++) {
+      for (int k = 0; k < 3; k++)
+        for (int l = 0; l < 3; l++) pp.c[k][l] = p->m == 4 ? G4[i][k] * G4[j][l] : G2[i][k] * G2[j][l];
+      for (int64_t b = 0; b < p->nob; b++) {
+        pp.o0 = b * p->ob;
+        const int64_t on = p->OC - pp.o0 < p->ob ? p->OC - pp.o0 : p->ob;
+        k_sgemm_pack_b_fn(pack_point_panel, &pp, on, p->C,
+                          u + (size_t)((i * a + j) * p->nob + b) * p->block_floats);
+      }
+    }
 }
 
 typedef struct wino_job {

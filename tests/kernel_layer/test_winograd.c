@@ -22,6 +22,8 @@ static uint32_t urand(void) {
 }
 static float frand(void) { return (float)(urand() & 0xffff) / 32768.0f - 1.0f; }
 
+static bool g_pack_with;
+
 typedef struct shape {
   int64_t N, C, OC, H, W;
   int32_t pt, pl, pb, pr;
@@ -48,10 +50,16 @@ static double run_one(const shape *s, int32_t m, bool nhwc, bool bias, bool clam
   float *u = aligned_alloc(64, (p.u_floats * sizeof(float) + 63) & ~(size_t)63);
   size_t sb = k_wino_scratch(&p);
   void *scratch = malloc(sb);
-  if (!u || !scratch || !k_wino_pack(&p, w, woc, wic, wkh, wkw, u)) {
-    free(u), free(scratch);
+  float *tmp = malloc(k_wino_pack_tmp_floats(&p) * sizeof(float));
+  if (!u || !scratch || !tmp) {
+    free(u), free(scratch), free(tmp);
     goto done;
   }
+  /* the load-time packing (double, straight into the panels) or the
+   * per-call one (float, through a temporary) */
+  if (g_pack_with) k_wino_pack_with(&p, w, woc, wic, wkh, wkw, u, tmp);
+  else k_wino_pack(&p, w, woc, wic, wkh, wkw, u);
+  free(tmp);
   const float lo = -0.5f, hi = 0.75f;
   y[yn] = 12345.0f; /* past the end: must stay */
   k_wino_desc d = {&p,    s->N, x,  sxn,     sxc, sxh, sxw, y, syn, syc, syh, syw, u, bias ? b : NULL,
@@ -111,13 +119,14 @@ static void sweep(size_t threads) {
   CHECK_OK(pte_threadpool_set_threads(threads));
   for (size_t i = 0; i < sizeof g_shapes / sizeof g_shapes[0]; i++)
     for (int32_t m = 2; m <= 4; m += 2)
-      for (int v = 0; v < 4; v++) {
-        const bool nhwc = v & 1, bias = v != 2, clamp = v == 3;
+      for (int v = 0; v < 8; v++) {
+        const bool nhwc = v & 1, bias = (v & 3) != 2, clamp = (v & 3) == 3;
+        g_pack_with = v >= 4;
         double abs_err = 0.0;
         double e = run_one(&g_shapes[i], m, nhwc, bias, clamp, &abs_err);
         CHECK(e >= 0.0 && e <= bound(m),
-              "shape %zu m %d %s bias %d clamp %d threads %zu: relative error %.3g (abs %.3g)", i, (int)m,
-              nhwc ? "nhwc" : "nchw", bias, clamp, threads, e, abs_err);
+              "shape %zu m %d %s bias %d clamp %d pack_with %d threads %zu: relative error %.3g (abs %.3g)",
+              i, (int)m, nhwc ? "nhwc" : "nchw", bias, clamp, g_pack_with, threads, e, abs_err);
       }
 }
 
@@ -128,6 +137,7 @@ TEST(winograd_three_threads) { sweep(3); }
 TEST(winograd_resnet_layer) {
   CHECK_OK(pte_threadpool_set_threads(2));
   const shape s = {1, 128, 128, 28, 28, 1, 1, 1, 1};
+  g_pack_with = false;
   for (int32_t m = 2; m <= 4; m += 2) {
     double abs_err = 0.0, e = run_one(&s, m, true, true, false, &abs_err);
     printf("  128ch 28x28 F(%dx%d): max relative error %.3g, max abs %.3g\n", (int)m, (int)m, e, abs_err);
