@@ -12,7 +12,9 @@
 typedef struct o_wino {
   k_wino_plan p;
   int64_t N;
-  size_t tmp_off, run_off, bytes; /* scratch: packed filter, its temporary, the run's */
+  /* scratch: packed filter, its temporary, the filter transposed, the
+   * run's */
+  size_t tmp_off, wt_off, run_off, bytes;
 } o_wino;
 
 /* false when the shape does not take Winograd (or PTERUN_CONV_WINOGRAD=0) */
