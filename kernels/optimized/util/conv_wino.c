@@ -36,14 +36,14 @@ bool o_wino_run(const o_wino *w, const float *x, const float *filter, const floa
   const k_wino_plan *p = &w->p;
   uint8_t *s = scratch;
   float *u = (float *)s;
-  /* filter [OC][C][3][3], transposed to [3][3][C][OC] first: the
+  /* filter [OC][C][3][3], transposed to [C][3][3][OC] first: the
    * transform's vectors run over output channels, which are then
    * contiguous (read in place, a lane at a time, it cost as much as the
    * products on 56x56) */
   float *wt = (float *)(s + w->wt_off);
   const int64_t sizes[2] = {p->OC, 9 * p->C}, ss[2] = {9 * p->C, 1}, ds[2] = {1, p->OC};
   k_copy(wt, ds, filter, ss, 2, sizes, sizeof(float), true);
-  k_wino_pack_with(p, wt, 1, p->OC, 3 * p->C * p->OC, p->C * p->OC, u, (float *)(s + w->tmp_off));
+  k_wino_pack_with(p, wt, 1, 9 * p->OC, 3 * p->OC, p->OC, u, (float *)(s + w->tmp_off));
   k_wino_desc d = {.p = p,
                    .N = w->N,
                    .x = x,
