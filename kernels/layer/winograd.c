@@ -169,7 +169,7 @@ typedef struct wino_job {
   wino_in_fn in;
   wino_out_fn out;
   uint8_t *scratch;
-  int64_t tiles, nb, ns, items, chunks;
+  int64_t tiles, tbe, nb, ns, items, chunks; /* tbe: tiles a block (at most p->tb) */
 } wino_job;
 
 static void wino_chunk(void *ctx, size_t c0, size_t c1) {
@@ -186,8 +186,8 @@ static void wino_chunk(void *ctx, size_t c0, size_t c1) {
     const int64_t i0 = (int64_t)c * j->items / j->chunks, i1 = ((int64_t)c + 1) * j->items / j->chunks;
     int64_t have = -1; /* tile block whose inputs v holds */
     for (int64_t it = i0; it < i1; it++) {
-      const int64_t blk = it / j->ns, s = it % j->ns, t0 = blk * tb;
-      const int64_t tn = j->tiles - t0 < tb ? j->tiles - t0 : tb;
+      const int64_t blk = it / j->ns, s = it % j->ns, t0 = blk * j->tbe;
+      const int64_t tn = j->tiles - t0 < j->tbe ? j->tiles - t0 : j->tbe;
       if (blk != have) {
         for (int64_t t = 0; t < tn; t++) {
           const int64_t g = t0 + t, n = g / per, r = g % per, ty = r / p->tiles_w, tx = r % p->tiles_w;
@@ -247,7 +247,7 @@ bool k_wino_conv(const k_wino_desc *d) {
                      : 0;
   size_t slots = bytes / p->slot_bytes;
   if (slots < 1) return false;
-  wino_job j = {d, p, NULL, NULL, s, d->N * p->tiles_h * p->tiles_w, 0, 1, 0, 1};
+  wino_job j = {d, p, NULL, NULL, s, d->N * p->tiles_h * p->tiles_w, p->tb, 0, 1, 0, 1};
   ops(&j.in, &j.out);
   j.nb = (j.tiles + p->tb - 1) / p->tb;
   const int64_t a = p->m + 2;
@@ -259,6 +259,15 @@ bool k_wino_conv(const k_wino_desc *d) {
     if (j.nb < 2 * (int64_t)slots) {
       j.ns = (2 * (int64_t)slots + j.nb - 1) / j.nb;
       if (j.ns > p->nob) j.ns = p->nob;
+    }
+    /* few items that do not divide among the threads (3 blocks of a
+     * 56x56 map on 2): smaller tile blocks, as many per thread */
+    const int64_t sl = (int64_t)slots;
+    if ((j.nb * j.ns) % sl && j.nb * j.ns < 4 * sl) {
+      int64_t nb2 = j.nb;
+      while ((nb2 * j.ns) % sl) nb2++;
+      const int64_t tbe = ((j.tiles + nb2 - 1) / nb2 + 7) / 8 * 8;
+      if (tbe <= p->tb) j.tbe = tbe, j.nb = (j.tiles + tbe - 1) / tbe;
     }
   } else {
     slots = 1;
