@@ -98,16 +98,40 @@ size_t k_wino_pack_tmp_floats(const k_wino_plan *p) {
   return (size_t)((p->m + 2) * (p->m + 2)) * (size_t)(p->C * p->OC);
 }
 
+typedef struct pack_job {
+  const k_wino_plan *p;
+  k_wino_filter f;
+  wino_filter_fn fn;
+  float *u;
+} pack_job;
+
+static void filter_range(void *ctx, size_t b, size_t e) {
+  const pack_job *j = ctx;
+  k_wino_filter f = j->f;
+  f.ic0 = (int64_t)b, f.ic1 = (int64_t)e;
+  j->fn(&f);
+}
+
+/* (tile point, output channel block) pairs */
+static void pack_range(void *ctx, size_t b, size_t e) {
+  const pack_job *j = ctx;
+  const k_wino_plan *p = j->p;
+  for (size_t i = b; i < e; i++) {
+    const int64_t pt = (int64_t)i / p->nob, blk = (int64_t)i % p->nob, o0 = blk * p->ob;
+    const int64_t on = p->OC - o0 < p->ob ? p->OC - o0 : p->ob;
+    k_sgemm_pack_b(j->f.tmp + pt * p->C * p->OC + o0, p->OC, 1, on, p->C, j->u + (size_t)i * p->block_floats);
+  }
+}
+
 void k_wino_pack_with(const k_wino_plan *p, const float *w, int64_t s_oc, int64_t s_ic, int64_t s_kh,
                       int64_t s_kw, float *u, float *tmp) {
   const int64_t a = p->m + 2, pts = a * a, C = p->C, OC = p->OC;
-  k_wino_filter f = {p->m, w, s_oc, s_ic, s_kh, s_kw, C, OC, tmp};
-  filter_op()(&f);
-  for (int64_t pt = 0; pt < pts; pt++)
-    for (int64_t b = 0; b < p->nob; b++) {
-      const int64_t o0 = b * p->ob, on = OC - o0 < p->ob ? OC - o0 : p->ob;
-      k_sgemm_pack_b(tmp + pt * C * OC + o0, OC, 1, on, C, u + (size_t)(pt * p->nob + b) * p->block_floats);
-    }
+  /* on the pool: per call, a serial transform was what the second thread
+   * waited for */
+  pack_job j = {p, {p->m, w, s_oc, s_ic, s_kh, s_kw, C, OC, 0, C, tmp}, filter_op(), u};
+  const double ops = (double)(pts * C * OC);
+  k_parallel_for((size_t)C, ops * 4.0, filter_range, &j);
+  k_parallel_for((size_t)(pts * p->nob), ops * 2.0, pack_range, &j);
 }
 
 /* One tile point of the transformed filter, packed straight from w:

@@ -29,12 +29,12 @@ typedef struct k_wino_tile_out {
   int rows, cols;
 } k_wino_tile_out;
 
-/* The filter w[oc*s_oc + ic*s_ic + kh*s_kh + kw*s_kw] transformed into
- * tmp[(point*C + ic)*OC + oc], float. */
+/* The filter w[oc*s_oc + ic*s_ic + kh*s_kh + kw*s_kw], input channels
+ * ic0 .. ic1, transformed into tmp[(point*C + ic)*OC + oc], float. */
 typedef struct k_wino_filter {
   int m;
   const float *w;
-  int64_t s_oc, s_ic, s_kh, s_kw, C, OC;
+  int64_t s_oc, s_ic, s_kh, s_kw, C, OC, ic0, ic1;
   float *tmp;
 } k_wino_filter;
 

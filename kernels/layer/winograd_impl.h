@@ -104,7 +104,7 @@ static inline void gk(int m, const wv g[3], wv o[6]) {
 
 void WCAT(k_wino_filter_, WINO_SUFFIX)(const k_wino_filter *f) {
   const int a = f->m + 2;
-  for (int64_t ic = 0; ic < f->C; ic++)
+  for (int64_t ic = f->ic0; ic < f->ic1; ic++)
     for (int64_t oc = 0; oc < f->OC; oc += WV) {
       const int n = f->OC - oc < WV ? (int)(f->OC - oc) : WV;
       const float *w = f->w + oc * f->s_oc + ic * f->s_ic;
