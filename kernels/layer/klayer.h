@@ -294,8 +294,8 @@ void k_wino_pack(const k_wino_plan *p, const float *w, int64_t s_oc, int64_t s_i
                  float *u);
 /* The same into the caller's temporary of k_wino_pack_tmp_floats floats,
  * nothing allocated: vectorized, for a filter that is not constant (run
- * per call). u's panel padding is left as it was: whatever it holds only
- * reaches output channels past OC, which are not stored. */
+ * per call). The packing zero-pads the last panel's columns; the gaps
+ * between panels it leaves are never read. */
 size_t k_wino_pack_tmp_floats(const k_wino_plan *p);
 void k_wino_pack_with(const k_wino_plan *p, const float *w, int64_t s_oc, int64_t s_ic, int64_t s_kh,
                       int64_t s_kw, float *u, float *tmp);
