@@ -135,34 +135,69 @@ void k_wino_pack_with(const k_wino_plan *p, const float *w, int64_t s_oc, int64_
 }
 
 /* One tile point of the transformed filter, packed straight from w:
- * U[i][j] = sum_kl (G[i][k] G[j][l]) g[k][l], the nine products in c. */
+ * U[i][j] = sum_kl (G[i][k] G[j][l]) g[k][l], the nonzero products of the
+ * nine in c, summed in double along the filter's unit-stride axis (input
+ * channels in XNNPACK's [OC][3][3][C], output channels in a transposed
+ * [C][3][3][OC]) by the ISA's row kernel. */
+typedef void (*wino_row_fn)(const float *w, const int64_t *off, const double *c, int nt, int64_t X,
+                            float *out);
+
 typedef struct pack_point {
   const float *w;
   int64_t s_oc, s_ic, s_kh, s_kw, o0;
-  double c[3][3];
+  int nt;
+  int64_t off[9];
+  double c[9];
+  wino_row_fn row;
 } pack_point;
 
 static void pack_point_panel(const void *user, int64_t k0, int64_t kc, int64_t j0, int64_t nr, int64_t NR,
                              float *dst) {
   const pack_point *pp = user;
-  for (int64_t n = 0; n < NR; n++) {
-    if (n >= nr) {
-      for (int64_t k = 0; k < kc; k++) dst[k * NR + n] = 0.0f;
-      continue;
-    }
-    const float *w = pp->w + (pp->o0 + j0 + n) * pp->s_oc;
+  const float *w = pp->w + (pp->o0 + j0) * pp->s_oc + k0 * pp->s_ic;
+  if (pp->s_oc == 1) {
+    /* a panel row is nr output channels, contiguous in w */
     for (int64_t k = 0; k < kc; k++) {
-      const float *g = w + (k0 + k) * pp->s_ic;
+      pp->row(w + k * pp->s_ic, pp->off, pp->c, pp->nt, nr, dst + k * NR);
+      for (int64_t n = nr; n < NR; n++) dst[k * NR + n] = 0.0f;
+    }
+    return;
+  }
+  if (pp->s_ic == 1) {
+    /* a panel column is kc input channels, contiguous in w */
+    float col[256];
+    for (int64_t n = 0; n < NR; n++) {
+      if (n >= nr) {
+        for (int64_t k = 0; k < kc; k++) dst[k * NR + n] = 0.0f;
+        continue;
+      }
+      for (int64_t k = 0; k < kc; k += 256) {
+        const int64_t kn = kc - k < 256 ? kc - k : 256;
+        pp->row(w + n * pp->s_oc + k, pp->off, pp->c, pp->nt, kn, col);
+        for (int64_t q = 0; q < kn; q++) dst[(k + q) * NR + n] = col[q];
+      }
+    }
+    return;
+  }
+  for (int64_t n = 0; n < NR; n++)
+    for (int64_t k = 0; k < kc; k++) {
       double s = 0.0;
-      for (int a = 0; a < 3; a++)
-        for (int b = 0; b < 3; b++) s += pp->c[a][b] * g[a * pp->s_kh + b * pp->s_kw];
+      if (n < nr)
+        for (int t = 0; t < pp->nt; t++) s += pp->c[t] * w[n * pp->s_oc + k * pp->s_ic + pp->off[t]];
       dst[k * NR + n] = (float)s;
     }
-  }
 }
 
-void k_wino_pack(const k_wino_plan *p, const float *w, int64_t s_oc, int64_t s_ic, int64_t s_kh, int64_t s_kw,
-                 float *u) {
+typedef struct point_job {
+  const k_wino_plan *p;
+  const float *w;
+  int64_t s_oc, s_ic, s_kh, s_kw;
+  float *u;
+  wino_row_fn row;
+} point_job;
+
+/* (tile point, output channel block) pairs */
+static void point_range(void *ctx, size_t b, size_t e) {
   static const double G4[6][3] = {{1.0 / 4, 0, 0},
                                   {-1.0 / 6, -1.0 / 6, -1.0 / 6},
                                   {-1.0 / 6, 1.0 / 6, -1.0 / 6},
@@ -170,21 +205,42 @@ void k_wino_pack(const k_wino_plan *p, const float *w, int64_t s_oc, int64_t s_i
                                   {1.0 / 24, -1.0 / 12, 1.0 / 6},
                                   {0, 0, 1}};
   static const double G2[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
+  const point_job *j = ctx;
+  const k_wino_plan *p = j->p;
   const int64_t a = p->m + 2;
-  /* the gaps between panels (alignment) are never read: zero anyway */
-  memset(u, 0, p->u_floats * sizeof(float));
-  pack_point pp = {w, s_oc, s_ic, s_kh, s_kw, 0, {{0}}};
-  for (int64_t i = 0; i < a; i++)
-    for (int64_t j = 0; j < a; j++) {
-      for (int k = 0; k < 3; k++)
-        for (int l = 0; l < 3; l++) pp.c[k][l] = p->m == 4 ? G4[i][k] * G4[j][l] : G2[i][k] * G2[j][l];
-      for (int64_t b = 0; b < p->nob; b++) {
-        pp.o0 = b * p->ob;
-        const int64_t on = p->OC - pp.o0 < p->ob ? p->OC - pp.o0 : p->ob;
-        k_sgemm_pack_b_fn(pack_point_panel, &pp, on, p->C,
-                          u + (size_t)((i * a + j) * p->nob + b) * p->block_floats);
+  for (size_t it = b; it < e; it++) {
+    const int64_t q = (int64_t)it / p->nob, blk = (int64_t)it % p->nob, i = q / a, jj = q % a;
+    pack_point pp = {j->w, j->s_oc, j->s_ic, j->s_kh, j->s_kw, blk * p->ob, 0, {0}, {0}, j->row};
+    for (int k = 0; k < 3; k++)
+      for (int l = 0; l < 3; l++) {
+        const double c = p->m == 4 ? G4[i][k] * G4[jj][l] : G2[i][k] * G2[jj][l];
+        if (c != 0.0) pp.off[pp.nt] = k * j->s_kh + l * j->s_kw, pp.c[pp.nt++] = c;
       }
-    }
+    const int64_t on = p->OC - pp.o0 < p->ob ? p->OC - pp.o0 : p->ob;
+    float *dst = j->u + (size_t)it * p->block_floats;
+    k_sgemm_pack_b_fn(pack_point_panel, &pp, on, p->C, dst);
+    /* the gap after the panels (alignment, a short last block) is never
+     * read: zero anyway */
+    const size_t used = k_sgemm_packed_b_floats(on, p->C);
+    memset(dst + used, 0, (p->block_floats - used) * sizeof(float));
+  }
+}
+
+void k_wino_pack(const k_wino_plan *p, const float *w, int64_t s_oc, int64_t s_ic, int64_t s_kh, int64_t s_kw,
+                 float *u) {
+  point_job j = {p, w, s_oc, s_ic, s_kh, s_kw, u, k_wino_row_generic};
+  switch (k_isa_get()) {
+#if defined(__x86_64__)
+    case K_ISA_AVX512: j.row = k_wino_row_avx512; break;
+    case K_ISA_AVX2: j.row = k_wino_row_avx2; break;
+#endif
+    default: break;
+  }
+  const int64_t a = p->m + 2;
+  /* on the pool: ResNet-18's filters took 40-60 ms to transform serially
+   * at load */
+  const double ops = (double)(a * a) * (double)p->C * (double)p->OC * 6.0;
+  k_parallel_for((size_t)(a * a * p->nob), ops, point_range, &j);
 }
 
 typedef struct wino_job {

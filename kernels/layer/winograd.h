@@ -38,6 +38,12 @@ typedef struct k_wino_filter {
   float *tmp;
 } k_wino_filter;
 
+/* One row of a transformed filter point, out[x] = sum_t c[t] w[off[t] + x]
+ * for x < X, in double (the load-time packing: as exact as a transform in
+ * double, vectorized over the filter's unit-stride axis). */
+void k_wino_row_generic(const float *w, const int64_t *off, const double *c, int nt, int64_t X, float *out);
+void k_wino_row_avx2(const float *w, const int64_t *off, const double *c, int nt, int64_t X, float *out);
+void k_wino_row_avx512(const float *w, const int64_t *off, const double *c, int nt, int64_t X, float *out);
 void k_wino_filter_generic(const k_wino_filter *f);
 void k_wino_filter_avx2(const k_wino_filter *f);
 void k_wino_filter_avx512(const k_wino_filter *f);

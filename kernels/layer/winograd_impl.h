@@ -102,6 +102,35 @@ static inline void gk(int m, const wv g[3], wv o[6]) {
   }
 }
 
+/* half a float vector widened to one register of doubles */
+#define WH (WV / 2)
+typedef double wd __attribute__((vector_size(WH * 8)));
+typedef float wh __attribute__((vector_size(WH * 4)));
+
+void WCAT(k_wino_row_, WINO_SUFFIX)(const float *w, const int64_t *off, const double *c, int nt, int64_t X,
+                                    float *out) {
+  wd ct[9];
+  for (int t = 0; t < nt; t++)
+    for (int i = 0; i < WH; i++) ct[t][i] = c[t];
+  int64_t x = 0;
+  for (; x + WH <= X; x += WH) {
+    wd s;
+    for (int i = 0; i < WH; i++) s[i] = 0.0;
+    for (int t = 0; t < nt; t++) {
+      wh v;
+      memcpy(&v, w + off[t] + x, sizeof v);
+      s += ct[t] * __builtin_convertvector(v, wd);
+    }
+    wh r = __builtin_convertvector(s, wh);
+    memcpy(out + x, &r, sizeof r);
+  }
+  for (; x < X; x++) {
+    double s = 0.0;
+    for (int t = 0; t < nt; t++) s += c[t] * w[off[t] + x];
+    out[x] = (float)s;
+  }
+}
+
 void WCAT(k_wino_filter_, WINO_SUFFIX)(const k_wino_filter *f) {
   const int a = f->m + 2;
   for (int64_t ic = f->ic0; ic < f->ic1; ic++)
