@@ -56,6 +56,12 @@ void xg_conv_passes(const xg_graph *g, const xg_node *n, const void *in, size_t 
                     void *col, int64_t chunk, uint32_t groups, int64_t kin, size_t slots, size_t col_slot,
                     xg_conv_product product, void *ctx);
 
+/* 3x3 stride-1 fp32 convolutions by Winograd (xnn_wino.c): at init, *plan
+ * is the node's transformed filter, or NULL when the node is no such
+ * convolution (or PTERUN_CONV_WINOGRAD=0); xg_wino_run runs it. */
+pte_status xg_wino_prepare(xg_graph *g, uint32_t ni, xg_mem *mem, const void **plan);
+void xg_wino_run(const xg_graph *g, const xg_node *n, const void *plan, void *const *ptr);
+
 /* The native entry points the node table names. */
 #define XG_NATIVE_DECL(name) xg_native_fn xg_native_##name;
 /* (one list, wrapped by hand) */

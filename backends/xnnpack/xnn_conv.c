@@ -22,6 +22,7 @@ typedef struct xg_fconv {
   size_t slots;      /* threads that can each run whole passes (see xg_conv_passes) */
   size_t col_slot;   /* floats of g->col_scratch per such thread */
   size_t gemm_slot;  /* bytes of g->fc_scratch per such thread (64-byte multiple) */
+  const void *wino;  /* or a Winograd plan (xnn_wino.c), which runs instead */
   const float *w[];  /* per group: the filter packed by k_sgemm_pack_b, or NULL (read in place) */
 } xg_fconv;
 
@@ -45,6 +46,11 @@ pte_status xg_native_prepare_conv(xg_graph *g, uint32_t ni, xg_mem *mem) {
   if (!q) return xg_node_error(g, ni, PTE_ERR_OUT_OF_MEMORY, "out of memory");
   memset(q, 0, sizeof *q + groups * sizeof q->w[0]);
   q->groups = groups, q->kin = kin, q->kout = kout;
+  pte_status st = xg_wino_prepare(g, ni, mem, &q->wino);
+  if (st || q->wino) {
+    n->conv_plan = q;
+    return st;
+  }
   q->direct = c->kernel_h == 1 && c->kernel_w == 1 && c->sub_h == 1 && c->sub_w == 1 && !c->pad_top &&
               !c->pad_left && !c->pad_bottom && !c->pad_right;
   const int64_t M = q->direct ? (int64_t)(x->numel / x->dims[3]) : (q->chunk = conv_chunk(kin, pixels));
@@ -115,6 +121,10 @@ static void fconv_product(void *ctx, const void *a, int64_t lda, int64_t rows, i
 void xg_native_conv2d(const xg_graph *g, const xg_node *n, void *const *ptr, bool index_int64) {
   (void)index_int64;
   const xg_fconv *q = n->conv_plan;
+  if (q->wino) {
+    xg_wino_run(g, n, q->wino, ptr);
+    return;
+  }
   fconv_run r = {.q = q,
                  .filter = ptr[1],
                  .bias = n->in[2] == XG_NONE ? NULL : ptr[2],

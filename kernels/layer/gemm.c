@@ -487,6 +487,9 @@ void k_sgemm(const k_sgemm_desc *g) {
    * shape, so the dense B need not stay resident (nor be read at all). */
   const bool pre = g->b_packed && !g->pack_b && g->K > 0 && g->scratch &&
                    g->scratch_bytes >= k_sgemm_scratch_min(g->M, g->N, g->K);
+  /* B only packed (Winograd's transformed filters) but no scratch for the
+   * blocked product: nothing is computed (the callers always give it) */
+  if (!g->b && g->b_packed && !pre) return;
   /* Small products (a tiny layer, one head of attention): packing A and B
    * and the edge tiles cost more than the products, so they run straight
    * from the operands. */
@@ -577,6 +580,16 @@ void k_sgemm_pack_b(const float *b, int64_t sb0, int64_t sb1, int64_t N, int64_t
     }
     for (int64_t jp = 0; jp < npanels; jp++)
       pack_b_dense(&g, k0, kc, jp * NR, min64(NR, N - jp * NR), NR, blk + jp * pf);
+  }
+}
+
+void k_sgemm_pack_b_fn(k_pack_b_fn fn, const void *user, int64_t N, int64_t K, float *dst) {
+  const int64_t NR = arch().NR, npanels = (N + NR - 1) / NR;
+  for (int64_t k0 = 0; k0 < K; k0 += KC) {
+    const int64_t kc = min64(KC, K - k0);
+    for (int64_t jp = 0; jp < npanels; jp++)
+      fn(user, k0, kc, jp * NR, min64(NR, N - jp * NR), NR,
+         dst + k0 * npanels * NR + jp * panel_floats(kc, NR));
   }
 }
 

@@ -228,7 +228,9 @@ typedef struct k_sgemm_desc {
   /* B packed once by k_sgemm_pack_b (a constant weight): the blocked
    * product reads its panels in place instead of packing B per call, at
    * every shape (few rows too), and never reads b. Used only with scratch
-   * of at least k_sgemm_scratch_min; without it b, sb0, sb1 are read. */
+   * of at least k_sgemm_scratch_min; without it b, sb0, sb1 are read, or,
+   * when b is NULL (B exists only packed: Winograd's transformed filters),
+   * nothing is computed. */
   const float *b_packed;
 } k_sgemm_desc;
 
@@ -244,6 +246,9 @@ size_t k_sgemm_scratch_min(int64_t M, int64_t N, int64_t K);
  * between panels is left as it was). */
 size_t k_sgemm_packed_b_floats(int64_t N, int64_t K);
 void k_sgemm_pack_b(const float *b, int64_t sb0, int64_t sb1, int64_t N, int64_t K, float *dst);
+/* The same for B that is not a matrix in memory (Winograd's transformed
+ * filters, computed as they are packed): fn fills each panel. */
+void k_sgemm_pack_b_fn(k_pack_b_fn fn, const void *user, int64_t N, int64_t K, float *dst);
 /* Goto-style: A packed into MR-row panels, B into NR-column panels, an
  * AVX-512 8x32, AVX2 4x24 or generic 4x16 register-blocked microkernel. */
 void k_sgemm(const k_sgemm_desc *g);
@@ -258,6 +263,71 @@ void k_sgemm(const k_sgemm_desc *g);
  * runs on its own. g->scratch must be NULL. */
 void k_sgemm_batched(const k_sgemm_desc *g, int32_t dims, const int64_t *sizes, const int64_t *sa,
                      const int64_t *sb, const int64_t *sc);
+
+/* ---------------------------------------------------------------------- */
+/* Winograd F(m x m, 3 x 3) float32 convolution (winograd*.c)             */
+/* ---------------------------------------------------------------------- */
+
+/* 3x3 kernels, stride 1, dilation 1, one group: F(4x4, 3x3) (6x6 tiles,
+ * 4x fewer multiplies than direct) or F(2x2, 3x3) (4x4 tiles, 2.25x).
+ * The filter is transformed (G g G^T) and packed for k_sgemm
+ * once; a run transforms a block of input tiles (B^T d B), multiplies
+ * each of the (m+2)^2 tile points by its packed filter and writes the
+ * output transform (A^T M A) with bias and clamp, block by block. Less
+ * exact than direct: errors grow with the input channels and m (see
+ * tests/kernel_layer/test_winograd.c). Layout by strides: NCHW and NHWC
+ * run the same code (NHWC, channels contiguous, is the faster). */
+typedef struct k_wino_plan {
+  int64_t C, OC, H, W, OH, OW; /* output OH x OW; inputs outside H x W are zero */
+  int32_t pt, pl, m;           /* top and left padding; m = 2 or 4 */
+  int64_t tiles_h, tiles_w, tb, ob, nob;
+  size_t block_floats; /* one packed (tile point, output channel block) filter */
+  size_t u_floats;     /* the packed filter (k_wino_pack's u) */
+  size_t slot_bytes;   /* one thread's scratch */
+} k_wino_plan;
+
+/* The tile size to use for this shape (measured, see winograd.c): 0 (run
+ * the direct path), 2 or 4. PTERUN_CONV_WINOGRAD=0 disables Winograd, =2 or
+ * =4 forces that tile (for tests). */
+int32_t k_wino_choose(int64_t C, int64_t OC, int64_t OH, int64_t OW);
+/* false for sizes out of range (m not 2 or 4, nonpositive, over 2^20). */
+bool k_wino_plan_init(k_wino_plan *p, int64_t C, int64_t OC, int64_t H, int64_t W, int64_t OH, int64_t OW,
+                      int32_t pt, int32_t pl, int32_t m);
+/* Transform and pack the filter w[oc*s_oc + ic*s_ic + kh*s_kh + kw*s_kw]
+ * into u (p->u_floats, 64-byte aligned), each transformed point computed
+ * in double as it is packed (for load time: nothing allocated, 9
+ * multiply-adds per packed float). The layout follows this CPU's k_sgemm. */
+void k_wino_pack(const k_wino_plan *p, const float *w, int64_t s_oc, int64_t s_ic, int64_t s_kh, int64_t s_kw,
+                 float *u);
+/* The same into the caller's temporary of k_wino_pack_tmp_floats floats,
+ * nothing allocated: vectorized, for a filter that is not constant (run
+ * per call). The packing zero-pads the last panel's columns; the gaps
+ * between panels it leaves are never read. */
+size_t k_wino_pack_tmp_floats(const k_wino_plan *p);
+void k_wino_pack_with(const k_wino_plan *p, const float *w, int64_t s_oc, int64_t s_ic, int64_t s_kh,
+                      int64_t s_kw, float *u, float *tmp);
+/* Scratch for a run on every slot of the pool (fewer fit: fewer threads). */
+size_t k_wino_scratch(const k_wino_plan *p);
+
+typedef struct k_wino_desc {
+  const k_wino_plan *p;
+  int64_t N;
+  const float *x; /* x[n*sxn + c*sxc + h*sxh + w*sxw] */
+  int64_t sxn, sxc, sxh, sxw;
+  float *y; /* y[n*syn + oc*syc + oh*syh + ow*syw], must not overlap x */
+  int64_t syn, syc, syh, syw;
+  const float *u;    /* k_wino_pack's */
+  const float *bias; /* OC entries or NULL */
+  bool clamp;        /* y clamped into [lo, hi] */
+  float lo, hi;
+  void *scratch;
+  size_t scratch_bytes;
+  bool parallel;
+} k_wino_desc;
+
+/* false (nothing written) when scratch holds less than one slot. Nothing
+ * is allocated. */
+bool k_wino_conv(const k_wino_desc *d);
 
 /* ---------------------------------------------------------------------- */
 /* int8 matrix product: dynamically quantized activations x int8/int4      */

@@ -231,6 +231,25 @@ class AttnDynamicSeq(nn.Module):
         return self.out(torch.bmm(a, v).permute(1, 0, 2).reshape(s, self.heads * self.hd))
 
 
+class ConvWinograd(nn.Module):
+    """3x3 stride-1 convolutions the delegate runs by Winograd: F(4x4) on a
+    30x30 and a 28x28 map (odd channel counts, padding 1 then 0, no bias,
+    ReLU fused), F(2x2) on a 14x14 one with ReLU6, over two images; the
+    7x7 one stays on the im2col product."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Conv2d(8, 20, 3, padding=1)
+        self.b = nn.Conv2d(20, 36, 3, padding=0, bias=False)
+        self.c = nn.Conv2d(36, 12, 3, padding=1)
+        self.d = nn.Conv2d(12, 12, 3, padding=1)
+
+    def forward(self, x):
+        y = F.relu(self.b(F.relu(self.a(x))))
+        y = F.relu6(self.c(F.max_pool2d(y, 2)))
+        return self.d(F.max_pool2d(y, 2))
+
+
 class CnnDynamic(nn.Module):
     def __init__(self):
         super().__init__()
@@ -306,6 +325,7 @@ CASES = {
     "conv_variants": (ConvVariants, lambda: (rn(1, 4, 12, 10),), None),
     "conv1d": (Conv1d, lambda: (rn(2, 3, 9),), None),
     "conv_native": (ConvNative, lambda: (rn(2, 32, 24, 24),), None),
+    "conv_winograd": (ConvWinograd, lambda: (rn(2, 8, 30, 30),), None),
     "depthwise": (Depthwise, lambda: (rn(1, 6, 9, 9),), None),
     "conv_transpose": (ConvTranspose, lambda: (rn(1, 4, 5, 6),), None),
     "batchnorm_alone": (BatchNormAlone, lambda: (rn(2, 5, 4, 4),), None),

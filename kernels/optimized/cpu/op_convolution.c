@@ -8,6 +8,8 @@
  *  - one input channel per output channel (depthwise, channel multiplier
  *    included): direct loops per output plane (util/kern_impl.h), planes
  *    spread over the pool;
+ *  - 3x3 stride-1 kernels of one group on maps with enough tiles: the
+ *    kernel layer's Winograd transform (util/conv_wino.h);
  *  - everything else is a matrix product per sample and group,
  *      out[oc, pixel] = W[oc, (ic, kh, kw)] @ col[(ic, kh, kw), pixel] + bias[oc]:
  *    - 1x1 stride-1 unpadded kernels: the input plane is the right-hand
@@ -20,6 +22,7 @@
  *      cost more than the products for the narrow layers of small CNNs;
  *    - only if that copy would be huge, the im2col columns are packed
  *      straight into the GEMM's panels (pack_im2col). */
+#include "util/conv_wino.h"
 #include "util/igemm.h"
 #include "util/kern.h"
 
@@ -159,9 +162,17 @@ static bool is_direct(const conv_geom *g) {
   return !is_pointwise(g) && g->sh * g->sw <= 64 && direct_bytes(g) <= DIRECT_MAX_BYTES;
 }
 
+/* 3x3 stride 1, one group: Winograd where it pays (util/conv_wino.h) */
+static bool wino(const conv_geom *g, o_wino *w) {
+  return g->KH == 3 && g->KW == 3 && g->sh == 1 && g->sw == 1 && g->dh == 1 && g->dw == 1 && g->G == 1 &&
+         o_wino_plan(g->N, g->C, g->OC, g->H, g->W, g->OH, g->OW, g->ph, g->pw, w);
+}
+
 static size_t conv_scratch(pte_value *const *args, int32_t nargs) {
   conv_geom g;
   if (!geom(args, nargs, &g)) return 0;
+  o_wino w;
+  if (wino(&g, &w)) return k_scratch_round(w.bytes);
   if (g.icg == 1) return dw_fast(&g) ? k_scratch_round(dw_plane_bytes(&g) * k_slots()) : 0;
   if (is_direct(&g)) return k_scratch_round(direct_bytes(&g));
   return k_scratch_round(k_sgemm_scratch(g.ocg, g.OH * g.OW, g.icg * g.KH * g.KW));
@@ -430,6 +441,11 @@ static pte_status conv_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs)
     if (dw_fast(&g) && slots >= 1) j.scratch = (uint8_t *)scratch;
     if (split && slots > 1) j.chunks = slots < j.planes ? slots : j.planes;
     k_parallel_chunks((size_t)j.chunks, dw_chunk, &j);
+    return PTE_OK;
+  }
+  o_wino wn;
+  if (wino(&g, &wn)) {
+    if (!o_wino_run(&wn, xd, wd, bd, yd, scratch, bytes)) return K_FAIL("scratch memory too small");
     return PTE_OK;
   }
   if (is_direct(&g)) {
