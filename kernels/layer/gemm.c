@@ -489,7 +489,7 @@ void k_sgemm(const k_sgemm_desc *g) {
                    g->scratch_bytes >= k_sgemm_scratch_min(g->M, g->N, g->K);
   /* B only packed (Winograd's transformed filters) but no scratch for the
    * blocked product: nothing is computed (the callers always give it) */
-  if (!g->b && g->b_packed && !pre) return;
+  if (!g->b && g->b_packed && !g->pack_b && !pre) return;
   /* Small products (a tiny layer, one head of attention): packing A and B
    * and the edge tiles cost more than the products, so they run straight
    * from the operands. */
