@@ -138,39 +138,44 @@ typedef struct s8job {
   k_qd8_params qp[K_QMR_MAX];
 } s8job;
 
+/* The tile of rows m0.. and the column block starting at `panel`, its
+ * int8 bounds set; where it writes is the caller's. */
+static k_qtile s8_tile(const s8job *jb, int64_t m0, int64_t panel) {
+  const k_qgemm_s8_desc *g = jb->g;
+  const k_qgemm_packed *p = g->w;
+  const int np = (int)(p->panels - panel < jb->np ? p->panels - panel : jb->np);
+  const int64_t n_last = p->n - (panel + np - 1) * K_QNR;
+  return (k_qtile){.p = p,
+                   .a = g->a + m0 * g->sa,
+                   .sa = g->sa,
+                   .qp = jb->qp,
+                   .mr = (int)(g->M - m0 < jb->mr ? g->M - m0 : jb->mr),
+                   .panel = panel,
+                   .np = np,
+                   .nc = (int)(n_last < K_QNR ? n_last : K_QNR),
+                   .clamp = true,
+                   .lo = (float)(g->qmin - g->c_zero_point),
+                   .hi = (float)(g->qmax - g->c_zero_point)};
+}
+
 static void s8_range(void *ctx, size_t b, size_t e) {
   const s8job *jb = ctx;
   const k_qgemm_s8_desc *g = jb->g;
-  const k_qgemm_packed *p = g->w;
   float tile[K_QMR_MAX * K_QNP_MAX * K_QNR];
   const int ld = K_QNP_MAX * K_QNR;
   for (size_t i = b; i < e; i++) {
     /* consecutive tiles share a weight block, as in k_qgemm */
     int64_t nb = (int64_t)i / jb->mtiles, mt = (int64_t)i % jb->mtiles;
     int64_t m0 = mt * jb->mr, panel = nb * jb->np;
-    int np = (int)(p->panels - panel < jb->np ? p->panels - panel : jb->np);
-    int64_t n_last = p->n - (panel + np - 1) * K_QNR;
-    int mr = (int)(g->M - m0 < jb->mr ? g->M - m0 : jb->mr);
-    k_qtile t = {.p = p,
-                 .a = g->a + m0 * g->sa,
-                 .sa = g->sa,
-                 .qp = jb->qp,
-                 .mr = mr,
-                 .panel = panel,
-                 .np = np,
-                 .nc = (int)(n_last < K_QNR ? n_last : K_QNR),
-                 .c = tile,
-                 .sc = ld,
-                 .clamp = true,
-                 .lo = (float)(g->qmin - g->c_zero_point),
-                 .hi = (float)(g->qmax - g->c_zero_point)};
+    k_qtile t = s8_tile(jb, m0, panel);
     if (jb->direct8) {
       t.c8 = g->c + m0 * g->sc + panel * K_QNR, t.sc8 = g->sc, t.zp8 = g->c_zero_point, t.rq = g->rq;
       jb->ukr(&t);
       continue;
     }
+    t.c = tile, t.sc = ld;
     jb->ukr(&t);
-    qstore(tile, ld, mr, (int64_t)(np - 1) * K_QNR + t.nc, g->c_zero_point, g->rq,
+    qstore(tile, ld, t.mr, (int64_t)(t.np - 1) * K_QNR + t.nc, g->c_zero_point, g->rq,
            g->c + m0 * g->sc + panel * K_QNR, g->sc);
   }
 }
@@ -186,23 +191,8 @@ static void s8_rows_table(void *ctx, size_t b, size_t e) {
     const int64_t m0 = (int64_t)mt * jb->mr;
     const int mr = (int)(g->M - m0 < jb->mr ? g->M - m0 : jb->mr);
     for (int64_t nb = 0; nb < jb->nblocks; nb++) {
-      const int64_t panel = nb * jb->np;
-      const int np = (int)(p->panels - panel < jb->np ? p->panels - panel : jb->np);
-      const int64_t n_last = p->n - (panel + np - 1) * K_QNR;
-      k_qtile t = {.p = p,
-                   .a = g->a + m0 * g->sa,
-                   .sa = g->sa,
-                   .qp = jb->qp,
-                   .mr = mr,
-                   .panel = panel,
-                   .np = np,
-                   .nc = (int)(n_last < K_QNR ? n_last : K_QNR),
-                   .clamp = true,
-                   .lo = (float)(g->qmin - g->c_zero_point),
-                   .hi = (float)(g->qmax - g->c_zero_point),
-                   .c8 = g->c + m0 * g->sc + panel * K_QNR,
-                   .sc8 = g->sc,
-                   .zp8 = g->c_zero_point};
+      k_qtile t = s8_tile(jb, m0, nb * jb->np);
+      t.c8 = g->c + m0 * g->sc + t.panel * K_QNR, t.sc8 = g->sc, t.zp8 = g->c_zero_point;
       jb->ukr(&t);
     }
 #if defined(PTERUN_QGEMM_X86)
