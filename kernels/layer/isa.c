@@ -15,7 +15,10 @@ static void isa_init(void) {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_cpu_init();
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) best = K_ISA_AVX2;
-  if (best == K_ISA_AVX2 && __builtin_cpu_supports("avx512f")) best = K_ISA_AVX512;
+  /* BW too: the int8 bodies (qgemm, depthwise) use its byte and word
+   * instructions; every AVX-512 CPU but the Xeon Phi has it. */
+  if (best == K_ISA_AVX2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw"))
+    best = K_ISA_AVX512;
 #elif defined(__aarch64__)
   if (getauxval(AT_HWCAP) & HWCAP_ASIMD) best = K_ISA_NEON;
 #endif

@@ -139,8 +139,8 @@ static inline size_t k_scratch_round(size_t bytes) { return bytes ? ((bytes + 63
 /* Instruction sets                                                       */
 /* ---------------------------------------------------------------------- */
 
-/* x86-64 (generic < AVX2 < AVX-512) or aarch64 (generic < NEON): a process
- * only ever sees its own architecture's. */
+/* x86-64 (generic < AVX2 < AVX-512, which here means F and BW) or aarch64
+ * (generic < NEON): a process only ever sees its own architecture's. */
 typedef enum k_isa { K_ISA_GENERIC = 0, K_ISA_AVX2 = 1, K_ISA_AVX512 = 2, K_ISA_NEON = 3 } k_isa;
 /* Chosen once per process from the CPU (and PTERUN_OPT_ISA, which can only
  * lower it; naming another architecture's set changes nothing). */
