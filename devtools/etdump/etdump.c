@@ -39,7 +39,7 @@ static size_t align_up(size_t v, size_t a) { return (v + a - 1) & ~(a - 1); }
 
 static bool make_plan(const pte_etdump_options *o, plan *p) {
   memset(p, 0, sizeof *p);
-  if (o && o->abi != PTE_ABI_VERSION) return false;
+  if (o && (o->abi < PTE_ABI_OLDEST || o->abi > PTE_ABI_VERSION)) return false;
   p->max_recs = o && o->max_events > 0 ? o->max_events : DEFAULT_EVENTS;
   p->dbuf = o ? o->debug_buffer_size : 0;
   p->max_dbg = p->dbuf ? (o->max_debug_values > 0 ? o->max_debug_values : DEFAULT_DEBUG_VALUES) : 0;
@@ -260,7 +260,7 @@ static void on_output(void *user, const pte_event *ev, int32_t index, const pte_
 pte_status pte_etdump_create(const pte_etdump_options *o, pte_etdump **out) {
   if (!out) return pte_error(PTE_ERR_INVALID_ARGUMENT, "etdump: out must not be NULL");
   *out = NULL;
-  if (o && o->abi != PTE_ABI_VERSION) return pte_abi_check(o->abi, "pte_etdump_options");
+  if (o && pte_abi_check(o->abi, "pte_etdump_options")) return PTE_ERR_NOT_SUPPORTED;
   plan p;
   if (!make_plan(o, &p))
     return pte_error(PTE_ERR_INVALID_ARGUMENT, "etdump: options ask for too much memory");

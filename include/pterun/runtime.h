@@ -45,13 +45,17 @@ PTE_API const char *pte_version(void);
  * pte_kernel_library, pte_backend, pte_program_options, pte_method_options,
  * pte_etdump_options) carries `uint32_t abi`, which its PTE_*_INIT macro sets
  * to the PTE_ABI_VERSION the component was compiled against. The runtime
- * refuses a struct whose abi differs from its own, with a message naming both
- * versions, so a component built against another runtime fails cleanly
- * instead of being misread. `abi` is the first member of each and never
- * moves, so it can be read before the rest is trusted; PTE_ABI_VERSION goes up
- * whenever one of these structs changes. NULL options mean the defaults.
- * Zero-initialised structs (abi 0) are refused: start from the macros. */
-#define PTE_ABI_VERSION 2u /* 2: single-instruction rewrite rules, kernel state */
+ * reads structs of PTE_ABI_OLDEST up to its own PTE_ABI_VERSION (the versions
+ * between them share every struct's layout) and refuses any other, with a
+ * message naming both versions, so a component built against another runtime
+ * fails cleanly instead of being misread. `abi` is the first member of each
+ * and never moves, so it can be read before the rest is trusted;
+ * PTE_ABI_VERSION goes up whenever one of these structs, or what its fields
+ * may hold, changes, and PTE_ABI_OLDEST with it when a layout changes. NULL
+ * options mean the defaults. Zero-initialised structs (abi 0) are refused:
+ * start from the macros. */
+#define PTE_ABI_VERSION 2u /* 2: single-instruction rewrite rules (second == NULL), kernel state */
+#define PTE_ABI_OLDEST 1u  /* 1 and 2 share every layout; an ABI-1 rule always names two operators */
 
 /* ------------------------------------------------------------------------ */
 /* Status codes                                                             */
@@ -78,7 +82,8 @@ PTE_API const char *pte_status_name(pte_status status);
 /* Message describing the last failure on this thread ("" if none). */
 PTE_API const char *pte_last_error(void);
 
-/* PTE_OK if `abi` is this runtime's, else PTE_ERR_NOT_SUPPORTED with
+/* PTE_OK if this runtime reads `abi` (PTE_ABI_OLDEST .. PTE_ABI_VERSION),
+ * else PTE_ERR_NOT_SUPPORTED with
  * "<what> was built for pterun ABI <abi>, this runtime has ABI <ours>". For
  * components that take versioned structs themselves. */
 PTE_API pte_status pte_abi_check(uint32_t abi, const char *what);

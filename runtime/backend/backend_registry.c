@@ -9,7 +9,7 @@ static int32_t g_num_backends;
 
 pte_status pte_register_backend(const pte_backend *b) {
   /* Checked first: nothing else of a struct of another ABI can be trusted. */
-  if (b && b->abi != PTE_ABI_VERSION) return pte_abi_check(b->abi, "backend");
+  if (b && pte_abi_check(b->abi, "backend")) return PTE_ERR_NOT_SUPPORTED;
   if (!b || !b->name || !b->init || !b->execute)
     return pte_error(PTE_ERR_INVALID_ARGUMENT, "a backend needs a name, init and execute");
   pte_status st = PTE_OK;

@@ -12,7 +12,7 @@ static _Thread_local char g_error[PTE_ERROR_MAX];
 const char *pte_version(void) { return PTE_VERSION_STRING; }
 
 pte_status pte_abi_check(uint32_t abi, const char *what) {
-  if (abi == PTE_ABI_VERSION) return PTE_OK;
+  if (abi >= PTE_ABI_OLDEST && abi <= PTE_ABI_VERSION) return PTE_OK;
   return pte_error(PTE_ERR_NOT_SUPPORTED, "%s was built for pterun ABI %u, this runtime has ABI %u",
                    what ? what : "a component", (unsigned)abi, (unsigned)PTE_ABI_VERSION);
 }

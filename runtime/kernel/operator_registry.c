@@ -61,7 +61,7 @@ static int32_t find_first(const char *name) {
 pte_status pte_register_kernels(const pte_kernel_library *lib) {
   if (!lib || !lib->name || (lib->count > 0 && !lib->kernels) || lib->count < 0)
     return pte_error(PTE_ERR_INVALID_ARGUMENT, "invalid kernel library");
-  if (lib->abi != PTE_ABI_VERSION) {
+  if (lib->abi < PTE_ABI_OLDEST || lib->abi > PTE_ABI_VERSION) {
     char what[160];
     snprintf(what, sizeof what, "kernel library '%s'", lib->name);
     return pte_abi_check(lib->abi, what);

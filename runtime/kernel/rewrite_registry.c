@@ -9,7 +9,7 @@ static int32_t g_num_rules;
 
 pte_status pte_register_rewrite(const pte_rewrite_rule *r) {
   /* Checked first: nothing else of a struct of another ABI can be trusted. */
-  if (r && r->abi != PTE_ABI_VERSION) return pte_abi_check(r->abi, "rewrite rule");
+  if (r && pte_abi_check(r->abi, "rewrite rule")) return PTE_ERR_NOT_SUPPORTED;
   if (!r || !r->first || !r->apply)
     return pte_error(PTE_ERR_INVALID_ARGUMENT, "a rewrite rule needs an operator name and apply");
   pte_status st = PTE_OK;

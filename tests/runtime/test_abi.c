@@ -36,6 +36,25 @@ TEST(kernel_library_abi) {
   CHECK_OK(pte_register_kernels(&lib));
 }
 
+/* A component built against an older ABI of the same layouts still loads. */
+TEST(older_abi_is_read) {
+  static const pte_kernel ks[] = {{"abi_old::op.out", k_one, 0, 0}};
+  static pte_kernel_library lib = PTE_KERNEL_LIBRARY_INIT("abi_old", 0, ks, 1);
+  lib.abi = PTE_ABI_OLDEST;
+  CHECK_OK(pte_register_kernels(&lib));
+  CHECK(pte_operator_registered("abi_old::op.out"), "an ABI-%u library was not registered", PTE_ABI_OLDEST);
+  static pte_backend b =
+      PTE_BACKEND_INIT("AbiOldBackend", NULL, NULL, test_backend_init_noop, test_backend_exec_noop, NULL);
+  b.abi = PTE_ABI_OLDEST;
+  CHECK_OK(pte_register_backend(&b));
+  CHECK(pte_backend_find("AbiOldBackend") != NULL, "an ABI-%u backend was not registered", PTE_ABI_OLDEST);
+  pte_program_options po = PTE_PROGRAM_OPTIONS_INIT;
+  po.abi = PTE_ABI_OLDEST;
+  pte_program *p = NULL;
+  CHECK_OK(pte_program_load_file(zoo_path("ops/abs_f32/model.pte"), &po, &p));
+  pte_program_free(p);
+}
+
 TEST(backend_abi) {
   static pte_backend b =
       PTE_BACKEND_INIT("AbiBackend", NULL, NULL, test_backend_init_noop, test_backend_exec_noop, NULL);
@@ -89,4 +108,5 @@ TEST(options_and_tracer_abi) {
   pte_program_free(p);
 }
 
-TEST_MAIN(T(mismatched_library_is_refused), T(kernel_library_abi), T(backend_abi), T(options_and_tracer_abi))
+TEST_MAIN(T(mismatched_library_is_refused), T(kernel_library_abi), T(older_abi_is_read), T(backend_abi),
+          T(options_and_tracer_abi))
