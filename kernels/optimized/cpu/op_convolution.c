@@ -8,8 +8,10 @@
  *  - one input channel per output channel (depthwise, channel multiplier
  *    included): direct loops per output plane (util/kern_impl.h), planes
  *    spread over the pool;
- *  - 3x3 stride-1 kernels of one group on maps with enough tiles: the
- *    kernel layer's Winograd transform (util/conv_wino.h);
+ *  - 3x3 stride-1 kernels of one group: the kernel layer's Winograd, with
+ *    a constant filter transformed once at load (o_conv_prepare, and
+ *    conv_bn in rewrite.c for a folded one; F(2x2) on 14x14 too), else
+ *    per call on the maps with enough tiles to repay it (util/conv_wino.h);
  *  - everything else is a matrix product per sample and group,
  *      out[oc, pixel] = W[oc, (ic, kh, kw)] @ col[(ic, kh, kw), pixel] + bias[oc]:
  *    - 1x1 stride-1 unpadded kernels: the input plane is the right-hand
@@ -25,6 +27,7 @@
 #include "util/conv_wino.h"
 #include "util/igemm.h"
 #include "util/kern.h"
+#include "util/packed.h"
 
 typedef struct conv_geom {
   int64_t N, C, H, W, OC, G, icg, ocg, KH, KW, OH, OW;
@@ -484,6 +487,114 @@ static pte_status conv_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs)
       k_sgemm(&gm);
     }
   return PTE_OK;
+}
+
+/* ---- Winograd with the filter transformed at load ---- */
+
+/* The state of a convolution whose constant filter o_conv_prepare packed:
+ * the plan and k_wino_pack's u. */
+typedef struct wino_state {
+  k_wino_plan p;
+  const float *u;
+} wino_state;
+
+/* The plan of a packed filter: with no per-call transform to repay, the
+ * kernel layer's choice alone decides (F(2x2) on 14x14 too, as the XNNPACK
+ * delegate does). */
+static bool wino_packed_plan(const conv_geom *g, k_wino_plan *p) {
+  if (g->KH != 3 || g->KW != 3 || g->sh != 1 || g->sw != 1 || g->dh != 1 || g->dw != 1 || g->G != 1 ||
+      g->ph > 2 || g->pw > 2 || g->N < 1 || g->N > ((int64_t)1 << 20))
+    return false;
+  const int32_t m = k_wino_choose(g->C, g->OC, g->OH, g->OW);
+  return m && k_wino_plan_init(p, g->C, g->OC, g->H, g->W, g->OH, g->OW, (int32_t)g->ph, (int32_t)g->pw, m);
+}
+
+static size_t conv_packed_scratch(pte_value *const *args, int32_t nargs) {
+  conv_geom g;
+  k_wino_plan p;
+  if (!geom(args, nargs, &g) || !wino_packed_plan(&g, &p)) return 0;
+  return k_scratch_round(k_wino_scratch(&p));
+}
+
+static pte_status conv_packed(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
+  const wino_state *st = pte_kernel_state(ctx);
+  K_CHECK(k_args_have_data(ctx, args, nargs));
+  conv_geom g;
+  if (!st || !geom(args, nargs, &g))
+    return K_FAIL("input and weight shapes do not fit the convolution arguments");
+  const k_wino_plan *p = &st->p;
+  const pte_tensor *x = args[0]->u.tensor;
+  const pte_tensor *b = args[2]->tag == PTE_TAG_TENSOR ? args[2]->u.tensor : NULL;
+  pte_tensor *out = args[9]->u.tensor;
+  /* a constant filter's shape is fixed, the input's checked: the plan is
+   * this call's */
+  if (x->dim != 4 || g.C != p->C || g.OC != p->OC || g.H != p->H || g.W != p->W || g.OH != p->OH ||
+      g.OW != p->OW || g.ph != p->pt || g.pw != p->pl || g.N > ((int64_t)1 << 20))
+    return K_FAIL("input is not of the shape the filter was transformed for at load");
+  if (b && b->sizes[0] != g.OC)
+    return K_FAIL("bias has %lld entries, expected %lld", (long long)b->sizes[0], (long long)g.OC);
+  int64_t sizes[4] = {g.N, g.OC, g.OH, g.OW};
+  K_CHECK(k_out(ctx, out, 4, sizes));
+  size_t bytes;
+  void *scratch = k_scratch(ctx, &bytes);
+  k_wino_desc d = {.p = p,
+                   .N = g.N,
+                   .x = x->data,
+                   .sxn = p->C * p->H * p->W,
+                   .sxc = p->H * p->W,
+                   .sxh = p->W,
+                   .sxw = 1,
+                   .y = out->data,
+                   .syn = p->OC * p->OH * p->OW,
+                   .syc = p->OH * p->OW,
+                   .syh = p->OW,
+                   .syw = 1,
+                   .u = st->u,
+                   .bias = b ? (const float *)b->data : NULL,
+                   .scratch = scratch,
+                   .scratch_bytes = bytes,
+                   .parallel = true};
+  if (!k_wino_conv(&d)) return K_FAIL("scratch memory too small");
+  return PTE_OK;
+}
+
+/* A 3x3 stride-1 convolution of one group whose filter is a constant only
+ * it reads gets the filter transformed and packed once: per call that
+ * transform limited Winograd to the maps with most tiles. */
+bool o_conv_pack(pte_rewrite *rw, int32_t i) {
+  static const pte_kernel packed = {"aten::convolution.out", conv_packed, conv_accepts, conv_packed_scratch};
+  int32_t n;
+  conv_geom g;
+  k_wino_plan p;
+  pte_value **args = pte_rewrite_args(rw, i, &n);
+  if (!args || !conv_accepts(args, n) || args[0]->u.tensor->dim != 4 || args[1]->tag != PTE_TAG_TENSOR ||
+      !geom(args, n, &g) || !wino_packed_plan(&g, &p))
+    return false;
+  const pte_tensor *w = args[1]->u.tensor;
+  /* contiguous [OC][C][3][3] (the exporter's), every element in its bytes */
+  const int64_t need = g.OC * g.C * 9;
+  if (!w->data || w->strides[3] != 1 || w->strides[2] != 3 || w->strides[1] != 9 ||
+      w->strides[0] != 9 * g.C || (double)need * sizeof(float) > (double)w->capacity ||
+      pte_tensor_numel(w) != need)
+    return false;
+  wino_state *st = (wino_state *)pte_rewrite_alloc(rw, sizeof *st);
+  float *u = (float *)pte_rewrite_alloc(rw, p.u_floats * sizeof(float));
+  if (!st || !u) return false;
+  k_wino_pack(&p, (const float *)w->data, 9 * g.C, 9, 3, 1, u);
+  st->p = p;
+  st->u = u;
+  return pte_rewrite_set_kernel(rw, i, &packed, st);
+}
+
+/* The rule on a convolution as written: its weight's file pages are given
+ * back once packed. */
+bool o_conv_prepare(pte_rewrite *rw, int32_t i) {
+  int32_t n;
+  pte_value **args = pte_rewrite_args(rw, i, &n);
+  if (!args || n != 11 || !o_packable(rw, i, args[1], 4) || !o_conv_pack(rw, i)) return false;
+  const pte_tensor *w = args[1]->u.tensor;
+  pte_rewrite_release(rw, w->data, pte_tensor_nbytes(w));
+  return true;
 }
 
 PTE_OPT_KERNEL(conv_out, "aten::convolution.out", conv_accepts, conv_scratch)

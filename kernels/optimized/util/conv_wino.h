@@ -1,8 +1,8 @@
 /* 3x3 stride-1 convolutions of one group by the kernel layer's Winograd
- * (k_wino_*) on NCHW. This kernel family has no load-time state for a
- * constant filter yet, so the filter is transformed into scratch on every
- * call: only maps with enough tiles to repay that (the transform costs one
- * product's worth of memory traffic per tile point) take it.
+ * (k_wino_*) on NCHW, the filter transformed into scratch on every call:
+ * the path of a filter the load-time rule (o_conv_prepare) did not take,
+ * so only maps with enough tiles to repay the transform (one product's
+ * worth of memory traffic per tile point) take it.
  * Internal to kernels_optimized. */
 #ifndef PTERUN_OPT_CONV_WINO_H
 #define PTERUN_OPT_CONV_WINO_H

@@ -49,6 +49,11 @@ bool o_packable(const pte_rewrite *rw, int32_t i, const pte_value *v, int32_t di
 __attribute__((weak)) bool o_addmm_prepare(pte_rewrite *rw, int32_t i);
 __attribute__((weak)) bool o_linear_prepare(pte_rewrite *rw, int32_t i);
 __attribute__((weak)) bool o_mm_prepare(pte_rewrite *rw, int32_t i);
+/* a 3x3 convolution's filter transformed for Winograd (op_convolution.c) */
+__attribute__((weak)) bool o_conv_prepare(pte_rewrite *rw, int32_t i);
+/* the same for a filter the caller made (conv_bn's scaled weight: no
+ * value of the method, read by this instruction alone) */
+__attribute__((weak)) bool o_conv_pack(pte_rewrite *rw, int32_t i);
 /* The same with an activation fused (the pair rules of rewrite.c, which
  * repoint the output and skip the activation once this succeeded). */
 __attribute__((weak)) bool o_addmm_prepare_act(pte_rewrite *rw, int32_t i, const o_act *act);
