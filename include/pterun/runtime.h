@@ -711,7 +711,10 @@ PTE_API const char *pte_method_instruction_folded(const pte_method *method, int3
 
 /* Set input `index`. Tensors are checked against the method (dtype, rank,
  * sizes within bounds); planned inputs are copied in, unplanned ones share
- * the caller's data, which must then stay valid through execute. */
+ * the caller's data, which must then stay valid through execute. The
+ * program's memory plan may give a planned input's bytes to a later value
+ * once the input was last read (ExecuTorch's planner does): set inputs
+ * again before each execute. */
 PTE_API pte_status pte_method_set_input(pte_method *method, int32_t index, const pte_value *value);
 PTE_API pte_status pte_method_set_input_tensor(pte_method *method, int32_t index, const pte_tensor *tensor);
 /* The input slot itself (e.g. to write into planned input memory directly). */

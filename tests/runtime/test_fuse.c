@@ -327,8 +327,10 @@ TEST(winograd_filter_transformed_at_load) {
               tile[m] ? tile[m] : "chosen", threads[t], (double)worst);
         /* conv -> bn -> relu run as written (NO_FUSE, or kernels_optimized
          * disabled) gives another result on its second execute than on its
-         * first (a runtime issue this rule does not touch, left for its
-         * own fix): the folded program is checked against direct only */
+         * first: the program's plan puts the batch norm's output in the
+         * input's bytes (16 KB for four 8 KB values), and run() sets the
+         * input once (see pte_method_set_input). The folded program is
+         * checked against direct only */
         if (bn[c]) continue;
         CHECK(close_tol(a, d, 1e-4f, &worst), "%s: Winograd and portable differ by %g", cases[c],
               (double)worst);
