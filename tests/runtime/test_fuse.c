@@ -327,8 +327,8 @@ TEST(winograd_filter_transformed_at_load) {
               tile[m] ? tile[m] : "chosen", threads[t], (double)worst);
         /* conv -> bn -> relu run as written (NO_FUSE, or kernels_optimized
          * disabled) gives another result on its second execute than on its
-         * first: the program's plan puts the batch norm's output in the
-         * input's bytes (16 KB for four 8 KB values), and run() sets the
+         * first: the program's plan reuses the input's bytes for a later
+         * value (16 KB planned for four 8 KB values), and run() sets the
          * input once (see pte_method_set_input). The folded program is
          * checked against direct only */
         if (bn[c]) continue;
