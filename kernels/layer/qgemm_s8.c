@@ -186,16 +186,16 @@ static void s8_range(void *ctx, size_t b, size_t e) {
 static void s8_rows_table(void *ctx, size_t b, size_t e) {
   const s8job *jb = ctx;
   const k_qgemm_s8_desc *g = jb->g;
-  const k_qgemm_packed *p = g->w;
   for (size_t mt = b; mt < e; mt++) {
     const int64_t m0 = (int64_t)mt * jb->mr;
-    const int mr = (int)(g->M - m0 < jb->mr ? g->M - m0 : jb->mr);
     for (int64_t nb = 0; nb < jb->nblocks; nb++) {
       k_qtile t = s8_tile(jb, m0, nb * jb->np);
       t.c8 = g->c + m0 * g->sc + t.panel * K_QNR, t.sc8 = g->sc, t.zp8 = g->c_zero_point;
       jb->ukr(&t);
     }
-#if defined(PTERUN_QGEMM_X86)
+#if defined(PTERUN_QGEMM_X86) /* the table exists only there (k_qtable_s8_usable) */
+    const k_qgemm_packed *p = g->w;
+    const int mr = (int)(g->M - m0 < jb->mr ? g->M - m0 : jb->mr);
     if (g->sc == p->n) k_qtable_s8_avx512vbmi(g->c + m0 * g->sc, (size_t)(mr * p->n), g->rq->table);
     else
       for (int r = 0; r < mr; r++)
