@@ -112,14 +112,15 @@ test-static: deps
 # the CLI (tests/aarch64/pterun), optimized and portable kernels alone; then
 # the aarch64 wheel (wheel-aarch64) and its checks (tests/aarch64/test_wheel64.py).
 # Not run here: test_xnnpack_torch_* (they load the host's x86_64 torch),
-# conformance_xnnpack (host Python starting the aarch64 CLI directly; its
-# cases run below through the emulated CLI instead), and as in test-clang
+# conformance_xnnpack and conformance_xnnpack_quant_* (host Python starting
+# the aarch64 CLI directly; their cases run below through the emulated CLI
+# instead), and as in test-clang
 # and test-static test_hostile and test_hostile_args: architecture-
 # independent argument checks, 14 s and 17 s natively but over 4 minutes of
 # CPU each under qemu (they pass there; test-c and test-sanitize run them).
 # selective_build configures a nested build of its own for the host and runs
 # its CLI directly (not cross-built, not emulated; test-c runs it).
-AARCH64_SKIP := test_xnnpack_torch_first|test_xnnpack_torch_last|conformance_xnnpack|test_hostile|test_hostile_args|selective_build
+AARCH64_SKIP := test_xnnpack_torch_first|test_xnnpack_torch_last|conformance_xnnpack|conformance_xnnpack_quant_.*|test_hostile|test_hostile_args|selective_build
 test-aarch64: deps pydeps
 	tools/sysroot_arm64.sh $(BUILD)-aarch64/sysroot
 	$(CONFIGURE) -S . -B $(BUILD)-aarch64 -DCMAKE_BUILD_TYPE=Release \
@@ -127,7 +128,7 @@ test-aarch64: deps pydeps
 	$(CMAKE) --build $(BUILD)-aarch64 -j $(JOBS)
 	$(CTEST) --test-dir $(BUILD)-aarch64 --output-on-failure -j $(JOBS) -E '^($(AARCH64_SKIP))$$'
 	PTERUN_AARCH64_BUILD=$(CURDIR)/$(BUILD)-aarch64 $(PY) tools/conformance.py --no-executorch -q \
-	  --pterun tests/aarch64/pterun zoo tests/backend_xnnpack/cases/nodes
+	  --pterun tests/aarch64/pterun zoo tests/backend_xnnpack/cases/nodes tests/backend_xnnpack/cases/quant
 	PTERUN_AARCH64_BUILD=$(CURDIR)/$(BUILD)-aarch64 $(PY) tools/conformance.py --no-executorch -q \
 	  --arg=--disable --arg=kernels_optimized --pterun tests/aarch64/pterun zoo
 	PYTHON=$(PY) tools/wheel_aarch64.sh $(BUILD)-aarch64 $(BUILD)-aarch64/wheelhouse
