@@ -50,6 +50,20 @@ static inline void q8_panel(const float *x, int32_t zp, int8_t *y, bool simd) {
 #endif
 }
 
+/* q8_panel_rq without vectors (the round-to-nearest by the 1.5 * 2^23 trick) */
+static inline void q8_panel_rq_c(const float *x, const k_requant_s8_params *rq, float lo, float hi,
+                                 int8_t *y) {
+  for (int i = 0; i < K_QNR; i++) {
+    float f = x[i] + 12582912.0f;
+    int32_t r;
+    memcpy(&r, &f, 4);
+    float v = (float)(r - 0x4B400000) * rq->scale * rq->inv;
+    v = v < lo ? lo : v;
+    v = v > hi ? hi : v;
+    y[i] = q8_of(v, rq->zout);
+  }
+}
+
 /* A panel stored through a second requantization (k_requant_s8_params):
  * x rounded is the first int8 value minus its zero point (x is clamped, so
  * that value is in range and equals what k_requant_s8 would read back),
@@ -57,15 +71,7 @@ static inline void q8_panel(const float *x, int32_t zp, int8_t *y, bool simd) {
 static inline void q8_panel_rq(const float *x, const k_requant_s8_params *rq, int8_t *y, bool simd) {
   const float lo = (float)(-128 - rq->zout), hi = (float)(127 - rq->zout);
   if (!simd) {
-    for (int i = 0; i < K_QNR; i++) {
-      float f = x[i] + 12582912.0f;
-      int32_t r;
-      memcpy(&r, &f, 4);
-      float v = (float)(r - 0x4B400000) * rq->scale * rq->inv;
-      v = v < lo ? lo : v;
-      v = v > hi ? hi : v;
-      y[i] = q8_of(v, rq->zout);
-    }
+    q8_panel_rq_c(x, rq, lo, hi, y);
     return;
   }
 #if defined(S8_SSE2)
@@ -90,15 +96,7 @@ static inline void q8_panel_rq(const float *x, const k_requant_s8_params *rq, in
   }
   vst1q_s8(y, vcombine_s8(vqmovn_s16(vcombine_s16(q[0], q[1])), vqmovn_s16(vcombine_s16(q[2], q[3]))));
 #else
-  for (int i = 0; i < K_QNR; i++) {
-    float f = x[i] + 12582912.0f;
-    int32_t r;
-    memcpy(&r, &f, 4);
-    float v = (float)(r - 0x4B400000) * rq->scale * rq->inv;
-    v = v < lo ? lo : v;
-    v = v > hi ? hi : v;
-    y[i] = q8_of(v, rq->zout);
-  }
+  q8_panel_rq_c(x, rq, lo, hi, y);
 #endif
 }
 
