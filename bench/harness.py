@@ -298,7 +298,7 @@ class Entry:
     warmup: int = 2
     round_medians: List[Optional[float]] = field(default_factory=list)
     allocs: List[int] = field(default_factory=list)
-    # The worker process's user+sys CPU time over the timed rounds (warm-ups
+    # The worker process's CPU time (every thread) over the timed rounds (warm-ups
     # included) and the calls made in them: CPU per call beside wall time,
     # which on a shared machine says what the runtime itself spent.
     cpu_ns: int = 0
@@ -312,8 +312,10 @@ class Entry:
             c0 = process_cpu_ns(self.worker.proc.pid)
             reply = self.worker.cmd("run", self.mid, self.warmup, self.iters)
             c1 = process_cpu_ns(self.worker.proc.pid)
-            if c0 is not None and c1 is not None:
-                self.cpu_ns += c1 - c0
+            # The worker's own count (ns) when it gives one; /proc's is in clock ticks.
+            cpu = int(reply[2]) if len(reply) > 2 else (c1 - c0 if c0 is not None and c1 is not None else None)
+            if cpu is not None:
+                self.cpu_ns += cpu
                 self.calls += self.warmup + self.iters
             times = [int(t) for t in reply[1].split(",")]
             self.round_medians.append(float(statistics.median(times)))

@@ -427,8 +427,8 @@ def realsize_section(res: Dict[str, Any], notes: Notes) -> List[str]:
            "against eager first.", "",
            "**The machine was busy**: it is shared with other engineers who build on its 2 cores (1-min load "
            f"average {la0[0]:.1f} at the start of this section, {la1[0]:.1f} at its end). Each cell is therefore "
-           "*wall median / CPU per call* in ms: the CPU time is the worker process's user + system time "
-           "(every thread) over the timed rounds divided by its calls, which other processes' load "
+           "*wall median / CPU per call* in ms: the CPU time is the worker process's own count of its CPU "
+           "time (every thread, to the nanosecond) over the timed rounds divided by its calls, which other processes' load "
            "does not inflate the way it inflates wall time (with 2 threads it adds both threads' time).", ""]
     for t in sorted({t for m in rs["models"].values() for t in m["threads"]}, key=int):
         rows = []

@@ -11,8 +11,9 @@
  *   info                                  ok <json object>
  *   load ID PTE PTD|- METHOD INPUT...     ok <program_ms> <method_ms>
  *       INPUT = dtype|d0,d1,...|path      raw little-endian C-order bytes
- *   run ID WARMUP ITERS                   ok <allocs> <ns>,<ns>,...
+ *   run ID WARMUP ITERS                   ok <allocs> <ns>,<ns>,... <cpu_ns>
  *       allocs: heap allocations made by the timed iterations
+ *       cpu_ns: the process's CPU time (all threads) over warm-ups and iterations
  *   outputs ID DIR                        ok <n> dtype|shape ...
  *       executes once and writes output i to DIR/<i>.bin
  *   loadtime REPS PTE PTD|- METHOD        ok <program_ns>,... <method_ns>,...
