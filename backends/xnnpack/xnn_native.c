@@ -1210,6 +1210,8 @@ typedef struct qmulc_job {
   float c, scale;   /* the factor less its zero point; a_scale * b_scale / out_scale */
   float lo, hi, so; /* output bounds less the output zero point; output scale */
   size_t total;
+  int32_t zo; /* output zero point */
+  bool full;  /* the bounds are int8's whole range (k_requant_s8's) */
 } qmulc_job;
 
 /* As XNNPACK's qs8 multiply rounds (fp32 requantization): the int32
@@ -1223,6 +1225,14 @@ static void qmulc_range(void *ctx, size_t b, size_t e) {
     const size_t c = i1 - i < 512 ? i1 - i : 512;
     k_quantize_s8(j->x + i, q, c, j->inv, j->zp);
     float *y = j->y + i;
+    if (j->full) {
+      /* the same float operations in the kernel layer's vector bodies
+       * (this loop alone was 4% of ViT int8): the int8 product
+       * requantized in place, then dequantized */
+      k_requant_s8(q, c, j->zp, j->c, j->scale, j->zo);
+      k_dequantize_s8(q, y, c, j->zo, j->so);
+      continue;
+    }
     for (size_t k = 0; k < c; k++) {
       float v = (float)((int32_t)q[k] - j->zp) * j->c * j->scale;
       v = v < j->lo ? j->lo : v;
@@ -1245,7 +1255,10 @@ static void run_qmulc(const xg_graph *g, const xg_node *n, void *const *ptr) {
                  (float)(qbound(n->out_min, qo, -128) - qo->zero_point),
                  (float)(qbound(n->out_max, qo, 127) - qo->zero_point),
                  qo->scale,
-                 total};
+                 total,
+                 qo->zero_point,
+                 false};
+  j.full = j.lo == (float)(-128 - qo->zero_point) && j.hi == (float)(127 - qo->zero_point);
   k_parallel_for((total + XG_QCONV_RUN - 1) / XG_QCONV_RUN, 2.0 * (double)total, qmulc_range, &j);
 }
 
