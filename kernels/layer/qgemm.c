@@ -263,8 +263,13 @@ static qarch qarch_choose(void) {
       const bool plain = env && !strcmp(env, "avx2-novnni");
       __builtin_cpu_init();
       if (!plain && k_isa_get() == K_ISA_AVX512 && __builtin_cpu_supports("avx512vnni") &&
-          __builtin_cpu_supports("avx512bw"))
+          __builtin_cpu_supports("avx512bw")) {
+        /* AMX where the OS allows it (PTERUN_OPT_ISA=avx512-noamx keeps
+         * VNNI, so tests cover both) */
+        if (!(env && !strcmp(env, "avx512-noamx")) && k_qamx_usable())
+          return (qarch){16, 2, k_qukr_amx, "amx"};
         return (qarch){6, 2, k_qukr_avx512vnni, "avx512vnni"};
+      }
       if (!plain && has_avxvnni()) return (qarch){3, 1, k_qukr_avxvnni, "avxvnni"};
       return (qarch){2, 1, k_qukr_avx2, "avx2"};
     }
