@@ -118,10 +118,19 @@ typedef struct qd8_job {
   int8_t *q;
   k_qd8_params *params;
   int64_t k;
+  bool gelu; /* n->pre_gelu */
 } qd8_job;
 
 static void qd8_rows_range(void *ctx, size_t b, size_t e) {
   const qd8_job *j = (const qd8_job *)ctx;
+  if (j->gelu) {
+    float row[XG_GELU_ROW_MAX];
+    for (int64_t r = (int64_t)b; r < (int64_t)e; r++) {
+      k_vgelu_q(j->x + r * j->k, row, j->k);
+      k_qd8_quantize_rows(1, j->k, row, j->k, j->q + r * j->k, j->k, j->params + r);
+    }
+    return;
+  }
   const int64_t r = (int64_t)b;
   k_qd8_quantize_rows((int64_t)(e - b), j->k, j->x + r * j->k, j->k, j->q + r * j->k, j->k, j->params + r);
 }
@@ -129,7 +138,7 @@ static void qd8_rows_range(void *ctx, size_t b, size_t e) {
 /* The rows of value v at p (xg_qd8_rows_fit): its params, then its int8 rows. */
 static qd8_job qd8_layout(const xg_value *v, void *p) {
   const int64_t k = (int64_t)v->dims[v->ndims - 1], m = (int64_t)v->numel / k;
-  qd8_job j = {NULL, (int8_t *)p + m * (int64_t)sizeof(k_qd8_params), (k_qd8_params *)p, k};
+  qd8_job j = {NULL, (int8_t *)p + m * (int64_t)sizeof(k_qd8_params), (k_qd8_params *)p, k, false};
   return j;
 }
 
@@ -137,8 +146,9 @@ static void qd8_convert(const xg_graph *g, const xg_node *n, void *const *ptr) {
   const xg_value *o = &g->values[n->out[0]];
   qd8_job j = qd8_layout(o, ptr[1]);
   j.x = (const float *)ptr[0];
+  j.gelu = n->pre_gelu;
   const size_t m = o->numel / (size_t)j.k;
-  k_parallel_for(m, 4.0 * (double)o->numel, qd8_rows_range, &j);
+  k_parallel_for(m, (n->pre_gelu ? 8.0 : 4.0) * (double)o->numel, qd8_rows_range, &j);
 }
 
 /* fp32 <-> qint8 as XNNPACK's convert does it (the kernel layer's
