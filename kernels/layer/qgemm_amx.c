@@ -39,14 +39,14 @@ typedef struct amx_cfg {
 } amx_cfg;
 
 /* The configuration is per thread and never changes: tiles 0-1 the sums
- * (16 x 16 int32), 2 the rows (16 x 64 bytes), 3-4 the panels (16 x 64). */
+ * (16 x 16 int32), 2 and 5 rows (16 x 64 bytes), 3-4 and 6-7 panels (16 x 64). */
 static _Thread_local bool g_configured;
 
 static void amx_configure(void) {
   amx_cfg c;
   memset(&c, 0, sizeof c);
   c.palette = 1;
-  for (int i = 0; i < 5; i++) c.rows[i] = 16, c.colsb[i] = 64;
+  for (int i = 0; i < 8; i++) c.rows[i] = 16, c.colsb[i] = 64;
   _tile_loadconfig(&c);
   g_configured = true;
 }
@@ -76,20 +76,45 @@ void k_qukr_amx(const k_qtile *t) {
   const int8_t *w0 = k_qw_panel(p, t->panel), *w1 = k_qw_panel(p, t->panel + np - 1);
   _tile_zero(0);
   _tile_zero(1);
-  if (np == 2)
-    for (int64_t k = 0; k < K; k += 64) {
+  /* tiles are not renamed: a load into a tile the previous product still
+   * reads waits for it, so even and odd steps of 64 k use their own tiles
+   * (2-4 and 5-7) and the loads of one overlap the products of the other */
+  int64_t k = 0;
+  if (np == 2) {
+    for (; k + 128 <= K; k += 128) {
+      _tile_loadd(2, t->a + k, t->sa);
+      _tile_loadd(3, w0 + k * K_QNR, 64);
+      _tile_loadd(4, w1 + k * K_QNR, 64);
+      _tile_dpbssd(0, 2, 3);
+      _tile_dpbssd(1, 2, 4);
+      _tile_loadd(5, t->a + k + 64, t->sa);
+      _tile_loadd(6, w0 + (k + 64) * K_QNR, 64);
+      _tile_loadd(7, w1 + (k + 64) * K_QNR, 64);
+      _tile_dpbssd(0, 5, 6);
+      _tile_dpbssd(1, 5, 7);
+    }
+    if (k < K) {
       _tile_loadd(2, t->a + k, t->sa);
       _tile_loadd(3, w0 + k * K_QNR, 64);
       _tile_loadd(4, w1 + k * K_QNR, 64);
       _tile_dpbssd(0, 2, 3);
       _tile_dpbssd(1, 2, 4);
     }
-  else
-    for (int64_t k = 0; k < K; k += 64) {
+  } else {
+    for (; k + 128 <= K; k += 128) {
+      _tile_loadd(2, t->a + k, t->sa);
+      _tile_loadd(3, w0 + k * K_QNR, 64);
+      _tile_dpbssd(0, 2, 3);
+      _tile_loadd(5, t->a + k + 64, t->sa);
+      _tile_loadd(6, w0 + (k + 64) * K_QNR, 64);
+      _tile_dpbssd(0, 5, 6);
+    }
+    if (k < K) {
       _tile_loadd(2, t->a + k, t->sa);
       _tile_loadd(3, w0 + k * K_QNR, 64);
       _tile_dpbssd(0, 2, 3);
     }
+  }
   _Alignas(64) int32_t acc[AMX_MR][2 * K_QNR];
   _tile_stored(0, acc[0], (long)sizeof acc[0]);
   if (np == 2) _tile_stored(1, acc[0] + K_QNR, (long)sizeof acc[0]);
