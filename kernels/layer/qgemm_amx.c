@@ -11,7 +11,8 @@
 #include "qgemm.h"
 
 /* built with its ISA flags on x86-64 only (see CMakeLists.txt) */
-#if defined(__AMX_INT8__) && defined(__AVX512VNNI__)
+/* __AMX_INT8__ is GCC's name, __AMXINT8__ clang's */
+#if (defined(__AMX_INT8__) || defined(__AMXINT8__)) && defined(__AVX512VNNI__)
 #include <cpuid.h>
 #include <immintrin.h>
 #include <sys/syscall.h>
