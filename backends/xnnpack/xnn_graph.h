@@ -20,7 +20,8 @@
 #include "xnn_schema.h"
 
 #define XG_MAX_DIMS 6
-#define XG_NONE 0xFFFFFFFFu /* XNN_INVALID_VALUE_ID: absent optional input */
+#define XG_GELU_ROW_MAX 4096 /* longest row a qdint8 convert runs its gelu on (a stack row, n->pre_gelu) */
+#define XG_NONE 0xFFFFFFFFu  /* XNN_INVALID_VALUE_ID: absent optional input */
 #define XG_MAX_EXTERNS 4096u
 #define XG_MAX_VALUES (1u << 20)
 #define XG_MAX_NODES (1u << 20)
@@ -90,6 +91,7 @@ typedef struct xg_node {
   uint8_t dyn;       /* fully connected on dynamically quantized (qdint8) rows: pterun's int8 product */
   uint8_t sq;        /* static int8 convolution or fully connected on pterun's int8 product */
   uint8_t approx;    /* a native gelu whose output is only quantized next (xg_fuse_quant_tables) */
+  uint8_t pre_gelu;  /* a qdint8 convert that takes its gelu over: rows through k_vgelu_q, then quantized */
   const void *qw;    /* its weights packed for the kernel layer (k_qgemm_packed), with scratch for */
   void *qscratch;    /* the rows it quantizes; both live as long as the delegate */
   size_t qscratch_bytes;

@@ -293,6 +293,23 @@ pte_status xg_fuse_quant_tables(xg_graph *g, xg_mem *mem) {
     xg_node *f = chain_link(g, b->in[0], XG_GELU);
     if (f && f->exec == XG_EXEC_NATIVE) f->approx = 1;
   }
+  /* ... and a qdint8 convert whose rows fit a stack row takes that gelu
+   * over: each row through the gelu while in cache, then quantized (the
+   * gelu's fp32 tensor is neither written nor read twice) */
+  for (uint32_t bi = 0; bi < g->nnodes; bi++) {
+    xg_node *b = &g->nodes[bi];
+    if (b->type != XG_CONVERT || b->exec != XG_EXEC_NATIVE) continue;
+    const xg_value *o = &g->values[b->out[0]];
+    xg_value *v2 = &g->values[b->in[0]];
+    if (!o->qd8_rows || v2->uses != 1 || v2->flags || !v2->ndims || v2->dims[v2->ndims - 1] > XG_GELU_ROW_MAX)
+      continue;
+    xg_node *f = chain_link(g, b->in[0], XG_GELU);
+    if (!f || f->exec != XG_EXEC_NATIVE || !f->approx) continue;
+    v2->uses = 0;
+    b->in[0] = f->in[0];
+    b->pre_gelu = 1;
+    f->exec = XG_EXEC_DEAD;
+  }
   for (uint32_t bi = 0; bi < g->nnodes; bi++) {
     xg_node *b = &g->nodes[bi];
     if (b->type != XG_CONVERT || b->exec == XG_EXEC_DEAD) continue;

@@ -61,16 +61,19 @@ static inline const float *k_qbias(const k_qgemm_packed *p, int64_t panel) {
 typedef void (*k_qukr_fn)(const k_qtile *t);
 void k_qukr_generic(const k_qtile *t);
 void k_qukr_avx512vnni(const k_qtile *t); /* MR 6, NP 2 */
-void k_qukr_avx2(const k_qtile *t);       /* MR 2, NP 1 */
-void k_qukr_avxvnni(const k_qtile *t);    /* MR 3, NP 1 */
-void k_qukr_neon(const k_qtile *t);       /* MR 4, NP 1 */
-void k_qukr_neondot(const k_qtile *t);    /* MR 4, NP 1 */
+void k_qukr_amx(const k_qtile *t);        /* MR 16, NP 2 (AMX-INT8; tiles it cannot take go to VNNI) */
+/* The CPU has AMX-INT8 and the OS let this process use its tiles. */
+bool k_qamx_usable(void);
+void k_qukr_avx2(const k_qtile *t);    /* MR 2, NP 1 */
+void k_qukr_avxvnni(const k_qtile *t); /* MR 3, NP 1 */
+void k_qukr_neon(const k_qtile *t);    /* MR 4, NP 1 */
+void k_qukr_neondot(const k_qtile *t); /* MR 4, NP 1 */
 
 /* The microkernel k_qgemm runs (qgemm.c chooses it): rows and panels per
  * tile and the function; k_qgemm_s8 (qgemm_s8.c) drives the same one. */
 k_qukr_fn k_qgemm_ukr(int *mr, int *np);
 /* Rows per tile of any microkernel (the largest MR). */
-#define K_QMR_MAX 6
+#define K_QMR_MAX 16
 /* Panels per tile of any microkernel (the largest NP). */
 #define K_QNP_MAX 2
 

@@ -136,24 +136,32 @@ typedef struct s8job {
   k_qd8_params qp[K_QMR_MAX];
 } s8job;
 
-/* The tile of rows m0.. and the column block starting at `panel`, its
- * int8 bounds set; where it writes is the caller's. */
-static k_qtile s8_tile(const s8job *jb, int64_t m0, int64_t panel) {
+/* The fields every tile of the job shares, set once per range: a tile
+ * built as a compound literal per call is zeroed with rep stos, and the
+ * microkernel's loads of it then stall on that store (k_qgemm saw 9% of
+ * BERT int8's time in it). */
+static k_qtile s8_tile0(const s8job *jb) {
+  const k_qgemm_s8_desc *g = jb->g;
+  return (k_qtile){.p = g->w,
+                   .sa = g->sa,
+                   .qp = jb->qp,
+                   .clamp = true,
+                   .lo = (float)(g->qmin - g->c_zero_point),
+                   .hi = (float)(g->qmax - g->c_zero_point)};
+}
+
+/* t becomes the tile of rows m0.. and the column block starting at
+ * `panel`; where it writes is the caller's. */
+static void s8_tile(const s8job *jb, int64_t m0, int64_t panel, k_qtile *t) {
   const k_qgemm_s8_desc *g = jb->g;
   const k_qgemm_packed *p = g->w;
   const int np = (int)(p->panels - panel < jb->np ? p->panels - panel : jb->np);
   const int64_t n_last = p->n - (panel + np - 1) * K_QNR;
-  return (k_qtile){.p = p,
-                   .a = g->a + m0 * g->sa,
-                   .sa = g->sa,
-                   .qp = jb->qp,
-                   .mr = (int)(g->M - m0 < jb->mr ? g->M - m0 : jb->mr),
-                   .panel = panel,
-                   .np = np,
-                   .nc = (int)(n_last < K_QNR ? n_last : K_QNR),
-                   .clamp = true,
-                   .lo = (float)(g->qmin - g->c_zero_point),
-                   .hi = (float)(g->qmax - g->c_zero_point)};
+  t->a = g->a + m0 * g->sa;
+  t->mr = (int)(g->M - m0 < jb->mr ? g->M - m0 : jb->mr);
+  t->panel = panel;
+  t->np = np;
+  t->nc = (int)(n_last < K_QNR ? n_last : K_QNR);
 }
 
 static void s8_range(void *ctx, size_t b, size_t e) {
@@ -161,17 +169,19 @@ static void s8_range(void *ctx, size_t b, size_t e) {
   const k_qgemm_s8_desc *g = jb->g;
   float tile[K_QMR_MAX * K_QNP_MAX * K_QNR];
   const int ld = K_QNP_MAX * K_QNR;
+  k_qtile t = s8_tile0(jb);
+  if (jb->direct8) t.sc8 = g->sc, t.zp8 = g->c_zero_point, t.rq = g->rq;
+  else t.c = tile, t.sc = ld;
   for (size_t i = b; i < e; i++) {
     /* consecutive tiles share a weight block, as in k_qgemm */
     int64_t nb = (int64_t)i / jb->mtiles, mt = (int64_t)i % jb->mtiles;
     int64_t m0 = mt * jb->mr, panel = nb * jb->np;
-    k_qtile t = s8_tile(jb, m0, panel);
+    s8_tile(jb, m0, panel, &t);
     if (jb->direct8) {
-      t.c8 = g->c + m0 * g->sc + panel * K_QNR, t.sc8 = g->sc, t.zp8 = g->c_zero_point, t.rq = g->rq;
+      t.c8 = g->c + m0 * g->sc + panel * K_QNR;
       jb->ukr(&t);
       continue;
     }
-    t.c = tile, t.sc = ld;
     jb->ukr(&t);
     qstore(tile, ld, t.mr, (int64_t)(t.np - 1) * K_QNR + t.nc, g->c_zero_point, g->rq,
            g->c + m0 * g->sc + panel * K_QNR, g->sc);
@@ -184,11 +194,13 @@ static void s8_range(void *ctx, size_t b, size_t e) {
 static void s8_rows_table(void *ctx, size_t b, size_t e) {
   const s8job *jb = ctx;
   const k_qgemm_s8_desc *g = jb->g;
+  k_qtile t = s8_tile0(jb);
+  t.sc8 = g->sc, t.zp8 = g->c_zero_point;
   for (size_t mt = b; mt < e; mt++) {
     const int64_t m0 = (int64_t)mt * jb->mr;
     for (int64_t nb = 0; nb < jb->nblocks; nb++) {
-      k_qtile t = s8_tile(jb, m0, nb * jb->np);
-      t.c8 = g->c + m0 * g->sc + t.panel * K_QNR, t.sc8 = g->sc, t.zp8 = g->c_zero_point;
+      s8_tile(jb, m0, nb * jb->np, &t);
+      t.c8 = g->c + m0 * g->sc + t.panel * K_QNR;
       jb->ukr(&t);
     }
 #if defined(PTERUN_QGEMM_X86) /* the table exists only there (k_qtable_s8_usable) */
@@ -223,7 +235,7 @@ void k_qgemm_s8(const k_qgemm_s8_desc *g) {
   s8job jb = {.g = g};
   jb.ukr = k_qgemm_ukr(&jb.mr, &jb.np);
 #if defined(PTERUN_QGEMM_X86)
-  jb.direct8 = jb.ukr == k_qukr_avx512vnni;
+  jb.direct8 = jb.ukr == k_qukr_avx512vnni || jb.ukr == k_qukr_amx;
   /* by row tiles only when there are many (a 7x7 layer's 9 would split
    * badly over threads; its long K leaves the epilogue little anyway) */
   jb.table = jb.direct8 && g->rq && g->rq->table && k_qtable_s8_usable() && (g->M + jb.mr - 1) / jb.mr >= 64;

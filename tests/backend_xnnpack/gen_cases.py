@@ -687,6 +687,9 @@ QUANT = {
     "dynamic_quant_linear": (lambda: nn.Sequential(nn.Linear(16, 8)), lambda: (rn(4, 16),), "dynamic"),
     "dq_mlp_3d": (_mlp(24, 20, 6), lambda: (rn(2, 3, 24),), "dynamic"),
     "dq_shared_rows": (DqSharedRows, lambda: (rn(2, 5, 2),), "dynamic"),
+    # a GELU between two linears (BERT's MLP): the qdint8 convert takes the
+    # gelu over, row by row; 21 rows and K of 64 and 128 (AMX tiles and the rest)
+    "dq_gelu_mlp": (lambda: nn.Sequential(nn.Linear(64, 128), nn.GELU(), nn.Linear(128, 24)), lambda: (rn(3, 7, 64),), "dynamic"),
     "dq_8da4w_g32": (_mlp(), lambda: (rn(3, 64),), ("8da4w", 32)),
     "dq_8da4w_channel": (_mlp(), lambda: (rn(3, 64),), ("8da4w", None)),
     "dq_8da8w_channel": (_mlp(), lambda: (rn(5, 64),), ("8da8w", None)),

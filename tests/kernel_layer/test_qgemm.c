@@ -6,11 +6,14 @@
  * threads (ctest runs it once per instruction set), and the refusals of
  * bad weights; the static int8 product with its int8 epilogue. */
 #define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* syscall (the AMX check) */
 #include <pterun/threadpool.h>
 
 #include <stdint.h>
 #if defined(__x86_64__)
 #include <cpuid.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #endif
 
 #include "../common/test_util.h"
@@ -595,8 +598,14 @@ TEST(qgemm_kernel_named) {
   if (!strcmp(want, "neon-nodot")) CHECK(!strcmp(got, "neon"), "plain neon asked, %s runs", got);
 #if defined(__x86_64__)
   __builtin_cpu_init();
+  /* AMX where the CPU has it and Linux grants the tiles (k_qamx_usable) */
+  unsigned a7, b7, c7, d7;
+  const bool amx = __get_cpuid_count(7, 0, &a7, &b7, &c7, &d7) && (d7 >> 25 & 1) && (d7 >> 24 & 1) &&
+                   syscall(SYS_arch_prctl, 0x1023, 18) == 0;
   if (!strcmp(want, "avx512") && __builtin_cpu_supports("avx512vnni"))
-    CHECK(!strcmp(got, "avx512vnni"), "avx512 on a VNNI CPU, %s runs", got);
+    CHECK(!strcmp(got, amx ? "amx" : "avx512vnni"), "avx512 on a VNNI CPU (AMX %d), %s runs", amx, got);
+  if (!strcmp(want, "avx512-noamx") && __builtin_cpu_supports("avx512vnni"))
+    CHECK(!strcmp(got, "avx512vnni"), "avx512 without AMX on a VNNI CPU, %s runs", got);
   unsigned a, b, c, d; /* AVX-VNNI: CPUID leaf 7 subleaf 1, EAX bit 4 */
   const bool avxvnni = __get_cpuid_count(7, 1, &a, &b, &c, &d) && (a >> 4 & 1);
   if (!strcmp(want, "avx2"))

@@ -1,0 +1,160 @@
+/* The int8 product's AMX microkernel (see qgemm.h): 16 rows x 2 panels
+ * (32 columns) of int32 sums by tdpbssd, signed by signed bytes, so the
+ * activations need no flip and the zero-point term is -zp * colsum. The
+ * packed weights' layout (4 consecutive k of 16 columns in 64 bytes) is
+ * already AMX's B tile: a panel's 64 k are 16 rows of 64 bytes. One tile
+ * product is 16K multiply-adds, 16x a VNNI instruction's 1K; the float
+ * epilogue is the VNNI kernel's, so results are the same bit for bit.
+ * Tiles it cannot take whole (fewer rows, K not a multiple of 64, more
+ * than one group) run on the VNNI kernel. */
+#define _GNU_SOURCE /* syscall */
+#include "qgemm.h"
+
+/* built with its ISA flags on x86-64 only (see CMakeLists.txt) */
+/* __AMX_INT8__ is GCC's name, __AMXINT8__ clang's */
+#if (defined(__AMX_INT8__) || defined(__AMXINT8__)) && defined(__AVX512VNNI__)
+#include <cpuid.h>
+#include <immintrin.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define AMX_MR 16
+
+/* Linux keeps AMX tile data off until the process asks (arch_prctl
+ * ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA); a kernel or hypervisor that
+ * refuses leaves the VNNI kernel. */
+bool k_qamx_usable(void) {
+  unsigned a, b, c, d;
+  if (!__get_cpuid_count(7, 0, &a, &b, &c, &d) || !(d >> 24 & 1) || !(d >> 25 & 1)) return false;
+#if defined(SYS_arch_prctl)
+  return syscall(SYS_arch_prctl, 0x1023 /* ARCH_REQ_XCOMP_PERM */, 18 /* XTILEDATA */) == 0;
+#else
+  return false;
+#endif
+}
+
+typedef struct amx_cfg {
+  uint8_t palette, start_row, reserved[14];
+  uint16_t colsb[16];
+  uint8_t rows[16];
+} amx_cfg;
+
+/* The configuration is per thread and never changes: tiles 0-1 the sums
+ * (16 x 16 int32), 2 and 5 rows (16 x 64 bytes), 3-4 and 6-7 panels (16 x 64). */
+static _Thread_local bool g_configured;
+
+static void amx_configure(void) {
+  amx_cfg c;
+  memset(&c, 0, sizeof c);
+  c.palette = 1;
+  for (int i = 0; i < 8; i++) c.rows[i] = 16, c.colsb[i] = 64;
+  _tile_loadconfig(&c);
+  g_configured = true;
+}
+
+/* The VNNI kernel over at most 6 rows at a time. */
+static void by_vnni(const k_qtile *t) {
+  for (int r = 0; r < t->mr; r += 6) {
+    k_qtile u = *t;
+    u.a = t->a + r * t->sa;
+    u.qp = t->qp + r;
+    u.mr = t->mr - r < 6 ? t->mr - r : 6;
+    if (t->c) u.c = t->c + r * t->sc;
+    if (t->c8) u.c8 = t->c8 + r * t->sc8;
+    k_qukr_avx512vnni(&u);
+  }
+}
+
+void k_qukr_amx(const k_qtile *t) {
+  const k_qgemm_packed *p = t->p;
+  const int64_t K = p->k;
+  if (t->mr < AMX_MR || p->groups != 1 || K % 64 || p->kp != K) {
+    by_vnni(t);
+    return;
+  }
+  if (!g_configured) amx_configure();
+  const int np = t->np < 2 ? t->np : 2;
+  const int8_t *w0 = k_qw_panel(p, t->panel), *w1 = k_qw_panel(p, t->panel + np - 1);
+  _tile_zero(0);
+  _tile_zero(1);
+  /* tiles are not renamed: a load into a tile the previous product still
+   * reads waits for it, so even and odd steps of 64 k use their own tiles
+   * (2-4 and 5-7) and the loads of one overlap the products of the other */
+  int64_t k = 0;
+  if (np == 2) {
+    for (; k + 128 <= K; k += 128) {
+      _tile_loadd(2, t->a + k, t->sa);
+      _tile_loadd(3, w0 + k * K_QNR, 64);
+      _tile_loadd(4, w1 + k * K_QNR, 64);
+      _tile_dpbssd(0, 2, 3);
+      _tile_dpbssd(1, 2, 4);
+      _tile_loadd(5, t->a + k + 64, t->sa);
+      _tile_loadd(6, w0 + (k + 64) * K_QNR, 64);
+      _tile_loadd(7, w1 + (k + 64) * K_QNR, 64);
+      _tile_dpbssd(0, 5, 6);
+      _tile_dpbssd(1, 5, 7);
+    }
+    if (k < K) {
+      _tile_loadd(2, t->a + k, t->sa);
+      _tile_loadd(3, w0 + k * K_QNR, 64);
+      _tile_loadd(4, w1 + k * K_QNR, 64);
+      _tile_dpbssd(0, 2, 3);
+      _tile_dpbssd(1, 2, 4);
+    }
+  } else {
+    for (; k + 128 <= K; k += 128) {
+      _tile_loadd(2, t->a + k, t->sa);
+      _tile_loadd(3, w0 + k * K_QNR, 64);
+      _tile_dpbssd(0, 2, 3);
+      _tile_loadd(5, t->a + k + 64, t->sa);
+      _tile_loadd(6, w0 + (k + 64) * K_QNR, 64);
+      _tile_dpbssd(0, 5, 6);
+    }
+    if (k < K) {
+      _tile_loadd(2, t->a + k, t->sa);
+      _tile_loadd(3, w0 + k * K_QNR, 64);
+      _tile_dpbssd(0, 2, 3);
+    }
+  }
+  _Alignas(64) int32_t acc[AMX_MR][2 * K_QNR];
+  _tile_stored(0, acc[0], (long)sizeof acc[0]);
+  if (np == 2) _tile_stored(1, acc[0] + K_QNR, (long)sizeof acc[0]);
+
+  /* the VNNI kernel's epilogue, one group: sums less zp * colsum, times
+   * the column scales (as its fused multiply-add onto zero), then bias,
+   * row scale, bounds and the store */
+  const __m512 zero = _mm512_setzero_ps(), lo = _mm512_set1_ps(t->lo), hi = _mm512_set1_ps(t->hi);
+  const k_requant_s8_params *rq = t->c8 ? t->rq : NULL;
+  const __m512 rs = _mm512_set1_ps(rq ? rq->scale : 1.0f), ri = _mm512_set1_ps(rq ? rq->inv : 1.0f),
+               rlo = _mm512_set1_ps(rq ? (float)(-128 - rq->zout) : 0.0f),
+               rhi = _mm512_set1_ps(rq ? (float)(127 - rq->zout) : 0.0f);
+  const __m512i z8 = _mm512_set1_epi32(rq ? rq->zout : t->zp8);
+  for (int j = 0; j < np; j++) {
+    const int64_t panel = t->panel + j;
+    const __m512i cs = _mm512_loadu_si512(k_qcsum(p, panel));
+    const __m512 sc = _mm512_loadu_ps(k_qscale(p, panel)), bias = _mm512_loadu_ps(k_qbias(p, panel));
+    const int cols = j == t->np - 1 ? t->nc : K_QNR;
+    const __mmask16 m = (__mmask16)((1u << cols) - 1);
+    for (int i = 0; i < AMX_MR; i++) {
+      const int32_t zp = t->qp[t->c8 ? 0 : i].zero_point;
+      const __m512i s = _mm512_sub_epi32(_mm512_load_si512((const void *)(acc[i] + j * K_QNR)),
+                                         _mm512_mullo_epi32(_mm512_set1_epi32(zp), cs));
+      const __m512 f = _mm512_fmadd_ps(_mm512_cvtepi32_ps(s), sc, zero);
+      if (t->c8) {
+        __m512 v = _mm512_add_ps(f, bias); /* row scale 1 */
+        if (t->clamp) v = _mm512_min_ps(_mm512_max_ps(v, lo), hi);
+        __m512i q = _mm512_cvtps_epi32(v); /* the default rounding: half to even */
+        if (rq) {
+          __m512 u = _mm512_mul_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(q), rs), ri);
+          q = _mm512_cvtps_epi32(_mm512_min_ps(_mm512_max_ps(u, rlo), rhi));
+        }
+        _mm512_mask_cvtsepi32_storeu_epi8(t->c8 + i * t->sc8 + j * K_QNR, m, _mm512_add_epi32(q, z8));
+      } else {
+        __m512 v = _mm512_fmadd_ps(f, _mm512_set1_ps(t->qp[i].scale), bias);
+        if (t->clamp) v = _mm512_min_ps(_mm512_max_ps(v, lo), hi);
+        _mm512_mask_storeu_ps(t->c + i * t->sc + j * K_QNR, m, v);
+      }
+    }
+  }
+}
+#endif
