@@ -283,6 +283,263 @@ static bool addmm_act(pte_rewrite *rw, int32_t i) { return prod_act(rw, i, o_add
 static bool linear_act(pte_rewrite *rw, int32_t i) { return prod_act(rw, i, o_linear_prepare_act); }
 static bool mm_act(pte_rewrite *rw, int32_t i) { return prod_act(rw, i, o_mm_prepare_act); }
 
+/* ---- identity copies: the producer writes the copy's output instead ---- */
+
+#define ELIDE_MAX 8 /* copies in one chain */
+
+static bool in_set(const pte_value *v, const pte_value *const *set, int32_t n) {
+  for (int32_t k = 0; k < n; k++)
+    if (v == set[k]) return true;
+  return false;
+}
+
+/* Whether a tensor value not in `skip` that shares bytes with t is referred
+ * to anywhere in [lo, hi] (a method input from the start, an output to the
+ * end; anything opaque counts as busy). */
+static bool bytes_busy(pte_rewrite *rw, const pte_tensor *t, int32_t lo, int32_t hi,
+                       const pte_value *const *skip, int32_t nskip) {
+  const int32_t nv = pte_rewrite_num_values(rw);
+  for (int32_t k = 0; k < nv; k++) {
+    const pte_value *v = pte_rewrite_value(rw, k);
+    if (v->tag != PTE_TAG_TENSOR || !bytes_overlap(v->u.tensor, t) || in_set(v, skip, nskip)) continue;
+    const pte_rewrite_use u = pte_rewrite_value_use(rw, v);
+    if (u.opaque) return true;
+    int32_t a = u.first, b = u.last;
+    if (u.io) { /* an output first referred to where it is written is nobody's before */
+      if (u.writer < 0 || u.first != u.writer) a = 0;
+      if (u.writer >= 0) b = INT32_MAX;
+    }
+    if (a < 0 && !u.io) continue;
+    if (a <= hi && b >= lo) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/* The value written last before instruction i over exactly v's bytes (v's
+ * source, when v is a planner view), NULL if none. */
+static const pte_value *written_before(pte_rewrite *rw, const pte_value *v, int32_t i, int32_t *w) {
+  const pte_value *best = NULL;
+  int32_t bw = -1;
+  const int32_t nv = pte_rewrite_num_values(rw);
+  for (int32_t k = 0; k < nv; k++) {
+    const pte_value *s = pte_rewrite_value(rw, k);
+    if (s == v || s->tag != PTE_TAG_TENSOR || s->u.tensor->data != v->u.tensor->data ||
+        pte_tensor_nbytes(s->u.tensor) < pte_tensor_nbytes(v->u.tensor))
+      continue;
+    const pte_rewrite_use u = pte_rewrite_value_use(rw, s);
+    if (u.writer >= 0 && u.writer < i && u.writer > bw) best = s, bw = u.writer;
+  }
+  *w = bw;
+  return best;
+}
+
+/* Whether a planner view (a value nothing writes) not in `skip` of t's
+ * bytes is read after instruction `after`, other than a view of `z` or of a
+ * value written after instruction `upto`. */
+static bool view_reads(pte_rewrite *rw, const pte_tensor *t, int32_t after, int32_t upto, const pte_value *z,
+                       const pte_value *const *skip, int32_t nskip) {
+  const int32_t nv = pte_rewrite_num_values(rw);
+  for (int32_t k = 0; k < nv; k++) {
+    const pte_value *v = pte_rewrite_value(rw, k);
+    if (v->tag != PTE_TAG_TENSOR || !bytes_overlap(v->u.tensor, t) || in_set(v, skip, nskip)) continue;
+    const pte_rewrite_use u = pte_rewrite_value_use(rw, v);
+    if (u.writer >= 0 || u.last <= after) continue;
+    int32_t sw;
+    const pte_value *s = u.opaque || u.io ? NULL : written_before(rw, v, u.first, &sw);
+    if (s && (s == z || sw > upto)) continue;
+    return true;
+  }
+  return false;
+}
+
+/* Whether a kernel instruction strictly between lo and hi refers to v (any
+ * other instruction counts as referring). */
+static bool referred_between(pte_rewrite *rw, const pte_value *v, int32_t lo, int32_t hi) {
+  for (int32_t j = lo + 1; j < hi; j++) {
+    int32_t n;
+    pte_value **args = pte_rewrite_args(rw, j, &n);
+    if (!args) return true;
+    for (int32_t k = 0; k < n; k++) {
+      if (args[k] == v) return true;
+      if (args[k]->tag == PTE_TAG_TENSOR_LIST || args[k]->tag == PTE_TAG_OPTIONAL_TENSOR_LIST)
+        for (int32_t t = 0; t < args[k]->len; t++)
+          if (args[k]->u.items[t] == v) return true;
+    }
+  }
+  return false;
+}
+
+/* Static, contiguous, the same dtype and element count, with bytes. */
+static bool same_bytes_layout(const pte_tensor *a, const pte_tensor *b) {
+  return a->dtype == b->dtype && a->dynamism == PTE_SHAPE_STATIC && b->dynamism == PTE_SHAPE_STATIC &&
+         pte_tensor_is_contiguous(a) && pte_tensor_is_contiguous(b) &&
+         pte_tensor_numel(a) == pte_tensor_numel(b) && a->data && b->data;
+}
+
+/* The value an earlier kernel instruction wrote (its writer in *w) whose
+ * bytes x, read by instruction i, holds: x itself, referred to by its
+ * writer and i alone, or the value a planner view x (read by i alone)
+ * shares exactly, the last one written before i, referred to by its writer
+ * alone. NULL if there is none. */
+static pte_value *source_of(pte_rewrite *rw, pte_value *x, int32_t i, int32_t *w) {
+  if (x->tag != PTE_TAG_TENSOR) return NULL;
+  const pte_rewrite_use ux = pte_rewrite_value_use(rw, x);
+  if (ux.io || ux.opaque || ux.last != i) return NULL;
+  if (ux.writer >= 0) {
+    if (ux.writer >= i || ux.first != ux.writer || referred_between(rw, x, ux.writer, i)) return NULL;
+    *w = ux.writer;
+    return x;
+  }
+  if (ux.first != i) return NULL;
+  pte_value *best = NULL;
+  int32_t bw = -1;
+  const int32_t nv = pte_rewrite_num_values(rw);
+  for (int32_t k = 0; k < nv; k++) {
+    pte_value *v = pte_rewrite_value(rw, k);
+    if (v == x || v->tag != PTE_TAG_TENSOR || v->u.tensor->data != x->u.tensor->data) continue;
+    const pte_rewrite_use u = pte_rewrite_value_use(rw, v);
+    if (u.writer >= 0 && u.writer < i && u.writer > bw) best = v, bw = u.writer;
+  }
+  if (!best) return NULL;
+  const pte_rewrite_use ub = pte_rewrite_value_use(rw, best);
+  if (ub.io || ub.opaque || ub.first != bw || ub.last != bw ||
+      !same_bytes_layout(best->u.tensor, x->u.tensor))
+    return NULL;
+  *w = bw;
+  return best;
+}
+
+/* Whether argument v (a tensor or a list of them) shares bytes with t. */
+static bool args_overlap(const pte_value *v, const pte_tensor *t) {
+  if (v->tag == PTE_TAG_TENSOR) return bytes_overlap(v->u.tensor, t);
+  if (v->tag == PTE_TAG_TENSOR_LIST || v->tag == PTE_TAG_OPTIONAL_TENSOR_LIST)
+    for (int32_t k = 0; k < v->len; k++)
+      if (v->u.items[k] && v->u.items[k]->tag == PTE_TAG_TENSOR && bytes_overlap(v->u.items[k]->u.tensor, t))
+        return true;
+  return false;
+}
+
+/* A tensor value shaped like `like` over `over`'s bytes (method memory). */
+static pte_value *retarget(pte_rewrite *rw, const pte_value *like, pte_value *over) {
+  if (same_shape(like->u.tensor, over->u.tensor)) return over;
+  pte_value *v = (pte_value *)pte_rewrite_alloc(rw, sizeof *v);
+  pte_tensor *t = (pte_tensor *)pte_rewrite_alloc(rw, sizeof *t);
+  if (!v || !t) return NULL;
+  memset(v, 0, sizeof *v);
+  *t = *like->u.tensor;
+  t->data = over->u.tensor->data;
+  t->capacity = over->u.tensor->capacity;
+  t->flags = over->u.tensor->flags;
+  v->tag = PTE_TAG_TENSOR;
+  v->u.tensor = t;
+  return v;
+}
+
+/* Instruction i copies its input unchanged into an output of the same shape
+ * and layout (a clone keeping the contiguous dim order, an expand to the
+ * input's own sizes): input in *x, output in *z. */
+static bool identity_copy(pte_rewrite *rw, int32_t i, pte_value **x, pte_value **z) {
+  int32_t n;
+  pte_value **a = pte_rewrite_args(rw, i, &n);
+  const char *op = pte_rewrite_op(rw, i);
+  if (!a || n != 5 || a[3] != a[4] || a[0]->tag != PTE_TAG_TENSOR || a[3]->tag != PTE_TAG_TENSOR)
+    return false;
+  const pte_tensor *xt = a[0]->u.tensor, *zt = a[3]->u.tensor;
+  if (!same_shape(xt, zt) || !same_bytes_layout(xt, zt) || (zt->flags & PTE_TENSOR_READONLY) ||
+      zt->capacity < pte_tensor_nbytes(xt))
+    return false;
+  if (!strcmp(op, "dim_order_ops::_clone_dim_order.out")) {
+    int64_t order[PTE_MAX_DIM];
+    if (a[2]->tag != PTE_TAG_NONE) { /* the dim order asked for: the contiguous one */
+      if (pte_value_int_list(a[2], order, PTE_MAX_DIM) != xt->dim) return false;
+      for (int32_t d = 0; d < xt->dim; d++)
+        if (order[d] != d) return false;
+    }
+  } else if (!strcmp(op, "aten::expand_copy.out")) {
+    int64_t sizes[PTE_MAX_DIM];
+    if (pte_value_int_list(a[1], sizes, PTE_MAX_DIM) != xt->dim) return false;
+    for (int32_t d = 0; d < xt->dim; d++)
+      if (sizes[d] != xt->sizes[d] && sizes[d] != -1) return false;
+  } else {
+    return false;
+  }
+  *x = a[0], *z = a[3];
+  return true;
+}
+
+/* An identity copy (i), and the identity copies right after it of each
+ * one's output, of a value that a kernel instruction w wrote as its out
+ * argument for the copy alone (or a planner view of one; ViT's dropout
+ * clones and expands before bmm): w writes the last copy's output and the
+ * copies are skipped. The output's bytes must be nobody else's from w to
+ * the last copy (the planner gave them for the copy only, not w's inputs'),
+ * and nothing reads the skipped values' bytes later through a view. */
+static bool copy_elide(pte_rewrite *rw, int32_t i) {
+  pte_value *x, *z;
+  int32_t w;
+  if (!identity_copy(rw, i, &x, &z)) return false;
+  pte_value *y = source_of(rw, x, i, &w);
+  int32_t wn;
+  pte_value **wa = y ? pte_rewrite_args(rw, w, &wn) : NULL;
+  if (!wa || wn < 2 || wa[wn - 1] != y || wa[wn - 2] != y) return false;
+  for (int32_t k = 0; k < wn - 2;
+       k++) /* the producer's inputs as they are now (an earlier rule may have changed them) */
+    if (wa[k] == y || args_overlap(wa[k], z->u.tensor)) return false;
+  const pte_value *gone[2 * ELIDE_MAX + 3] = {x, y};
+  int32_t ngone = 2, last = i;
+  for (int32_t j = i + 1; j < pte_rewrite_num_instructions(rw) && ngone < 2 * ELIDE_MAX; j++) {
+    pte_value *x2, *z2;
+    int32_t w2;
+    if (!identity_copy(rw, j, &x2, &z2) || source_of(rw, x2, j, &w2) != z || w2 != last) break;
+    gone[ngone++] = z, gone[ngone++] = x2;
+    z = z2, last = j;
+  }
+  const pte_rewrite_use uz = pte_rewrite_value_use(rw, z);
+  if (uz.io || uz.opaque || uz.writer != last) return false;
+  gone[ngone] = z;
+  if (bytes_busy(rw, z->u.tensor, w, last, gone, ngone + 1) ||
+      bytes_busy(rw, y->u.tensor, w, last, gone, ngone + 1))
+    return false;
+  for (int32_t k = 0; k < ngone; k++)
+    if (view_reads(rw, gone[k]->u.tensor, w, last, z, gone, ngone + 1)) return false;
+  pte_value *nz = retarget(rw, y, z);
+  if (!nz) return false;
+  wa[wn - 1] = wa[wn - 2] = nz;
+  for (int32_t j = i; j <= last; j++) pte_rewrite_skip(rw, j);
+  return true;
+}
+
+/* A multiply by a constant float of one element (i) whose output only the
+ * softmax after it reads: the softmax scales its input rows itself (the
+ * same products, in L1) and the multiply is skipped. The softmax's output
+ * may be the very bytes of the multiply's input (in place, row by row), or
+ * none of them. */
+static bool mul_softmax(pte_rewrite *rw, int32_t i) {
+  int32_t mn, sn;
+  pte_value **ma = pte_rewrite_args(rw, i, &mn), **sa = pte_rewrite_args(rw, i + 1, &sn);
+  if (!o_softmax_prepare_scale || !ma || !sa || mn != 4 || sn != 5 || ma[2] != ma[3] || sa[3] != sa[4])
+    return false;
+  pte_value *x = ma[0], *s = ma[1], *z = ma[2], *o = sa[3];
+  if (x->tag != PTE_TAG_TENSOR || z->tag != PTE_TAG_TENSOR || o->tag != PTE_TAG_TENSOR || sa[0] != z ||
+      s->tag != PTE_TAG_TENSOR || !pte_rewrite_constant(rw, s) || s->u.tensor->dtype != PTE_FLOAT32 ||
+      pte_tensor_numel(s->u.tensor) != 1 || !s->u.tensor->data || !same_shape(x->u.tensor, z->u.tensor) ||
+      !same_bytes_layout(x->u.tensor, z->u.tensor))
+    return false;
+  const pte_rewrite_use uz = pte_rewrite_value_use(rw, z);
+  const pte_value *gone[] = {z};
+  if (uz.io || uz.opaque || uz.first != i || uz.writer != i || uz.last != i + 1 ||
+      view_reads(rw, z->u.tensor, i, i + 1, NULL, gone, 1))
+    return false;
+  const pte_tensor *xt = x->u.tensor, *ot = o->u.tensor;
+  if (bytes_overlap(xt, ot) && (xt->data != ot->data || !same_shape(xt, ot))) return false;
+  if (!o_softmax_prepare_scale(rw, i + 1, *(const float *)s->u.tensor->data)) return false;
+  sa[0] = x;
+  pte_rewrite_skip(rw, i);
+  return true;
+}
+
 static const pte_rewrite_rule g_rules[] = {
     PTE_REWRITE_RULE_INIT("aten::constant_pad_nd.out", "aten::convolution.out", "kernels_optimized",
                           pad_conv),
@@ -294,11 +551,14 @@ static const pte_rewrite_rule g_rules[] = {
     PTE_REWRITE_RULE_INIT("aten::linear.out", "aten::hardtanh.out", "kernels_optimized", linear_act),
     PTE_REWRITE_RULE_INIT("aten::mm.out", "aten::relu.out", "kernels_optimized", mm_act),
     PTE_REWRITE_RULE_INIT("aten::mm.out", "aten::hardtanh.out", "kernels_optimized", mm_act),
+    PTE_REWRITE_RULE_INIT("aten::mul.out", "aten::_softmax.out", "kernels_optimized", mul_softmax),
     /* single instructions after the pairs: a pair may change the weight */
     PTE_REWRITE_RULE_INIT("aten::addmm.out", NULL, "kernels_optimized", o_addmm_prepare),
     PTE_REWRITE_RULE_INIT("aten::linear.out", NULL, "kernels_optimized", o_linear_prepare),
     PTE_REWRITE_RULE_INIT("aten::mm.out", NULL, "kernels_optimized", o_mm_prepare),
     PTE_REWRITE_RULE_INIT("aten::convolution.out", NULL, "kernels_optimized", o_conv_prepare),
+    PTE_REWRITE_RULE_INIT("dim_order_ops::_clone_dim_order.out", NULL, "kernels_optimized", copy_elide),
+    PTE_REWRITE_RULE_INIT("aten::expand_copy.out", NULL, "kernels_optimized", copy_elide),
 };
 
 pte_status pte_opt_register_rewrites(void); /* register.c registers the library with it */
@@ -307,7 +567,8 @@ pte_status pte_opt_register_rewrites(void) {
     /* its op file is not in this (selective) build */
     if (!g_rules[r].apply || (g_rules[r].apply == addmm_act && !o_addmm_prepare_act) ||
         (g_rules[r].apply == linear_act && !o_linear_prepare_act) ||
-        (g_rules[r].apply == mm_act && !o_mm_prepare_act))
+        (g_rules[r].apply == mm_act && !o_mm_prepare_act) ||
+        (g_rules[r].apply == mul_softmax && !o_softmax_prepare_scale))
       continue;
     pte_status st = pte_register_rewrite(&g_rules[r]);
     if (st) return st;
