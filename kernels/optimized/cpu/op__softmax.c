@@ -31,7 +31,6 @@ typedef struct sm_job {
 
 static void sm_rows(void *ctx, size_t r0, size_t r1) {
   const sm_job *j = ctx;
-  const o_kern_table *kt = o_kern();
   const int64_t n = j->n;
   for (size_t r = r0; r < r1; r++) {
     const float *x = j->x + (int64_t)r * n;
@@ -41,7 +40,10 @@ static void sm_rows(void *ctx, size_t r0, size_t r1) {
       for (int64_t k = 0; k < n; k++) y[k] = x[k] * s;
       x = y;
     }
-    float m = kt->max(x, n);
+    /* the kernel layer's vector max skips NaN where kt->max returns it
+     * (and is scalar code): a NaN in the row still makes every output NaN
+     * through the sum, as ATen's NaN max does */
+    float m = k_vmax(x, n);
     /* y holds the exponentials even for log_softmax (a scratch row) */
     double sum = k_vexp_sum(x, y, n, m);
     if (j->is_log) {
