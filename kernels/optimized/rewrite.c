@@ -358,9 +358,8 @@ static const pte_value *written_before(pte_rewrite *rw, const pte_value *v, int3
  * at its address before it is read) is one, or unknown, or one of them was
  * written over it after its source. Views of z, the chain's output, are
  * fine. */
-static bool view_reads(pte_rewrite *rw, const pte_tensor *t, int32_t after, int32_t upto, const pte_value *z,
+static bool view_reads(pte_rewrite *rw, const pte_tensor *t, int32_t after, const pte_value *z,
                        const pte_value *const *skip, int32_t nskip) {
-  (void)upto;
   const int32_t nv = pte_rewrite_num_values(rw);
   for (int32_t k = 0; k < nv; k++) {
     const pte_value *v = pte_rewrite_value(rw, k);
@@ -481,6 +480,9 @@ static bool identity_copy(pte_rewrite *rw, int32_t i, pte_value **x, pte_value *
   return true;
 }
 
+static bool busy_until(pte_rewrite *rw, const pte_value *base, int32_t lo, int32_t hi, int32_t reader,
+                       const pte_value **gone, int32_t ngone);
+
 /* An identity copy (i), and the identity copies right after it of each
  * one's output, of a value that a kernel instruction w wrote as its out
  * argument for the copy alone (or a planner view of one; ViT's dropout
@@ -496,10 +498,9 @@ static bool copy_elide(pte_rewrite *rw, int32_t i) {
   int32_t wn;
   pte_value **wa = y ? pte_rewrite_args(rw, w, &wn) : NULL;
   if (!wa || wn < 2 || wa[wn - 1] != y || wa[wn - 2] != y) return false;
-  for (int32_t k = 0; k < wn - 2;
-       k++) /* the producer's inputs as they are now (an earlier rule may have changed them) */
-    if (wa[k] == y || args_overlap(wa[k], z->u.tensor)) return false;
-  const pte_value *gone[2 * ELIDE_MAX + 3] = {x, y};
+  for (int32_t k = 0; k < wn - 2; k++)
+    if (wa[k] == y) return false;
+  const pte_value *gone[2 * ELIDE_MAX + 4] = {x, y};
   int32_t ngone = 2, last = i;
   for (int32_t j = i + 1; j < pte_rewrite_num_instructions(rw) && ngone < 2 * ELIDE_MAX; j++) {
     pte_value *x2, *z2;
@@ -511,11 +512,13 @@ static bool copy_elide(pte_rewrite *rw, int32_t i) {
   const pte_rewrite_use uz = pte_rewrite_value_use(rw, z);
   if (uz.io || uz.opaque || uz.writer != last) return false;
   gone[ngone] = z;
+  /* by the use table, and by the arguments as earlier rules left them (the
+   * producer's inputs included) */
   if (bytes_busy(rw, z->u.tensor, w, last, gone, ngone + 1) ||
-      bytes_busy(rw, y->u.tensor, w, last, gone, ngone + 1))
+      bytes_busy(rw, y->u.tensor, w, last, gone, ngone + 1) || busy_until(rw, z, w, last, -1, gone, ngone))
     return false;
   for (int32_t k = 0; k < ngone; k++)
-    if (view_reads(rw, gone[k]->u.tensor, w, last, z, gone, ngone + 1)) return false;
+    if (view_reads(rw, gone[k]->u.tensor, w, z, gone, ngone + 1)) return false;
   pte_value *nz = retarget(rw, y, z);
   if (!nz) return false;
   wa[wn - 1] = wa[wn - 2] = nz;
@@ -542,7 +545,7 @@ static bool mul_softmax(pte_rewrite *rw, int32_t i) {
   const pte_rewrite_use uz = pte_rewrite_value_use(rw, z);
   const pte_value *gone[] = {z};
   if (uz.io || uz.opaque || uz.first != i || uz.writer != i || uz.last != i + 1 ||
-      view_reads(rw, z->u.tensor, i, i + 1, NULL, gone, 1))
+      view_reads(rw, z->u.tensor, i, NULL, gone, 1))
     return false;
   const pte_tensor *xt = x->u.tensor, *ot = o->u.tensor;
   if (bytes_overlap(xt, ot) && (xt->data != ot->data || !same_shape(xt, ot))) return false;
@@ -674,7 +677,7 @@ static bool fold_operand(pte_rewrite *rw, int32_t i, int32_t op) {
     memcpy(keep, gone, sizeof(gone[0]) * (size_t)(2 * level));
     keep[2 * level] = src, keep[2 * level + 1] = base[level];
     if (src && !in_list(sa, sn - 2, src) && same_bytes_layout(src->u.tensor, src->u.tensor) &&
-        !view_reads(rw, src->u.tensor, sw, i, NULL, keep, 2 * level + 2))
+        !view_reads(rw, src->u.tensor, sw, NULL, keep, 2 * level + 2))
       own = pte_rewrite_alloc(rw, pte_tensor_nbytes(src->u.tensor));
     if (!own) {
       for (level = nskip - 1; level > 0; level--)
