@@ -651,10 +651,11 @@ static bool fold_operand(pte_rewrite *rw, int32_t i, int32_t op) {
     if (perm_op) {
       int64_t perm[PTE_MAX_DIM];
       if (xt->dim != yt->dim || pte_value_int_list(wa[1], perm, PTE_MAX_DIM) != yt->dim) break;
-      bool ok = true;
-      for (int32_t k = 0; k < yt->dim && ok; k++) {
+      bool ok = true, seen[PTE_MAX_DIM] = {false};
+      for (int32_t k = 0; k < yt->dim && ok; k++) { /* a permutation (else strides could reach past x) */
         if (perm[k] < 0) perm[k] += yt->dim;
-        ok = perm[k] >= 0 && perm[k] < xt->dim && yt->sizes[k] == xt->sizes[perm[k]];
+        ok = perm[k] >= 0 && perm[k] < xt->dim && !seen[perm[k]] && yt->sizes[k] == xt->sizes[perm[k]];
+        if (ok) seen[perm[k]] = true;
       }
       if (!ok || !through_permute(&nd, yt, xt, perm)) break;
     } else {
