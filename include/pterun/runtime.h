@@ -498,6 +498,9 @@ PTE_API bool pte_rewrite_resolve(pte_rewrite *rw, int32_t i);
  * Counted in pte_method_num_prepared. False, the instruction unchanged, if
  * the scratch cannot be had. */
 PTE_API bool pte_rewrite_set_kernel(pte_rewrite *rw, int32_t i, const pte_kernel *kernel, const void *state);
+/* Whether instruction i (of any kind; a skipped or folded one no longer
+ * runs, so none) refers to value v, as an argument or in a list. */
+PTE_API bool pte_rewrite_refers(const pte_rewrite *rw, int32_t i, const pte_value *v);
 /* Instruction i no longer runs (counted in pte_method_num_folded). */
 PTE_API void pte_rewrite_skip(pte_rewrite *rw, int32_t i);
 /* The rule will not read these constant bytes again (it made its own copy):

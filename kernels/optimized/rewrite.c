@@ -283,6 +283,454 @@ static bool addmm_act(pte_rewrite *rw, int32_t i) { return prod_act(rw, i, o_add
 static bool linear_act(pte_rewrite *rw, int32_t i) { return prod_act(rw, i, o_linear_prepare_act); }
 static bool mm_act(pte_rewrite *rw, int32_t i) { return prod_act(rw, i, o_mm_prepare_act); }
 
+/* ---- identity copies: the producer writes the copy's output instead ---- */
+
+#define ELIDE_MAX 8 /* copies in one chain */
+
+static bool in_set(const pte_value *v, const pte_value *const *set, int32_t n) {
+  for (int32_t k = 0; k < n; k++)
+    if (v == set[k]) return true;
+  return false;
+}
+
+/* Whether a tensor value not in `skip` that shares bytes with t is referred
+ * to anywhere in [lo, hi] (a method input from the start, an output to the
+ * end; anything opaque counts as busy). */
+static bool bytes_busy(pte_rewrite *rw, const pte_tensor *t, int32_t lo, int32_t hi,
+                       const pte_value *const *skip, int32_t nskip) {
+  const int32_t nv = pte_rewrite_num_values(rw);
+  for (int32_t k = 0; k < nv; k++) {
+    const pte_value *v = pte_rewrite_value(rw, k);
+    if (v->tag != PTE_TAG_TENSOR || !bytes_overlap(v->u.tensor, t) || in_set(v, skip, nskip)) continue;
+    const pte_rewrite_use u = pte_rewrite_value_use(rw, v);
+    if (u.opaque) return true;
+    int32_t a = u.first, b = u.last;
+    if (u.io) { /* an output first referred to where it is written is nobody's before */
+      if (u.writer < 0 || u.first != u.writer) a = 0;
+      if (u.writer >= 0) b = INT32_MAX;
+    }
+    if (a < 0 && !u.io) continue;
+    if (a <= hi && b >= lo) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/* Whether an instruction surely writes v: it is its writer's last argument
+ * (or in the list there). The use table also names as writer the first
+ * reader of a planner view that is among its trailing arguments (bmm's
+ * operands): those are not. */
+static bool surely_written(pte_rewrite *rw, const pte_value *v, int32_t *w) {
+  const pte_rewrite_use u = pte_rewrite_value_use(rw, v);
+  int32_t n;
+  pte_value **a = u.writer >= 0 ? pte_rewrite_args(rw, u.writer, &n) : NULL;
+  *w = u.writer;
+  if (!a || n < 1) return false;
+  if (a[n - 1] == v) return true;
+  if (a[n - 1]->tag == PTE_TAG_TENSOR_LIST)
+    for (int32_t k = 0; k < a[n - 1]->len; k++)
+      if (a[n - 1]->u.items[k] == v) return true;
+  return false;
+}
+
+/* The value written last before instruction i over exactly v's bytes (v's
+ * source, when v is a planner view), NULL if none. */
+static const pte_value *written_before(pte_rewrite *rw, const pte_value *v, int32_t i, int32_t *w) {
+  const pte_value *best = NULL;
+  int32_t bw = -1;
+  const int32_t nv = pte_rewrite_num_values(rw);
+  for (int32_t k = 0; k < nv; k++) {
+    const pte_value *s = pte_rewrite_value(rw, k);
+    if (s == v || s->tag != PTE_TAG_TENSOR || s->u.tensor->data != v->u.tensor->data ||
+        pte_tensor_nbytes(s->u.tensor) < pte_tensor_nbytes(v->u.tensor))
+      continue;
+    int32_t sw;
+    if (surely_written(rw, s, &sw) && sw < i && sw > bw) best = s, bw = sw;
+  }
+  *w = bw;
+  return best;
+}
+
+/* Whether a planner view (a value no instruction surely writes) not in
+ * `skip`, of t's bytes, read after instruction `after`, may read a value of
+ * `skip` (whose writes a rule removes): its source (the value written last
+ * at its address before it is read) is one, or unknown, or one of them was
+ * written over it after its source. Views of z, the chain's output, are
+ * fine. */
+static bool view_reads(pte_rewrite *rw, const pte_tensor *t, int32_t after, const pte_value *z,
+                       const pte_value *const *skip, int32_t nskip) {
+  const int32_t nv = pte_rewrite_num_values(rw);
+  for (int32_t k = 0; k < nv; k++) {
+    const pte_value *v = pte_rewrite_value(rw, k);
+    if (v->tag != PTE_TAG_TENSOR || !bytes_overlap(v->u.tensor, t) || in_set(v, skip, nskip)) continue;
+    const pte_rewrite_use u = pte_rewrite_value_use(rw, v);
+    int32_t sw;
+    if (u.last <= after || surely_written(rw, v, &sw)) continue; /* a value of its own: bytes_busy's */
+    const pte_value *s = u.opaque || u.io ? NULL : written_before(rw, v, u.first, &sw);
+    if (!s || (s != z && in_set(s, skip, nskip))) return true;
+    if (s == z) continue;
+    for (int32_t g = 0; g < nskip; g++) {
+      int32_t gw;
+      if (skip[g]->tag == PTE_TAG_TENSOR && surely_written(rw, skip[g], &gw) && gw > sw && gw < u.first &&
+          bytes_overlap(skip[g]->u.tensor, v->u.tensor))
+        return true;
+    }
+  }
+  return false;
+}
+
+/* Whether an instruction strictly between lo and hi refers to v. */
+static bool referred_between(pte_rewrite *rw, const pte_value *v, int32_t lo, int32_t hi) {
+  for (int32_t j = lo + 1; j < hi; j++)
+    if (pte_rewrite_refers(rw, j, v)) return true;
+  return false;
+}
+
+/* Static, contiguous, the same dtype and element count, with bytes. */
+static bool same_bytes_layout(const pte_tensor *a, const pte_tensor *b) {
+  return a->dtype == b->dtype && a->dynamism == PTE_SHAPE_STATIC && b->dynamism == PTE_SHAPE_STATIC &&
+         pte_tensor_is_contiguous(a) && pte_tensor_is_contiguous(b) &&
+         pte_tensor_numel(a) == pte_tensor_numel(b) && a->data && b->data;
+}
+
+/* The value an earlier kernel instruction wrote (its writer in *w) whose
+ * bytes x, read by instruction i, holds: x itself, referred to by its
+ * writer and i alone, or the value a planner view x (read by i alone)
+ * shares exactly, the last one written before i, referred to by its writer
+ * alone. NULL if there is none. */
+static pte_value *source_of(pte_rewrite *rw, pte_value *x, int32_t i, int32_t *w) {
+  if (x->tag != PTE_TAG_TENSOR) return NULL;
+  const pte_rewrite_use ux = pte_rewrite_value_use(rw, x);
+  int32_t xw;
+  if (ux.io || ux.opaque || ux.last != i) return NULL;
+  if (surely_written(rw, x, &xw)) {
+    if (xw >= i || ux.first != xw || referred_between(rw, x, xw, i)) return NULL;
+    *w = xw;
+    return x;
+  }
+  if (ux.first != i) return NULL; /* a view read by i alone */
+  int32_t bw;
+  pte_value *best = (pte_value *)written_before(rw, x, i, &bw);
+  if (!best) return NULL;
+  const pte_rewrite_use ub = pte_rewrite_value_use(rw, best);
+  if (ub.io || ub.opaque || ub.first != bw || ub.last != bw ||
+      !same_bytes_layout(best->u.tensor, x->u.tensor) ||
+      pte_tensor_nbytes(best->u.tensor) != pte_tensor_nbytes(x->u.tensor))
+    return NULL;
+  *w = bw;
+  return best;
+}
+
+/* Whether argument v (a tensor or a list of them) shares bytes with t. */
+static bool args_overlap(const pte_value *v, const pte_tensor *t) {
+  if (v->tag == PTE_TAG_TENSOR) return bytes_overlap(v->u.tensor, t);
+  if (v->tag == PTE_TAG_TENSOR_LIST || v->tag == PTE_TAG_OPTIONAL_TENSOR_LIST)
+    for (int32_t k = 0; k < v->len; k++)
+      if (v->u.items[k] && v->u.items[k]->tag == PTE_TAG_TENSOR && bytes_overlap(v->u.items[k]->u.tensor, t))
+        return true;
+  return false;
+}
+
+/* A tensor value shaped like `like` over `over`'s bytes (method memory). */
+static pte_value *retarget(pte_rewrite *rw, const pte_value *like, pte_value *over) {
+  if (same_shape(like->u.tensor, over->u.tensor)) return over;
+  pte_value *v = (pte_value *)pte_rewrite_alloc(rw, sizeof *v);
+  pte_tensor *t = (pte_tensor *)pte_rewrite_alloc(rw, sizeof *t);
+  if (!v || !t) return NULL;
+  memset(v, 0, sizeof *v);
+  *t = *like->u.tensor;
+  t->data = over->u.tensor->data;
+  t->capacity = over->u.tensor->capacity;
+  t->flags = over->u.tensor->flags;
+  v->tag = PTE_TAG_TENSOR;
+  v->u.tensor = t;
+  return v;
+}
+
+/* Instruction i copies its input unchanged into an output of the same shape
+ * and layout (a clone keeping the contiguous dim order, an expand to the
+ * input's own sizes): input in *x, output in *z. */
+static bool identity_copy(pte_rewrite *rw, int32_t i, pte_value **x, pte_value **z) {
+  int32_t n;
+  pte_value **a = pte_rewrite_args(rw, i, &n);
+  const char *op = pte_rewrite_op(rw, i);
+  if (!a || n != 5 || a[3] != a[4] || a[0]->tag != PTE_TAG_TENSOR || a[3]->tag != PTE_TAG_TENSOR)
+    return false;
+  const pte_tensor *xt = a[0]->u.tensor, *zt = a[3]->u.tensor;
+  if (!same_shape(xt, zt) || !same_bytes_layout(xt, zt) || (zt->flags & PTE_TENSOR_READONLY) ||
+      zt->capacity < pte_tensor_nbytes(xt))
+    return false;
+  if (!strcmp(op, "dim_order_ops::_clone_dim_order.out")) {
+    int64_t order[PTE_MAX_DIM];
+    if (a[2]->tag != PTE_TAG_NONE) { /* the dim order asked for: the contiguous one */
+      if (pte_value_int_list(a[2], order, PTE_MAX_DIM) != xt->dim) return false;
+      for (int32_t d = 0; d < xt->dim; d++)
+        if (order[d] != d) return false;
+    }
+  } else if (!strcmp(op, "aten::expand_copy.out")) {
+    int64_t sizes[PTE_MAX_DIM];
+    if (pte_value_int_list(a[1], sizes, PTE_MAX_DIM) != xt->dim) return false;
+    for (int32_t d = 0; d < xt->dim; d++)
+      if (sizes[d] != xt->sizes[d] && sizes[d] != -1) return false;
+  } else {
+    return false;
+  }
+  *x = a[0], *z = a[3];
+  return true;
+}
+
+static bool busy_until(pte_rewrite *rw, const pte_value *base, int32_t lo, int32_t hi, int32_t reader,
+                       const pte_value **gone, int32_t ngone);
+
+/* An identity copy (i), and the identity copies right after it of each
+ * one's output, of a value that a kernel instruction w wrote as its out
+ * argument for the copy alone (or a planner view of one; ViT's dropout
+ * clones and expands before bmm): w writes the last copy's output and the
+ * copies are skipped. The output's bytes must be nobody else's from w to
+ * the last copy (the planner gave them for the copy only, not w's inputs'),
+ * and nothing reads the skipped values' bytes later through a view. */
+static bool copy_elide(pte_rewrite *rw, int32_t i) {
+  pte_value *x, *z;
+  int32_t w;
+  if (!identity_copy(rw, i, &x, &z)) return false;
+  pte_value *y = source_of(rw, x, i, &w);
+  int32_t wn;
+  pte_value **wa = y ? pte_rewrite_args(rw, w, &wn) : NULL;
+  if (!wa || wn < 2 || wa[wn - 1] != y || wa[wn - 2] != y) return false;
+  for (int32_t k = 0; k < wn - 2; k++)
+    if (wa[k] == y) return false;
+  const pte_value *gone[2 * ELIDE_MAX + 4] = {x, y};
+  int32_t ngone = 2, last = i;
+  for (int32_t j = i + 1; j < pte_rewrite_num_instructions(rw) && ngone < 2 * ELIDE_MAX; j++) {
+    pte_value *x2, *z2;
+    int32_t w2;
+    if (!identity_copy(rw, j, &x2, &z2) || source_of(rw, x2, j, &w2) != z || w2 != last) break;
+    gone[ngone++] = z, gone[ngone++] = x2;
+    z = z2, last = j;
+  }
+  const pte_rewrite_use uz = pte_rewrite_value_use(rw, z);
+  if (uz.io || uz.opaque || uz.writer != last) return false;
+  gone[ngone] = z;
+  /* by the use table, and by the arguments as earlier rules left them (the
+   * producer's inputs included) */
+  if (bytes_busy(rw, z->u.tensor, w, last, gone, ngone + 1) ||
+      bytes_busy(rw, y->u.tensor, w, last, gone, ngone + 1) || busy_until(rw, z, w, last, -1, gone, ngone))
+    return false;
+  for (int32_t k = 0; k < ngone; k++)
+    if (view_reads(rw, gone[k]->u.tensor, w, z, gone, ngone + 1)) return false;
+  pte_value *nz = retarget(rw, y, z);
+  if (!nz) return false;
+  wa[wn - 1] = wa[wn - 2] = nz;
+  for (int32_t j = i; j <= last; j++) pte_rewrite_skip(rw, j);
+  return true;
+}
+
+/* A multiply by a constant float of one element (i) whose output only the
+ * softmax after it reads: the softmax scales its input rows itself (the
+ * same products, in L1) and the multiply is skipped. The softmax's output
+ * may be the very bytes of the multiply's input (in place, row by row), or
+ * none of them. */
+static bool mul_softmax(pte_rewrite *rw, int32_t i) {
+  int32_t mn, sn;
+  pte_value **ma = pte_rewrite_args(rw, i, &mn), **sa = pte_rewrite_args(rw, i + 1, &sn);
+  if (!o_softmax_prepare_scale || !ma || !sa || mn != 4 || sn != 5 || ma[2] != ma[3] || sa[3] != sa[4])
+    return false;
+  pte_value *x = ma[0], *s = ma[1], *z = ma[2], *o = sa[3];
+  if (x->tag != PTE_TAG_TENSOR || z->tag != PTE_TAG_TENSOR || o->tag != PTE_TAG_TENSOR || sa[0] != z ||
+      s->tag != PTE_TAG_TENSOR || !pte_rewrite_constant(rw, s) || s->u.tensor->dtype != PTE_FLOAT32 ||
+      pte_tensor_numel(s->u.tensor) != 1 || !s->u.tensor->data || !same_shape(x->u.tensor, z->u.tensor) ||
+      !same_bytes_layout(x->u.tensor, z->u.tensor))
+    return false;
+  const pte_rewrite_use uz = pte_rewrite_value_use(rw, z);
+  const pte_value *gone[] = {z};
+  if (uz.io || uz.opaque || uz.first != i || uz.writer != i || uz.last != i + 1 ||
+      view_reads(rw, z->u.tensor, i, NULL, gone, 1))
+    return false;
+  const pte_tensor *xt = x->u.tensor, *ot = o->u.tensor;
+  if (bytes_overlap(xt, ot) && (xt->data != ot->data || !same_shape(xt, ot))) return false;
+  if (!o_softmax_prepare_scale(rw, i + 1, *(const float *)s->u.tensor->data)) return false;
+  sa[0] = x;
+  pte_rewrite_skip(rw, i);
+  return true;
+}
+
+/* ---- bmm reading its operands through the permutes and copies before it ---- */
+
+#define FOLD_MAX 6 /* copies followed back from one operand */
+
+/* A strided view over the bytes of `base` (strides in elements). */
+typedef struct fold_view {
+  int32_t dim;
+  int64_t sizes[PTE_MAX_DIM], strides[PTE_MAX_DIM];
+} fold_view;
+
+/* Re-express view d, laid over the contiguous bytes of s (a permute's output,
+ * with dims `perm` of its input x), over x's contiguous bytes: each dim of d
+ * larger than 1 must be one of s's (its size and stride). */
+static bool through_permute(fold_view *d, const pte_tensor *s, const pte_tensor *x, const int64_t *perm) {
+  for (int32_t k = 0; k < d->dim; k++) {
+    if (d->sizes[k] == 1) continue;
+    int32_t m = -1;
+    for (int32_t e = 0; e < s->dim && m < 0; e++)
+      if (s->sizes[e] == d->sizes[k] && s->strides[e] == d->strides[k]) m = e;
+    if (m < 0 || perm[m] < 0 || perm[m] >= x->dim) return false;
+    d->strides[k] = x->strides[perm[m]];
+  }
+  return true;
+}
+
+/* Whether base's bytes are touched, from instruction lo + 1 to hi, by any
+ * value not in `gone` (by the use table), or by an argument of a kernel
+ * instruction from lo to hi as the rules left it (bmm's operands `reader`
+ * excepted). */
+static bool busy_until(pte_rewrite *rw, const pte_value *base, int32_t lo, int32_t hi, int32_t reader,
+                       const pte_value **gone, int32_t ngone) {
+  const pte_tensor *bt = base->u.tensor;
+  gone[ngone] = base;
+  if (bytes_busy(rw, bt, lo + 1, hi, gone, ngone + 1)) return true;
+  for (int32_t j = lo; j <= hi; j++) {
+    int32_t an;
+    pte_value **args = pte_rewrite_args(rw, j, &an);
+    if (!args) {
+      if (pte_rewrite_refers(rw, j, base)) return true;
+      continue;
+    }
+    for (int32_t k = 0; k < an; k++)
+      if (!(j == reader && k < 2) && !in_set(args[k], gone, ngone + 1) && args_overlap(args[k], bt))
+        return true;
+  }
+  return false;
+}
+
+static bool in_list(pte_value *const *a, int32_t n, const pte_value *v) {
+  for (int32_t k = 0; k < n; k++)
+    if (a[k] == v) return true;
+  return false;
+}
+
+extern const pte_kernel pte_opt_kernel_bmm_out __attribute__((weak));
+
+/* Follow bmm operand `op` (instruction i) back through planner views,
+ * identity copies and permutes whose outputs only the next step reads, to
+ * the value they started from: bmm reads it in place, strided, and those
+ * copies are skipped. Its bytes must be nobody else's from the first
+ * skipped instruction to bmm (the planner freed them after the first
+ * copy), by the use table and by every argument as the rules left it. */
+static bool fold_operand(pte_rewrite *rw, int32_t i, int32_t op) {
+  int32_t n;
+  pte_value **ba = pte_rewrite_args(rw, i, &n);
+  pte_value *cur = ba[op];
+  const pte_tensor *ct = cur->u.tensor;
+  if (!pte_tensor_is_contiguous(ct) || ct->dynamism != PTE_SHAPE_STATIC) return false;
+  fold_view d[FOLD_MAX + 1];
+  pte_value *base[FOLD_MAX + 1];
+  d[0].dim = ct->dim;
+  for (int32_t k = 0; k < ct->dim; k++) d[0].sizes[k] = ct->sizes[k], d[0].strides[k] = ct->strides[k];
+  base[0] = cur;
+  const pte_value *gone[2 * FOLD_MAX + 2];
+  int32_t skip[FOLD_MAX], nskip = 0, reader = i;
+  pte_value *src = NULL, **sa = NULL; /* where the chain starts: a kernel's output, its arguments */
+  int32_t sn = 0, sw = -1;
+  while (nskip < FOLD_MAX) {
+    int32_t w, wn;
+    pte_value *y = source_of(rw, cur, reader, &w);
+    pte_value **wa = y ? pte_rewrite_args(rw, w, &wn) : NULL;
+    const char *wop = wa ? pte_rewrite_op(rw, w) : NULL;
+    const bool perm_op = wop && !strcmp(wop, "aten::permute_copy.out");
+    if (wa && wn >= 2 && wa[wn - 1] == y && wa[wn - 2] == y) src = y, sa = wa, sn = wn, sw = w;
+    if (!wop || wn != (perm_op ? 4 : 5) || wa[wn - 1] != y || wa[wn - 2] != y || wa[0]->tag != PTE_TAG_TENSOR)
+      break;
+    src = NULL;
+    pte_value *x = wa[0];
+    const pte_tensor *xt = x->u.tensor, *yt = y->u.tensor;
+    if (!pte_tensor_is_contiguous(xt) || !pte_tensor_is_contiguous(yt) || xt->dtype != yt->dtype ||
+        xt->dynamism != PTE_SHAPE_STATIC || !xt->data)
+      break;
+    fold_view nd = d[nskip];
+    if (perm_op) {
+      int64_t perm[PTE_MAX_DIM];
+      if (xt->dim != yt->dim || pte_value_int_list(wa[1], perm, PTE_MAX_DIM) != yt->dim) break;
+      bool ok = true, seen[PTE_MAX_DIM] = {false};
+      for (int32_t k = 0; k < yt->dim && ok; k++) { /* a permutation (else strides could reach past x) */
+        if (perm[k] < 0) perm[k] += yt->dim;
+        ok = perm[k] >= 0 && perm[k] < xt->dim && !seen[perm[k]] && yt->sizes[k] == xt->sizes[perm[k]];
+        if (ok) seen[perm[k]] = true;
+      }
+      if (!ok || !through_permute(&nd, yt, xt, perm)) break;
+    } else {
+      pte_value *ix, *iz;
+      if (!identity_copy(rw, w, &ix, &iz) || iz != y) break;
+    }
+    gone[2 * nskip] = cur, gone[2 * nskip + 1] = y;
+    skip[nskip++] = w;
+    d[nskip] = nd, base[nskip] = cur = x, reader = w;
+  }
+  if (!nskip) return false;
+  /* The whole chain with its source's producer writing bytes of its own
+   * (method memory: the planner reused its bytes before bmm), nothing else
+   * reading the source's old bytes; else the longest chain whose start's
+   * bytes nobody else touches from its first skipped copy to bmm. */
+  int32_t level = nskip;
+  void *own = NULL;
+  if (busy_until(rw, base[level], skip[level - 1], i, i, gone, 2 * level)) {
+    const pte_value *keep[2 * FOLD_MAX + 2];
+    memcpy(keep, gone, sizeof(gone[0]) * (size_t)(2 * level));
+    keep[2 * level] = src, keep[2 * level + 1] = base[level];
+    if (src && !in_list(sa, sn - 2, src) && same_bytes_layout(src->u.tensor, src->u.tensor) &&
+        !view_reads(rw, src->u.tensor, sw, NULL, keep, 2 * level + 2))
+      own = pte_rewrite_alloc(rw, pte_tensor_nbytes(src->u.tensor));
+    if (!own) {
+      for (level = nskip - 1; level > 0; level--)
+        if (!busy_until(rw, base[level], skip[level - 1], i, i, gone, 2 * level)) break;
+      if (!level) return false;
+    }
+  }
+  pte_value *v = (pte_value *)pte_rewrite_alloc(rw, sizeof *v);
+  pte_tensor *t = (pte_tensor *)pte_rewrite_alloc(rw, sizeof *t);
+  pte_value *nsrc = own ? (pte_value *)pte_rewrite_alloc(rw, sizeof *nsrc) : NULL;
+  pte_tensor *ns = own ? (pte_tensor *)pte_rewrite_alloc(rw, sizeof *ns) : NULL;
+  if (!v || !t || (own && (!nsrc || !ns))) return false;
+  const pte_tensor *bt = base[level]->u.tensor;
+  memset(v, 0, sizeof *v);
+  *t = *ct;
+  t->data = own ? own : bt->data;
+  t->capacity = own ? pte_tensor_nbytes(src->u.tensor) : bt->capacity;
+  t->flags = bt->flags;
+  for (int32_t k = 0; k < d[level].dim; k++) t->strides[k] = d[level].strides[k];
+  v->tag = PTE_TAG_TENSOR;
+  v->u.tensor = t;
+  if (own) {
+    memset(nsrc, 0, sizeof *nsrc);
+    *ns = *src->u.tensor;
+    ns->data = own;
+    ns->capacity = pte_tensor_nbytes(src->u.tensor);
+    ns->flags &= ~(uint32_t)PTE_TENSOR_PLANNED;
+    nsrc->tag = PTE_TAG_TENSOR;
+    nsrc->u.tensor = ns;
+    sa[sn - 1] = sa[sn - 2] = nsrc;
+  }
+  ba[op] = v;
+  for (int32_t k = 0; k < level; k++) pte_rewrite_skip(rw, skip[k]);
+  return true;
+}
+
+/* bmm's two operands folded (either may decline); the optimized bmm reads
+ * strided operands (the kernel chosen at load may not). */
+static bool bmm_fold(pte_rewrite *rw, int32_t i) {
+  int32_t n;
+  pte_value **ba = pte_rewrite_args(rw, i, &n);
+  if (!&pte_opt_kernel_bmm_out || !ba || n != 4 || ba[2] != ba[3]) return false;
+  for (int32_t k = 0; k < 3; k++)
+    if (ba[k]->tag != PTE_TAG_TENSOR || ba[k]->u.tensor->dtype != PTE_FLOAT32 || ba[k]->u.tensor->dim != 3)
+      return false;
+  if (!pte_opt_kernel_bmm_out.accepts(ba, n) || !pte_rewrite_set_kernel(rw, i, &pte_opt_kernel_bmm_out, NULL))
+    return false;
+  bool a = fold_operand(rw, i, 0);
+  bool b = fold_operand(rw, i, 1);
+  return a || b;
+}
+
 static const pte_rewrite_rule g_rules[] = {
     PTE_REWRITE_RULE_INIT("aten::constant_pad_nd.out", "aten::convolution.out", "kernels_optimized",
                           pad_conv),
@@ -294,11 +742,15 @@ static const pte_rewrite_rule g_rules[] = {
     PTE_REWRITE_RULE_INIT("aten::linear.out", "aten::hardtanh.out", "kernels_optimized", linear_act),
     PTE_REWRITE_RULE_INIT("aten::mm.out", "aten::relu.out", "kernels_optimized", mm_act),
     PTE_REWRITE_RULE_INIT("aten::mm.out", "aten::hardtanh.out", "kernels_optimized", mm_act),
+    PTE_REWRITE_RULE_INIT("aten::mul.out", "aten::_softmax.out", "kernels_optimized", mul_softmax),
     /* single instructions after the pairs: a pair may change the weight */
     PTE_REWRITE_RULE_INIT("aten::addmm.out", NULL, "kernels_optimized", o_addmm_prepare),
     PTE_REWRITE_RULE_INIT("aten::linear.out", NULL, "kernels_optimized", o_linear_prepare),
     PTE_REWRITE_RULE_INIT("aten::mm.out", NULL, "kernels_optimized", o_mm_prepare),
     PTE_REWRITE_RULE_INIT("aten::convolution.out", NULL, "kernels_optimized", o_conv_prepare),
+    PTE_REWRITE_RULE_INIT("dim_order_ops::_clone_dim_order.out", NULL, "kernels_optimized", copy_elide),
+    PTE_REWRITE_RULE_INIT("aten::expand_copy.out", NULL, "kernels_optimized", copy_elide),
+    PTE_REWRITE_RULE_INIT("aten::bmm.out", NULL, "kernels_optimized", bmm_fold),
 };
 
 pte_status pte_opt_register_rewrites(void); /* register.c registers the library with it */
@@ -307,7 +759,8 @@ pte_status pte_opt_register_rewrites(void) {
     /* its op file is not in this (selective) build */
     if (!g_rules[r].apply || (g_rules[r].apply == addmm_act && !o_addmm_prepare_act) ||
         (g_rules[r].apply == linear_act && !o_linear_prepare_act) ||
-        (g_rules[r].apply == mm_act && !o_mm_prepare_act))
+        (g_rules[r].apply == mm_act && !o_mm_prepare_act) ||
+        (g_rules[r].apply == mul_softmax && !o_softmax_prepare_scale))
       continue;
     pte_status st = pte_register_rewrite(&g_rules[r]);
     if (st) return st;

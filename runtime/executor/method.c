@@ -854,6 +854,29 @@ void pte_rewrite_skip(pte_rewrite *rw, int32_t i) {
   rw->m->num_folded++;
 }
 
+static bool refers(const pte_value *a, const pte_value *v) {
+  if (a == v) return true;
+  if (a->tag == PTE_TAG_TENSOR_LIST || a->tag == PTE_TAG_OPTIONAL_TENSOR_LIST)
+    for (int32_t k = 0; k < a->len; k++)
+      if (a->u.items[k] == v) return true;
+  return false;
+}
+
+bool pte_rewrite_refers(const pte_rewrite *rw, int32_t i, const pte_value *v) {
+  const pte_method *m = rw->m;
+  if (i < 0 || i >= m->num_instrs) return false;
+  const pte_instr *in = &m->instrs[i];
+  if (in->kind == INSTR_FOLDED) return false; /* it no longer runs */
+  if (in->kind == INSTR_KERNEL || in->kind == INSTR_DELEGATE) {
+    for (int32_t k = 0; k < in->nargs; k++)
+      if (refers(in->args[k], v)) return true;
+    return false;
+  }
+  if (v < m->values || v >= m->values + m->num_values) return false;
+  const int32_t idx = (int32_t)(v - m->values);
+  return in->a == idx || (in->kind == INSTR_MOVE && in->b == idx);
+}
+
 void pte_rewrite_release(pte_rewrite *rw, const void *data, size_t size) {
   const pte_program *p = rw->m->program;
   pte_file_map_release(&p->map, p->flags, data, size);

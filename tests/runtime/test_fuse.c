@@ -270,6 +270,37 @@ TEST(activation_fused_into_packed_product) {
   CHECK_OK(pte_threadpool_set_threads(1));
 }
 
+/* ViT-style attention: the dropout clone and the expands before bmm are
+ * skipped (their producers write the copies' outputs, or bmm reads through
+ * them, and through a head-splitting permute, strided), the scale before
+ * softmax runs in the softmax, matching the written program and the
+ * portable kernels at 1, 2 and 3 threads; a scale whose output is read
+ * again (attn_kept) stays. */
+TEST(attention_copies_elided_and_scale_in_softmax) {
+  static const char *const cases[] = {"attn", "attn_kept"};
+  static const int32_t want_mul[] = {1, 0};
+  for (int c = 0; c < 2; c++)
+    for (size_t t = 1; t <= 3; t++) {
+      float a[CAP], b[CAP], d[CAP], worst;
+      CHECK_OK(pte_threadpool_set_threads(t));
+      int32_t muls = run_what(cases[c], 0, a, "mul");
+      CHECK(muls == want_mul[c], "%s: %d multiplies folded", cases[c], (int)muls);
+      CHECK(run_what(cases[c], 0, a, "clone") == 1, "%s: the dropout clone not elided", cases[c]);
+      CHECK(run_what(cases[c], 0, a, "expand") == 4, "%s: the expands not elided", cases[c]);
+      /* 3 weight transposes folded as constants, one head split read by bmm in place */
+      CHECK(run_what(cases[c], 0, a, "permute") == 4, "%s: no permute read in place", cases[c]);
+      CHECK(run_what(cases[c], PTE_LOAD_NO_FUSE, b, "expand") == 0, "%s: NO_FUSE", cases[c]);
+      CHECK_OK(pte_kernel_library_set_enabled("kernels_optimized", false));
+      int32_t k = run_what(cases[c], 0, d, "expand");
+      CHECK_OK(pte_kernel_library_set_enabled("kernels_optimized", true));
+      CHECK(k == 0, "%s: kernels_optimized disabled: %d copies skipped", cases[c], (int)k);
+      CHECK(close_to(a, d, &worst), "%s (%zu threads): rewritten and portable differ by %g", cases[c], t,
+            (double)worst);
+      CHECK(close_to(b, d, &worst), "%s: written and portable differ by %g", cases[c], (double)worst);
+    }
+  CHECK_OK(pte_threadpool_set_threads(1));
+}
+
 static bool close_tol(const float *a, const float *b, float tol, float *worst) {
   *worst = 0.0f;
   bool nonzero = false;
@@ -380,5 +411,5 @@ TEST_MAIN(T(register_portable), T(no_rules_without_optimized), T(rule_registry),
           T(disabled_library_rewrites_nothing), T(chain_folds_and_matches),
           T(mapped_program_folds_and_matches), T(between_folds_and_matches), T(second_reader_stays),
           T(input_statistics_stay), T(pad_into_convolution), T(constant_weights_packed),
-          T(activation_fused_into_packed_product), T(winograd_filter_transformed_at_load),
-          T(single_instruction_rule_api))
+          T(activation_fused_into_packed_product), T(attention_copies_elided_and_scale_in_softmax),
+          T(winograd_filter_transformed_at_load), T(single_instruction_rule_api))

@@ -59,5 +59,7 @@ __attribute__((weak)) bool o_conv_pack(pte_rewrite *rw, int32_t i);
 __attribute__((weak)) bool o_addmm_prepare_act(pte_rewrite *rw, int32_t i, const o_act *act);
 __attribute__((weak)) bool o_linear_prepare_act(pte_rewrite *rw, int32_t i, const o_act *act);
 __attribute__((weak)) bool o_mm_prepare_act(pte_rewrite *rw, int32_t i, const o_act *act);
+/* softmax (op__softmax.c) of its input times `scale` (a multiply folded in) */
+__attribute__((weak)) bool o_softmax_prepare_scale(pte_rewrite *rw, int32_t i, float scale);
 
 #endif
