@@ -289,7 +289,7 @@ static bool const_num(const pte_rewrite *rw, const pte_value *v, double *out) {
   if (pte_value_to_double(v, out)) return true;
   if (v->tag != PTE_TAG_TENSOR || !pte_rewrite_constant(rw, v)) return false;
   const pte_tensor *t = v->u.tensor;
-  if (t->dim != 0 || !t->data) return false;
+  if (t->dim != 0 || !t->data || t->capacity < pte_tensor_nbytes(t)) return false;
   if (t->dtype == PTE_FLOAT32) *out = *(const float *)t->data;
   else if (t->dtype == PTE_FLOAT64) *out = *(const double *)t->data;
   else return false;
