@@ -186,9 +186,9 @@ static void run_ukr(const gemm_job *jb, const float *ap, int64_t i0, int64_t mr,
                     int64_t ldc, const k_tile_epi *e, const char *pf, int64_t npf) {
   if (jb->a_in_place) {
     const k_sgemm_desc *g = jb->g;
-    /* one or two rows over B packed at load: the tile's other rows would
+    /* up to four rows over B packed at load: the tile's other rows would
      * be copies (a decode step) */
-    if (mr <= 2 && jb->bpre)
+    if (mr <= 4 && jb->bpre)
       k_ukr_avx512_rows_a(jb->kc, g->a + i0 * g->sa0 + jb->k0, g->sa0, mr, bp, c, ldc, e);
     else k_ukr_avx512_8x32_a(jb->kc, g->a + i0 * g->sa0 + jb->k0, g->sa0, mr, bp, c, ldc, e, pf, npf);
   } else {
@@ -354,7 +354,8 @@ static void blocked(const k_sgemm_desc *g, const gemm_arch *ar, float *buf, size
    * when N is small (a convolution's weights on a 7x7 map). Over wide
    * products packing is amortized and the packed panel was a little faster
    * at tiny K (MobileNetV2's 16- and 24-channel 1x1s on 112x112, 56x56). */
-  jb.a_in_place = g->sa1 == 1 && ar->ukr == k_ukr_avx512_8x32 && g->N <= A_IN_PLACE_MAX_N;
+  jb.a_in_place =
+      g->sa1 == 1 && ar->ukr == k_ukr_avx512_8x32 && (g->N <= A_IN_PLACE_MAX_N || (bpre && g->M <= 8));
   jb.per_thread = false;
   const int64_t MR = ar->MR;
   size_t abytes = a_bytes(g->M, g->K, kcb, mcb);

@@ -36,34 +36,56 @@ void k_ukr_avx512_8x32_a(int64_t kc, const float *a, int64_t lda, int64_t mr, co
   }
   u512_store(acc, U512_MR, c, ldc, e);
 }
+/* R rows (1, 2 or 4; rows past mr repeat the last, never stored) over a
+ * packed panel, the k loop unrolled by U = 4 / R: 8 accumulators in all,
+ * every FMA useful, where the 8-row tile wasted 8 - mr of its 16. B streams
+ * from memory, panel after panel (contiguous): prefetched 4 KB ahead, past
+ * the page the hardware prefetcher stops at; each 128-byte k step once. */
+U512_INLINE void rows_r(int R, int64_t kc, const float *a, int64_t lda, int64_t mr, const float *b, float *c,
+                        int64_t ldc, const k_tile_epi *e) {
+  const int U = 4 / R;
+  const float *ar[4];
+  for (int i = 0; i < 4; i++) ar[i] = a + (i < mr ? i : mr - 1) * lda;
+  __m512 s[4][4][2];
+#pragma GCC unroll 4
+  for (int u = 0; u < 4; u++)
+#pragma GCC unroll 4
+    for (int i = 0; i < 4; i++) s[u][i][0] = s[u][i][1] = _mm512_setzero_ps();
+  int64_t k = 0;
+  for (; k + U <= kc; k += U) {
+#pragma GCC unroll 4
+    for (int u = 0; u < U; u++) {
+      _mm_prefetch((const char *)(b + (k + u) * 32 + 1024), _MM_HINT_T0);
+      _mm_prefetch((const char *)(b + (k + u) * 32 + 1040), _MM_HINT_T0);
+      const __m512 b0 = _mm512_load_ps(b + (k + u) * 32), b1 = _mm512_load_ps(b + (k + u) * 32 + 16);
+#pragma GCC unroll 4
+      for (int i = 0; i < R; i++) u512_fma_row(s[u][i], ar[i][k + u], b0, b1);
+    }
+  }
+  for (; k < kc; k++) {
+    const __m512 b0 = _mm512_load_ps(b + k * 32), b1 = _mm512_load_ps(b + k * 32 + 16);
+#pragma GCC unroll 4
+    for (int i = 0; i < R; i++) u512_fma_row(s[0][i], ar[i][k], b0, b1);
+  }
+  __m512 acc[U512_MR][2];
+  u512_zero(acc);
+#pragma GCC unroll 4
+  for (int i = 0; i < R; i++)
+#pragma GCC unroll 2
+    for (int h = 0; h < 2; h++) {
+      __m512 t = s[0][i][h];
+#pragma GCC unroll 4
+      for (int u = 1; u < U; u++) t = _mm512_add_ps(t, s[u][i][h]);
+      acc[i][h] = t;
+    }
+  u512_store(acc, mr, c, ldc, e);
+}
+
 void k_ukr_avx512_rows_a(int64_t kc, const float *a, int64_t lda, int64_t mr, const float *b, float *c,
                          int64_t ldc, const k_tile_epi *e) {
-  for (int64_t i = 0; i < mr; i++) {
-    const float *ai = a + i * lda;
-    __m512 s[4][2];
-#pragma GCC unroll 4
-    for (int u = 0; u < 4; u++) s[u][0] = s[u][1] = _mm512_setzero_ps();
-    int64_t k = 0;
-    for (; k + 4 <= kc; k += 4) {
-      /* B streams from memory, panel after panel (contiguous): 4 KB ahead,
-       * past the page the hardware prefetcher stops at */
-      if (i == 0)
-        for (int l = 0; l < 8; l++) _mm_prefetch((const char *)(b + k * 32 + 1024) + l * 64, _MM_HINT_T0);
-#pragma GCC unroll 4
-      for (int u = 0; u < 4; u++)
-        u512_fma_row(s[u], ai[k + u], _mm512_load_ps(b + (k + u) * 32),
-                     _mm512_load_ps(b + (k + u) * 32 + 16));
-    }
-    for (; k < kc; k++)
-      u512_fma_row(s[0], ai[k], _mm512_load_ps(b + k * 32), _mm512_load_ps(b + k * 32 + 16));
-    __m512 acc[U512_MR][2];
-    u512_zero(acc);
-    acc[0][0] = _mm512_add_ps(_mm512_add_ps(s[0][0], s[1][0]), _mm512_add_ps(s[2][0], s[3][0]));
-    acc[0][1] = _mm512_add_ps(_mm512_add_ps(s[0][1], s[1][1]), _mm512_add_ps(s[2][1], s[3][1]));
-    k_tile_epi ei = *e;
-    if (ei.rb) ei.rb += i;
-    u512_store(acc, 1, c + i * ldc, ldc, &ei);
-  }
+  if (mr == 1) rows_r(1, kc, a, lda, mr, b, c, ldc, e);
+  else if (mr == 2) rows_r(2, kc, a, lda, mr, b, c, ldc, e);
+  else rows_r(4, kc, a, lda, mr, b, c, ldc, e);
 }
 void k_axpy_avx512(float *y, const float *x, float a, int64_t n) {
   for (int64_t i = 0; i < n; i++) y[i] += a * x[i];

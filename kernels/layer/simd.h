@@ -31,9 +31,10 @@ void k_ukr_avx512_8x32(int64_t kc, const float *a, const float *b, float *c, int
  * comes from memory) are prefetched on the way, one per k step. */
 void k_ukr_avx512_8x32_a(int64_t kc, const float *a, int64_t lda, int64_t mr, const float *b, float *c,
                          int64_t ldc, const k_tile_epi *e, const char *pf, int64_t npf);
-/* 1..mr rows of A in place over one packed B panel, row by row with the k
- * loop split four ways (a decode step's one row: the 8-row tile would run
- * two FMA chains, latency-bound, for 8 rows of which 7 are copies). */
+/* 1..4 rows (mr) of A in place over one packed B panel, all rows at once
+ * with the k loop split 4 / rows ways (a decode step's one row: the 8-row
+ * tile would run two FMA chains, latency-bound, for 8 rows of which 7 are
+ * copies; at four rows half its FMAs were). */
 void k_ukr_avx512_rows_a(int64_t kc, const float *a, int64_t lda, int64_t mr, const float *b, float *c,
                          int64_t ldc, const k_tile_epi *e);
 void k_ukr_neon_8x12(int64_t kc, const float *a, const float *b, float *c, int64_t ldc, const k_tile_epi *e);

@@ -65,5 +65,6 @@ void k_vsilu(const float *x, float *y, int64_t n) { ops()->silu(x, y, n); }
 void k_vgelu(const float *x, float *y, int64_t n) { ops()->gelu(x, y, n); }
 void k_vgelu_tanh(const float *x, float *y, int64_t n) { ops()->gelu_tanh(x, y, n); }
 void k_vgelu_q(const float *x, float *y, int64_t n) { ops()->gelu_q(x, y, n); }
+void k_vgelu_tanh_fast(const float *x, float *y, int64_t n) { ops()->gelu_tanh_fast(x, y, n); }
 float k_vexp_sum(const float *x, float *y, int64_t n, float shift) { return ops()->exp_sum(x, y, n, shift); }
 float k_vmax(const float *x, int64_t n) { return ops()->max(x, n); }

@@ -731,6 +731,131 @@ static bool bmm_fold(pte_rewrite *rw, int32_t i) {
   return a || b;
 }
 
+/* The number a mul's or add's other operand holds at load: a Scalar, or a
+ * constant 0-dim float tensor. */
+static bool const_num(const pte_rewrite *rw, const pte_value *v, double *out) {
+  if (pte_value_to_double(v, out)) return true;
+  if (v->tag != PTE_TAG_TENSOR || !pte_rewrite_constant(rw, v)) return false;
+  const pte_tensor *t = v->u.tensor;
+  if (t->dim != 0 || !t->data || t->capacity < pte_tensor_nbytes(t)) return false;
+  if (t->dtype == PTE_FLOAT32) *out = *(const float *)t->data;
+  else if (t->dtype == PTE_FLOAT64) *out = *(const double *)t->data;
+  else return false;
+  return true;
+}
+
+/* Whether v is c, as the float32 computation rounds it. */
+static bool num_is(const pte_rewrite *rw, const pte_value *v, double c) {
+  double d;
+  return const_num(rw, v, &d) && (float)d == (float)c;
+}
+
+/* Instruction j is `op` with `nargs` arguments, its output (the last two,
+ * out and the returned out) a float32 tensor shaped like x; returns it. */
+static const pte_value *ew_step(pte_rewrite *rw, int32_t j, const char *op, int32_t nargs, pte_value ***args,
+                                const pte_tensor *x) {
+  int32_t n;
+  const char *name = pte_rewrite_op(rw, j);
+  pte_value **a = pte_rewrite_args(rw, j, &n);
+  if (!name || strcmp(name, op) || !a || n != nargs) return NULL;
+  const pte_value *y = a[n - 1];
+  if (a[n - 2] != y || y->tag != PTE_TAG_TENSOR || y->u.tensor->dtype != PTE_FLOAT32 ||
+      !same_shape(y->u.tensor, x) || !pte_tensor_is_contiguous(y->u.tensor))
+    return NULL;
+  *args = a;
+  return y;
+}
+
+/* Whether the bytes of t lie within those of w. */
+static bool bytes_within(const pte_tensor *t, const pte_tensor *w) {
+  const uintptr_t tl = (uintptr_t)t->data, wl = (uintptr_t)w->data;
+  const size_t tn = pte_tensor_nbytes(t), wn = pte_tensor_nbytes(w);
+  return tl && wl && tl >= wl && tl - wl <= wn && tn <= wn - (tl - wl);
+}
+
+/* Whether a value that no instruction writes, read after instruction i,
+ * shares bytes with t and has some that a chain ending at i no longer
+ * writes: a view the planner made. Its bytes may be z's (which the chain
+ * still writes: its result may lie in an intermediate's bytes) or those of
+ * a value written after i, before the view is first read. */
+static bool view_outside(pte_rewrite *rw, int32_t i, const pte_tensor *t, const pte_tensor *z) {
+  const int32_t nv = pte_rewrite_num_values(rw);
+  for (int32_t v = 0; v < nv; v++) {
+    const pte_value *val = pte_rewrite_value(rw, v);
+    if (val->tag != PTE_TAG_TENSOR) continue;
+    const pte_rewrite_use u = pte_rewrite_value_use(rw, val);
+    if (u.writer >= 0 || u.last <= i || !bytes_overlap(val->u.tensor, t) || bytes_within(val->u.tensor, z))
+      continue;
+    bool covered = false;
+    for (int32_t w = 0; w < nv && !covered; w++) {
+      const pte_value *wv = pte_rewrite_value(rw, w);
+      if (wv->tag != PTE_TAG_TENSOR) continue;
+      const pte_rewrite_use uw = pte_rewrite_value_use(rw, wv);
+      covered =
+          !uw.opaque && uw.writer > i && uw.writer < u.first && bytes_within(val->u.tensor, wv->u.tensor);
+    }
+    if (!covered) return true;
+  }
+  return false;
+}
+
+/* One of a and b is v, the other the number c. */
+static bool pair_is(const pte_rewrite *rw, pte_value *const *a, const pte_value *v, double c) {
+  return (a[0] == v && num_is(rw, a[1], c)) || (a[1] == v && num_is(rw, a[0], c));
+}
+
+/* GPT-2's tanh GELU as exported, eight instructions from i:
+ *   h = x * 0.5; p = x ** 3; q = p * 0.044715; s = x + q;
+ *   u = s * sqrt(2/pi); t = tanh(u); w = t + 1; z = h * w
+ * becomes one gelu(x, approximate="tanh") into z at i (o_gelu_tanh_set: a
+ * vectorized pass instead of eight, the tanh libm's), the other seven
+ * skipped. Every intermediate is the chain's own (written and last read in
+ * it, no method input or output, no view of it read later); z's bytes are
+ * x's exactly or apart from them. */
+static bool gelu_chain(pte_rewrite *rw, int32_t i) {
+  if (!o_gelu_tanh_set) return false;
+  int32_t n0;
+  pte_value **a0 = pte_rewrite_args(rw, i, &n0);
+  if (!a0 || n0 != 4 || a0[0]->tag != PTE_TAG_TENSOR) return false;
+  const pte_value *x = a0[0];
+  const pte_tensor *xt = x->u.tensor;
+  if (xt->dtype != PTE_FLOAT32 || !pte_tensor_is_contiguous(xt)) return false;
+  pte_value **a[8];
+  const pte_value *v[8];
+  static const char *const ops[8] = {"aten::mul.out", "aten::pow.Tensor_Scalar_out",
+                                     "aten::mul.out", "aten::add.out",
+                                     "aten::mul.out", "aten::tanh.out",
+                                     "aten::add.out", "aten::mul.out"};
+  static const int32_t nargs[8] = {4, 4, 4, 5, 4, 3, 5, 4};
+  for (int32_t k = 0; k < 8; k++)
+    if (!(v[k] = ew_step(rw, i + k, ops[k], nargs[k], &a[k], xt))) return false;
+  double one;
+  const double c = 0.7978845608028654; /* sqrt(2 / pi) */
+  if (!pair_is(rw, a[0], x, 0.5) || a[1][0] != x || !num_is(rw, a[1][1], 3.0) ||
+      !pair_is(rw, a[2], v[1], 0.044715) ||
+      !((a[3][0] == x && a[3][1] == v[2]) || (a[3][0] == v[2] && a[3][1] == x)) ||
+      !pte_value_to_double(a[3][2], &one) || one != 1.0 || !pair_is(rw, a[4], v[3], c) || a[5][0] != v[4] ||
+      !(a[6][0] == v[5] && num_is(rw, a[6][1], 1.0)) || !pte_value_to_double(a[6][2], &one) || one != 1.0 ||
+      !((a[7][0] == v[0] && a[7][1] == v[6]) || (a[7][0] == v[6] && a[7][1] == v[0])))
+    return false;
+  for (int32_t k = 0; k < 7; k++) {
+    const pte_rewrite_use u = pte_rewrite_value_use(rw, v[k]);
+    if (v[k] == x || u.io || u.opaque || u.writer != i + k || u.first != i + k || u.last > i + 7 ||
+        view_outside(rw, i + 7, v[k]->u.tensor, v[7]->u.tensor))
+      return false;
+  }
+  const pte_tensor *zt = v[7]->u.tensor;
+  if ((zt->flags & PTE_TENSOR_READONLY) || (bytes_overlap(zt, xt) && zt->data != xt->data)) return false;
+  pte_value *old2 = a0[2], *old3 = a0[3];
+  a0[2] = a0[3] = (pte_value *)v[7];
+  if (!o_gelu_tanh_set(rw, i)) {
+    a0[2] = old2, a0[3] = old3;
+    return false;
+  }
+  for (int32_t k = 1; k < 8; k++) pte_rewrite_skip(rw, i + k);
+  return true;
+}
+
 static const pte_rewrite_rule g_rules[] = {
     PTE_REWRITE_RULE_INIT("aten::constant_pad_nd.out", "aten::convolution.out", "kernels_optimized",
                           pad_conv),
@@ -743,6 +868,7 @@ static const pte_rewrite_rule g_rules[] = {
     PTE_REWRITE_RULE_INIT("aten::mm.out", "aten::relu.out", "kernels_optimized", mm_act),
     PTE_REWRITE_RULE_INIT("aten::mm.out", "aten::hardtanh.out", "kernels_optimized", mm_act),
     PTE_REWRITE_RULE_INIT("aten::mul.out", "aten::_softmax.out", "kernels_optimized", mul_softmax),
+    PTE_REWRITE_RULE_INIT("aten::mul.out", "aten::pow.Tensor_Scalar_out", "kernels_optimized", gelu_chain),
     /* single instructions after the pairs: a pair may change the weight */
     PTE_REWRITE_RULE_INIT("aten::addmm.out", NULL, "kernels_optimized", o_addmm_prepare),
     PTE_REWRITE_RULE_INIT("aten::linear.out", NULL, "kernels_optimized", o_linear_prepare),
@@ -760,7 +886,8 @@ pte_status pte_opt_register_rewrites(void) {
     if (!g_rules[r].apply || (g_rules[r].apply == addmm_act && !o_addmm_prepare_act) ||
         (g_rules[r].apply == linear_act && !o_linear_prepare_act) ||
         (g_rules[r].apply == mm_act && !o_mm_prepare_act) ||
-        (g_rules[r].apply == mul_softmax && !o_softmax_prepare_scale))
+        (g_rules[r].apply == mul_softmax && !o_softmax_prepare_scale) ||
+        (g_rules[r].apply == gelu_chain && !o_gelu_tanh_set))
       continue;
     pte_status st = pte_register_rewrite(&g_rules[r]);
     if (st) return st;

@@ -5,7 +5,9 @@
  *   bench_sgemm_shapes           the table
  *   bench_sgemm_shapes M N K t   one shape (t: 0 dense B, 1 B transposed)
  * With PTERUN_BENCH_PACKED=1 in the environment B is packed once first
- * (k_sgemm_pack_b: a constant weight as kernels_optimized packs it at load). */
+ * (k_sgemm_pack_b: a constant weight as kernels_optimized packs it at load).
+ * With PTERUN_BENCH_THREADS=n (n > 1) the products run on n threads and are
+ * timed in wall time (CLOCK_MONOTONIC): on a busy machine, a loose figure. */
 #define _POSIX_C_SOURCE 200809L
 #include <pterun/threadpool.h>
 
@@ -16,9 +18,11 @@
 
 #include "simd.h"
 
+static int bench_threads = 1;
+
 static double cpu_now(void) {
   struct timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  clock_gettime(bench_threads > 1 ? CLOCK_MONOTONIC : CLOCK_THREAD_CPUTIME_ID, &ts);
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
@@ -142,6 +146,11 @@ static const shape shapes[] = {
 int main(int argc, char **argv) {
   pte_threadpool_set_threads(1);
   double peak = peak_gflops();
+  const char *th = getenv("PTERUN_BENCH_THREADS");
+  if (th && atoi(th) > 1) {
+    bench_threads = atoi(th);
+    pte_threadpool_set_threads((size_t)bench_threads);
+  }
   if (argc == 3 && !strcmp(argv[1], "ukr")) { /* the microkernel alone, operands in L1 */
     int64_t kc = atoll(argv[2]);
     float *a = aligned_alloc(64, (size_t)kc * 8 * 4), *b = aligned_alloc(64, (size_t)kc * 32 * 4), c[8 * 32];

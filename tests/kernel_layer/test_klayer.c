@@ -208,6 +208,44 @@ TEST(gemm_narrow_last_panel) {
   }
 }
 
+/* A decode step's products: one to eight rows over a wide B packed at load
+ * (A read in place at any width up to four rows by the few-row kernel, the
+ * 8-row tile above), each also unpacked (the dot and axpy paths), with
+ * caller scratch, biases, accumulation and clamps, at 1, 2 and 3 threads. */
+TEST(gemm_few_rows_wide_prepacked) {
+  static const int64_t Ms[] = {1, 2, 3, 4, 5, 8};
+  static const int64_t NKs[][2] = {{1100, 300}, {2100, 520}, {1057, 7}};
+  static const size_t threads[] = {1, 2, 3};
+  for (size_t ti = 0; ti < 3; ti++) {
+    CHECK_OK(pte_threadpool_set_threads(threads[ti]));
+    for (size_t mi = 0; mi < sizeof Ms / sizeof *Ms; mi++)
+      for (size_t s = 0; s < sizeof NKs / sizeof *NKs; s++)
+        for (int mode = 0; mode < 4; mode++) {
+          const bool pre = mode & 1, tb = mode & 2;
+          gcase t = {Ms[mi],
+                     NKs[s][0],
+                     NKs[s][1],
+                     false,
+                     tb,
+                     1,
+                     (int)irand(BIAS_KINDS),
+                     1.0f,
+                     irand(2) ? 1.0f : 0.5f,
+                     irand(4) == 0,
+                     irand(4) == 0,
+                     2,
+                     true,
+                     false,
+                     pre};
+          double e = gemm_check(&t);
+          CHECK(e <= 1.0,
+                "%lldx%lldx%lld tb=%d prepacked=%d bias=%d acc=%d clamp=%d, %zu threads: error %.3g",
+                (long long)t.M, (long long)t.N, (long long)t.K, tb, pre, t.bias, t.accumulate, t.clamp,
+                threads[ti], e);
+        }
+  }
+}
+
 /* Chunk bounds: from 0 to every item, never decreasing, and equal columns
  * within one item's width. */
 TEST(chunk_first_balances_columns) {
@@ -547,7 +585,7 @@ TEST(setup_scratch) {
 }
 
 TEST_MAIN(T(setup_scratch), T(isa_named), T(gemm_serial_pool), T(gemm_two_threads), T(gemm_three_threads),
-          T(gemm_narrow_last_panel), T(chunk_first_balances_columns), T(gemm_large_parallel),
-          T(gemm_prepacked_layer_shapes), T(gemm_beta_zero_ignores_bias), T(gemm_batched_broadcast),
-          T(gemm_batched_row_bands), T(copies_against_element_loop), T(parallel_for_covers_once),
-          T(arguments_and_outputs), T(half_float_conversions))
+          T(gemm_narrow_last_panel), T(gemm_few_rows_wide_prepacked), T(chunk_first_balances_columns),
+          T(gemm_large_parallel), T(gemm_prepacked_layer_shapes), T(gemm_beta_zero_ignores_bias),
+          T(gemm_batched_broadcast), T(gemm_batched_row_bands), T(copies_against_element_loop),
+          T(parallel_for_covers_once), T(arguments_and_outputs), T(half_float_conversions))

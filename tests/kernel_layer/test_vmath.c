@@ -153,9 +153,40 @@ static int check_gelu_q(const k_vmath_ops *ops, const char *isa) {
   return fails;
 }
 
+/* gelu_tanh_fast, the form that replaces a program's chain of float ops:
+ * within 2.4e-7 * (4 + |2u|) of gelu_tanh relative (plus 1e-37, where
+ * 2u < -88 gives x * 0) on a dense sweep of [-12, 12] (every tail
+ * length on the way), and the special values. */
+static int check_gelu_tanh_fast(const k_vmath_ops *ops, const char *isa) {
+  enum { N = 1 << 16 };
+  static float x[N], y[N];
+  int fails = 0;
+  double worst = 0, at = 0;
+  for (int i = 0; i < N; i++) x[i] = -12.0f + 24.0f * (float)i / (float)(N - 1);
+  for (int off = 0; off < 40; off += 13) {
+    ops->gelu_tanh_fast(x + off, y, N - off);
+    for (int i = 0; i < N - off; i++) {
+      const double xi = (double)x[off + i], ref = r_gelu_tanh(xi);
+      const double v = 1.5957691216057308 * (xi + 0.044715 * xi * xi * xi);
+      const double e = fabs((double)y[i] - ref) / (2.4e-7 * (4.0 + fabs(v)) * fabs(ref) + 1e-37);
+      if (!(e <= worst)) worst = e, at = xi;
+    }
+  }
+  if (!(worst <= 1.0))
+    fprintf(stderr, "FAIL %s: gelu_tanh_fast error %g of its bound at %g\n", isa, worst, at), fails++;
+  float s[7] = {NAN, INFINITY, -INFINITY, 0.0f, -0.0f, 1e30f, -1e30f}, t[7];
+  ops->gelu_tanh_fast(s, t, 7);
+  if (!isnan(t[0]) || t[1] != INFINITY || !isnan(t[2]) || t[3] != 0.0f || signbit(t[3]) || t[4] != 0.0f ||
+      !signbit(t[4]) || t[5] != 1e30f || t[6] != 0.0f)
+    fprintf(stderr, "FAIL %s: gelu_tanh_fast specials %g %g %g %g %g %g %g\n", isa, t[0], t[1], t[2], t[3],
+            t[4], t[5], t[6]),
+        fails++;
+  return fails;
+}
+
 /* In-place use, the tails, and the softmax sum against a double loop. */
 static int check_arrays(const k_vmath_ops *ops, const char *isa) {
-  int fails = check_gelu_q(ops, isa);
+  int fails = check_gelu_q(ops, isa) + check_gelu_tanh_fast(ops, isa);
   float x[37], y[37], z[37];
   for (int n = 0; n <= 37; n++) {
     for (int i = 0; i < n; i++) x[i] = (float)(i * 7 % 11) * 0.37f - 2.0f;

@@ -301,6 +301,31 @@ TEST(attention_copies_elided_and_scale_in_softmax) {
   CHECK_OK(pte_threadpool_set_threads(1));
 }
 
+/* GPT-2's tanh GELU spelled out in eight instructions (fuse/make_gelu.py)
+ * becomes one gelu pass: the other seven are skipped (the tanh among them),
+ * and the output is the chain's as written, within the chain's own
+ * rounding. Other constants, or an intermediate read again: left alone. */
+TEST(tanh_gelu_chain_fused) {
+  static const char *const cases[] = {"gelu_chain", "gelu_chain_other", "gelu_chain_again"};
+  static const int32_t want[] = {1, 0, 0};
+  for (int c = 0; c < 3; c++)
+    for (size_t t = 1; t <= 3; t += 2) {
+      float a[CAP], b[CAP], d[CAP], worst;
+      CHECK_OK(pte_threadpool_set_threads(t));
+      int32_t k = run_what(cases[c], 0, a, "tanh");
+      CHECK(k == want[c], "%s: %d tanh skipped, want %d", cases[c], (int)k, (int)want[c]);
+      CHECK(run_what(cases[c], PTE_LOAD_NO_FUSE, b, "tanh") == 0, "%s: NO_FUSE", cases[c]);
+      CHECK_OK(pte_kernel_library_set_enabled("kernels_optimized", false));
+      k = run_what(cases[c], 0, d, "tanh");
+      CHECK_OK(pte_kernel_library_set_enabled("kernels_optimized", true));
+      CHECK(k == 0, "%s: kernels_optimized disabled: %d skipped", cases[c], (int)k);
+      CHECK(close_to(a, d, &worst), "%s (%zu threads): fused and portable differ by %g", cases[c], t,
+            (double)worst);
+      CHECK(close_to(b, d, &worst), "%s: written and portable differ by %g", cases[c], (double)worst);
+    }
+  CHECK_OK(pte_threadpool_set_threads(1));
+}
+
 static bool close_tol(const float *a, const float *b, float tol, float *worst) {
   *worst = 0.0f;
   bool nonzero = false;
@@ -412,4 +437,4 @@ TEST_MAIN(T(register_portable), T(no_rules_without_optimized), T(rule_registry),
           T(mapped_program_folds_and_matches), T(between_folds_and_matches), T(second_reader_stays),
           T(input_statistics_stay), T(pad_into_convolution), T(constant_weights_packed),
           T(activation_fused_into_packed_product), T(attention_copies_elided_and_scale_in_softmax),
-          T(winograd_filter_transformed_at_load), T(single_instruction_rule_api))
+          T(tanh_gelu_chain_fused), T(winograd_filter_transformed_at_load), T(single_instruction_rule_api))

@@ -54,6 +54,9 @@ __attribute__((weak)) bool o_conv_prepare(pte_rewrite *rw, int32_t i);
 /* the same for a filter the caller made (conv_bn's scaled weight: no
  * value of the method, read by this instruction alone) */
 __attribute__((weak)) bool o_conv_pack(pte_rewrite *rw, int32_t i);
+/* Instruction i (a mul whose out arguments the rule repointed) runs
+ * gelu(args[0], approximate="tanh") into args[2] (op_gelu.c). */
+__attribute__((weak)) bool o_gelu_tanh_set(pte_rewrite *rw, int32_t i);
 /* The same with an activation fused (the pair rules of rewrite.c, which
  * repoint the output and skip the activation once this succeeded). */
 __attribute__((weak)) bool o_addmm_prepare_act(pte_rewrite *rw, int32_t i, const o_act *act);
