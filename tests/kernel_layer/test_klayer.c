@@ -208,6 +208,27 @@ TEST(gemm_narrow_last_panel) {
   }
 }
 
+/* 1x1 convolutions' products (MobileNetV2's): many rows read in place, few
+ * columns (a partial panel: 16, 24, 40), short K, the column bias and the
+ * clamp (ReLU6) in the kernel's masked store, accumulating or not, B packed
+ * at load or not, at 1, 2 and 3 threads. */
+TEST(gemm_pointwise_shapes) {
+  static const int64_t shapes[][3] = {
+      {1000, 16, 32}, {784, 24, 96}, {333, 144, 24}, {300, 40, 16}, {129, 8, 64}};
+  static const size_t threads[] = {1, 2, 3};
+  for (size_t ti = 0; ti < 3; ti++) {
+    CHECK_OK(pte_threadpool_set_threads(threads[ti]));
+    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
+      for (int mode = 0; mode < 4; mode++) {
+        gcase t = {shapes[s][0], shapes[s][1], shapes[s][2], false, false, 1,     BIAS_COL, 1.0f,
+                   1.0f,         mode == 3,    mode != 1,    2,     true,  false, mode >= 2};
+        double e = gemm_check(&t);
+        CHECK(e <= 1.0, "%lldx%lldx%lld mode %d, %zu threads: error %.3g of its bound", (long long)t.M,
+              (long long)t.N, (long long)t.K, mode, threads[ti], e);
+      }
+  }
+}
+
 /* Chunk bounds: from 0 to every item, never decreasing, and equal columns
  * within one item's width. */
 TEST(chunk_first_balances_columns) {
@@ -547,7 +568,7 @@ TEST(setup_scratch) {
 }
 
 TEST_MAIN(T(setup_scratch), T(isa_named), T(gemm_serial_pool), T(gemm_two_threads), T(gemm_three_threads),
-          T(gemm_narrow_last_panel), T(chunk_first_balances_columns), T(gemm_large_parallel),
-          T(gemm_prepacked_layer_shapes), T(gemm_beta_zero_ignores_bias), T(gemm_batched_broadcast),
-          T(gemm_batched_row_bands), T(copies_against_element_loop), T(parallel_for_covers_once),
-          T(arguments_and_outputs), T(half_float_conversions))
+          T(gemm_narrow_last_panel), T(gemm_pointwise_shapes), T(chunk_first_balances_columns),
+          T(gemm_large_parallel), T(gemm_prepacked_layer_shapes), T(gemm_beta_zero_ignores_bias),
+          T(gemm_batched_broadcast), T(gemm_batched_row_bands), T(copies_against_element_loop),
+          T(parallel_for_covers_once), T(arguments_and_outputs), T(half_float_conversions))
