@@ -72,12 +72,10 @@ static bool prefers_native(const xg_node *n, const xg_check_options *opts) {
   if (opts && opts->prefer_native) return true;
   const xg_node_desc *d = xg_node_desc_of(n->type);
   if (!(opts && opts->prefer_xnnpack) && d && d->prefer == XG_PREFER_NATIVE && !n->quant) {
-    /* 1x1 convolutions and short products (MobileNetV2's 3-channel stem)
-     * stay on XNNPACK: there its kernels match k_sgemm, and natives between
-     * its depthwise ones would split its runtimes (MobileNetV2 1.3x slower) */
+    /* short products (MobileNetV2's 3-channel stem) stay on XNNPACK */
     const xg_conv_params *c = &n->p.conv;
-    return n->type != XG_CONV2D ||
-           (c->kernel_h * c->kernel_w > 1 && c->kernel_h * c->kernel_w * c->group_in >= 64);
+    return n->type != XG_CONV2D || c->kernel_h * c->kernel_w == 1 ||
+           c->kernel_h * c->kernel_w * c->group_in >= 64;
   }
   return false;
 }
@@ -215,6 +213,7 @@ pte_status xg_check(xg_graph *g, const xg_check_options *opts, xg_mem *mem) {
   if ((st = xg_fuse_quant_producers(g, mem))) return st;
   if ((st = xg_fuse_quant_tables(g, mem))) return st;
   if ((st = xg_fuse_softmax_prologue(g))) return st;
+  if ((st = xg_fold_pads(g, mem))) return st;
   for (uint32_t vi = 0; vi < g->nvalues; vi++) {
     const xg_value *v = &g->values[vi];
     if ((v->flags & XG_FLAG_EXTERNAL_INPUT) && (v->flags & XG_FLAG_EXTERNAL_OUTPUT))
