@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "klayer.h"
 #include "xnn_nodes.h"
 
 pte_status xg_node_error(const xg_graph *g, uint32_t ni, pte_status st, const char *fmt, ...) {
@@ -64,6 +65,8 @@ bool xg_native_supports(const xg_graph *g, const xg_node *n) {
   const xg_node_desc *d = xg_node_desc_of(n->type);
   /* pterun's compute is fp32; on int8 it only copies bytes and converts. */
   if (n->sq) return true; /* static int8 convolutions and fully connected on the int8 product */
+  /* fp32 depthwise: depth multiplier 1 only (k_dwconv_f32) */
+  if (n->type == XG_DEPTHWISE_CONV2D && n->p.conv.group_out != n->p.conv.group_in) return false;
   return d && d->native && (!n->quant || n->dyn || d->quant == XG_Q_BYTES || d->quant == XG_Q_CONVERT);
 }
 
@@ -74,6 +77,9 @@ static bool prefers_native(const xg_node *n, const xg_check_options *opts) {
   if (!(opts && opts->prefer_xnnpack) && d && d->prefer == XG_PREFER_NATIVE && !n->quant) {
     /* short products (MobileNetV2's 3-channel stem) stay on XNNPACK */
     const xg_conv_params *c = &n->p.conv;
+    /* depthwise: k_dwconv_f32's AVX-512 row only (its generic loop is not
+     * faster than XNNPACK's kernels) */
+    if (n->type == XG_DEPTHWISE_CONV2D) return k_isa_get() == K_ISA_AVX512;
     return n->type != XG_CONV2D || c->kernel_h * c->kernel_w == 1 ||
            c->kernel_h * c->kernel_w * c->group_in >= 64;
   }

@@ -203,9 +203,10 @@ void xg_native_conv2d(const xg_graph *g, const xg_node *n, void *const *ptr, boo
  * tensor each when they run, and split XNNPACK's runtimes around native
  * convolutions. A pad of nothing has its readers read its input; a pad of
  * H and W by +0.0 read only by a convolution or depthwise one on XNNPACK,
- * as its input, becomes that convolution's padding (the taps there add
- * zero, as the pad's zeros did). Native convolutions were prepared with
- * their padding already, so they take only the empty pads. Only pads read
+ * as its input, or by a native depthwise one, becomes that convolution's
+ * padding (the taps there add zero, as the pad's zeros did). Native
+ * convolutions were prepared with their padding already, so they take only
+ * the empty pads. Only pads read
  * once (MobileNetV2's are): one pass finds each value's reader, so the
  * rewrite costs linear time in any order. */
 pte_status xg_fold_pads(xg_graph *g, xg_mem *mem) {
@@ -236,9 +237,12 @@ pte_status xg_fold_pads(xg_graph *g, xg_mem *mem) {
         if (d->in[k] == p->out[0]) d->in[k] = p->in[0], x->uses++, o->uses--;
       reader[p->in[0]] = reader[p->out[0]];
     } else {
-      if ((d->type != XG_CONV2D && d->type != XG_DEPTHWISE_CONV2D) || d->exec != XG_EXEC_XNN || d->quant ||
-          d->flags || d->in[0] != p->out[0] || o->ndims != 4 || pre[0] || post[0] || pre[3] || post[3] ||
-          p->p.pad.value != 0.0f || signbit(p->p.pad.value))
+      /* a native fp32 depthwise convolution reads its padding at run time */
+      const bool native_dw = d->type == XG_DEPTHWISE_CONV2D && d->exec == XG_EXEC_NATIVE && !d->sq;
+      if ((d->type != XG_CONV2D && d->type != XG_DEPTHWISE_CONV2D) ||
+          (d->exec != XG_EXEC_XNN && !native_dw) || d->quant || d->flags || d->in[0] != p->out[0] ||
+          o->ndims != 4 || pre[0] || post[0] || pre[3] || post[3] || p->p.pad.value != 0.0f ||
+          signbit(p->p.pad.value))
         continue;
       xg_conv_params *c = &d->p.conv;
       const uint64_t most = INT32_MAX;
@@ -256,4 +260,39 @@ pte_status xg_fold_pads(xg_graph *g, xg_mem *mem) {
     p->exec = XG_EXEC_DEAD;
   }
   return PTE_OK;
+}
+
+/* fp32 depthwise convolution (depth multiplier 1) on the kernel layer's
+ * k_dwconv_f32: NHWC as XNNPACK has it, the filter [1][kh][kw][C] read in
+ * place, the padding (with the pads folded in, xg_fold_pads) and the output
+ * bounds applied in the loop. 2022 XNNPACK's up16x9 kernel sums a pixel's 9
+ * taps in one FMA chain through an indirection buffer; and with the 1x1
+ * convolutions native, each depthwise node on XNNPACK was a runtime of its
+ * own between them. */
+void xg_native_depthwise_conv2d(const xg_graph *g, const xg_node *n, void *const *ptr, bool index_int64) {
+  (void)index_int64;
+  const xg_value *x = &g->values[n->in[0]], *o = &g->values[n->out[0]];
+  const xg_conv_params *c = &n->p.conv;
+  const k_dwconv_f32_desc d = {.N = (int64_t)x->dims[0],
+                               .H = (int64_t)x->dims[1],
+                               .W = (int64_t)x->dims[2],
+                               .C = (int64_t)x->dims[3],
+                               .OH = (int64_t)o->dims[1],
+                               .OW = (int64_t)o->dims[2],
+                               .kh = (int32_t)c->kernel_h,
+                               .kw = (int32_t)c->kernel_w,
+                               .sh = (int32_t)c->sub_h,
+                               .sw = (int32_t)c->sub_w,
+                               .dh = (int32_t)c->dil_h,
+                               .dw = (int32_t)c->dil_w,
+                               .pt = (int32_t)c->pad_top,
+                               .pl = (int32_t)c->pad_left,
+                               .x = ptr[0],
+                               .w = ptr[1],
+                               .bias = n->in[2] == XG_NONE ? NULL : ptr[2],
+                               .y = ptr[n->nin],
+                               .lo = n->out_min,
+                               .hi = n->out_max,
+                               .parallel = true};
+  k_dwconv_f32(&d);
 }

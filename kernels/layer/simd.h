@@ -62,4 +62,7 @@ void k_dot_tile_neon(int64_t K, const float *const a[4], const float *const b[4]
 void k_transpose4_avx2(const void *src, int64_t sc, void *dst, int64_t dd, int64_t R, int64_t C);
 void k_transpose4_neon(const void *src, int64_t sc, void *dst, int64_t dd, int64_t R, int64_t C);
 
+/* Output row (n, oy) of a float32 depthwise convolution (dwconv_f32.c). */
+void k_dwconv_f32_row_avx512(const k_dwconv_f32_desc *d, int64_t n, int64_t oy);
+
 #endif
