@@ -65,8 +65,15 @@ bool xg_native_supports(const xg_graph *g, const xg_node *n) {
   const xg_node_desc *d = xg_node_desc_of(n->type);
   /* pterun's compute is fp32; on int8 it only copies bytes and converts. */
   if (n->sq) return true; /* static int8 convolutions and fully connected on the int8 product */
-  /* fp32 depthwise: depth multiplier 1 only (k_dwconv_f32) */
-  if (n->type == XG_DEPTHWISE_CONV2D && n->p.conv.group_out != n->p.conv.group_in) return false;
+  /* fp32 depthwise: depth multiplier 1 only, sizes in k_dwconv_f32's int32 */
+  if (n->type == XG_DEPTHWISE_CONV2D) {
+    const xg_conv_params *c = &n->p.conv;
+    if (c->group_out != c->group_in) return false;
+    const uint32_t most = INT32_MAX;
+    if (c->kernel_h > most || c->kernel_w > most || c->sub_h > most || c->sub_w > most || c->dil_h > most ||
+        c->dil_w > most || c->pad_top > most || c->pad_left > most)
+      return false;
+  }
   return d && d->native && (!n->quant || n->dyn || d->quant == XG_Q_BYTES || d->quant == XG_Q_CONVERT);
 }
 

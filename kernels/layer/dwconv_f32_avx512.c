@@ -46,7 +46,7 @@ void k_dwconv_f32_row_avx512(const k_dwconv_f32_desc *d, int64_t n, int64_t oy) 
   const bool rows_in = oy * d->sh - d->pt >= 0 && oy * d->sh + (int64_t)(d->kh - 1) * d->dh - d->pt < d->H;
   const bool k3 = d->kh == 3 && d->kw == 3 && rows_in;
   if (k3) {
-    ox0 = (d->pl + d->sw - 1) / d->sw;
+    ox0 = ((int64_t)d->pl + d->sw - 1) / d->sw;
     const int64_t span = (int64_t)(d->kw - 1) * d->dw - d->pl; /* ix of the last tap minus ox * sw */
     ox1 = W - 1 - span >= 0 ? (W - 1 - span) / d->sw + 1 : 0;
     if (ox1 > OW) ox1 = OW;
