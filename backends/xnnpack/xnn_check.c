@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "klayer.h"
 #include "xnn_nodes.h"
 
 pte_status xg_node_error(const xg_graph *g, uint32_t ni, pte_status st, const char *fmt, ...) {
@@ -64,6 +65,15 @@ bool xg_native_supports(const xg_graph *g, const xg_node *n) {
   const xg_node_desc *d = xg_node_desc_of(n->type);
   /* pterun's compute is fp32; on int8 it only copies bytes and converts. */
   if (n->sq) return true; /* static int8 convolutions and fully connected on the int8 product */
+  /* fp32 depthwise: depth multiplier 1 only, sizes in k_dwconv_f32's int32 */
+  if (n->type == XG_DEPTHWISE_CONV2D) {
+    const xg_conv_params *c = &n->p.conv;
+    if (c->group_out != c->group_in) return false;
+    const uint32_t most = INT32_MAX;
+    if (c->kernel_h > most || c->kernel_w > most || c->sub_h > most || c->sub_w > most || c->dil_h > most ||
+        c->dil_w > most || c->pad_top > most || c->pad_left > most)
+      return false;
+  }
   return d && d->native && (!n->quant || n->dyn || d->quant == XG_Q_BYTES || d->quant == XG_Q_CONVERT);
 }
 
@@ -72,12 +82,13 @@ static bool prefers_native(const xg_node *n, const xg_check_options *opts) {
   if (opts && opts->prefer_native) return true;
   const xg_node_desc *d = xg_node_desc_of(n->type);
   if (!(opts && opts->prefer_xnnpack) && d && d->prefer == XG_PREFER_NATIVE && !n->quant) {
-    /* 1x1 convolutions and short products (MobileNetV2's 3-channel stem)
-     * stay on XNNPACK: there its kernels match k_sgemm, and natives between
-     * its depthwise ones would split its runtimes (MobileNetV2 1.3x slower) */
+    /* short products (MobileNetV2's 3-channel stem) stay on XNNPACK */
     const xg_conv_params *c = &n->p.conv;
-    return n->type != XG_CONV2D ||
-           (c->kernel_h * c->kernel_w > 1 && c->kernel_h * c->kernel_w * c->group_in >= 64);
+    /* depthwise: k_dwconv_f32's AVX-512 row only (its generic loop is not
+     * faster than XNNPACK's kernels) */
+    if (n->type == XG_DEPTHWISE_CONV2D) return k_isa_get() == K_ISA_AVX512;
+    return n->type != XG_CONV2D || c->kernel_h * c->kernel_w == 1 ||
+           c->kernel_h * c->kernel_w * c->group_in >= 64;
   }
   return false;
 }
@@ -215,6 +226,7 @@ pte_status xg_check(xg_graph *g, const xg_check_options *opts, xg_mem *mem) {
   if ((st = xg_fuse_quant_producers(g, mem))) return st;
   if ((st = xg_fuse_quant_tables(g, mem))) return st;
   if ((st = xg_fuse_softmax_prologue(g))) return st;
+  if ((st = xg_fold_pads(g, mem))) return st;
   for (uint32_t vi = 0; vi < g->nvalues; vi++) {
     const xg_value *v = &g->values[vi];
     if ((v->flags & XG_FLAG_EXTERNAL_INPUT) && (v->flags & XG_FLAG_EXTERNAL_OUTPUT))

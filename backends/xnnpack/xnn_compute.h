@@ -71,7 +71,7 @@ void xg_wino_run(const xg_graph *g, const xg_node *n, const void *plan, void *co
   X(floor) X(ceiling) X(square_root) X(square) X(hardswish) X(negate) X(abs) X(leaky_relu) X(elu)  \
   X(rsqrt) X(log) X(gelu) X(gelu_exact) X(gelu_q) X(tanh) X(exp) X(sin) X(cos) X(copy) X(softmax) X(fully_connected)      \
   X(batch_matmul) X(transpose) X(slice) X(constant_pad) X(concat) X(avg_pool) X(max_pool)          \
-  X(argmax_pool) X(global_avg_pool) X(convert) X(conv2d)
+  X(argmax_pool) X(global_avg_pool) X(convert) X(conv2d) X(depthwise_conv2d)
 /* clang-format on */
 XG_NATIVE_LIST(XG_NATIVE_DECL)
 #undef XG_NATIVE_DECL

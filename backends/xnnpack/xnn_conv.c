@@ -34,6 +34,22 @@ static int64_t conv_chunk(int64_t kin, int64_t pixels) {
   return pixels < fit ? pixels : fit;
 }
 
+/* A 1x1 convolution's rows split into passes a thread, each a serial product
+ * on the thread's slice of the scratch: one pool job for the convolution.
+ * k_sgemm's own split cuts each 256-row block among the threads, a wait per
+ * block, and MobileNetV2's short-K products (16..24 channels on 112x112 and
+ * 56x56 maps) ran 1.1..1.2x faster at 2 threads than at 1. Passes of about
+ * 256 rows (whole 8-row tiles), as many as a multiple of the threads, taken
+ * by whichever thread is free; with DIRECT_PASS_MIN_ROWS rows a thread. */
+#define DIRECT_PASS_MIN_ROWS 48
+static int64_t direct_passes(int64_t M, size_t threads) {
+  const int64_t t = (int64_t)threads, per = (M + t * 256 - 1) / (t * 256);
+  return per * t;
+}
+static int64_t direct_pass_rows(int64_t M, size_t threads) {
+  return ((M + direct_passes(M, threads) - 1) / direct_passes(M, threads) + 7) / 8 * 8;
+}
+
 pte_status xg_native_prepare_conv(xg_graph *g, uint32_t ni, xg_mem *mem) {
   xg_node *n = &g->nodes[ni];
   if (n->type != XG_CONV2D || n->quant || n->sq || n->dyn) return PTE_OK;
@@ -63,7 +79,11 @@ pte_status xg_native_prepare_conv(xg_graph *g, uint32_t ni, xg_mem *mem) {
   /* room for each thread to run whole passes: its own im2col rows and a
    * serial product's scratch */
   const size_t slots = k_slots();
-  if (!q->direct && groups == 1 && slots > 1) {
+  if (q->direct && groups == 1 && slots > 1 && M >= (int64_t)slots * DIRECT_PASS_MIN_ROWS) {
+    q->gemm_slot = (k_sgemm_scratch_min(direct_pass_rows(M, slots), kout, kin) + 63) & ~(size_t)63;
+    if (q->gemm_slot * slots > need) need = q->gemm_slot * slots;
+    q->slots = slots;
+  } else if (!q->direct && groups == 1 && slots > 1) {
     q->col_slot = ((size_t)(q->chunk * kin) + 15) & ~(size_t)15;
     q->gemm_slot = (k_sgemm_scratch_min(q->chunk, kout, kin) + 63) & ~(size_t)63;
     if (q->col_slot * slots > g->col_scratch_floats) {
@@ -118,6 +138,21 @@ static void fconv_product(void *ctx, const void *a, int64_t lda, int64_t rows, i
   k_sgemm(&d);
 }
 
+typedef struct direct_par {
+  const fconv_run *r;
+  const float *x;
+  int64_t M, K, rows;
+} direct_par;
+
+static void direct_thread_passes(void *ctx, size_t t0, size_t t1) {
+  const direct_par *p = ctx;
+  const int slot = (int)pte_threadpool_thread_index();
+  for (size_t t = t0; t < t1; t++) {
+    const int64_t r0 = (int64_t)t * p->rows, rows = p->M - r0 < p->rows ? p->M - r0 : p->rows;
+    if (rows > 0) fconv_product((void *)p->r, p->x + r0 * p->K, p->K, rows, r0, 0, slot);
+  }
+}
+
 void xg_native_conv2d(const xg_graph *g, const xg_node *n, void *const *ptr, bool index_int64) {
   (void)index_int64;
   const xg_fconv *q = n->conv_plan;
@@ -145,6 +180,119 @@ void xg_native_conv2d(const xg_graph *g, const xg_node *n, void *const *ptr, boo
   if (slots > 1 &&
       (g->col_scratch_floats < q->col_slot * slots || g->fc_scratch_bytes < q->gemm_slot * slots))
     slots = 1;
+  if (q->direct && slots > 1) {
+    const xg_value *x = &g->values[n->in[0]];
+    const int64_t M = (int64_t)(x->numel / x->dims[3]);
+    size_t t = k_slots();
+    if (t > slots) t = slots;
+    if (t > 1 && k_threads() <= t && M >= (int64_t)t * DIRECT_PASS_MIN_ROWS &&
+        (double)M * (double)q->kin * (double)q->kout >= K_PAR_MIN_FLOPS &&
+        k_sgemm_scratch_min(direct_pass_rows(M, t), q->kout, q->kin) <= q->gemm_slot) {
+      direct_par p = {&r, ptr[0], M, q->kin, direct_pass_rows(M, t)};
+      pte_threadpool_parallel_for((size_t)((M + p.rows - 1) / p.rows), 1, direct_thread_passes, &p);
+      return;
+    }
+    slots = 1;
+  }
   xg_conv_passes(g, n, ptr[0], sizeof(float), 0, q->direct, g->col_scratch, q->chunk, q->groups, q->kin,
                  slots, q->col_slot * sizeof(float), fconv_product, &r);
+}
+
+/* fp32 constant pads (MobileNetV2 from transformers pads TF-style: one
+ * before every convolution, most of them of nothing) cost a pass over the
+ * tensor each when they run, and split XNNPACK's runtimes around native
+ * convolutions. A pad of nothing has its readers read its input; a pad of
+ * H and W by +0.0 read only by a convolution or depthwise one on XNNPACK,
+ * as its input, or by a native depthwise one, becomes that convolution's
+ * padding (the taps there add zero, as the pad's zeros did). Native
+ * convolutions were prepared with their padding already, so they take only
+ * the empty pads. Only pads read
+ * once (MobileNetV2's are): one pass finds each value's reader, so the
+ * rewrite costs linear time in any order. */
+pte_status xg_fold_pads(xg_graph *g, xg_mem *mem) {
+  uint32_t *reader = (uint32_t *)xg_mem_array(mem, (size_t)g->nvalues + 1, sizeof(uint32_t));
+  if (!reader) return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK payload: out of memory");
+  for (uint32_t vi = 0; vi < g->nvalues; vi++) reader[vi] = XG_NONE;
+  for (uint32_t ni = 0; ni < g->nnodes; ni++) {
+    const xg_node *n = &g->nodes[ni];
+    if (n->exec == XG_EXEC_DEAD) continue;
+    for (uint32_t k = 0; k < n->nin; k++)
+      if (n->in[k] != XG_NONE) reader[n->in[k]] = ni; /* the last; with uses == 1 the only one */
+  }
+  for (uint32_t pi = 0; pi < g->nnodes; pi++) {
+    xg_node *p = &g->nodes[pi];
+    if (p->type != XG_CONSTANT_PAD || p->exec == XG_EXEC_DEAD || p->quant || p->nin != 1 || p->nout != 1)
+      continue;
+    xg_value *x = &g->values[p->in[0]], *o = &g->values[p->out[0]];
+    if (x->datatype != XG_DT_FP32 || o->datatype != XG_DT_FP32 || x->value_type != XG_VALUE_TENSOR ||
+        o->value_type != XG_VALUE_TENSOR || o->flags || x->ndims != o->ndims || !o->uses)
+      continue;
+    const size_t *pre = p->p.pad.pre, *post = p->p.pad.post;
+    bool empty = true;
+    for (uint32_t d = 0; empty && d < o->ndims; d++) empty = !pre[d] && !post[d] && x->dims[d] == o->dims[d];
+    if (o->uses != 1 || reader[p->out[0]] == XG_NONE) continue;
+    xg_node *d = &g->nodes[reader[p->out[0]]];
+    if (empty) {
+      for (uint32_t k = 0; k < d->nin; k++)
+        if (d->in[k] == p->out[0]) d->in[k] = p->in[0], x->uses++, o->uses--;
+      reader[p->in[0]] = reader[p->out[0]];
+    } else {
+      /* a native fp32 depthwise convolution reads its padding at run time */
+      const bool native_dw = d->type == XG_DEPTHWISE_CONV2D && d->exec == XG_EXEC_NATIVE && !d->sq;
+      if ((d->type != XG_CONV2D && d->type != XG_DEPTHWISE_CONV2D) ||
+          (d->exec != XG_EXEC_XNN && !native_dw) || d->quant || d->flags || d->in[0] != p->out[0] ||
+          o->ndims != 4 || pre[0] || post[0] || pre[3] || post[3] || p->p.pad.value != 0.0f ||
+          signbit(p->p.pad.value))
+        continue;
+      xg_conv_params *c = &d->p.conv;
+      const uint64_t most = INT32_MAX;
+      if (c->pad_top + (uint64_t)pre[1] > most || c->pad_left + (uint64_t)pre[2] > most ||
+          c->pad_bottom + (uint64_t)post[1] > most || c->pad_right + (uint64_t)post[2] > most)
+        continue;
+      c->pad_top += (uint32_t)pre[1], c->pad_left += (uint32_t)pre[2];
+      c->pad_bottom += (uint32_t)post[1], c->pad_right += (uint32_t)post[2];
+      d->in[0] = p->in[0];
+      x->uses++, o->uses--;
+      reader[p->in[0]] = reader[p->out[0]];
+    }
+    if (o->uses) continue; /* cannot happen: every reader moved */
+    x->uses--;
+    p->exec = XG_EXEC_DEAD;
+  }
+  return PTE_OK;
+}
+
+/* fp32 depthwise convolution (depth multiplier 1) on the kernel layer's
+ * k_dwconv_f32: NHWC as XNNPACK has it, the filter [1][kh][kw][C] read in
+ * place, the padding (with the pads folded in, xg_fold_pads) and the output
+ * bounds applied in the loop. 2022 XNNPACK's up16x9 kernel sums a pixel's 9
+ * taps in one FMA chain through an indirection buffer; and with the 1x1
+ * convolutions native, each depthwise node on XNNPACK was a runtime of its
+ * own between them. */
+void xg_native_depthwise_conv2d(const xg_graph *g, const xg_node *n, void *const *ptr, bool index_int64) {
+  (void)index_int64;
+  const xg_value *x = &g->values[n->in[0]], *o = &g->values[n->out[0]];
+  const xg_conv_params *c = &n->p.conv;
+  const k_dwconv_f32_desc d = {.N = (int64_t)x->dims[0],
+                               .H = (int64_t)x->dims[1],
+                               .W = (int64_t)x->dims[2],
+                               .C = (int64_t)x->dims[3],
+                               .OH = (int64_t)o->dims[1],
+                               .OW = (int64_t)o->dims[2],
+                               .kh = (int32_t)c->kernel_h,
+                               .kw = (int32_t)c->kernel_w,
+                               .sh = (int32_t)c->sub_h,
+                               .sw = (int32_t)c->sub_w,
+                               .dh = (int32_t)c->dil_h,
+                               .dw = (int32_t)c->dil_w,
+                               .pt = (int32_t)c->pad_top,
+                               .pl = (int32_t)c->pad_left,
+                               .x = ptr[0],
+                               .w = ptr[1],
+                               .bias = n->in[2] == XG_NONE ? NULL : ptr[2],
+                               .y = ptr[n->nin],
+                               .lo = n->out_min,
+                               .hi = n->out_max,
+                               .parallel = true};
+  k_dwconv_f32(&d);
 }

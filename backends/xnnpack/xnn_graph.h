@@ -317,6 +317,10 @@ pte_status xg_native_prepare_fc(xg_graph *g, uint32_t node, xg_mem *mem);
 /* An fp32 convolution run natively: its filter packed once, scratch sized. */
 pte_status xg_native_prepare_conv(xg_graph *g, uint32_t node, xg_mem *mem);
 
+/* fp32 pads of nothing bypassed, fp32 zero pads of H and W folded into the
+ * XNNPACK convolution reading them (xnn_conv.c). Runs after the checks. */
+pte_status xg_fold_pads(xg_graph *g, xg_mem *mem);
+
 /* True if pterun's own code can run this node type. */
 bool xg_native_supports(const xg_graph *g, const xg_node *n);
 

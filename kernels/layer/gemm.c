@@ -190,7 +190,9 @@ static void run_ukr(const gemm_job *jb, const float *ap, int64_t i0, int64_t mr,
      * be copies (a decode step) */
     if (mr <= 4 && jb->bpre)
       k_ukr_avx512_rows_a(jb->kc, g->a + i0 * g->sa0 + jb->k0, g->sa0, mr, bp, c, ldc, e);
-    else k_ukr_avx512_8x32_a(jb->kc, g->a + i0 * g->sa0 + jb->k0, g->sa0, mr, bp, c, ldc, e, pf, npf);
+    else
+      k_ukr_avx512_8x32_a(jb->kc, g->a + i0 * g->sa0 + jb->k0, g->sa0, mr, jb->ar.NR, bp, c, ldc, e, NULL, pf,
+                          npf);
   } else {
     for (int64_t l = 0; l < npf; l++) __builtin_prefetch(pf + l * 64, 0, 2);
     jb->ar.ukr(jb->kc, ap, bp, c, ldc, e);
@@ -209,6 +211,16 @@ static void tile(const gemm_job *jb, const float *ap, const float *bp, int64_t i
   const float *bm = jb->first && beta != 0.0f && g->bias ? g->bias + i0 * g->sbias0 + j0 * g->sbias1 : NULL;
   bool clamp = g->clamp && jb->last;
   float *c = g->c + i0 * g->sc0 + j0 * jb->sc1;
+  /* A in place: partial tiles and the clamp in the kernel's masked store
+   * (a 1x1 convolution's 16 or 24 columns and ReLU6 went through tmp and
+   * scalar passes that cost more than its short K's products) */
+  if (jb->direct && jb->a_in_place && !(mr <= 4 && jb->bpre)) {
+    k_tile_epi e = {g->alpha, beta, rb, cb, acc};
+    const float lohi[2] = {g->lo, g->hi};
+    k_ukr_avx512_8x32_a(jb->kc, g->a + i0 * g->sa0 + jb->k0, g->sa0, mr, nr, bp, c, g->sc0, &e,
+                        clamp ? lohi : NULL, pf, npf);
+    return;
+  }
   if (jb->direct && mr == MR && nr == NR) {
     k_tile_epi e = {g->alpha, beta, rb, cb, acc};
     run_ukr(jb, ap, i0, mr, bp, c, g->sc0, &e, pf, npf);

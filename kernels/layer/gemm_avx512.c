@@ -21,20 +21,83 @@ void k_ukr_avx512_8x32(int64_t kc, const float *a, const float *b, float *c, int
   }
   u512_store(acc, U512_MR, c, ldc, e);
 }
-void k_ukr_avx512_8x32_a(int64_t kc, const float *a, int64_t lda, int64_t mr, const float *b, float *c,
-                         int64_t ldc, const k_tile_epi *e, const char *pf, int64_t npf) {
-  const float *ar[U512_MR];
-  for (int i = 0; i < U512_MR; i++) ar[i] = a + (i < mr ? i : mr - 1) * lda;
-  __m512 acc[U512_MR][2];
+/* Rows [0, rows) of columns [0, nr) of the tile to c, as u512_store, then
+ * clamped to [lo, hi] when `clamp` (max then min: a NaN stays NaN, as
+ * gemm.c's clampf leaves it). Past nr nothing is read or written, so a
+ * partial tile needs no bounce buffer and no scalar pass. */
+static inline __attribute__((always_inline)) void store_nr(__m512 acc[U512_MR][2], int64_t rows, int64_t nr,
+                                                           float *c, int64_t ldc, const k_tile_epi *e,
+                                                           const float *clamp) {
+  const __mmask16 m0 = nr >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << nr) - 1u),
+                  m1 = nr >= 32   ? (__mmask16)0xffff
+                       : nr <= 16 ? 0
+                                  : (__mmask16)((1u << (nr - 16)) - 1u);
+  const __m512 alpha = _mm512_set1_ps(e->alpha), beta = _mm512_set1_ps(e->beta);
+  __m512 cb0 = _mm512_setzero_ps(), cb1 = _mm512_setzero_ps();
+  if (e->cb) {
+    cb0 = _mm512_mul_ps(beta, _mm512_maskz_loadu_ps(m0, e->cb));
+    cb1 = _mm512_mul_ps(beta, _mm512_maskz_loadu_ps(m1, e->cb + 16));
+  }
+  const __m512 lo = _mm512_set1_ps(clamp ? clamp[0] : 0.0f), hi = _mm512_set1_ps(clamp ? clamp[1] : 0.0f);
+#pragma GCC unroll 8
+  for (int i = 0; i < U512_MR; i++) {
+    if (i >= rows) break;
+    float *ci = c + i * ldc;
+    __m512 v0 = _mm512_mul_ps(alpha, acc[i][0]), v1 = _mm512_mul_ps(alpha, acc[i][1]);
+    if (e->rb) {
+      __m512 r = _mm512_set1_ps(e->beta * e->rb[i]);
+      v0 = _mm512_add_ps(v0, r);
+      v1 = _mm512_add_ps(v1, r);
+    }
+    if (e->cb) {
+      v0 = _mm512_add_ps(v0, cb0);
+      v1 = _mm512_add_ps(v1, cb1);
+    }
+    if (e->accumulate) {
+      v0 = _mm512_add_ps(_mm512_maskz_loadu_ps(m0, ci), v0);
+      v1 = _mm512_add_ps(_mm512_maskz_loadu_ps(m1, ci + 16), v1);
+    }
+    if (clamp) {
+      v0 = _mm512_min_ps(hi, _mm512_max_ps(lo, v0));
+      v1 = _mm512_min_ps(hi, _mm512_max_ps(lo, v1));
+    }
+    _mm512_mask_storeu_ps(ci, m0, v0);
+    _mm512_mask_storeu_ps(ci + 16, m1, v1);
+  }
+}
+
+/* The k loop over A's rows in place; NV B vectors a step (1: a panel with
+ * 16 columns or fewer, MobileNetV2's 16-channel 1x1s, skips the FMAs on its
+ * zero half). */
+static inline __attribute__((always_inline)) void tile_a(int nv, int64_t kc, const float *const ar[U512_MR],
+                                                         const float *b, __m512 acc[U512_MR][2],
+                                                         const char *pf, int64_t npf) {
   u512_zero(acc);
   for (int64_t k = 0; k < kc; k++) {
     if (k < npf) _mm_prefetch(pf + k * 64, _MM_HINT_T1);
-    const __m512 b0 = _mm512_load_ps(b), b1 = _mm512_load_ps(b + 16);
+    const __m512 b0 = _mm512_load_ps(b);
+    if (nv == 2) {
+      const __m512 b1 = _mm512_load_ps(b + 16);
 #pragma GCC unroll 8
-    for (int i = 0; i < U512_MR; i++) u512_fma_row(acc[i], ar[i][k], b0, b1);
+      for (int i = 0; i < U512_MR; i++) u512_fma_row(acc[i], ar[i][k], b0, b1);
+    } else {
+#pragma GCC unroll 8
+      for (int i = 0; i < U512_MR; i++) acc[i][0] = _mm512_fmadd_ps(_mm512_set1_ps(ar[i][k]), b0, acc[i][0]);
+    }
     b += 32;
   }
-  u512_store(acc, U512_MR, c, ldc, e);
+}
+
+void k_ukr_avx512_8x32_a(int64_t kc, const float *a, int64_t lda, int64_t mr, int64_t nr, const float *b,
+                         float *c, int64_t ldc, const k_tile_epi *e, const float *clamp, const char *pf,
+                         int64_t npf) {
+  const float *ar[U512_MR];
+  for (int i = 0; i < U512_MR; i++) ar[i] = a + (i < mr ? i : mr - 1) * lda;
+  __m512 acc[U512_MR][2];
+  if (nr <= 16) tile_a(1, kc, ar, b, acc, pf, npf);
+  else tile_a(2, kc, ar, b, acc, pf, npf);
+  if (nr >= 32 && !clamp) u512_store(acc, mr, c, ldc, e);
+  else store_nr(acc, mr, nr, c, ldc, e, clamp);
 }
 /* R rows (1, 2 or 4; rows past mr repeat the last, never stored) over a
  * packed panel, the k loop unrolled by U = 4 / R: 8 accumulators in all,
@@ -215,9 +278,11 @@ void k_ukr_avx512_8x32(int64_t kc, const float *a, const float *b, float *c, int
                        const k_tile_epi *e) {
   (void)kc, (void)a, (void)b, (void)c, (void)ldc, (void)e;
 }
-void k_ukr_avx512_8x32_a(int64_t kc, const float *a, int64_t lda, int64_t mr, const float *b, float *c,
-                         int64_t ldc, const k_tile_epi *e, const char *pf, int64_t npf) {
-  (void)kc, (void)a, (void)lda, (void)mr, (void)b, (void)c, (void)ldc, (void)e, (void)pf, (void)npf;
+void k_ukr_avx512_8x32_a(int64_t kc, const float *a, int64_t lda, int64_t mr, int64_t nr, const float *b,
+                         float *c, int64_t ldc, const k_tile_epi *e, const float *clamp, const char *pf,
+                         int64_t npf) {
+  (void)kc, (void)a, (void)lda, (void)mr, (void)nr, (void)b, (void)c, (void)ldc, (void)e, (void)clamp,
+      (void)pf, (void)npf;
 }
 void k_ukr_avx512_rows_a(int64_t kc, const float *a, int64_t lda, int64_t mr, const float *b, float *c,
                          int64_t ldc, const k_tile_epi *e) {

@@ -519,6 +519,24 @@ void k_dwconv_s8(const k_dwconv_s8_desc *d);
 size_t k_dwconv_s8_packed(int64_t taps, int64_t C);
 void k_dwconv_s8_pack(const int8_t *w, int64_t taps, int64_t C, int16_t *out);
 
+/* float32 depthwise convolution on NHWC, depth multiplier 1 (dwconv_f32*.c):
+ * y[n][oy][ox][c] = clamp(bias[c] + sum_taps x[n][iy][ix][c] * w[ky][kx][c])
+ * with iy = oy * sh + ky * dh - pt, ix = ox * sw + kx * dw - pl; taps outside
+ * the image add nothing (zero padding). bias may be NULL; the clamp is
+ * skipped when lo and hi are infinite. Output rows are split over the pool
+ * when `parallel`. AVX-512: 16 channels a vector, the 3x3 filter held in
+ * registers across a row, interior pixels without bounds checks. Nothing
+ * is allocated. */
+typedef struct k_dwconv_f32_desc {
+  int64_t N, H, W, C, OH, OW;
+  int32_t kh, kw, sh, sw, dh, dw, pt, pl;
+  const float *x, *w, *bias;
+  float *y;
+  float lo, hi;
+  bool parallel;
+} k_dwconv_f32_desc;
+void k_dwconv_f32(const k_dwconv_f32_desc *d);
+
 /* ---------------------------------------------------------------------- */
 /* Strided copies                                                         */
 /* ---------------------------------------------------------------------- */

@@ -26,11 +26,14 @@ void k_ukr_avx2_4x24(int64_t kc, const float *a, const float *b, float *c, int64
 void k_ukr_avx512_8x32(int64_t kc, const float *a, const float *b, float *c, int64_t ldc,
                        const k_tile_epi *e);
 /* The same tile with A read in place: rows a, a + lda, ... (rows from mr on
- * repeat row mr - 1, computed, never stored), each contiguous along k. */
+ * repeat row mr - 1, computed, never stored), each contiguous along k;
+ * columns [0, nr) of c written (B's panel is zero past them), clamped to
+ * [clamp[0], clamp[1]] unless clamp is NULL. */
 /* npf cache lines from pf (the next panel of a B packed at load, which
  * comes from memory) are prefetched on the way, one per k step. */
-void k_ukr_avx512_8x32_a(int64_t kc, const float *a, int64_t lda, int64_t mr, const float *b, float *c,
-                         int64_t ldc, const k_tile_epi *e, const char *pf, int64_t npf);
+void k_ukr_avx512_8x32_a(int64_t kc, const float *a, int64_t lda, int64_t mr, int64_t nr, const float *b,
+                         float *c, int64_t ldc, const k_tile_epi *e, const float *clamp, const char *pf,
+                         int64_t npf);
 /* 1..4 rows (mr) of A in place over one packed B panel, all rows at once
  * with the k loop split 4 / rows ways (a decode step's one row: the 8-row
  * tile would run two FMA chains, latency-bound, for 8 rows of which 7 are
@@ -59,5 +62,8 @@ void k_dot_tile_neon(int64_t K, const float *const a[4], const float *const b[4]
 /* dst[i * dd + j] = src[i + j * sc] for 4-byte elements, R x C. */
 void k_transpose4_avx2(const void *src, int64_t sc, void *dst, int64_t dd, int64_t R, int64_t C);
 void k_transpose4_neon(const void *src, int64_t sc, void *dst, int64_t dd, int64_t R, int64_t C);
+
+/* Output row (n, oy) of a float32 depthwise convolution (dwconv_f32.c). */
+void k_dwconv_f32_row_avx512(const k_dwconv_f32_desc *d, int64_t n, int64_t oy);
 
 #endif

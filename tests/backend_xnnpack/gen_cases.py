@@ -116,6 +116,33 @@ class Depthwise(nn.Module):
         return self.dm(F.hardtanh(self.dw(x), -0.5, 0.5))
 
 
+class InvertedResidual(nn.Module):
+    """MobileNetV2's blocks as transformers exports them (TF padding): a pad of
+    nothing before each 1x1 convolution, a zero pad of H and W before each
+    depthwise one (stride 1 both sides, stride 2 after), ReLU6 after the
+    expansion and the depthwise convolution, a residual add. The delegate
+    bypasses the empty pads, folds the zero ones into the depthwise
+    convolutions and runs the 1x1s (16 and 24 columns: partial panels) on
+    k_sgemm, in row passes a thread at 2 and 3 threads."""
+
+    def __init__(self):
+        super().__init__()
+        self.expand = nn.Conv2d(16, 96, 1)
+        self.dw = nn.Conv2d(96, 96, 3, groups=96)
+        self.project = nn.Conv2d(96, 16, 1)
+        self.expand2 = nn.Conv2d(16, 72, 1)
+        self.dw2 = nn.Conv2d(72, 72, 3, stride=2, groups=72)
+        self.project2 = nn.Conv2d(72, 24, 1)
+
+    def forward(self, x):
+        y = F.relu6(self.expand(F.pad(x, (0, 0, 0, 0))))
+        y = F.relu6(self.dw(F.pad(y, (1, 1, 1, 1))))
+        x = x + self.project(F.pad(y, (0, 0, 0, 0)))
+        y = F.relu6(self.expand2(F.pad(x, (0, 0, 0, 0))))
+        y = F.relu6(self.dw2(F.pad(y, (0, 1, 0, 1))))
+        return self.project2(F.pad(y, (0, 0, 0, 0)))
+
+
 class ConvTranspose(nn.Module):
     def __init__(self):
         super().__init__()
@@ -327,6 +354,7 @@ CASES = {
     "conv_native": (ConvNative, lambda: (rn(2, 32, 24, 24),), None),
     "conv_winograd": (ConvWinograd, lambda: (rn(2, 8, 30, 30),), None),
     "depthwise": (Depthwise, lambda: (rn(1, 6, 9, 9),), None),
+    "inverted_residual": (InvertedResidual, lambda: (rn(1, 16, 32, 32),), None),
     "conv_transpose": (ConvTranspose, lambda: (rn(1, 4, 5, 6),), None),
     "batchnorm_alone": (BatchNormAlone, lambda: (rn(2, 5, 4, 4),), None),
     "prelu": (PReLUNet, lambda: (rn(1, 3, 5, 5),), None),

@@ -246,6 +246,107 @@ TEST(gemm_few_rows_wide_prepacked) {
   }
 }
 
+/* 1x1 convolutions' products (MobileNetV2's): many rows read in place, few
+ * columns (a partial panel: 16, 24, 40), short K, the column bias and the
+ * clamp (ReLU6) in the kernel's masked store, accumulating or not, B packed
+ * at load or not, at 1, 2 and 3 threads. */
+TEST(gemm_pointwise_shapes) {
+  static const int64_t shapes[][3] = {
+      {1000, 16, 32}, {784, 24, 96}, {333, 144, 24}, {300, 40, 16}, {129, 8, 64}};
+  static const size_t threads[] = {1, 2, 3};
+  for (size_t ti = 0; ti < 3; ti++) {
+    CHECK_OK(pte_threadpool_set_threads(threads[ti]));
+    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
+      for (int mode = 0; mode < 4; mode++) {
+        gcase t = {shapes[s][0], shapes[s][1], shapes[s][2], false, false, 1,     BIAS_COL, 1.0f,
+                   1.0f,         mode == 3,    mode != 1,    2,     true,  false, mode >= 2};
+        double e = gemm_check(&t);
+        CHECK(e <= 1.0, "%lldx%lldx%lld mode %d, %zu threads: error %.3g of its bound", (long long)t.M,
+              (long long)t.N, (long long)t.K, mode, threads[ti], e);
+      }
+  }
+}
+
+/* k_dwconv_f32 against a double reference: 3x3 stride 1 and 2 (the
+ * AVX-512 row's register path, its 4-pixel and single-pixel sweeps and
+ * checked edges), other kernel sizes and dilations (the checked path),
+ * channel counts off the 16-lane vector, padding on any side, with and
+ * without bias and clamp, at 1, 2 and 3 threads. */
+static double dw_check(int64_t N, int64_t H, int64_t W, int64_t C, int32_t kh, int32_t kw, int32_t s,
+                       int32_t dil, int32_t pt, int32_t pl, int32_t pb, int32_t pr, bool bias, bool clamp) {
+  const int64_t OH = (H + pt + pb - ((int64_t)(kh - 1) * dil + 1)) / s + 1,
+                OW = (W + pl + pr - ((int64_t)(kw - 1) * dil + 1)) / s + 1;
+  float *x = malloc((size_t)(N * H * W * C) * 4), *w = malloc((size_t)(kh * kw * C) * 4),
+        *b = malloc((size_t)C * 4), *y = malloc((size_t)(N * OH * OW * C + 1) * 4);
+  for (int64_t i = 0; i < N * H * W * C; i++) x[i] = frand();
+  for (int64_t i = 0; i < kh * kw * C; i++) w[i] = frand();
+  for (int64_t i = 0; i < C; i++) b[i] = frand();
+  y[N * OH * OW * C] = 12345.0f; /* past the end: must stay */
+  const k_dwconv_f32_desc d = {N,
+                               H,
+                               W,
+                               C,
+                               OH,
+                               OW,
+                               kh,
+                               kw,
+                               s,
+                               s,
+                               dil,
+                               dil,
+                               pt,
+                               pl,
+                               x,
+                               w,
+                               bias ? b : NULL,
+                               y,
+                               clamp ? -0.25f : -INFINITY,
+                               clamp ? 0.5f : INFINITY,
+                               true};
+  k_dwconv_f32(&d);
+  double worst = y[N * OH * OW * C] == 12345.0f ? 0.0 : 1e9;
+  for (int64_t n = 0; n < N; n++)
+    for (int64_t oy = 0; oy < OH; oy++)
+      for (int64_t ox = 0; ox < OW; ox++)
+        for (int64_t c = 0; c < C; c++) {
+          double r = bias ? b[c] : 0.0, mag = fabs(r);
+          for (int32_t ky = 0; ky < kh; ky++)
+            for (int32_t kx = 0; kx < kw; kx++) {
+              const int64_t iy = oy * s + ky * dil - pt, ix = ox * s + kx * dil - pl;
+              if (iy < 0 || iy >= H || ix < 0 || ix >= W) continue;
+              const double p = (double)x[((n * H + iy) * W + ix) * C + c] * w[(ky * kw + kx) * C + c];
+              r += p, mag += fabs(p);
+            }
+          if (clamp) r = r < -0.25 ? -0.25 : r > 0.5 ? 0.5 : r;
+          const double e = fabs((double)y[((n * OH + oy) * OW + ox) * C + c] - r) / (mag * 4e-6 + 1e-30);
+          if (e > worst) worst = e;
+        }
+  free(x), free(w), free(b), free(y);
+  return worst;
+}
+
+TEST(dwconv_f32_reference) {
+  static const int32_t shapes[][10] = {
+      /* H, W, C, kh, kw, stride, dilation, pad top, left, bottom/right */
+      {12, 13, 32, 3, 3, 1, 1, 1, 1, 1}, {13, 12, 96, 3, 3, 2, 1, 0, 0, 1}, {9, 17, 7, 3, 3, 1, 1, 0, 0, 0},
+      {8, 8, 33, 3, 3, 2, 1, 1, 1, 1},   {10, 9, 16, 5, 5, 1, 1, 2, 2, 2},  {11, 10, 24, 3, 3, 1, 2, 2, 2, 2},
+      {6, 7, 1, 1, 3, 1, 1, 0, 1, 1},    {3, 3, 20, 3, 3, 1, 1, 1, 1, 1},   {5, 40, 48, 3, 3, 1, 1, 0, 2, 0}};
+  static const size_t threads[] = {1, 2, 3};
+  for (size_t ti = 0; ti < 3; ti++) {
+    CHECK_OK(pte_threadpool_set_threads(threads[ti]));
+    for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++)
+      for (int mode = 0; mode < 4; mode++) {
+        const int32_t *t = shapes[i];
+        /* bottom and right pads from the last column; the first two modes pad them unequally */
+        const int32_t pb = mode & 1 ? t[9] : 0, pr = t[9];
+        const double e = dw_check(1 + (mode == 3), t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], t[8], pb,
+                                  pr, mode != 1, mode >= 2);
+        CHECK(e <= 1.0, "dwconv %dx%dx%d k%dx%d s%d d%d mode %d, %zu threads: error %.3g of its bound", t[0],
+              t[1], t[2], t[3], t[4], t[5], t[6], mode, threads[ti], e);
+      }
+  }
+}
+
 /* Chunk bounds: from 0 to every item, never decreasing, and equal columns
  * within one item's width. */
 TEST(chunk_first_balances_columns) {
@@ -585,7 +686,8 @@ TEST(setup_scratch) {
 }
 
 TEST_MAIN(T(setup_scratch), T(isa_named), T(gemm_serial_pool), T(gemm_two_threads), T(gemm_three_threads),
-          T(gemm_narrow_last_panel), T(gemm_few_rows_wide_prepacked), T(chunk_first_balances_columns),
-          T(gemm_large_parallel), T(gemm_prepacked_layer_shapes), T(gemm_beta_zero_ignores_bias),
-          T(gemm_batched_broadcast), T(gemm_batched_row_bands), T(copies_against_element_loop),
-          T(parallel_for_covers_once), T(arguments_and_outputs), T(half_float_conversions))
+          T(gemm_narrow_last_panel), T(gemm_few_rows_wide_prepacked), T(gemm_pointwise_shapes),
+          T(dwconv_f32_reference), T(chunk_first_balances_columns), T(gemm_large_parallel),
+          T(gemm_prepacked_layer_shapes), T(gemm_beta_zero_ignores_bias), T(gemm_batched_broadcast),
+          T(gemm_batched_row_bands), T(copies_against_element_loop), T(parallel_for_covers_once),
+          T(arguments_and_outputs), T(half_float_conversions))
