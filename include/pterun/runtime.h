@@ -486,6 +486,11 @@ PTE_API bool pte_rewrite_constant(const pte_rewrite *rw, const pte_value *v);
 /* Memory (not zeroed) that lives as long as the method, 64-byte aligned
  * (NULL: out of memory, which declines the rule rather than fails the load). */
 PTE_API void *pte_rewrite_alloc(pte_rewrite *rw, size_t size);
+/* Give back memory pte_rewrite_alloc returned (a temporary the rule is done
+ * with: to the method's allocator, and out of pte_method_memory_used); any
+ * other pointer, or NULL, is ignored. A function added under ABI 2 (no
+ * struct changed: rules built without it work as before). */
+PTE_API void pte_rewrite_free(pte_rewrite *rw, void *p);
 /* A read-only tensor value shaped like `like` over `data` (method memory). */
 PTE_API pte_value *pte_rewrite_new_constant(pte_rewrite *rw, const pte_tensor *like, void *data);
 /* Choose instruction i's kernel again for its current arguments (and reserve

@@ -226,8 +226,37 @@ static void point_range(void *ctx, size_t b, size_t e) {
   }
 }
 
-void k_wino_pack(const k_wino_plan *p, const float *w, int64_t s_oc, int64_t s_ic, int64_t s_kh, int64_t s_kw,
-                 float *u) {
+typedef struct trans_job {
+  const float *w;
+  int64_t s_oc, s_ic, s_kh, s_kw, C, OC;
+  const float *scale;
+  float *t;
+} trans_job;
+
+/* input channels ic0 .. ic1 of w into t[(ic*9 + tap)*OC + oc] (scaled per
+ * output channel: the float product conv_bn's folded filter would hold) */
+static void trans_range(void *ctx, size_t b, size_t e) {
+  const trans_job *j = ctx;
+  for (int64_t ic = (int64_t)b; ic < (int64_t)e; ic++) {
+    float *t = j->t + ic * 9 * j->OC;
+    const float *wc = j->w + ic * j->s_ic;
+    for (int64_t oc = 0; oc < j->OC; oc++) {
+      const float *g = wc + oc * j->s_oc;
+      const float a = j->scale ? j->scale[oc] : 1.0f;
+      for (int k = 0; k < 3; k++)
+        for (int l = 0; l < 3; l++) {
+          const float v = g[k * j->s_kh + l * j->s_kw];
+          t[(k * 3 + l) * j->OC + oc] = j->scale ? v * a : v;
+        }
+    }
+  }
+}
+
+size_t k_wino_pack_copy_floats(const k_wino_plan *p) { return (size_t)(9 * p->C * p->OC); }
+
+bool k_wino_pack_scaled(const k_wino_plan *p, const float *w, int64_t s_oc, int64_t s_ic, int64_t s_kh,
+                        int64_t s_kw, const float *scale, float *copy, float *u) {
+  if (scale && !copy) return false;
   point_job j = {p, w, s_oc, s_ic, s_kh, s_kw, u, k_wino_row_generic};
   switch (k_isa_get()) {
 #if defined(__x86_64__)
@@ -236,11 +265,26 @@ void k_wino_pack(const k_wino_plan *p, const float *w, int64_t s_oc, int64_t s_i
 #endif
     default: break;
   }
-  const int64_t a = p->m + 2;
+  const int64_t a = p->m + 2, C = p->C, OC = p->OC;
+  /* Packed straight from w, a panel row (or column) is a strided gather
+   * per float; from a copy with output channels contiguous ([C][3][3][OC])
+   * every panel row is one vectorized row of the filter: ResNet-18's
+   * filters took 35 ms to pack at load from the exporter's [OC][C][3][3]. */
+  if (copy) {
+    trans_job tj = {w, s_oc, s_ic, s_kh, s_kw, C, OC, scale, copy};
+    k_parallel_for((size_t)C, (double)(9 * C * OC) * 2.0, trans_range, &tj);
+    j.w = copy, j.s_oc = 1, j.s_ic = 9 * OC, j.s_kh = 3 * OC, j.s_kw = OC;
+  }
   /* on the pool: ResNet-18's filters took 40-60 ms to transform serially
    * at load */
-  const double ops = (double)(a * a) * (double)p->C * (double)p->OC * 6.0;
+  const double ops = (double)(a * a) * (double)C * (double)OC * 6.0;
   k_parallel_for((size_t)(a * a * p->nob), ops, point_range, &j);
+  return true;
+}
+
+void k_wino_pack(const k_wino_plan *p, const float *w, int64_t s_oc, int64_t s_ic, int64_t s_kh, int64_t s_kw,
+                 float *u) {
+  (void)k_wino_pack_scaled(p, w, s_oc, s_ic, s_kh, s_kw, NULL, NULL, u);
 }
 
 typedef struct wino_job {

@@ -797,6 +797,20 @@ void *pte_rewrite_alloc(pte_rewrite *rw, size_t size) {
   return p;
 }
 
+void pte_rewrite_free(pte_rewrite *rw, void *p) {
+  if (!p) return;
+  pte_method *m = rw->m;
+  /* a temporary is freed soon after it was had: near the list's head */
+  for (pte_block **at = &m->blocks; *at; at = &(*at)->next)
+    if ((uint8_t *)*at + BLOCK_HEADER == (uint8_t *)p) {
+      pte_block *b = *at;
+      *at = b->next;
+      m->memory_used -= b->size;
+      pte_free(m->allocator, b);
+      return;
+    }
+}
+
 pte_value *pte_rewrite_new_constant(pte_rewrite *rw, const pte_tensor *like, void *data) {
   pte_value *v = (pte_value *)m_alloc(rw->m, sizeof *v);
   pte_tensor *t = (pte_tensor *)m_alloc(rw->m, sizeof *t);
