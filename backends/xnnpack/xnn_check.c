@@ -72,12 +72,15 @@ static bool prefers_native(const xg_node *n, const xg_check_options *opts) {
   if (opts && opts->prefer_native) return true;
   const xg_node_desc *d = xg_node_desc_of(n->type);
   if (!(opts && opts->prefer_xnnpack) && d && d->prefer == XG_PREFER_NATIVE && !n->quant) {
-    /* 1x1 convolutions and short products (MobileNetV2's 3-channel stem)
-     * stay on XNNPACK: there its kernels match k_sgemm, and natives between
-     * its depthwise ones would split its runtimes (MobileNetV2 1.3x slower) */
+    /* 1x1 stride-1 convolutions and short products (MobileNetV2's
+     * 3-channel stem) stay on XNNPACK: there its kernels match k_sgemm, and
+     * natives between its depthwise ones would split its runtimes
+     * (MobileNetV2 1.3x slower). Strided 1x1 ones (ResNet's downsampling
+     * shortcuts) are pterun's: 2022 XNNPACK's did not get faster on 2
+     * threads. */
     const xg_conv_params *c = &n->p.conv;
-    return n->type != XG_CONV2D ||
-           (c->kernel_h * c->kernel_w > 1 && c->kernel_h * c->kernel_w * c->group_in >= 64);
+    return n->type != XG_CONV2D || ((c->kernel_h * c->kernel_w > 1 || c->sub_h > 1 || c->sub_w > 1) &&
+                                    c->kernel_h * c->kernel_w * c->group_in >= 64);
   }
   return false;
 }
