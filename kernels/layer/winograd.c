@@ -294,7 +294,17 @@ typedef struct wino_job {
   wino_out_fn out;
   uint8_t *scratch;
   int64_t tiles, tbe, nb, ns, items, chunks; /* tbe: tiles a block (at most p->tb) */
+  bool even;                                 /* blocks of nearly equal tiles (see block_start), else of tbe */
 } wino_job;
+
+/* First tile of block b: b * tbe, or (even) b's share of the tiles rounded
+ * to the product's 8-row tiles, so that each thread's blocks add up to
+ * nearly the same number of tiles (49 tiles in blocks of 16 gave one of
+ * two threads 32 and the other 17). */
+static int64_t block_start(const wino_job *j, int64_t b) {
+  int64_t t = j->even ? ((b * j->tiles + j->nb / 2) / j->nb + 4) / 8 * 8 : b * j->tbe;
+  return t < j->tiles ? t : j->tiles;
+}
 
 static void wino_chunk(void *ctx, size_t c0, size_t c1) {
   const wino_job *j = ctx;
@@ -310,8 +320,9 @@ static void wino_chunk(void *ctx, size_t c0, size_t c1) {
     const int64_t i0 = (int64_t)c * j->items / j->chunks, i1 = ((int64_t)c + 1) * j->items / j->chunks;
     int64_t have = -1; /* tile block whose inputs v holds */
     for (int64_t it = i0; it < i1; it++) {
-      const int64_t blk = it / j->ns, s = it % j->ns, t0 = blk * j->tbe;
-      const int64_t tn = j->tiles - t0 < j->tbe ? j->tiles - t0 : j->tbe;
+      const int64_t blk = it / j->ns, s = it % j->ns, t0 = block_start(j, blk);
+      const int64_t tn = blk + 1 < j->nb ? block_start(j, blk + 1) - t0 : j->tiles - t0;
+      if (tn <= 0) continue;
       if (blk != have) {
         for (int64_t t = 0; t < tn; t++) {
           const int64_t g = t0 + t, n = g / per, r = g % per, ty = r / p->tiles_w, tx = r % p->tiles_w;
@@ -371,7 +382,7 @@ bool k_wino_conv(const k_wino_desc *d) {
                      : 0;
   size_t slots = bytes / p->slot_bytes;
   if (slots < 1) return false;
-  wino_job j = {d, p, NULL, NULL, s, d->N * p->tiles_h * p->tiles_w, p->tb, 0, 1, 0, 1};
+  wino_job j = {d, p, NULL, NULL, s, d->N * p->tiles_h * p->tiles_w, p->tb, 0, 1, 0, 1, false};
   ops(&j.in, &j.out);
   j.nb = (j.tiles + p->tb - 1) / p->tb;
   const int64_t a = p->m + 2;
@@ -384,15 +395,17 @@ bool k_wino_conv(const k_wino_desc *d) {
       j.ns = (2 * (int64_t)slots + j.nb - 1) / j.nb;
       if (j.ns > p->nob) j.ns = p->nob;
     }
-    /* few items that do not divide among the threads (3 blocks of a
-     * 56x56 map on 2): smaller tile blocks, as many per thread */
+    /* as many blocks a thread (3 blocks of a 56x56 map on 2 threads: 4),
+     * of nearly equal tiles, none over a slot's p->tb */
     const int64_t sl = (int64_t)slots;
-    if ((j.nb * j.ns) % sl && j.nb * j.ns < 4 * sl) {
-      int64_t nb2 = j.nb;
-      while ((nb2 * j.ns) % sl) nb2++;
-      const int64_t tbe = ((j.tiles + nb2 - 1) / nb2 + 7) / 8 * 8;
-      if (tbe <= p->tb) j.tbe = tbe, j.nb = (j.tiles + tbe - 1) / tbe;
-    }
+    int64_t nb2 = j.nb;
+    while ((nb2 * j.ns) % sl) nb2++;
+    wino_job e = j;
+    e.nb = nb2, e.even = true;
+    bool fits = nb2 <= j.tiles && nb2 <= 4096 && j.tiles <= ((int64_t)1 << 40); /* b * tiles in range */
+    for (int64_t b = 0; b < nb2 && fits; b++)
+      fits = (b + 1 < nb2 ? block_start(&e, b + 1) : j.tiles) - block_start(&e, b) <= p->tb;
+    if (fits) j.nb = nb2, j.even = true;
   } else {
     slots = 1;
   }
