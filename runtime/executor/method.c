@@ -868,10 +868,13 @@ void pte_rewrite_skip(pte_rewrite *rw, int32_t i) {
   rw->m->num_folded++;
 }
 
-void pte_rewrite_release(pte_rewrite *rw, const void *data, size_t size) {
-  const pte_program *p = rw->m->program;
+static void release_pages(const pte_program *p, const void *data, size_t size) {
   pte_file_map_release(&p->map, p->flags, data, size);
   for (int32_t i = 0; i < p->num_maps; i++) pte_file_map_release(&p->maps[i]->map, p->flags, data, size);
+}
+
+void pte_rewrite_release(pte_rewrite *rw, const void *data, size_t size) {
+  release_pages(rw->m->program, data, size);
 }
 
 static void rewrite(pte_method *m, const fold_use *use) {
@@ -1014,6 +1017,10 @@ pte_status pte_backend_named_data(pte_backend_init_ctx *ctx, const char *key, co
 void *pte_backend_alloc(pte_backend_init_ctx *ctx, size_t size, size_t alignment) {
   if (!ctx || alignment > BLOCK_HEADER) return NULL;
   return m_alloc(ctx->method, size);
+}
+
+void pte_backend_release(pte_backend_init_ctx *ctx, const void *data, size_t size) {
+  if (ctx && data) release_pages(ctx->method->program, data, size);
 }
 
 const char *pte_backend_init_method(const pte_backend_init_ctx *ctx) {
