@@ -82,7 +82,9 @@ static bool prefers_native(const xg_node *n, const xg_check_options *opts) {
   if (opts && opts->prefer_native) return true;
   const xg_node_desc *d = xg_node_desc_of(n->type);
   if (!(opts && opts->prefer_xnnpack) && d && d->prefer == XG_PREFER_NATIVE && !n->quant) {
-    /* short products (MobileNetV2's 3-channel stem) stay on XNNPACK */
+    /* short products (MobileNetV2's 3-channel stem) stay on XNNPACK; 1x1
+     * ones, strided too (ResNet's downsampling shortcuts: 2022 XNNPACK's did
+     * not get faster on 2 threads), are pterun's */
     const xg_conv_params *c = &n->p.conv;
     /* depthwise: k_dwconv_f32's AVX-512 row only (its generic loop is not
      * faster than XNNPACK's kernels) */

@@ -110,6 +110,9 @@ pte_status xg_native_prepare_conv(xg_graph *g, uint32_t ni, xg_mem *mem) {
       k_sgemm_pack_b((const float *)w->data + (size_t)gi * (size_t)(kout * kin), 1, kin, kout, kin, t);
       q->w[gi] = t;
     }
+  /* packed: the run reads the copies alone, the filter's file pages are
+   * given back */
+  if (q->w[0] && mem->ctx) pte_backend_release(mem->ctx, w->data, w->nbytes);
   n->conv_plan = q;
   return PTE_OK;
 }

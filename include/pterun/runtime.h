@@ -486,6 +486,11 @@ PTE_API bool pte_rewrite_constant(const pte_rewrite *rw, const pte_value *v);
 /* Memory (not zeroed) that lives as long as the method, 64-byte aligned
  * (NULL: out of memory, which declines the rule rather than fails the load). */
 PTE_API void *pte_rewrite_alloc(pte_rewrite *rw, size_t size);
+/* Give back memory pte_rewrite_alloc returned (a temporary the rule is done
+ * with: to the method's allocator, and out of pte_method_memory_used); any
+ * other pointer, or NULL, is ignored. A function added under ABI 2 (no
+ * struct changed: rules built without it work as before). */
+PTE_API void pte_rewrite_free(pte_rewrite *rw, void *p);
 /* A read-only tensor value shaped like `like` over `data` (method memory). */
 PTE_API pte_value *pte_rewrite_new_constant(pte_rewrite *rw, const pte_tensor *like, void *data);
 /* Choose instruction i's kernel again for its current arguments (and reserve
@@ -554,6 +559,12 @@ PTE_API pte_status pte_backend_named_data(pte_backend_init_ctx *ctx, const char 
 /* Init context: memory that lives as long as the method (freed with it). */
 PTE_API void *pte_backend_alloc(pte_backend_init_ctx *ctx, size_t size, size_t alignment);
 PTE_API const char *pte_backend_init_method(const pte_backend_init_ctx *ctx);
+/* Init context: the backend will not read these constant bytes again (it
+ * packed its own copy), as pte_rewrite_release: pages of the program's (or
+ * a data map's) private read-only file mapping are given back, and read
+ * again from the file if anything touches them. A function added under
+ * ABI 2 (no struct changed). */
+PTE_API void pte_backend_release(pte_backend_init_ctx *ctx, const void *data, size_t size);
 /* Exec context: the tracer attached to the method (NULL if none) and the call site. */
 PTE_API const pte_tracer *pte_backend_tracer(const pte_backend_exec_ctx *ctx);
 PTE_API int32_t pte_backend_instruction(const pte_backend_exec_ctx *ctx);

@@ -299,6 +299,15 @@ bool k_wino_plan_init(k_wino_plan *p, int64_t C, int64_t OC, int64_t H, int64_t 
  * multiply-adds per packed float). The layout follows this CPU's k_sgemm. */
 void k_wino_pack(const k_wino_plan *p, const float *w, int64_t s_oc, int64_t s_ic, int64_t s_kh, int64_t s_kw,
                  float *u);
+/* The same through `copy` (k_wino_pack_copy_floats, or NULL: straight from
+ * w), where the filter is first copied with its output channels contiguous
+ * (several times faster to pack from a layout that has them strided), times
+ * scale[oc] when scale is not NULL (the float product, as a batch norm
+ * folded into w holds it; w itself unchanged). false, nothing written, for
+ * a scale without a copy. */
+size_t k_wino_pack_copy_floats(const k_wino_plan *p);
+bool k_wino_pack_scaled(const k_wino_plan *p, const float *w, int64_t s_oc, int64_t s_ic, int64_t s_kh,
+                        int64_t s_kw, const float *scale, float *copy, float *u);
 /* The same into the caller's temporary of k_wino_pack_tmp_floats floats,
  * nothing allocated: vectorized, for a filter that is not constant (run
  * per call). The packing zero-pads the last panel's columns; the gaps

@@ -226,8 +226,37 @@ static void point_range(void *ctx, size_t b, size_t e) {
   }
 }
 
-void k_wino_pack(const k_wino_plan *p, const float *w, int64_t s_oc, int64_t s_ic, int64_t s_kh, int64_t s_kw,
-                 float *u) {
+typedef struct trans_job {
+  const float *w;
+  int64_t s_oc, s_ic, s_kh, s_kw, C, OC;
+  const float *scale;
+  float *t;
+} trans_job;
+
+/* input channels ic0 .. ic1 of w into t[(ic*9 + tap)*OC + oc] (scaled per
+ * output channel: the float product conv_bn's folded filter would hold) */
+static void trans_range(void *ctx, size_t b, size_t e) {
+  const trans_job *j = ctx;
+  for (int64_t ic = (int64_t)b; ic < (int64_t)e; ic++) {
+    float *t = j->t + ic * 9 * j->OC;
+    const float *wc = j->w + ic * j->s_ic;
+    for (int64_t oc = 0; oc < j->OC; oc++) {
+      const float *g = wc + oc * j->s_oc;
+      const float a = j->scale ? j->scale[oc] : 1.0f;
+      for (int k = 0; k < 3; k++)
+        for (int l = 0; l < 3; l++) {
+          const float v = g[k * j->s_kh + l * j->s_kw];
+          t[(k * 3 + l) * j->OC + oc] = j->scale ? v * a : v;
+        }
+    }
+  }
+}
+
+size_t k_wino_pack_copy_floats(const k_wino_plan *p) { return (size_t)(9 * p->C * p->OC); }
+
+bool k_wino_pack_scaled(const k_wino_plan *p, const float *w, int64_t s_oc, int64_t s_ic, int64_t s_kh,
+                        int64_t s_kw, const float *scale, float *copy, float *u) {
+  if (scale && !copy) return false;
   point_job j = {p, w, s_oc, s_ic, s_kh, s_kw, u, k_wino_row_generic};
   switch (k_isa_get()) {
 #if defined(__x86_64__)
@@ -236,11 +265,26 @@ void k_wino_pack(const k_wino_plan *p, const float *w, int64_t s_oc, int64_t s_i
 #endif
     default: break;
   }
-  const int64_t a = p->m + 2;
+  const int64_t a = p->m + 2, C = p->C, OC = p->OC;
+  /* Packed straight from w, a panel row (or column) is a strided gather
+   * per float; from a copy with output channels contiguous ([C][3][3][OC])
+   * every panel row is one vectorized row of the filter: ResNet-18's
+   * filters took 35 ms to pack at load from the exporter's [OC][C][3][3]. */
+  if (copy) {
+    trans_job tj = {w, s_oc, s_ic, s_kh, s_kw, C, OC, scale, copy};
+    k_parallel_for((size_t)C, (double)(9 * C * OC) * 2.0, trans_range, &tj);
+    j.w = copy, j.s_oc = 1, j.s_ic = 9 * OC, j.s_kh = 3 * OC, j.s_kw = OC;
+  }
   /* on the pool: ResNet-18's filters took 40-60 ms to transform serially
    * at load */
-  const double ops = (double)(a * a) * (double)p->C * (double)p->OC * 6.0;
+  const double ops = (double)(a * a) * (double)C * (double)OC * 6.0;
   k_parallel_for((size_t)(a * a * p->nob), ops, point_range, &j);
+  return true;
+}
+
+void k_wino_pack(const k_wino_plan *p, const float *w, int64_t s_oc, int64_t s_ic, int64_t s_kh, int64_t s_kw,
+                 float *u) {
+  (void)k_wino_pack_scaled(p, w, s_oc, s_ic, s_kh, s_kw, NULL, NULL, u);
 }
 
 typedef struct wino_job {
@@ -250,7 +294,17 @@ typedef struct wino_job {
   wino_out_fn out;
   uint8_t *scratch;
   int64_t tiles, tbe, nb, ns, items, chunks; /* tbe: tiles a block (at most p->tb) */
+  bool even;                                 /* blocks of nearly equal tiles (see block_start), else of tbe */
 } wino_job;
+
+/* First tile of block b: b * tbe, or (even) b's share of the tiles rounded
+ * to the product's 8-row tiles, so that each thread's blocks add up to
+ * nearly the same number of tiles (49 tiles in blocks of 16 gave one of
+ * two threads 32 and the other 17). */
+static int64_t block_start(const wino_job *j, int64_t b) {
+  int64_t t = j->even ? ((b * j->tiles + j->nb / 2) / j->nb + 4) / 8 * 8 : b * j->tbe;
+  return t < j->tiles ? t : j->tiles;
+}
 
 static void wino_chunk(void *ctx, size_t c0, size_t c1) {
   const wino_job *j = ctx;
@@ -266,8 +320,9 @@ static void wino_chunk(void *ctx, size_t c0, size_t c1) {
     const int64_t i0 = (int64_t)c * j->items / j->chunks, i1 = ((int64_t)c + 1) * j->items / j->chunks;
     int64_t have = -1; /* tile block whose inputs v holds */
     for (int64_t it = i0; it < i1; it++) {
-      const int64_t blk = it / j->ns, s = it % j->ns, t0 = blk * j->tbe;
-      const int64_t tn = j->tiles - t0 < j->tbe ? j->tiles - t0 : j->tbe;
+      const int64_t blk = it / j->ns, s = it % j->ns, t0 = block_start(j, blk);
+      const int64_t tn = blk + 1 < j->nb ? block_start(j, blk + 1) - t0 : j->tiles - t0;
+      if (tn <= 0) continue;
       if (blk != have) {
         for (int64_t t = 0; t < tn; t++) {
           const int64_t g = t0 + t, n = g / per, r = g % per, ty = r / p->tiles_w, tx = r % p->tiles_w;
@@ -327,7 +382,7 @@ bool k_wino_conv(const k_wino_desc *d) {
                      : 0;
   size_t slots = bytes / p->slot_bytes;
   if (slots < 1) return false;
-  wino_job j = {d, p, NULL, NULL, s, d->N * p->tiles_h * p->tiles_w, p->tb, 0, 1, 0, 1};
+  wino_job j = {d, p, NULL, NULL, s, d->N * p->tiles_h * p->tiles_w, p->tb, 0, 1, 0, 1, false};
   ops(&j.in, &j.out);
   j.nb = (j.tiles + p->tb - 1) / p->tb;
   const int64_t a = p->m + 2;
@@ -340,15 +395,17 @@ bool k_wino_conv(const k_wino_desc *d) {
       j.ns = (2 * (int64_t)slots + j.nb - 1) / j.nb;
       if (j.ns > p->nob) j.ns = p->nob;
     }
-    /* few items that do not divide among the threads (3 blocks of a
-     * 56x56 map on 2): smaller tile blocks, as many per thread */
+    /* as many blocks a thread (3 blocks of a 56x56 map on 2 threads: 4),
+     * of nearly equal tiles, none over a slot's p->tb */
     const int64_t sl = (int64_t)slots;
-    if ((j.nb * j.ns) % sl && j.nb * j.ns < 4 * sl) {
-      int64_t nb2 = j.nb;
-      while ((nb2 * j.ns) % sl) nb2++;
-      const int64_t tbe = ((j.tiles + nb2 - 1) / nb2 + 7) / 8 * 8;
-      if (tbe <= p->tb) j.tbe = tbe, j.nb = (j.tiles + tbe - 1) / tbe;
-    }
+    int64_t nb2 = j.nb;
+    while ((nb2 * j.ns) % sl) nb2++;
+    wino_job e = j;
+    e.nb = nb2, e.even = true;
+    bool fits = nb2 <= j.tiles && nb2 <= 4096 && j.tiles <= ((int64_t)1 << 40); /* b * tiles in range */
+    for (int64_t b = 0; b < nb2 && fits; b++)
+      fits = (b + 1 < nb2 ? block_start(&e, b + 1) : j.tiles) - block_start(&e, b) <= p->tb;
+    if (fits) j.nb = nb2, j.even = true;
   } else {
     slots = 1;
   }

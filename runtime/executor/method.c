@@ -797,6 +797,20 @@ void *pte_rewrite_alloc(pte_rewrite *rw, size_t size) {
   return p;
 }
 
+void pte_rewrite_free(pte_rewrite *rw, void *p) {
+  if (!p) return;
+  pte_method *m = rw->m;
+  /* a temporary is freed soon after it was had: near the list's head */
+  for (pte_block **at = &m->blocks; *at; at = &(*at)->next)
+    if ((uint8_t *)*at + BLOCK_HEADER == (uint8_t *)p) {
+      pte_block *b = *at;
+      *at = b->next;
+      m->memory_used -= b->size;
+      pte_free(m->allocator, b);
+      return;
+    }
+}
+
 pte_value *pte_rewrite_new_constant(pte_rewrite *rw, const pte_tensor *like, void *data) {
   pte_value *v = (pte_value *)m_alloc(rw->m, sizeof *v);
   pte_tensor *t = (pte_tensor *)m_alloc(rw->m, sizeof *t);
@@ -877,10 +891,13 @@ bool pte_rewrite_refers(const pte_rewrite *rw, int32_t i, const pte_value *v) {
   return in->a == idx || (in->kind == INSTR_MOVE && in->b == idx);
 }
 
-void pte_rewrite_release(pte_rewrite *rw, const void *data, size_t size) {
-  const pte_program *p = rw->m->program;
+static void release_pages(const pte_program *p, const void *data, size_t size) {
   pte_file_map_release(&p->map, p->flags, data, size);
   for (int32_t i = 0; i < p->num_maps; i++) pte_file_map_release(&p->maps[i]->map, p->flags, data, size);
+}
+
+void pte_rewrite_release(pte_rewrite *rw, const void *data, size_t size) {
+  release_pages(rw->m->program, data, size);
 }
 
 static void rewrite(pte_method *m, const fold_use *use) {
@@ -1023,6 +1040,10 @@ pte_status pte_backend_named_data(pte_backend_init_ctx *ctx, const char *key, co
 void *pte_backend_alloc(pte_backend_init_ctx *ctx, size_t size, size_t alignment) {
   if (!ctx || alignment > BLOCK_HEADER) return NULL;
   return m_alloc(ctx->method, size);
+}
+
+void pte_backend_release(pte_backend_init_ctx *ctx, const void *data, size_t size) {
+  if (ctx && data) release_pages(ctx->method->program, data, size);
 }
 
 const char *pte_backend_init_method(const pte_backend_init_ctx *ctx) {

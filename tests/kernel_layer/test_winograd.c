@@ -145,6 +145,122 @@ TEST(winograd_resnet_layer) {
   }
 }
 
+/* One conv of shape s (NCHW, [OC][C][3][3] filter packed by k_wino_pack)
+ * on `threads` threads into y (s->N * OC * OH * OW floats). */
+static bool run_split(const shape *s, int32_t m, size_t threads, const float *x, const float *w,
+                      const float *b, float *y) {
+  const int64_t OH = s->H + s->pt + s->pb - 2, OW = s->W + s->pl + s->pr - 2;
+  k_wino_plan p;
+  if (pte_threadpool_set_threads(threads) ||
+      !k_wino_plan_init(&p, s->C, s->OC, s->H, s->W, OH, OW, s->pt, s->pl, m))
+    return false;
+  float *u = aligned_alloc(64, (p.u_floats * sizeof(float) + 63) & ~(size_t)63);
+  size_t sb = k_wino_scratch(&p);
+  void *scratch = malloc(sb);
+  bool ok = u && scratch;
+  if (ok) {
+    k_wino_pack(&p, w, 9 * s->C, 9, 3, 1, u);
+    k_wino_desc d = {&p,
+                     s->N,
+                     x,
+                     s->C * s->H * s->W,
+                     s->H * s->W,
+                     s->W,
+                     1,
+                     y,
+                     s->OC * OH * OW,
+                     OH * OW,
+                     OW,
+                     1,
+                     u,
+                     b,
+                     true,
+                     -0.5f,
+                     0.75f,
+                     scratch,
+                     sb,
+                     true};
+    ok = k_wino_conv(&d);
+  }
+  free(u), free(scratch);
+  return ok;
+}
+
+/* The split over threads (tile blocks of nearly equal size, output channel
+ * blocks on few tiles) changes who computes what, not what is computed: 2
+ * and 3 threads give the 1-thread result to the bit. ResNet-18's maps (49
+ * tiles: 14x14 on F(2x2) and 28x28 on F(4x4); 196: 56x56), a map under a
+ * block, a batch. */
+TEST(winograd_split_matches_serial) {
+  static const shape shapes[] = {
+      {1, 64, 64, 56, 56, 1, 1, 1, 1}, {1, 128, 128, 28, 28, 1, 1, 1, 1}, {1, 256, 160, 14, 14, 1, 1, 1, 1},
+      {1, 16, 24, 9, 9, 1, 1, 1, 1},   {3, 32, 40, 12, 10, 1, 1, 1, 1},
+  };
+  static const int32_t ms[] = {4, 4, 2, 4, 2};
+  for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+    const shape *s = &shapes[i];
+    const int64_t OH = s->H, OW = s->W, xn = s->N * s->C * s->H * s->W, yn = s->N * s->OC * OH * OW;
+    float *x = malloc((size_t)xn * sizeof(float)), *w = malloc((size_t)(s->OC * s->C * 9) * sizeof(float));
+    float *b = malloc((size_t)s->OC * sizeof(float)), *y1 = malloc((size_t)yn * sizeof(float)),
+          *yt = malloc((size_t)yn * sizeof(float));
+    for (int64_t k = 0; k < xn; k++) x[k] = frand();
+    for (int64_t k = 0; k < s->OC * s->C * 9; k++) w[k] = frand();
+    for (int64_t k = 0; k < s->OC; k++) b[k] = frand();
+    CHECK(run_split(s, ms[i], 1, x, w, b, y1), "shape %zu: serial run refused", i);
+    for (size_t t = 2; t <= 3; t++) {
+      for (int64_t k = 0; k < yn; k++) yt[k] = NAN;
+      CHECK(run_split(s, ms[i], t, x, w, b, yt), "shape %zu: %zu threads refused", i, t);
+      int64_t bad = 0;
+      for (int64_t k = 0; k < yn; k++) bad += memcmp(&y1[k], &yt[k], sizeof(float)) != 0;
+      CHECK(bad == 0, "shape %zu, %zu threads: %lld of %lld outputs differ from 1 thread's", i, t,
+            (long long)bad, (long long)yn);
+    }
+    free(x), free(w), free(b), free(y1), free(yt);
+  }
+  CHECK_OK(pte_threadpool_set_threads(1));
+}
+
+/* a and b within a float rounding of each other (the packing sums in
+ * double; with FMA contraction, which clang does in the ISA files only, a
+ * sum's last bit may differ between the copy's row kernel and the strided
+ * scalar loop) */
+static bool same_floats(const float *a, const float *b, size_t n) {
+  for (size_t k = 0; k < n; k++)
+    if (!(a[k] == b[k] || fabsf(a[k] - b[k]) <= 2.4e-7f * fmaxf(fabsf(a[k]), fabsf(b[k])))) return false;
+  return true;
+}
+
+/* The scaled packing (a folded batch norm's) through the copy gives the
+ * packing of the filter scaled beforehand, in both layouts. */
+TEST(winograd_pack_scaled) {
+  const int64_t C = 24, OC = 40;
+  k_wino_plan p;
+  CHECK(k_wino_plan_init(&p, C, OC, 16, 16, 16, 16, 1, 1, 4), "plan refused");
+  float *w = malloc((size_t)(OC * C * 9) * sizeof(float)), *ws = malloc((size_t)(OC * C * 9) * sizeof(float));
+  float *sc = malloc((size_t)OC * sizeof(float));
+  float *copy = malloc(k_wino_pack_copy_floats(&p) * sizeof(float));
+  float *u1 = aligned_alloc(64, (p.u_floats * sizeof(float) + 63) & ~(size_t)63);
+  float *u2 = aligned_alloc(64, (p.u_floats * sizeof(float) + 63) & ~(size_t)63);
+  for (int64_t k = 0; k < OC; k++) sc[k] = frand() + 1.5f;
+  for (int64_t k = 0; k < OC * C * 9; k++) w[k] = frand();
+  for (int nhwc = 0; nhwc < 2; nhwc++) {
+    const int64_t woc = 9 * C, wic = nhwc ? 1 : 9, wkh = nhwc ? 3 * C : 3, wkw = nhwc ? C : 1;
+    for (int64_t k = 0; k < OC * C * 9; k++) ws[k] = w[k] * sc[k / woc];
+    memset(u1, 0, p.u_floats * sizeof(float));
+    memset(u2, 0xff, p.u_floats * sizeof(float));
+    k_wino_pack(&p, ws, woc, wic, wkh, wkw, u1);
+    CHECK(k_wino_pack_scaled(&p, w, woc, wic, wkh, wkw, sc, copy, u2), "scaled packing refused");
+    const bool same_scaled = same_floats(u1, u2, p.u_floats);
+    CHECK(k_wino_pack_scaled(&p, ws, woc, wic, wkh, wkw, NULL, copy, u2), "copy packing refused");
+    const bool same_copy = same_floats(u1, u2, p.u_floats);
+    if (!same_scaled || !same_copy) free(w), free(ws), free(sc), free(copy), free(u1), free(u2);
+    CHECK(same_scaled, "%s: scaled packing differs", nhwc ? "nhwc" : "nchw");
+    CHECK(same_copy, "%s: packing through the copy differs", nhwc ? "nhwc" : "nchw");
+  }
+  CHECK(!k_wino_pack_scaled(&p, w, 9 * C, 9, 3, 1, sc, NULL, u2), "a scale without a copy accepted");
+  free(w), free(ws), free(sc), free(copy), free(u1), free(u2);
+}
+
 TEST(winograd_refusals) {
   k_wino_plan p;
   CHECK(!k_wino_plan_init(&p, 4, 4, 8, 8, 8, 8, 1, 1, 3), "m = 3 accepted");
@@ -173,5 +289,5 @@ TEST(winograd_switch) {
   CHECK(k_wino_choose(512, 512, 7, 7) == 0, "7x7 not direct");
 }
 
-TEST_MAIN(T(winograd_serial), T(winograd_three_threads), T(winograd_resnet_layer), T(winograd_refusals),
-          T(winograd_switch))
+TEST_MAIN(T(winograd_serial), T(winograd_three_threads), T(winograd_resnet_layer),
+          T(winograd_split_matches_serial), T(winograd_pack_scaled), T(winograd_refusals), T(winograd_switch))

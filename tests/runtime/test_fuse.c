@@ -30,8 +30,9 @@ static uint8_t *read_prog(const char *name, size_t *n) {
 /* Load from the file (a private mapping, whose pages a rule may release)
  * instead of from a buffer. */
 static bool g_from_file;
-/* pte_method_num_prepared of the last run_what */
+/* pte_method_num_prepared and pte_method_memory_used of the last run_what */
 static int32_t g_prepared;
+static size_t g_memory;
 
 /* Load with `flags`, run twice on fixed inputs (input k, element e:
  * sin(0.37 e + k) / 2 + 1, positive for variances), copy output 0 into out; returns
@@ -66,6 +67,7 @@ static int32_t run_what(const char *name, uint32_t flags, float *out, const char
   for (int64_t k = 0; k < pte_tensor_numel(o) && k < CAP; k++) out[k] = ((const float *)o->data)[k];
   skipped = 0;
   g_prepared = pte_method_num_prepared(m);
+  g_memory = pte_method_memory_used(m);
   for (int32_t i = 0, k = 0; k < pte_method_num_folded(m); i++) {
     const char *fn = pte_method_instruction_folded(m, i);
     if (!fn) continue;
@@ -396,6 +398,35 @@ TEST(winograd_filter_transformed_at_load) {
   CHECK_OK(pte_threadpool_set_threads(1));
 }
 
+/* A batch norm folded into a convolution that Winograd takes is applied as
+ * the filter is transformed: the method holds no scaled copy of the filter
+ * (8 x 8 x 3 x 3 floats, 2304 bytes) beside the transformed one. Against
+ * the same convolution without a batch norm, with Winograd off to leave the
+ * rest of each method's memory out: the batch norm's transformed filter
+ * costs what the plain one does, give or take its bias and scale. */
+TEST(folded_batch_norm_keeps_no_scaled_filter) {
+  float a[CAP];
+  size_t conv_on, conv_off, bn_on, bn_off;
+  CHECK(run("wino_conv", 0, a) == 0 && g_prepared == 1, "wino_conv not transformed");
+  conv_on = g_memory;
+  CHECK(run("wino_conv_bn", 0, a) == 1 && g_prepared == 1, "wino_conv_bn not folded and transformed");
+  bn_on = g_memory;
+  setenv("PTERUN_CONV_WINOGRAD", "0", 1);
+  CHECK(run("wino_conv", 0, a) == 0 && g_prepared == 0, "wino_conv transformed with Winograd off");
+  conv_off = g_memory;
+  CHECK(run("wino_conv_bn", 0, a) == 1 && g_prepared == 0, "wino_conv_bn: not folded with Winograd off");
+  bn_off = g_memory;
+  unsetenv("PTERUN_CONV_WINOGRAD");
+  /* off, the folded filter is the method's: 2304 bytes more than plain */
+  CHECK(bn_off >= conv_off + 2304, "folded without a scaled filter? %zu vs %zu bytes", bn_off, conv_off);
+  const long long grew_conv = (long long)conv_on - (long long)conv_off,
+                  grew_bn = (long long)bn_on - (long long)bn_off;
+  CHECK(grew_bn + 2304 - 512 <= grew_conv,
+        "Winograd took %lld bytes more for the folded convolution, %lld for the plain one: the scaled filter "
+        "stayed",
+        grew_bn, grew_conv);
+}
+
 /* The API under the rules: a zero-initialised rule is refused as another
  * ABI's; a single-instruction rule of the test's own gives add.out a
  * kernel with state, which the kernel sees through pte_kernel_state and
@@ -437,4 +468,5 @@ TEST_MAIN(T(register_portable), T(no_rules_without_optimized), T(rule_registry),
           T(mapped_program_folds_and_matches), T(between_folds_and_matches), T(second_reader_stays),
           T(input_statistics_stay), T(pad_into_convolution), T(constant_weights_packed),
           T(activation_fused_into_packed_product), T(attention_copies_elided_and_scale_in_softmax),
-          T(tanh_gelu_chain_fused), T(winograd_filter_transformed_at_load), T(single_instruction_rule_api))
+          T(tanh_gelu_chain_fused), T(winograd_filter_transformed_at_load),
+          T(folded_batch_norm_keeps_no_scaled_filter), T(single_instruction_rule_api))

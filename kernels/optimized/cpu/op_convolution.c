@@ -561,7 +561,7 @@ static pte_status conv_packed(pte_kernel_ctx *ctx, pte_value **args, int32_t nar
 /* A 3x3 stride-1 convolution of one group whose filter is a constant only
  * it reads gets the filter transformed and packed once: per call that
  * transform limited Winograd to the maps with most tiles. */
-bool o_conv_pack(pte_rewrite *rw, int32_t i) {
+bool o_conv_pack(pte_rewrite *rw, int32_t i, const float *scale) {
   static const pte_kernel packed = {"aten::convolution.out", conv_packed, conv_accepts, conv_packed_scratch};
   int32_t n;
   conv_geom g;
@@ -580,7 +580,11 @@ bool o_conv_pack(pte_rewrite *rw, int32_t i) {
   wino_state *st = (wino_state *)pte_rewrite_alloc(rw, sizeof *st);
   float *u = (float *)pte_rewrite_alloc(rw, p.u_floats * sizeof(float));
   if (!st || !u) return false;
-  k_wino_pack(&p, (const float *)w->data, 9 * g.C, 9, 3, 1, u);
+  /* the copy is a temporary of the filter's size, given back at once */
+  float *copy = (float *)pte_rewrite_alloc(rw, k_wino_pack_copy_floats(&p) * sizeof(float));
+  if (!copy && scale) return false;
+  (void)k_wino_pack_scaled(&p, (const float *)w->data, 9 * g.C, 9, 3, 1, scale, copy, u);
+  pte_rewrite_free(rw, copy);
   st->p = p;
   st->u = u;
   return pte_rewrite_set_kernel(rw, i, &packed, st);
@@ -591,7 +595,7 @@ bool o_conv_pack(pte_rewrite *rw, int32_t i) {
 bool o_conv_prepare(pte_rewrite *rw, int32_t i) {
   int32_t n;
   pte_value **args = pte_rewrite_args(rw, i, &n);
-  if (!args || n != 11 || !o_packable(rw, i, args[1], 4) || !o_conv_pack(rw, i)) return false;
+  if (!args || n != 11 || !o_packable(rw, i, args[1], 4) || !o_conv_pack(rw, i, NULL)) return false;
   const pte_tensor *w = args[1]->u.tensor;
   pte_rewrite_release(rw, w->data, pte_tensor_nbytes(w));
   return true;

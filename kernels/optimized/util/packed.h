@@ -51,9 +51,11 @@ __attribute__((weak)) bool o_linear_prepare(pte_rewrite *rw, int32_t i);
 __attribute__((weak)) bool o_mm_prepare(pte_rewrite *rw, int32_t i);
 /* a 3x3 convolution's filter transformed for Winograd (op_convolution.c) */
 __attribute__((weak)) bool o_conv_prepare(pte_rewrite *rw, int32_t i);
-/* the same for a filter the caller made (conv_bn's scaled weight: no
- * value of the method, read by this instruction alone) */
-__attribute__((weak)) bool o_conv_pack(pte_rewrite *rw, int32_t i);
+/* the same for instruction i's filter as it stands, times scale[oc] when
+ * not NULL (conv_bn's folded batch norm, applied as it is transformed: no
+ * scaled copy of the filter kept beside the transformed one); the
+ * filter's pages are left to the caller */
+__attribute__((weak)) bool o_conv_pack(pte_rewrite *rw, int32_t i, const float *scale);
 /* Instruction i (a mul whose out arguments the rule repointed) runs
  * gelu(args[0], approximate="tanh") into args[2] (op_gelu.c). */
 __attribute__((weak)) bool o_gelu_tanh_set(pte_rewrite *rw, int32_t i);
