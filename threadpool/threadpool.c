@@ -241,9 +241,11 @@ static void own_stop_locked(void) {
  * `submit`) on the workers and the calling thread. */
 static void own_run_locked(void) {
   const size_t threads = own.workers + 1, chunks = own.job.chunks;
+  /* shares rounded up at their starts: with fewer chunks than threads the
+   * caller, which is running already, has one */
   for (size_t t = 0; t < threads; t++) {
-    atomic_store(&own.ranges[t].next, chunks * t / threads);
-    own.ranges[t].end = chunks * (t + 1) / threads;
+    atomic_store(&own.ranges[t].next, (chunks * t + threads - 1) / threads);
+    own.ranges[t].end = (chunks * (t + 1) + threads - 1) / threads;
   }
   uint64_t gen = atomic_load(&own.state) >> 1;
   atomic_store(&own.state, ((gen + 1) << 1) | 1);
