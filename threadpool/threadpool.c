@@ -19,10 +19,12 @@
  * (tens of microseconds on a VM) even when the caller had done all the
  * work; a transformer's ~200 split operators per run made 2 threads slower
  * than 1. Here a job ends when its chunks are done: a worker that wakes
- * late finds the job closed and goes back to waiting. Workers spin a short
- * while after a job (the next operator usually follows within
- * microseconds), then sleep on a futex, so a busy machine loses at most
- * that spin per job. */
+ * late finds the job closed and goes back to waiting. Each thread takes
+ * a contiguous share of a job's chunks first, then helps with the others'
+ * (own_run_chunks). Workers spin a short while after a job (the next
+ * operator usually follows within microseconds), yielding while the job
+ * they left is still open, then sleep on a futex, so a busy machine loses
+ * at most that spin per job. bench/pool_bench.c measures a region's cost. */
 #define _GNU_SOURCE
 #include <pterun/threadpool.h>
 
@@ -82,6 +84,15 @@ typedef struct own_job {
   size_t chunks;
 } own_job;
 
+/* A thread's share of a job's chunks: [next, end), taken from the front
+ * by the thread that owns it and, once their own share is done, by the
+ * others. Own cache line each: a thread takes its chunks without touching
+ * another's line. */
+typedef struct own_range {
+  _Alignas(64) atomic_size_t next;
+  size_t end;
+} own_range;
+
 static struct {
   pthread_mutex_t submit; /* one job at a time */
   pthread_t *tids;
@@ -92,7 +103,7 @@ static struct {
    * and return before they leave. */
   _Atomic uint64_t state;
   atomic_int inside;
-  atomic_size_t next;   /* next chunk to take */
+  own_range *ranges;    /* one per thread (the caller's first), workers + 1 */
   _Atomic uint32_t seq; /* futex word: bumped per job and on shutdown */
   atomic_int sleepers;
   atomic_bool stop;
@@ -113,20 +124,37 @@ static uint64_t now_ns(void) {
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static void own_run_chunks(void) {
+static void own_run_chunk(const own_job *j, size_t c) {
+  if (j->fn1) {
+    size_t b = c * j->grain;
+    size_t e = j->n - b < j->grain ? j->n : b + j->grain;
+    j->fn1(j->ctx, b, e);
+  } else {
+    size_t i0 = c / j->cols * j->ti, j0 = c % j->cols * j->tj;
+    size_t i1 = j->ni - i0 < j->ti ? j->ni : i0 + j->ti;
+    size_t j1 = j->nj - j0 < j->tj ? j->nj : j0 + j->tj;
+    j->fn2(j->ctx, i0, i1, j0, j1);
+  }
+}
+
+/* Thread `self` runs its own share, then helps the others with theirs.
+ * Shares are contiguous blocks of chunks in thread order, so consecutive
+ * operators split the same way (an image's rows: the caller the top, the
+ * worker the bottom) and a thread mostly reads what its own core wrote.
+ * With one shared counter a chunk went to whichever thread was free, so
+ * (probably) about half of a layer's input came from the other core's
+ * cache: MobileNetV2's int8 depthwise layers at 2 threads took 1.16-1.26x
+ * the time they take with shares (best of 600 runs each). A thread that starts late (its
+ * core busy) delays only the chunks of its share nobody else took yet. */
+static void own_run_chunks(size_t self) {
   const own_job *j = &own.job;
-  for (;;) {
-    size_t c = atomic_fetch_add(&own.next, 1);
-    if (c >= j->chunks) return;
-    if (j->fn1) {
-      size_t b = c * j->grain;
-      size_t e = j->n - b < j->grain ? j->n : b + j->grain;
-      j->fn1(j->ctx, b, e);
-    } else {
-      size_t i0 = c / j->cols * j->ti, j0 = c % j->cols * j->tj;
-      size_t i1 = j->ni - i0 < j->ti ? j->ni : i0 + j->ti;
-      size_t j1 = j->nj - j0 < j->tj ? j->nj : j0 + j->tj;
-      j->fn2(j->ctx, i0, i1, j0, j1);
+  const size_t threads = own.workers + 1;
+  for (size_t k = 0; k < threads; k++) {
+    own_range *r = &own.ranges[(self + k) % threads];
+    for (;;) {
+      size_t c = atomic_fetch_add(&r->next, 1);
+      if (c >= r->end) break;
+      own_run_chunk(j, c);
     }
   }
 }
@@ -142,19 +170,35 @@ static void *own_worker(void *arg) {
       uint64_t until = now_ns() + OWN_SPIN_NS;
       for (unsigned k = 1; atomic_load(&own.seq) == seen; k++) {
         cpu_relax();
-        if (k % 64 == 0 && now_ns() > until) break;
+        if (k % 64 != 0) continue;
+        if (now_ns() > until) break;
+        /* The job this worker left is still open: its caller has not come
+         * back to close it, most likely because this worker, woken on the
+         * caller's core (the other one busy), preempted it. Spinning here
+         * kept the caller off its core for the whole spin: a region after
+         * a pause took ~110 us instead of ~9 (bench_pool, gap 300 us, on a
+         * loaded machine). Yielding gives the core back. */
+        if (atomic_load(&own.state) & 1) sched_yield();
       }
-      atomic_fetch_add(&own.sleepers, 1);
-      while (atomic_load(&own.seq) == seen)
-        syscall(SYS_futex, &own.seq, FUTEX_WAIT_PRIVATE, seen, NULL, NULL, 0);
-      atomic_fetch_sub(&own.sleepers, 1);
+      /* Counted as a sleeper only when the spin timed out: a job that ended
+       * the spin needs no wake-up, and a raised count would make its caller
+       * enter the kernel for one (most of MobileNetV2's 53 jobs a run). A
+       * job posted after this load still sees the count below: the caller
+       * bumps `seq` before it reads `sleepers`, and FUTEX_WAIT returns at
+       * once when `seq` moved. */
+      if (atomic_load(&own.seq) == seen) {
+        atomic_fetch_add(&own.sleepers, 1);
+        while (atomic_load(&own.seq) == seen)
+          syscall(SYS_futex, &own.seq, FUTEX_WAIT_PRIVATE, seen, NULL, NULL, 0);
+        atomic_fetch_sub(&own.sleepers, 1);
+      }
     }
     seen = atomic_load(&own.seq);
     if (atomic_load(&own.stop)) return NULL;
     uint64_t st = atomic_load(&own.state);
     if (!(st & 1)) continue;
     atomic_fetch_add(&own.inside, 1);
-    if (atomic_load(&own.state) == st) own_run_chunks();
+    if (atomic_load(&own.state) == st) own_run_chunks(tl_index);
     atomic_fetch_sub(&own.inside, 1);
   }
 }
@@ -163,7 +207,12 @@ static void *own_worker(void *arg) {
 static void own_start_locked(size_t n) {
   if (own.workers || n <= 1) return;
   own.tids = (pthread_t *)calloc(n - 1, sizeof *own.tids);
-  if (!own.tids) return;
+  own.ranges = (own_range *)aligned_alloc(_Alignof(own_range), n * sizeof *own.ranges);
+  if (!own.tids || !own.ranges) {
+    free(own.tids), free(own.ranges);
+    own.tids = NULL, own.ranges = NULL;
+    return;
+  }
   atomic_store(&own.stop, false);
   own.start_seq = atomic_load(&own.seq);
   for (size_t i = 0; i + 1 < n; i++) {
@@ -182,27 +231,35 @@ static void own_stop_locked(void) {
   syscall(SYS_futex, &own.seq, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
   for (size_t i = 0; i < own.workers; i++) pthread_join(own.tids[i], NULL);
   free(own.tids);
+  free(own.ranges);
   own.tids = NULL;
+  own.ranges = NULL;
   own.workers = 0;
 }
 
 /* With the read lock held: run own.job (its fields set by the caller under
  * `submit`) on the workers and the calling thread. */
 static void own_run_locked(void) {
-  atomic_store(&own.next, 0);
+  const size_t threads = own.workers + 1, chunks = own.job.chunks;
+  /* shares rounded up at their starts: with fewer chunks than threads the
+   * caller, which is running already, has one */
+  for (size_t t = 0; t < threads; t++) {
+    atomic_store(&own.ranges[t].next, (chunks * t + threads - 1) / threads);
+    own.ranges[t].end = (chunks * (t + 1) + threads - 1) / threads;
+  }
   uint64_t gen = atomic_load(&own.state) >> 1;
   atomic_store(&own.state, ((gen + 1) << 1) | 1);
   atomic_fetch_add(&own.seq, 1);
   if (atomic_load(&own.sleepers) > 0)
     syscall(SYS_futex, &own.seq, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
   tl_in_job = true;
-  own_run_chunks();
+  own_run_chunks(0);
   tl_in_job = false;
   atomic_store(&own.state, (gen + 1) << 1);
   /* Only workers that took chunks are inside now, each finishing its last. */
   for (unsigned k = 1; atomic_load(&own.inside) > 0; k++) {
     cpu_relax();
-    if (k % 1024 == 0) sched_yield();
+    if (k % 64 == 0) sched_yield(); /* the worker may be waiting for this core */
   }
 }
 

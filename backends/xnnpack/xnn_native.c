@@ -541,7 +541,10 @@ static pte_status prepare_static(xg_graph *g, uint32_t ni, xg_mem *mem) {
   }
   if (!q->direct) {
     const int64_t rows = (int64_t)(o->dims[1] * o->dims[2]), fit = (192 * 1024 / kin + 11) / 12 * 12;
-    q->chunk = rows < fit ? rows : fit;
+    /* every pass streams the whole filter: a map at most twice `fit` whose
+     * filter outweighs its rows (ResNet-18's 7x7 layers: 49 rows, fit 48,
+     * 2.3 MB of filter) runs in one pass instead of a second of one row */
+    q->chunk = rows <= fit || (rows <= 2 * fit && kout >= rows) ? rows : fit;
     /* a slice of rows per thread, for whole passes per thread (xg_conv_passes) */
     q->col_slot = ((size_t)(q->chunk * kin) + 63) & ~(size_t)63;
     n->qscratch_bytes = q->col_slot * (groups == 1 ? k_slots() : 1);
@@ -671,12 +674,16 @@ void xg_conv_passes(const xg_graph *g, const xg_node *n, const void *in, size_t 
                   .pixels = pix,
                   .product = product,
                   .ctx = ctx};
-    /* passes of at most `chunk` rows, equal, a multiple of 8 rows, as many
+    /* passes of at most `chunk` rows, equal (fp32: a multiple of 8 rows), as many
      * as a multiple of the threads per image; taken by whichever thread is
      * free (on its own slot: thread indexes are below k_threads()) */
     p.ppi = (pix + chunk - 1) / chunk;
     p.ppi = (p.ppi + (int64_t)t - 1) / (int64_t)t * (int64_t)t;
-    p.rows = ((pix + p.ppi - 1) / p.ppi + 7) / 8 * 8;
+    /* int8 rows unrounded: its tiles are not 8 rows (6 on AVX-512 VNNI), and
+     * 8 made ResNet-18's 196-row maps passes of 56, 56, 56, 28 (one thread
+     * 112 rows, the other 84) */
+    const int64_t unit = es == 1 ? 1 : 8;
+    p.rows = ((pix + p.ppi - 1) / p.ppi + unit - 1) / unit * unit;
     if (p.rows > chunk) p.rows = chunk;
     p.ppi = (pix + p.rows - 1) / p.rows;
     if (t > 1 && k_threads() <= t && pix >= (int64_t)t * PASS_MIN_ROWS) {

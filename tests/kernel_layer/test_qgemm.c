@@ -355,6 +355,59 @@ static int s8check(int64_t M, int64_t N, int64_t K, int32_t za, int32_t zo, int3
   return bad;
 }
 
+/* The same static int8 product at 1, 2 and 3 threads, split by column
+ * blocks (few rows, a large filter: a 7x7 map's) or by tiles, byte for byte
+ * what one thread writes; returns the bytes that differ. */
+static int64_t s8threads(int64_t M, int64_t N, int64_t K) {
+  const int64_t sa = K + 1, sc = N + 3;
+  int8_t *a = malloc((size_t)(M * sa)), *w = malloc((size_t)(N * K)), *c1 = malloc((size_t)(M * sc)),
+         *c = malloc((size_t)(M * sc));
+  float *scale = malloc(sizeof(float) * (size_t)N), *bias = malloc(sizeof(float) * (size_t)N);
+  for (int64_t i = 0; i < M * sa; i++) a[i] = (int8_t)(irand(256) - 128);
+  for (int64_t i = 0; i < N * K; i++) w[i] = (int8_t)(irand(255) - 127);
+  for (int64_t n = 0; n < N; n++) {
+    scale[n] = (0.2f + (float)irand(1000) / 1000.0f) / 64.0f / sqrtf((float)K);
+    bias[n] = (float)(irand(4001) - 2000) * scale[n];
+  }
+  k_qgemm_weights qw = {.N = N, .K = K, .bits = K_QW_INT8, .data = w, .scale = scale, .bias = bias};
+  const char *why = NULL;
+  size_t bytes = k_qgemm_packed_size(&qw, &why);
+  void *buf = aligned_alloc(64, (bytes + 63) / 64 * 64);
+  const k_qgemm_packed *p = k_qgemm_pack(&qw, buf, bytes, &why);
+  int64_t bad = p ? 0 : -1;
+  for (size_t t = 0; p && t <= 3; t++) {
+    if (pte_threadpool_set_threads(t ? t : 1) != PTE_OK) bad = -2;
+    memset(t ? c : c1, 0x55, (size_t)(M * sc));
+    k_qgemm_s8_desc g = {.M = M,
+                         .w = p,
+                         .a = a,
+                         .sa = sa,
+                         .a_zero_point = -3,
+                         .c = t ? c : c1,
+                         .sc = sc,
+                         .c_zero_point = 2,
+                         .qmin = -128,
+                         .qmax = 127,
+                         .parallel = t > 0}; /* t 0: serial, the reference */
+    k_qgemm_s8(&g);
+    for (int64_t i = 0; t && i < M * sc; i++) bad += c[i] != c1[i];
+  }
+  free(a), free(w), free(c1), free(c), free(scale), free(bias), free(buf);
+  return bad;
+}
+
+TEST(qgemm_s8_threads_identical) {
+  static const int64_t shapes[][3] = {{49, 512, 4608}, {49, 512, 2304}, {49, 100, 1152},
+                                      {1, 1000, 512},  {300, 70, 300},  {196, 256, 2304}};
+  for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+    const int64_t bad = s8threads(shapes[i][0], shapes[i][1], shapes[i][2]);
+    CHECK(bad == 0, "M %lld N %lld K %lld: %lld bytes differ from one thread's (isa %s)",
+          (long long)shapes[i][0], (long long)shapes[i][1], (long long)shapes[i][2], (long long)bad,
+          k_qgemm_kernel());
+  }
+  CHECK_OK(pte_threadpool_set_threads(1));
+}
+
 TEST(qgemm_s8) {
   CHECK_OK(pte_threadpool_set_threads(1));
   static const int64_t Ms[] = {1, 2, 3, 5, 6, 7, 12, 13, 49};
@@ -614,5 +667,6 @@ TEST(qgemm_kernel_named) {
 }
 
 TEST_MAIN(T(qgemm_kernel_named), T(qd8_hand_computed), T(qd8_properties), T(qgemm_serial),
-          T(qgemm_three_threads), T(qgemm_large), T(qgemm_refusals), T(qgemm_s8), T(qgemm_s8_requant),
-          T(dwconv_s8_requant), T(requant_s8), T(quantize_dequantize_s8), T(lut_s8))
+          T(qgemm_three_threads), T(qgemm_large), T(qgemm_refusals), T(qgemm_s8),
+          T(qgemm_s8_threads_identical), T(qgemm_s8_requant), T(dwconv_s8_requant), T(requant_s8),
+          T(quantize_dequantize_s8), T(lut_s8))
