@@ -5,8 +5,11 @@
  * already AMX's B tile: a panel's 64 k are 16 rows of 64 bytes. One tile
  * product is 16K multiply-adds, 16x a VNNI instruction's 1K; the float
  * epilogue is the VNNI kernel's, so results are the same bit for bit.
- * Tiles it cannot take whole (fewer rows, K not a multiple of 64, more
- * than one group) run on the VNNI kernel. */
+ * A K that is not a multiple of 64 (MobileNetV2's 16, 24, 96, 144...)
+ * ends on a narrower step: tiles of K % 64 bytes of A and K % 64 / 4 rows
+ * of B, so no padding is read or multiplied. Tiles it cannot take whole
+ * (fewer rows, K not a multiple of 4, more than one group) run on the
+ * VNNI kernel. */
 #define _GNU_SOURCE /* syscall */
 #include "qgemm.h"
 
@@ -39,17 +42,21 @@ typedef struct amx_cfg {
   uint8_t rows[16];
 } amx_cfg;
 
-/* The configuration is per thread and never changes: tiles 0-1 the sums
- * (16 x 16 int32), 2 and 5 rows (16 x 64 bytes), 3-4 and 6-7 panels (16 x 64). */
-static _Thread_local bool g_configured;
+/* The configuration is per thread and changes only with K % 64 (once a
+ * product, not a tile): tiles 0-1 the sums (16 x 16 int32), 2 and 5 rows
+ * (16 x 64 bytes), 3-4 and 6-7 panels (16 x 64). With a tail, tiles 5-7
+ * are the tail's instead: rows of `tail` bytes, panels of tail / 4 rows.
+ * -1: not configured on this thread. */
+static _Thread_local int g_tail = -1;
 
-static void amx_configure(void) {
+static void amx_configure(int tail) {
   amx_cfg c;
   memset(&c, 0, sizeof c);
   c.palette = 1;
   for (int i = 0; i < 8; i++) c.rows[i] = 16, c.colsb[i] = 64;
+  if (tail) c.colsb[5] = (uint16_t)tail, c.rows[6] = c.rows[7] = (uint8_t)(tail / 4);
   _tile_loadconfig(&c);
-  g_configured = true;
+  g_tail = tail;
 }
 
 /* The VNNI kernel over at most 6 rows at a time. */
@@ -68,20 +75,42 @@ static void by_vnni(const k_qtile *t) {
 void k_qukr_amx(const k_qtile *t) {
   const k_qgemm_packed *p = t->p;
   const int64_t K = p->k;
-  if (t->mr < AMX_MR || p->groups != 1 || K % 64 || p->kp != K) {
+  if (t->mr < AMX_MR || p->groups != 1 || p->kp != K) {
     by_vnni(t);
     return;
   }
-  if (!g_configured) amx_configure();
+  const int tail = (int)(K % 64);
+  if (g_tail != tail) amx_configure(tail);
   const int np = t->np < 2 ? t->np : 2;
   const int8_t *w0 = k_qw_panel(p, t->panel), *w1 = k_qw_panel(p, t->panel + np - 1);
   _tile_zero(0);
   _tile_zero(1);
+  int64_t k = 0;
+  if (tail) {
+    /* the tail first, in its own tiles (5-7), then the whole steps in 2-4:
+     * those wait on each other's products, but K has few of them here */
+    const int64_t kt = K - tail;
+    _tile_loadd(5, t->a + kt, t->sa);
+    _tile_loadd(6, w0 + kt * K_QNR, 64);
+    _tile_dpbssd(0, 5, 6);
+    if (np == 2) {
+      _tile_loadd(7, w1 + kt * K_QNR, 64);
+      _tile_dpbssd(1, 5, 7);
+    }
+    for (; k < kt; k += 64) {
+      _tile_loadd(2, t->a + k, t->sa);
+      _tile_loadd(3, w0 + k * K_QNR, 64);
+      _tile_dpbssd(0, 2, 3);
+      if (np == 2) {
+        _tile_loadd(4, w1 + k * K_QNR, 64);
+        _tile_dpbssd(1, 2, 4);
+      }
+    }
+  }
   /* tiles are not renamed: a load into a tile the previous product still
    * reads waits for it, so even and odd steps of 64 k use their own tiles
    * (2-4 and 5-7) and the loads of one overlap the products of the other */
-  int64_t k = 0;
-  if (np == 2) {
+  else if (np == 2) {
     for (; k + 128 <= K; k += 128) {
       _tile_loadd(2, t->a + k, t->sa);
       _tile_loadd(3, w0 + k * K_QNR, 64);
