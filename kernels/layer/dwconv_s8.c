@@ -145,8 +145,10 @@ void k_dwconv_s8(const k_dwconv_s8_desc *d) {
   const k_isa isa = k_isa_get();
   if (d->mult == 1 && d->wpack && isa == K_ISA_AVX512) {
     j.body = k_dw_body_avx512;
-    /* the int8 product's choice says whether the CPU has AVX-512 VNNI */
-    j.row = strcmp(k_qgemm_kernel(), "avx512vnni") ? NULL : k_dw_row_avx512vnni;
+    /* the int8 product's choice says whether the CPU has AVX-512 VNNI
+     * (AMX is chosen only on top of it) */
+    const char *qk = k_qgemm_kernel();
+    j.row = strcmp(qk, "avx512vnni") && strcmp(qk, "amx") ? NULL : k_dw_row_avx512vnni;
   } else if (d->mult == 1 && d->wpack && isa == K_ISA_AVX2) j.body = k_dw_body_avx2;
 #endif
   k_dwconv_s8_desc first;
