@@ -72,6 +72,67 @@ static void by_vnni(const k_qtile *t) {
   }
 }
 
+/* One panel's static int8 outputs of a row, before saturation: the VNNI
+ * kernel's arithmetic (sums less zp * colsum, times the column scale as
+ * its fused multiply-add onto zero, plus bias, bounds, rounding half to
+ * even, the second requantization, plus the zero point). */
+static inline __attribute__((always_inline)) __m512i s8_panel(const int32_t *acc, __m512i zcs, __m512 sc,
+                                                              __m512 bias, bool clamp, __m512 lo, __m512 hi,
+                                                              bool rq, __m512 rs, __m512 ri, __m512 rlo,
+                                                              __m512 rhi, __m512i z8) {
+  const __m512i s = _mm512_sub_epi32(_mm512_load_si512((const void *)acc), zcs);
+  __m512 v = _mm512_add_ps(_mm512_fmadd_ps(_mm512_cvtepi32_ps(s), sc, _mm512_setzero_ps()), bias);
+  if (clamp) v = _mm512_min_ps(_mm512_max_ps(v, lo), hi);
+  __m512i q = _mm512_cvtps_epi32(v);
+  if (rq) {
+    __m512 u = _mm512_mul_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(q), rs), ri);
+    q = _mm512_cvtps_epi32(_mm512_min_ps(_mm512_max_ps(u, rlo), rhi));
+  }
+  return _mm512_add_epi32(q, z8);
+}
+
+/* The static int8 epilogue (c8: one zero point, row scale 1) of a whole
+ * tile, its branches and zp * colsum out of the row loop (the loads and
+ * stores through int8 pointers kept the compiler from hoisting them); two
+ * panels of a row leave as one store: packs (saturating to int16, then
+ * int8: the same as saturating once) and a dword permute. */
+static inline __attribute__((always_inline)) void s8_tile(const k_qtile *t, int np,
+                                                          const int32_t (*acc)[2 * K_QNR], bool clamp,
+                                                          const k_requant_s8_params *rq) {
+  const k_qgemm_packed *p = t->p;
+  const __m512 lo = _mm512_set1_ps(t->lo), hi = _mm512_set1_ps(t->hi);
+  const __m512 rs = _mm512_set1_ps(rq ? rq->scale : 1.0f), ri = _mm512_set1_ps(rq ? rq->inv : 1.0f),
+               rlo = _mm512_set1_ps(rq ? (float)(-128 - rq->zout) : 0.0f),
+               rhi = _mm512_set1_ps(rq ? (float)(127 - rq->zout) : 0.0f);
+  const __m512i z8 = _mm512_set1_epi32(rq ? rq->zout : t->zp8), zp = _mm512_set1_epi32(t->qp[0].zero_point);
+  int8_t *const c8 = t->c8;
+  const int64_t sc8 = t->sc8;
+  __m512i zcs[2];
+  __m512 sc[2], bias[2];
+  for (int j = 0; j < np; j++) {
+    zcs[j] = _mm512_mullo_epi32(zp, _mm512_loadu_si512(k_qcsum(p, t->panel + j)));
+    sc[j] = _mm512_loadu_ps(k_qscale(p, t->panel + j)), bias[j] = _mm512_loadu_ps(k_qbias(p, t->panel + j));
+  }
+  const int cols = (np - 1) * K_QNR + t->nc;
+  if (np == 2) {
+    const __mmask64 m = ((__mmask64)1 << cols) - 1; /* the low 32 bytes at most */
+    const __m512i perm = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 0, 0, 0, 0, 0, 0, 0, 0);
+    for (int i = 0; i < AMX_MR; i++) {
+      const __m512i q0 = s8_panel(acc[i], zcs[0], sc[0], bias[0], clamp, lo, hi, rq, rs, ri, rlo, rhi, z8);
+      const __m512i q1 =
+          s8_panel(acc[i] + K_QNR, zcs[1], sc[1], bias[1], clamp, lo, hi, rq, rs, ri, rlo, rhi, z8);
+      /* per 128-bit lane: 4 dwords of q0, 4 of q1 as int16, then bytes */
+      const __m512i w16 = _mm512_packs_epi32(q0, q1), b8 = _mm512_packs_epi16(w16, w16);
+      _mm512_mask_storeu_epi8(c8 + i * sc8, m, _mm512_permutexvar_epi32(perm, b8));
+    }
+  } else {
+    const __mmask16 m = (__mmask16)((1u << cols) - 1);
+    for (int i = 0; i < AMX_MR; i++)
+      _mm512_mask_cvtsepi32_storeu_epi8(
+          c8 + i * sc8, m, s8_panel(acc[i], zcs[0], sc[0], bias[0], clamp, lo, hi, rq, rs, ri, rlo, rhi, z8));
+  }
+}
+
 void k_qukr_amx(const k_qtile *t) {
   const k_qgemm_packed *p = t->p;
   const int64_t K = p->k;
@@ -148,6 +209,12 @@ void k_qukr_amx(const k_qtile *t) {
   _Alignas(64) int32_t acc[AMX_MR][2 * K_QNR];
   _tile_stored(0, acc[0], (long)sizeof acc[0]);
   if (np == 2) _tile_stored(1, acc[0] + K_QNR, (long)sizeof acc[0]);
+  if (t->c8) {
+    /* constant flags, so each variant's loop is straight */
+    if (t->clamp) t->rq ? s8_tile(t, np, acc, true, t->rq) : s8_tile(t, np, acc, true, NULL);
+    else t->rq ? s8_tile(t, np, acc, false, t->rq) : s8_tile(t, np, acc, false, NULL);
+    return;
+  }
 
   /* the VNNI kernel's epilogue, one group: sums less zp * colsum, times
    * the column scales (as its fused multiply-add onto zero), then bias,
