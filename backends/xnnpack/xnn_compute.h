@@ -34,6 +34,7 @@ typedef struct xg_im2col {
   int64_t H, W, C, OW, gin, c0; /* c0: the group's first input channel */
   size_t r0;                    /* the pass's first output pixel */
   size_t es;
+  size_t ld; /* bytes from a row to the next: the window's, or more (an int8 K padded to 4), the rest pad */
   uint8_t pad;
 } xg_im2col;
 void xg_im2col_range(void *ctx, size_t b, size_t e);

@@ -503,17 +503,31 @@ static pte_status prepare_static(xg_graph *g, uint32_t ni, xg_mem *mem) {
       conv ? (int64_t)c->kernel_h * c->kernel_w * c->group_in : (int64_t)x->dims[x->ndims - 1];
   const int64_t kout = conv ? (int64_t)c->group_out : (int64_t)o->dims[o->ndims - 1];
   const int64_t N = kout * groups;
+  const bool direct = !conv || (c->kernel_h == 1 && c->kernel_w == 1 && c->sub_h == 1 && c->sub_w == 1 &&
+                                !c->pad_top && !c->pad_left && !c->pad_bottom && !c->pad_right);
+  /* an im2col K padded to a multiple of 4 (the 3-channel stem's 27 to 28):
+   * the product's tiles take whole 4-byte steps of every row (AMX's only
+   * so); the pad column of A is the input zero point, of the filter zero */
+  const bool wzero = w->datatype != XG_DT_QINT8 || w->zero_point == 0; /* a zero byte weighs nothing */
+  const int64_t kpad = !direct && groups == 1 && wzero && kin % 4 ? (kin + 3) / 4 * 4 : kin;
+  int8_t *wpad = NULL;
+  if (kpad != kin) {
+    wpad = xg_mem_alloc(mem, (size_t)(kout * kpad));
+    if (!wpad) return xg_node_error(g, ni, PTE_ERR_OUT_OF_MEMORY, "out of memory");
+    memset(wpad, 0, (size_t)(kout * kpad));
+    for (int64_t i = 0; i < kout; i++)
+      memcpy(wpad + i * kpad, (const int8_t *)w->data + (size_t)(i * kin), (size_t)kin);
+  }
   xg_qconv *q = xg_mem_alloc(mem, sizeof *q + groups * sizeof q->w[0]);
   float *scale = xg_mem_array(mem, (size_t)N, sizeof(float)),
         *bias = xg_mem_array(mem, (size_t)N, sizeof(float));
   if (!q || !scale || !bias) return xg_node_error(g, ni, PTE_ERR_OUT_OF_MEMORY, "out of memory");
-  *q = (xg_qconv){.groups = groups, .kin = kin, .kout = kout, .za = x->zero_point, .zo = o->zero_point};
+  *q = (xg_qconv){.groups = groups, .kin = kpad, .kout = kout, .za = x->zero_point, .zo = o->zero_point};
   q->qmin = qbound(n->out_min, o, -128);
   q->qmax = qbound(n->out_max, o, 127);
   if (q->qmin > q->qmax)
     return xg_node_error(g, ni, PTE_ERR_INVALID_PROGRAM, "the output bounds are empty in int8");
-  q->direct = !conv || (c->kernel_h == 1 && c->kernel_w == 1 && c->sub_h == 1 && c->sub_w == 1 &&
-                        !c->pad_top && !c->pad_left && !c->pad_bottom && !c->pad_right);
+  q->direct = direct;
   for (int64_t i = 0; i < N; i++) {
     const float sw = w->datatype == XG_DT_QCINT8 ? w->scales[i] : w->scale;
     scale[i] = x->scale * sw / o->scale; /* in float, as XNNPACK's requantization scale */
@@ -524,9 +538,9 @@ static pte_status prepare_static(xg_graph *g, uint32_t ni, xg_mem *mem) {
   for (uint32_t gi = 0; gi < groups; gi++) {
     k_qgemm_weights qw;
     memset(&qw, 0, sizeof qw);
-    qw.N = kout, qw.K = kin, qw.bits = K_QW_INT8;
+    qw.N = kout, qw.K = kpad, qw.bits = K_QW_INT8;
     /* conv filters are [N][kh][kw][group inputs]: a group's rows are contiguous */
-    qw.data = (const int8_t *)w->data + (size_t)gi * (size_t)(kout * kin);
+    qw.data = wpad ? wpad : (const int8_t *)w->data + (size_t)gi * (size_t)(kout * kin);
     qw.transposed = !conv && (n->flags & 1); /* a per-tensor fc filter stored [K, N] */
     qw.zero_point = w->datatype == XG_DT_QINT8 ? w->zero_point : 0;
     qw.scale = scale + gi * kout;
@@ -540,13 +554,13 @@ static pte_status prepare_static(xg_graph *g, uint32_t ni, xg_mem *mem) {
                            "int8 filter: %s", err ? err : "out of memory");
   }
   if (!q->direct) {
-    const int64_t rows = (int64_t)(o->dims[1] * o->dims[2]), fit = (192 * 1024 / kin + 11) / 12 * 12;
+    const int64_t rows = (int64_t)(o->dims[1] * o->dims[2]), fit = (192 * 1024 / kpad + 11) / 12 * 12;
     /* every pass streams the whole filter: a map at most twice `fit` whose
      * filter outweighs its rows (ResNet-18's 7x7 layers: 49 rows, fit 48,
      * 2.3 MB of filter) runs in one pass instead of a second of one row */
     q->chunk = rows <= fit || (rows <= 2 * fit && kout >= rows) ? rows : fit;
     /* a slice of rows per thread, for whole passes per thread (xg_conv_passes) */
-    q->col_slot = ((size_t)(q->chunk * kin) + 63) & ~(size_t)63;
+    q->col_slot = ((size_t)(q->chunk * kpad) + 63) & ~(size_t)63;
     n->qscratch_bytes = q->col_slot * (groups == 1 ? k_slots() : 1);
     n->qscratch = xg_mem_alloc(mem, n->qscratch_bytes);
     if (!n->qscratch) return xg_node_error(g, ni, PTE_ERR_OUT_OF_MEMORY, "out of memory for im2col rows");
@@ -584,7 +598,8 @@ void xg_im2col_range(void *ctx, size_t b, size_t e) {
   const size_t row = (size_t)c->kernel_w * gin;
   for (size_t r = j->r0 + b; r < j->r0 + e; r++) {
     const int64_t oy = (int64_t)r / j->OW, ox = (int64_t)r % j->OW;
-    uint8_t *d = j->col + (r - j->r0) * c->kernel_h * row;
+    uint8_t *d = j->col + (r - j->r0) * j->ld;
+    if (j->ld > c->kernel_h * row) memset(d + c->kernel_h * row, j->pad, j->ld - c->kernel_h * row);
     const int64_t ix0 = ox * c->sub_w - c->pad_left;
     for (uint32_t ky = 0; ky < c->kernel_h; ky++, d += row) {
       const int64_t iy = oy * c->sub_h + (int64_t)ky * c->dil_h - c->pad_top;
@@ -668,6 +683,7 @@ void xg_conv_passes(const xg_graph *g, const xg_node *n, const void *in, size_t 
                         .OW = (int64_t)o->dims[2],
                         .gin = gin,
                         .es = es,
+                        .ld = (size_t)kin * es,
                         .pad = pad},
                   .col_slot = col_slot,
                   .kin = kin,
@@ -700,6 +716,7 @@ void xg_conv_passes(const xg_graph *g, const xg_node *n, const void *in, size_t 
                  .OW = (int64_t)o->dims[2],
                  .gin = gin,
                  .es = es,
+                 .ld = (size_t)kin * es,
                  .pad = pad};
   for (int64_t img = 0; img < (int64_t)x->dims[0]; img++) {
     j.x = (const uint8_t *)in + (size_t)(img * H * W * C) * es;
