@@ -64,14 +64,16 @@ int64_t k_dw_body_avx512(const k_dwconv_s8_desc *d, const int8_t *const *taps, i
  * madd and add) */
 static inline __m512i dw_dot(__m512i acc, __m512i a, __m512i b) { return _mm512_dpwssd_epi32(acc, a, b); }
 
-/* A 3x3 window of stride and dilation 1 over a run of pixels: each tap
- * row's three taps are adjacent columns, so a column of the window is
- * the next pixel's column to its left. Its three rows are sign-extended
- * and paired (rows 0 and 1 together, row 2 with zero) once, for the three
- * pixels that read it, instead of once per pixel and tap: three loads and
- * four unpacks a pixel instead of ten and ten. The int32 sums are the
- * body's (the same products, added in another order, wrapping alike), the
- * requantization the same. Returns the channels done (whole blocks of 32). */
+/* A 3x3 window of dilation 1 and stride 1 or 2 over a run of pixels: each
+ * tap row's three taps are adjacent columns, so a column of the window is
+ * also a neighbour's (stride 1: three pixels read it, stride 2: two read
+ * the even ones). Its three rows are sign-extended and paired (rows 0 and
+ * 1 together, row 2 with zero) once for all of them: at stride 1 three
+ * loads and four unpacks a pixel instead of ten and ten, at stride 2 six
+ * and eight. The int32 sums are the body's (the same products, added in
+ * another order, wrapping alike), the requantization the same. Column j
+ * of row ky is r[ky] + j * cs[ky] (cs 0 for a row in the padding, zrow).
+ * Returns the channels done (whole blocks of 32). */
 typedef struct dw_col {
   __m512i l01, h01, l2, h2;
 } dw_col;
@@ -86,15 +88,34 @@ static inline __attribute__((always_inline)) dw_col dw_column(const int8_t *r0, 
                   _mm512_unpackhi_epi16(x2, z)};
 }
 
-static int64_t dw_row3s1(const k_dwconv_s8_desc *d, const int8_t *const *r, const int64_t *rs, int64_t n,
-                         int8_t *y) {
+/* The outputs of pixel p of a block from its three columns */
+static inline __attribute__((always_inline)) void dw_out3(const dw_col *a, const dw_col *b, const dw_col *e,
+                                                          const dw_col *w, __m512i b0, __m512i b1, __m512 s0,
+                                                          __m512 s1, __m512 lo_f, __m512 hi_f, __m512i zp,
+                                                          const k_requant_s8_params *rq, int8_t *yp) {
+  const __m512i i0 = _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0),
+                i1 = _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4);
+  __m512i lo = _mm512_dpwssd_epi32(_mm512_setzero_si512(), a->l01, w[0].l01);
+  __m512i hv = _mm512_dpwssd_epi32(_mm512_setzero_si512(), a->h01, w[0].h01);
+  lo = _mm512_dpwssd_epi32(lo, a->l2, w[0].l2), hv = _mm512_dpwssd_epi32(hv, a->h2, w[0].h2);
+  lo = _mm512_dpwssd_epi32(lo, b->l01, w[1].l01), hv = _mm512_dpwssd_epi32(hv, b->h01, w[1].h01);
+  lo = _mm512_dpwssd_epi32(lo, b->l2, w[1].l2), hv = _mm512_dpwssd_epi32(hv, b->h2, w[1].h2);
+  lo = _mm512_dpwssd_epi32(lo, e->l01, w[2].l01), hv = _mm512_dpwssd_epi32(hv, e->h01, w[2].h01);
+  lo = _mm512_dpwssd_epi32(lo, e->l2, w[2].l2), hv = _mm512_dpwssd_epi32(hv, e->h2, w[2].h2);
+  __m512i a0 = _mm512_add_epi32(_mm512_permutex2var_epi64(lo, i0, hv), b0);
+  __m512i a1 = _mm512_add_epi32(_mm512_permutex2var_epi64(lo, i1, hv), b1);
+  _mm_storeu_si128((__m128i *)(void *)yp, dw_requant16(a0, s0, lo_f, hi_f, zp, rq));
+  _mm_storeu_si128((__m128i *)(void *)(yp + 16), dw_requant16(a1, s1, lo_f, hi_f, zp, rq));
+}
+
+static int64_t dw_row3(const k_dwconv_s8_desc *d, const int8_t *const *r, const int64_t *cs, int sw,
+                       int64_t n, int8_t *y) {
   const int64_t C = d->C;
   const __m512 lo_f = _mm512_set1_ps((float)(d->qmin - d->zy)),
                hi_f = _mm512_set1_ps((float)(d->qmax - d->zy));
   const __m512i zp = _mm512_set1_epi32(d->rq ? d->rq->zout : d->zy);
-  const __m512i i0 = _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0),
-                i1 = _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4);
   int64_t c = 0;
+#define DW_COL(j) dw_column(r[0] + (j)*cs[0] + c, r[1] + (j)*cs[1] + c, r[2] + (j)*cs[2] + c)
   for (; c + 32 <= C; c += 32) {
     /* the filter's columns as the input's: the same pairing and lanes */
     dw_col w[3];
@@ -102,26 +123,23 @@ static int64_t dw_row3s1(const k_dwconv_s8_desc *d, const int8_t *const *r, cons
       w[kx] = dw_column(d->w + kx * C + c, d->w + (3 + kx) * C + c, d->w + (6 + kx) * C + c);
     const __m512i b0 = _mm512_loadu_si512(d->bias + c), b1 = _mm512_loadu_si512(d->bias + c + 16);
     const __m512 s0 = _mm512_loadu_ps(d->scale + c), s1 = _mm512_loadu_ps(d->scale + c + 16);
-    dw_col a = dw_column(r[0] + c, r[1] + c, r[2] + c);
-    dw_col b = dw_column(r[0] + rs[0] + c, r[1] + rs[1] + c, r[2] + rs[2] + c);
-    for (int64_t p = 0; p < n; p++) {
-      const int64_t j = p + 2;
-      const dw_col e = dw_column(r[0] + j * rs[0] + c, r[1] + j * rs[1] + c, r[2] + j * rs[2] + c);
-      __m512i lo = _mm512_dpwssd_epi32(_mm512_setzero_si512(), a.l01, w[0].l01);
-      __m512i hv = _mm512_dpwssd_epi32(_mm512_setzero_si512(), a.h01, w[0].h01);
-      lo = _mm512_dpwssd_epi32(lo, a.l2, w[0].l2), hv = _mm512_dpwssd_epi32(hv, a.h2, w[0].h2);
-      lo = _mm512_dpwssd_epi32(lo, b.l01, w[1].l01), hv = _mm512_dpwssd_epi32(hv, b.h01, w[1].h01);
-      lo = _mm512_dpwssd_epi32(lo, b.l2, w[1].l2), hv = _mm512_dpwssd_epi32(hv, b.h2, w[1].h2);
-      lo = _mm512_dpwssd_epi32(lo, e.l01, w[2].l01), hv = _mm512_dpwssd_epi32(hv, e.h01, w[2].h01);
-      lo = _mm512_dpwssd_epi32(lo, e.l2, w[2].l2), hv = _mm512_dpwssd_epi32(hv, e.h2, w[2].h2);
-      __m512i a0 = _mm512_add_epi32(_mm512_permutex2var_epi64(lo, i0, hv), b0);
-      __m512i a1 = _mm512_add_epi32(_mm512_permutex2var_epi64(lo, i1, hv), b1);
-      int8_t *yp = y + p * C + c;
-      _mm_storeu_si128((__m128i *)(void *)yp, dw_requant16(a0, s0, lo_f, hi_f, zp, d->rq));
-      _mm_storeu_si128((__m128i *)(void *)(yp + 16), dw_requant16(a1, s1, lo_f, hi_f, zp, d->rq));
-      a = b, b = e;
+    dw_col a = DW_COL(0);
+    if (sw == 1) {
+      dw_col b = DW_COL(1);
+      for (int64_t p = 0; p < n; p++) {
+        const dw_col e = DW_COL(p + 2);
+        dw_out3(&a, &b, &e, w, b0, b1, s0, s1, lo_f, hi_f, zp, d->rq, y + p * C + c);
+        a = b, b = e;
+      }
+    } else {
+      for (int64_t p = 0; p < n; p++) {
+        const dw_col b = DW_COL(2 * p + 1), e = DW_COL(2 * p + 2);
+        dw_out3(&a, &b, &e, w, b0, b1, s0, s1, lo_f, hi_f, zp, d->rq, y + p * C + c);
+        a = e;
+      }
     }
   }
+#undef DW_COL
   return c;
 }
 
@@ -149,17 +167,19 @@ static inline __attribute__((always_inline)) int64_t dw_row(const k_dwconv_s8_de
   const __m512i i0 = _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0),
                 i1 = _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4);
   int64_t c = 0;
-  /* each tap row's taps adjacent and moving one column a pixel: stride and
-   * dilation 1 (a row in the padding reads zrow, not moving) */
-  bool unit = true;
-  for (int ky = 0; ky < 3; ky++)
+  /* each tap row's taps adjacent columns and moving 1 or 2 a pixel:
+   * stride 1 or 2, dilation 1 (a row in the padding reads zrow, not moving) */
+  const int sw = d->sw;
+  bool cols = sw == 1 || sw == 2;
+  int64_t cs[3];
+  for (int ky = 0; ky < 3 && cols; ky++) {
+    cs[ky] = step[3 * ky] == 0 ? 0 : C;
     for (int kx = 0; kx < 3; kx++)
-      unit = unit && step[3 * ky + kx] == step[3 * ky] && (step[3 * ky] == 0 || step[3 * ky] == C) &&
-             taps[3 * ky + kx] == taps[3 * ky] + kx * step[3 * ky];
-  if (unit) {
+      cols = cols && step[3 * ky + kx] == sw * cs[ky] && taps[3 * ky + kx] == taps[3 * ky] + kx * cs[ky];
+  }
+  if (cols) {
     const int8_t *r[3] = {taps[0], taps[3], taps[6]};
-    const int64_t rs[3] = {step[0], step[3], step[6]};
-    c = dw_row3s1(d, r, rs, n, y);
+    c = dw_row3(d, r, cs, sw, n, y);
     w += c / 32 * PAIRS * 64;
   }
   for (; c + 32 <= C; c += 32, w += PAIRS * 64) {
