@@ -811,7 +811,7 @@ static void test_norms(void) {
     free_owned();
   }
   for (int it = 0; it < 30; it++) {
-    int64_t B = PICK(1, 2, 4, 64), T = PICK(1, 8, 9, 64), D = PICK(1, 5, 32, 64, 100);
+    int64_t B = PICK(1, 2, 4, 64), T = PICK(1, 8, 9, 64), D = PICK(1, 5, 32, 64, 100, 256);
     bool two = rnd() % 3 == 0, w = rnd() % 2, b = rnd() % 2;
     snprintf(g_case, sizeof g_case, "layer_norm %lldx%lldx%lld over %d dims", (long long)B, (long long)T,
              (long long)D, two ? 2 : 1);
