@@ -375,11 +375,13 @@ static void blocked(const k_sgemm_desc *g, const gemm_arch *ar, float *buf, size
   jb.bpack = buf + abytes / sizeof(float);
   jb.group = group;
   jb.bstride = b_bytes(g->K, kcb, group) / sizeof(float);
-  if (jb.a_in_place && slots > 1 && (g->K > kcb || g->M > mcb)) {
+  if (jb.a_in_place && slots > 1 && (g->K > kcb || g->M > mcb || bpre)) {
     /* Chunks taken by whichever thread is free, a few per thread, each
      * packing into its thread's slot (when every thread has one): a worker
      * that starts late (a core another process holds) then costs a chunk,
-     * where with one chunk per slot the caller did the whole product. */
+     * where with one chunk per slot the caller did the whole product. B
+     * packed at load takes this path at any size (one block too: GPT-2's
+     * 64-row products at K = 256 were one chunk per thread). */
     const size_t threads = k_threads();
     fused_job f = {jb, slots, slots, kcb, mcb};
     if (slots >= threads) f.jb.per_thread = true, f.chunks = threads * 4;

@@ -707,6 +707,81 @@ static void test_pow(void) {
   }
 }
 
+/* where(cond, self, other) against the portable kernel bit for bit: each
+ * of the three a trailing part of the full shape with some dims 1 (0-dim
+ * included), or the full shape; one large case splits over the pool.
+ * Condition bytes other than 0/1 count as true in both. Other dtypes are
+ * declined. */
+static pte_tensor *where_operand(int32_t dtype, int32_t dim, const int64_t *shape, int form) {
+  int64_t s[4];
+  int32_t r = dim;
+  if (form == 1) r = 0;
+  else if (form == 2) r = (int32_t)ri(0, dim);
+  for (int32_t i = 0; i < r; i++) s[i] = form == 0 || rnd() % 3 ? shape[dim - r + i] : 1;
+  return mk(dtype, r, s, true);
+}
+
+static void test_where(void) {
+  for (int it = 0; it < 80; it++) {
+    int64_t shape[4];
+    int32_t dim = (int32_t)ri(1, 4);
+    for (int32_t i = 0; i < dim; i++) shape[i] = ri(1, 12);
+    if (it == 0) dim = 3, shape[0] = 4, shape[1] = 64, shape[2] = 64;   /* GPT-2's mask, [1, 1, T, T] below */
+    if (it == 1) dim = 3, shape[0] = 9, shape[1] = 300, shape[2] = 257; /* split */
+    int fc = (int)ri(0, 2), fa = (int)ri(0, 2), fb = (int)ri(0, 2);
+    if (it < 2) fc = 2, fa = 0, fb = 1;
+    pte_tensor *c = where_operand(PTE_BOOL, dim, shape, fc);
+    if (it == 0) {
+      int64_t m[4] = {1, 1, 64, 64};
+      c = mk(PTE_BOOL, 4, m, false);
+    }
+    int64_t nc = pte_tensor_numel(c);
+    if (nc > 2 && it % 3 == 0) ((uint8_t *)c->data)[nc / 2] = 7;
+    snprintf(g_case, sizeof g_case, "aten::where.self_out it %d dim %d forms %d %d %d", it, (int)dim, fc, fa,
+             fb);
+    pair q;
+    pair_init(&q);
+    both_t(&q, c);
+    both_t(&q, where_operand(PTE_FLOAT32, dim, shape, fa));
+    both_t(&q, where_operand(PTE_FLOAT32, dim, shape, fb));
+    both_out(&q, PTE_FLOAT32, 9 * 300 * 257);
+    both_ret(&q);
+    run_pair("aten::where.self_out", &q.o, &q.p, &q.outs, true, 0, 0);
+    free_owned();
+  }
+  /* shapes that do not broadcast: both refuse */
+  {
+    snprintf(g_case, sizeof g_case, "aten::where.self_out mismatch");
+    const char *lib = NULL;
+    const pte_kernel *k = pte_operator_find("aten::where.self_out", &lib);
+    call cl;
+    memset(&cl, 0, sizeof cl);
+    a_t(&cl, MK(PTE_BOOL, 3, 4));
+    a_t(&cl, MK(PTE_FLOAT32, 3, 5));
+    a_t(&cl, MK(PTE_FLOAT32, 1));
+    pte_tensor *o = mk_out(PTE_FLOAT32, 64);
+    a_t(&cl, o);
+    a_t(&cl, o);
+    g_checked++;
+    if (!k || !k->accepts(cl.p, cl.n) || call_kernel("aten::where.self_out", k, &cl) == PTE_OK)
+      FAIL("where: shapes [3,4] [3,5] were not refused");
+    free_owned();
+  }
+  /* declined: a uint8 condition, integer or float64 values */
+  for (int form = 0; form < 3; form++) {
+    snprintf(g_case, sizeof g_case, "aten::where.self_out declined %d", form);
+    pair q;
+    pair_init(&q);
+    both_t(&q, MK(form == 0 ? PTE_UINT8 : PTE_BOOL, 2, 3));
+    both_t(&q, MK(form == 1 ? PTE_INT64 : PTE_FLOAT32, 2, 3));
+    both_t(&q, MK(form == 2 ? PTE_FLOAT64 : PTE_FLOAT32, 2, 3));
+    both_out(&q, form == 1 ? PTE_INT64 : form == 2 ? PTE_FLOAT64 : PTE_FLOAT32, 6);
+    both_ret(&q);
+    run_pair("aten::where.self_out", &q.o, &q.p, &q.outs, false, 0, 0);
+    free_owned();
+  }
+}
+
 /* ---- normalization, softmax ---- */
 
 static void test_norms(void) {
@@ -736,7 +811,7 @@ static void test_norms(void) {
     free_owned();
   }
   for (int it = 0; it < 30; it++) {
-    int64_t B = PICK(1, 2, 4, 64), T = PICK(1, 8, 9, 64), D = PICK(1, 5, 32, 64, 100);
+    int64_t B = PICK(1, 2, 4, 64), T = PICK(1, 8, 9, 64), D = PICK(1, 5, 32, 64, 100, 256);
     bool two = rnd() % 3 == 0, w = rnd() % 2, b = rnd() % 2;
     snprintf(g_case, sizeof g_case, "layer_norm %lldx%lldx%lld over %d dims", (long long)B, (long long)T,
              (long long)D, two ? 2 : 1);
@@ -1130,6 +1205,7 @@ int main(void) {
     test_binary();
     test_unary();
     test_pow();
+    test_where();
     test_norms();
     test_pooling();
     test_copies();

@@ -93,7 +93,10 @@ static pte_status ln_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
               args[7]->u.tensor->data,
               N,
               (float)eps};
-  k_parallel_for((size_t)M, (double)(M * N * 4), ln_rows, &j);
+  /* about eight operations an element over three passes (sum, squared
+   * deviations, the affine); counted as four, GPT-2's 64 x 256 rows stayed
+   * on one thread (10 us, nine a run) */
+  k_parallel_for((size_t)M, (double)(M * N * 8), ln_rows, &j);
   return PTE_OK;
 }
 
