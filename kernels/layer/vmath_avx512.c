@@ -31,6 +31,8 @@ typedef __mmask16 VM;
 #define vmullo _mm512_fmsub_ps
 #define vpow2i(n) \
   _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127)), 23))
+/* v * 2^n (n integral) in one instruction, denormal results rounded once */
+#define vscalef _mm512_scalef_ps
 #define vhsum(v) _mm512_reduce_add_ps(v)
 #define vhmax(v) _mm512_reduce_max_ps(v)
 #define VM_TABLE k_vmath_avx512

@@ -67,6 +67,16 @@ static inline VF vm_scale(VF v, VF n) {
   return vmul(vmul(v, vpow2i(n1)), vpow2i(vsub(n, n1)));
 }
 
+/* vm_scale in one instruction where the ISA has it (AVX-512's scalef: one
+ * rounding, as vm_scale's two steps). Only where results rarely underflow:
+ * scalef's denormal and zero results take a microcode assist even slower
+ * than a multiply's (exp of a softmax's masked -inf lanes). */
+#ifdef vscalef
+#define vm_scale1 vscalef
+#else
+#define vm_scale1 vm_scale
+#endif
+
 static inline VF vm_exp(VF x) {
   VF n, p = vm_exp_parts(x, &n);
   return vsel(vnan(x), vadd(x, x), vm_scale(p, n));
@@ -136,8 +146,9 @@ static inline VF vm_gelu(VF x) {
   VF ec = vmul(vmul(vm_erfcx(a), p), vfma(l, vset(-0.5f), vset(1.0f)));
   /* where e^(-x^2/2) underflows (x^2 may even be inf): x and 0 */
   VM big = vgt(hh, vset(-VM_EXP_LO));
-  VF ypos = vsel(big, x, vsub(x, vm_scale(vmul(half, ec), n)));
-  VF yneg = vsel(big, vmul(x, vset(0.0f)), vm_scale(vmul(half, ec), n));
+  VF t = vm_scale1(vmul(half, ec), n); /* underflows only beyond |x| = 13 */
+  VF ypos = vsel(big, x, vsub(x, t));
+  VF yneg = vsel(big, vmul(x, vset(0.0f)), t);
   VF y = vsel(vlt(a, vset(0.875f)), ys, vsel(vgt(z, vset(0.0f)), ypos, yneg));
   return vsel(vnan(x), vadd(x, x), y);
 }
