@@ -240,10 +240,26 @@ static float vm_arr_exp_sum(const float *x, float *y, int64_t n, float shift) {
   VF acc = vset(0.0f), sh = vset(shift);
   int64_t i = 0;
   for (; i + VW <= n; i += VW) {
-    VF e = vm_exp(vsub(vload(x + i), sh));
+    VF d = vsub(vload(x + i), sh), e;
+#ifdef vscalef
+    /* every lane's result normal (the common case): the one-instruction
+     * scaling; else vm_exp's (underflow assists cost less there) */
+    if (vall(vgt(d, vset(-87.0f)))) {
+      VF nn, p = vm_exp_parts(d, &nn);
+      e = vscalef(p, nn);
+    } else
+#endif
+      e = vm_exp(d);
     vstore(y + i, e);
     acc = vadd(acc, e);
   }
+#ifdef vload_pad
+  if (i < n) { /* masked: the buffer round trip below stalls store forwarding */
+    VF e = vm_exp(vsub(vload_pad(x + i, n - i, -__builtin_inff()), sh));
+    vstore_n(y + i, n - i, e);
+    acc = vadd(acc, e);
+  }
+#else
   if (i < n) {
     float tx[VW], ty[VW];
     for (int k = 0; k < VW; k++) tx[k] = -__builtin_inff();
@@ -253,6 +269,7 @@ static float vm_arr_exp_sum(const float *x, float *y, int64_t n, float shift) {
     acc = vadd(acc, e);
     memcpy(y + i, ty, (size_t)(n - i) * sizeof(float));
   }
+#endif
   return vhsum(acc);
 }
 
