@@ -213,6 +213,7 @@ typedef struct softmax_job {
    * mask broadcast by its strides over the 5 row dims (right-aligned) */
   const float *mask;
   float scale;
+  bool scaled; /* (x, scale): x * scale, no mask */
   size_t out[5], sm[5];
 } softmax_job;
 
@@ -239,9 +240,20 @@ static void softmax_rows(void *ctx, size_t b, size_t e) {
         idx[d] = 0;
       }
     }
+    if (j->scaled && j->scale > 0.0f && j->scale < INFINITY) {
+      /* x * scale, rounded as the multiply node rounds, in the
+       * exponentials' pass; the scaled row's max is the row's max scaled
+       * (rounding is monotonic) */
+      const float m = k_vmax(x, (int64_t)j->c) * j->scale;
+      k_vmulc(y, (int64_t)j->c, 1.0f / k_vexp_sum_scaled(x, y, (int64_t)j->c, j->scale, m));
+      continue;
+    }
+    if (j->scaled) {
+      for (size_t i = 0; i < j->c; i++) y[i] = x[i] * j->scale;
+      x = y;
+    }
     const float m = k_vmax(x, (int64_t)j->c);
-    float inv = 1.0f / k_vexp_sum(x, y, (int64_t)j->c, m);
-    for (size_t i = 0; i < j->c; i++) y[i] *= inv;
+    k_vmulc(y, (int64_t)j->c, 1.0f / k_vexp_sum(x, y, (int64_t)j->c, m));
   }
 }
 
@@ -1286,6 +1298,9 @@ void xg_native_softmax(const xg_graph *g, const xg_node *n, void *const *ptr, bo
     memcpy(j.sm, sm6, sizeof j.sm);
     j.scale = *(const float *)ptr[1];
     j.mask = (const float *)ptr[2];
+  } else if (n->nin == 2) {
+    j.scale = *(const float *)ptr[1];
+    j.scaled = true;
   }
   k_parallel_for(x->numel / j.c, (double)x->numel, softmax_rows, &j);
 }

@@ -729,6 +729,8 @@ static bool batch_unary(const xg_graph *g, const xg_node *n, const uint8_t *batc
 
 static bool batch_softmax(const xg_graph *g, const xg_node *n, const uint8_t *batched, uint32_t r) {
   const xg_value *x = &g->values[n->in[0]];
+  if (n->nin == 2 && (batched[n->in[1]] || !rowless_operand(&g->values[n->in[1]], x->ndims, r)))
+    return false;    /* a fused scale (xg_fuse_softmax_prologue) */
   if (n->nin == 3) { /* a fused prologue (xg_fuse_softmax_prologue): the scale and the mask as an add's */
     const xg_value *s = &g->values[n->in[1]], *m = &g->values[n->in[2]];
     if (batched[n->in[1]] || !rowless_operand(s, x->ndims, r) ||

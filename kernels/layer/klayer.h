@@ -610,6 +610,11 @@ void k_vgelu_tanh_fast(const float *x, float *y, int64_t n);
 float k_vexp_sum(const float *x, float *y, int64_t n, float shift);
 /* The largest x[i], NaN skipped, -inf when none (a softmax row's max). */
 float k_vmax(const float *x, int64_t n);
+/* k_vexp_sum of the row x[i]*scale (each product rounded, as a multiply
+ * before it would), without writing it: scale > 0 and finite. */
+float k_vexp_sum_scaled(const float *x, float *y, int64_t n, float scale, float shift);
+/* y[i] *= s (a softmax row's normalization) */
+void k_vmulc(float *y, int64_t n, float s);
 
 /* The same functions of one instruction set (the tests run each). */
 typedef struct k_vmath_ops {
@@ -624,6 +629,8 @@ typedef struct k_vmath_ops {
   float (*max)(const float *x, int64_t n);
   void (*gelu_q)(const float *x, float *y, int64_t n);
   void (*gelu_tanh_fast)(const float *x, float *y, int64_t n);
+  float (*exp_sum_scaled)(const float *x, float *y, int64_t n, float scale, float shift);
+  void (*mulc)(float *y, int64_t n, float s);
 } k_vmath_ops;
 /* NULL when this CPU (or build) cannot run `isa`. */
 const k_vmath_ops *k_vmath_ops_for(k_isa isa);

@@ -68,3 +68,7 @@ void k_vgelu_q(const float *x, float *y, int64_t n) { ops()->gelu_q(x, y, n); }
 void k_vgelu_tanh_fast(const float *x, float *y, int64_t n) { ops()->gelu_tanh_fast(x, y, n); }
 float k_vexp_sum(const float *x, float *y, int64_t n, float shift) { return ops()->exp_sum(x, y, n, shift); }
 float k_vmax(const float *x, int64_t n) { return ops()->max(x, n); }
+float k_vexp_sum_scaled(const float *x, float *y, int64_t n, float scale, float shift) {
+  return ops()->exp_sum_scaled(x, y, n, scale, shift);
+}
+void k_vmulc(float *y, int64_t n, float s) { ops()->mulc(y, n, s); }

@@ -67,6 +67,16 @@ static inline VF vm_scale(VF v, VF n) {
   return vmul(vmul(v, vpow2i(n1)), vpow2i(vsub(n, n1)));
 }
 
+/* vm_scale in one instruction where the ISA has it (AVX-512's scalef: one
+ * rounding, as vm_scale's two steps). Only where results rarely underflow:
+ * scalef's denormal and zero results take a microcode assist even slower
+ * than a multiply's (exp of a softmax's masked -inf lanes). */
+#ifdef vscalef
+#define vm_scale1 vscalef
+#else
+#define vm_scale1 vm_scale
+#endif
+
 static inline VF vm_exp(VF x) {
   VF n, p = vm_exp_parts(x, &n);
   return vsel(vnan(x), vadd(x, x), vm_scale(p, n));
@@ -136,8 +146,9 @@ static inline VF vm_gelu(VF x) {
   VF ec = vmul(vmul(vm_erfcx(a), p), vfma(l, vset(-0.5f), vset(1.0f)));
   /* where e^(-x^2/2) underflows (x^2 may even be inf): x and 0 */
   VM big = vgt(hh, vset(-VM_EXP_LO));
-  VF ypos = vsel(big, x, vsub(x, vm_scale(vmul(half, ec), n)));
-  VF yneg = vsel(big, vmul(x, vset(0.0f)), vm_scale(vmul(half, ec), n));
+  VF t = vm_scale1(vmul(half, ec), n); /* underflows only beyond |x| = 13 */
+  VF ypos = vsel(big, x, vsub(x, t));
+  VF yneg = vsel(big, vmul(x, vset(0.0f)), t);
   VF y = vsel(vlt(a, vset(0.875f)), ys, vsel(vgt(z, vset(0.0f)), ypos, yneg));
   return vsel(vnan(x), vadd(x, x), y);
 }
@@ -223,26 +234,72 @@ VM_ARRAY(vm_arr_gelu_q, vm_gelu_q)
 VM_ARRAY(vm_arr_gelu_tanh_fast, vm_gelu_tanh_fast)
 #undef VM_ARRAY
 
-/* y[i] = e^(x[i] - shift), returning the sum (lanes summed apart, then
- * together; the tail is padded with -inf, whose exponential adds 0). */
-static float vm_arr_exp_sum(const float *x, float *y, int64_t n, float shift) {
-  VF acc = vset(0.0f), sh = vset(shift);
+/* y[i] = e^(x[i] - shift), or e^(x[i]*scale - shift) with the product
+ * rounded first (the scaled row a softmax after a multiply would read),
+ * returning the sum (lanes summed apart, then together; the tail is padded
+ * with -inf, whose exponential adds 0: scale > 0 there). */
+static inline float vm_exp_sum_body(const float *x, float *y, int64_t n, float scale, float shift,
+                                    int scaled) {
+  VF acc = vset(0.0f), sh = vset(shift), sc = vset(scale);
   int64_t i = 0;
   for (; i + VW <= n; i += VW) {
-    VF e = vm_exp(vsub(vload(x + i), sh));
+    VF v = vload(x + i);
+    if (scaled) v = vmul(v, sc);
+    VF d = vsub(v, sh), e;
+#ifdef vscalef
+    /* every lane's result normal (the common case): the one-instruction
+     * scaling; else vm_exp's (underflow assists cost less there) */
+    if (vall(vgt(d, vset(-87.0f)))) {
+      VF nn, p = vm_exp_parts(d, &nn);
+      e = vscalef(p, nn);
+    } else
+#endif
+      e = vm_exp(d);
     vstore(y + i, e);
     acc = vadd(acc, e);
   }
+#ifdef vload_pad
+  if (i < n) { /* masked: the buffer round trip below stalls store forwarding */
+    VF v = vload_pad(x + i, n - i, -__builtin_inff());
+    if (scaled) v = vmul(v, sc);
+    VF e = vm_exp(vsub(v, sh));
+    vstore_n(y + i, n - i, e);
+    acc = vadd(acc, e);
+  }
+#else
   if (i < n) {
     float tx[VW], ty[VW];
     for (int k = 0; k < VW; k++) tx[k] = -__builtin_inff();
     memcpy(tx, x + i, (size_t)(n - i) * sizeof(float));
-    VF e = vm_exp(vsub(vload(tx), sh));
+    VF v = vload(tx);
+    if (scaled) v = vmul(v, sc);
+    VF e = vm_exp(vsub(v, sh));
     vstore(ty, e);
     acc = vadd(acc, e);
     memcpy(y + i, ty, (size_t)(n - i) * sizeof(float));
   }
+#endif
   return vhsum(acc);
+}
+
+static float vm_arr_exp_sum(const float *x, float *y, int64_t n, float shift) {
+  return vm_exp_sum_body(x, y, n, 1.0f, shift, 0);
+}
+
+static float vm_arr_exp_sum_scaled(const float *x, float *y, int64_t n, float scale, float shift) {
+  return vm_exp_sum_body(x, y, n, scale, shift, 1);
+}
+
+/* y[i] *= s */
+static void vm_arr_mulc(float *y, int64_t n, float s) {
+  VF sv = vset(s);
+  int64_t i = 0;
+  for (; i + VW <= n; i += VW) vstore(y + i, vmul(vload(y + i), sv));
+#ifdef vload_pad
+  if (i < n) vstore_n(y + i, n - i, vmul(vload_pad(y + i, n - i, 0.0f), sv));
+#else
+  for (; i < n; i++) y[i] *= s;
+#endif
 }
 
 /* The largest x[i], NaN skipped (a select on an ordered compare, as NEON's
@@ -259,6 +316,7 @@ static float vm_arr_max(const float *x, int64_t n) {
   return m;
 }
 
-const k_vmath_ops VM_TABLE = {vm_arr_exp,  vm_arr_erf,    vm_arr_tanh,          vm_arr_sigmoid,
-                              vm_arr_silu, vm_arr_gelu,   vm_arr_gelu_tanh,     vm_arr_exp_sum,
-                              vm_arr_max,  vm_arr_gelu_q, vm_arr_gelu_tanh_fast};
+const k_vmath_ops VM_TABLE = {vm_arr_exp,  vm_arr_erf,    vm_arr_tanh,           vm_arr_sigmoid,
+                              vm_arr_silu, vm_arr_gelu,   vm_arr_gelu_tanh,      vm_arr_exp_sum,
+                              vm_arr_max,  vm_arr_gelu_q, vm_arr_gelu_tanh_fast, vm_arr_exp_sum_scaled,
+                              vm_arr_mulc};

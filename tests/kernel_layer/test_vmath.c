@@ -217,6 +217,17 @@ static int check_arrays(const k_vmath_ops *ops, const char *isa) {
     }
     if (fabs(sum - want) > 1e-6 * want)
       fprintf(stderr, "FAIL %s: exp_sum n=%d %g vs %g\n", isa, n, sum, want), fails++;
+    /* scaled: bit for bit the multiply, then exp_sum (-inf and NaN lanes
+     * too); mulc as the plain loop */
+    float xs[37], ys[37], ws[37];
+    for (int i = 0; i < n; i++) xs[i] = i % 9 == 4 ? -INFINITY : i % 13 == 6 ? NAN : x[i] * 3.0f - 1.0f;
+    for (int i = 0; i < n; i++) ws[i] = xs[i] * 0.125f;
+    float want_s = ops->exp_sum(ws, z, n, 0.25f), got_s = ops->exp_sum_scaled(xs, ys, n, 0.125f, 0.25f);
+    if (memcmp(&want_s, &got_s, sizeof got_s) || memcmp(ys, z, (size_t)n * sizeof(float)))
+      fprintf(stderr, "FAIL %s: exp_sum_scaled n=%d %g vs %g\n", isa, n, got_s, want_s), fails++;
+    for (int i = 0; i < n; i++) ws[i] = ys[i] * 0.3f;
+    ops->mulc(ys, n, 0.3f);
+    if (memcmp(ys, ws, (size_t)n * sizeof(float))) fprintf(stderr, "FAIL %s: mulc n=%d\n", isa, n), fails++;
   }
   return fails;
 }

@@ -563,6 +563,12 @@ static void test_convolution(void) {
   conv_case(2, 2, 17, 33, 1, 30, 31, 3, 3, 1, 0, 1, false, false, true);
   conv_case(2, 1, 20, 19, 1, 16, 18, 3, 3, 1, 1, 1, true, false, true);
   conv_case(2, 1, 32, 40, 1, 24, 26, 3, 3, 1, 1, 1, true, false, true);
+  /* strides past the phase copy's limit (sh*sw > 64): im2col packed into
+   * the panels; ViT's patches (kernel = stride, K > KC), padded and
+   * dilated ones (columns outside the input on both sides) */
+  conv_case(2, 1, 3, 24, 1, 64, 48, 16, 16, 16, 0, 1, true, false, true);
+  conv_case(2, 2, 5, 7, 1, 40, 37, 9, 9, 9, 3, 1, false, false, true);
+  conv_case(2, 1, 4, 9, 1, 45, 50, 3, 5, 9, 4, 2, true, false, true);
   /* transposed convolution is declined */
   conv_case(2, 1, 4, 4, 1, 6, 6, 3, 3, 1, 1, 1, true, true, false);
 }

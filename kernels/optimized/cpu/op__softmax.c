@@ -4,9 +4,10 @@
  * dims stay portable): a vectorized max, then the kernel layer's
  * exponential and sum in one pass (k_vexp_sum). Rows spread over the pool.
  * A rule (rewrite.c) folds a constant multiply before it (attention's
- * scores * 1/sqrt(d)) into a variant that scales each row first, in place
- * in the output row while it is in L1: the same products as the multiply,
- * without its pass over memory. */
+ * scores * 1/sqrt(d)) into a variant that scales each row in the
+ * exponentials' pass (k_vexp_sum_scaled, the max taken on the unscaled
+ * row): the same products as the multiply, without its passes over
+ * memory. */
 #include <math.h>
 
 #include "util/kern.h"
@@ -35,6 +36,14 @@ static void sm_rows(void *ctx, size_t r0, size_t r1) {
   for (size_t r = r0; r < r1; r++) {
     const float *x = j->x + (int64_t)r * n;
     float *y = j->y + (int64_t)r * n;
+    if (j->scale && !j->is_log && *j->scale > 0.0f && *j->scale < INFINITY) {
+      /* the scaled row's max is the row's max scaled (rounding is
+       * monotonic), so the scaling happens in the exponentials' pass */
+      const float s = *j->scale;
+      const float m = k_vmax(x, n) * s;
+      k_vmulc(y, n, (float)(1.0 / k_vexp_sum_scaled(x, y, n, s, m)));
+      continue;
+    }
     if (j->scale) { /* y may be x itself (in place): each element read before written */
       const float s = *j->scale;
       for (int64_t k = 0; k < n; k++) y[k] = x[k] * s;
@@ -50,8 +59,7 @@ static void sm_rows(void *ctx, size_t r0, size_t r1) {
       double ls = log(sum);
       for (int64_t i = 0; i < n; i++) y[i] = (float)((double)x[i] - m - ls);
     } else {
-      const float inv = (float)(1.0 / sum);
-      for (int64_t i = 0; i < n; i++) y[i] *= inv;
+      k_vmulc(y, n, (float)(1.0 / sum));
     }
   }
 }
