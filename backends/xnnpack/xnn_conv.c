@@ -18,6 +18,7 @@ typedef struct xg_fconv {
   uint32_t groups;
   int64_t kin, kout; /* one group's K (kernel_h x kernel_w x group inputs) and N */
   bool direct;       /* 1x1, stride 1, no padding: the input rows are the product's rows */
+  bool shortk;       /* a short reduction (the stem) on k_conv_f32, w[0] packed for it */
   int64_t chunk;     /* else im2col rows per pass (g->col_scratch holds them) */
   size_t slots;      /* threads that can each run whole passes (see xg_conv_passes) */
   size_t col_slot;   /* floats of g->col_scratch per such thread */
@@ -66,6 +67,23 @@ pte_status xg_native_prepare_conv(xg_graph *g, uint32_t ni, xg_mem *mem) {
   if (st || q->wino) {
     n->conv_plan = q;
     return st;
+  }
+  /* short reductions of one group, not 1x1 (MobileNetV2's 3-channel stem):
+   * im2col rows of 27 are too short for k_sgemm's packing to pay, and 2022
+   * XNNPACK's did not scale to 2 threads; k_conv_f32 reads the input in
+   * place (its padding at run time) with the filter packed [K][OC] */
+  if (groups == 1 && kin < 64 && c->kernel_h * c->kernel_w > 1 && k_isa_get() == K_ISA_AVX512 &&
+      w->datatype == XG_DT_FP32 && w->has_data && (uintptr_t)w->data % sizeof(float) == 0 &&
+      c->kernel_h <= INT32_MAX && c->kernel_w <= INT32_MAX && c->sub_h <= INT32_MAX &&
+      c->sub_w <= INT32_MAX && c->dil_h <= INT32_MAX && c->dil_w <= INT32_MAX && c->pad_top <= INT32_MAX &&
+      c->pad_left <= INT32_MAX) {
+    float *t = (float *)xg_mem_array(mem, (size_t)(kout * kin), sizeof(float));
+    if (!t) return xg_node_error(g, ni, PTE_ERR_OUT_OF_MEMORY, "out of memory for its packed filter");
+    k_conv_f32_pack((const float *)w->data, kout, kin, t);
+    q->w[0] = t, q->shortk = true;
+    if (mem->ctx) pte_backend_release(mem->ctx, w->data, w->nbytes);
+    n->conv_plan = q;
+    return PTE_OK;
   }
   q->direct = c->kernel_h == 1 && c->kernel_w == 1 && c->sub_h == 1 && c->sub_w == 1 && !c->pad_top &&
               !c->pad_left && !c->pad_bottom && !c->pad_right;
@@ -163,6 +181,34 @@ void xg_native_conv2d(const xg_graph *g, const xg_node *n, void *const *ptr, boo
     xg_wino_run(g, n, q->wino, ptr);
     return;
   }
+  if (q->shortk) {
+    const xg_value *x = &g->values[n->in[0]], *o = &g->values[n->out[0]];
+    const xg_conv_params *c = &n->p.conv;
+    const k_conv_f32_desc d = {.N = (int64_t)x->dims[0],
+                               .H = (int64_t)x->dims[1],
+                               .W = (int64_t)x->dims[2],
+                               .C = (int64_t)x->dims[3],
+                               .OH = (int64_t)o->dims[1],
+                               .OW = (int64_t)o->dims[2],
+                               .OC = q->kout,
+                               .kh = (int32_t)c->kernel_h,
+                               .kw = (int32_t)c->kernel_w,
+                               .sh = (int32_t)c->sub_h,
+                               .sw = (int32_t)c->sub_w,
+                               .dh = (int32_t)c->dil_h,
+                               .dw = (int32_t)c->dil_w,
+                               .pt = (int32_t)c->pad_top,
+                               .pl = (int32_t)c->pad_left,
+                               .x = ptr[0],
+                               .w = q->w[0],
+                               .bias = n->in[2] == XG_NONE ? NULL : ptr[2],
+                               .y = ptr[n->nin],
+                               .lo = n->out_min,
+                               .hi = n->out_max,
+                               .parallel = true};
+    k_conv_f32(&d);
+    return;
+  }
   fconv_run r = {.q = q,
                  .filter = ptr[1],
                  .bias = n->in[2] == XG_NONE ? NULL : ptr[2],
@@ -242,10 +288,13 @@ pte_status xg_fold_pads(xg_graph *g, xg_mem *mem) {
     } else {
       /* a native fp32 depthwise convolution reads its padding at run time */
       const bool native_dw = d->type == XG_DEPTHWISE_CONV2D && d->exec == XG_EXEC_NATIVE && !d->sq;
+      /* so does a short-reduction one on k_conv_f32 */
+      const bool native_shortk = d->type == XG_CONV2D && d->exec == XG_EXEC_NATIVE && !d->sq && !d->quant &&
+                                 d->conv_plan && ((const xg_fconv *)d->conv_plan)->shortk;
       if ((d->type != XG_CONV2D && d->type != XG_DEPTHWISE_CONV2D) ||
-          (d->exec != XG_EXEC_XNN && !native_dw) || d->quant || d->flags || d->in[0] != p->out[0] ||
-          o->ndims != 4 || pre[0] || post[0] || pre[3] || post[3] || p->p.pad.value != 0.0f ||
-          signbit(p->p.pad.value))
+          (d->exec != XG_EXEC_XNN && !native_dw && !native_shortk) || d->quant || d->flags ||
+          d->in[0] != p->out[0] || o->ndims != 4 || pre[0] || post[0] || pre[3] || post[3] ||
+          p->p.pad.value != 0.0f || signbit(p->p.pad.value))
         continue;
       xg_conv_params *c = &d->p.conv;
       const uint64_t most = INT32_MAX;
