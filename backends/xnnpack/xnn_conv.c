@@ -77,7 +77,7 @@ pte_status xg_native_prepare_conv(xg_graph *g, uint32_t ni, xg_mem *mem) {
       c->kernel_h <= INT32_MAX && c->kernel_w <= INT32_MAX && c->sub_h <= INT32_MAX &&
       c->sub_w <= INT32_MAX && c->dil_h <= INT32_MAX && c->dil_w <= INT32_MAX && c->pad_top <= INT32_MAX &&
       c->pad_left <= INT32_MAX) {
-    float *t = (float *)xg_mem_array(mem, (size_t)(kout * kin), sizeof(float));
+    float *t = (float *)xg_mem_array(mem, k_conv_f32_packed(kout, kin), sizeof(float));
     if (!t) return xg_node_error(g, ni, PTE_ERR_OUT_OF_MEMORY, "out of memory for its packed filter");
     k_conv_f32_pack((const float *)w->data, kout, kin, t);
     q->w[0] = t, q->shortk = true;

@@ -6,13 +6,16 @@
 
 #include "simd.h"
 
+size_t k_conv_f32_packed(int64_t OC, int64_t K) { return (size_t)((OC + 31) / 32 * 32 * K); }
+
 void k_conv_f32_pack(const float *w, int64_t OC, int64_t K, float *out) {
-  for (int64_t o = 0; o < OC; o++)
-    for (int64_t k = 0; k < K; k++) out[k * OC + o] = w[o * K + k];
+  const int64_t OCp = (OC + 31) / 32 * 32;
+  for (int64_t k = 0; k < K; k++)
+    for (int64_t o = 0; o < OCp; o++) out[k * OCp + o] = o < OC ? w[o * K + k] : 0.0f;
 }
 
 static void row_generic(const k_conv_f32_desc *d, int64_t n, int64_t oy) {
-  const int64_t C = d->C, OC = d->OC;
+  const int64_t C = d->C, OC = d->OC, OCp = (OC + 31) / 32 * 32;
   const bool clamp = !(isinf(d->lo) && d->lo < 0 && isinf(d->hi) && d->hi > 0);
   float *y = d->y + ((n * d->OH + oy) * d->OW) * OC;
   for (int64_t ox = 0; ox < d->OW; ox++, y += OC) {
@@ -24,9 +27,9 @@ static void row_generic(const k_conv_f32_desc *d, int64_t n, int64_t oy) {
         const int64_t ix = ox * d->sw + (int64_t)kx * d->dw - d->pl;
         if (ix < 0 || ix >= d->W) continue;
         const float *x = d->x + ((n * d->H + iy) * d->W + ix) * C;
-        const float *w = d->w + ((int64_t)ky * d->kw + kx) * C * OC;
+        const float *w = d->w + ((int64_t)ky * d->kw + kx) * C * OCp;
         for (int64_t c = 0; c < C; c++)
-          for (int64_t o = 0; o < OC; o++) y[o] += x[c] * w[c * OC + o];
+          for (int64_t o = 0; o < OC; o++) y[o] += x[c] * w[c * OCp + o];
       }
     }
     if (clamp)

@@ -2,7 +2,8 @@
  * output channels (two vectors, the last block masked), pixels whose taps
  * are all inside the image go eight at a time, 16 accumulators, each tap a
  * broadcast of the input and an FMA with the packed filter's two vectors
- * (the filter of a stem is a few KB: it stays in L1); the edge pixels go one
+ * (the filter of a stem is a few KB: it stays in L1; packed to whole
+ * vectors of channels, only the stores are masked); the edge pixels go one
  * at a time with the bounds checked. Taps are summed in the generic loop's
  * order (bias, then ky, kx, c), each an FMA. */
 #include "simd.h"
@@ -22,7 +23,8 @@ static __mmask16 lane_mask(int64_t left) {
 }
 
 void k_conv_f32_row_avx512(const k_conv_f32_desc *d, int64_t n, int64_t oy) {
-  const int64_t C = d->C, W = d->W, OW = d->OW, OC = d->OC, sx = (int64_t)d->sw * C;
+  const int64_t C = d->C, W = d->W, OW = d->OW, OC = d->OC, OCp = (OC + 31) / 32 * 32,
+                sx = (int64_t)d->sw * C;
   const bool clamp = !(isinf(d->lo) && d->lo < 0 && isinf(d->hi) && d->hi > 0);
   const __m512 lo = _mm512_set1_ps(d->lo), hi = _mm512_set1_ps(d->hi);
   const float *xn = d->x + n * d->H * W * C;
@@ -50,9 +52,9 @@ void k_conv_f32_row_avx512(const k_conv_f32_desc *d, int64_t n, int64_t oy) {
           const int64_t iy = oy * d->sh + (int64_t)ky * d->dh - d->pt;
           for (int32_t kx = 0; kx < d->kw; kx++) {
             const float *xp = xn + (iy * W + ox * d->sw + (int64_t)kx * d->dw - d->pl) * C;
-            const float *wp = d->w + ((int64_t)ky * d->kw + kx) * C * OC + o;
-            for (int64_t c = 0; c < C; c++, xp++, wp += OC) {
-              const __m512 w0 = _mm512_maskz_loadu_ps(m0, wp), w1 = _mm512_maskz_loadu_ps(m1, wp + 16);
+            const float *wp = d->w + ((int64_t)ky * d->kw + kx) * C * OCp + o;
+            for (int64_t c = 0; c < C; c++, xp++, wp += OCp) {
+              const __m512 w0 = _mm512_loadu_ps(wp), w1 = _mm512_loadu_ps(wp + 16);
 #pragma GCC unroll 8
               for (int p = 0; p < 8; p++) {
                 const __m512 v = _mm512_set1_ps(xp[p * sx]);
@@ -79,11 +81,11 @@ void k_conv_f32_row_avx512(const k_conv_f32_desc *d, int64_t n, int64_t oy) {
           const int64_t ix = ox * d->sw + (int64_t)kx * d->dw - d->pl;
           if (ix < 0 || ix >= W) continue;
           const float *xp = xn + (iy * W + ix) * C;
-          const float *wp = d->w + ((int64_t)ky * d->kw + kx) * C * OC + o;
-          for (int64_t c = 0; c < C; c++, wp += OC) {
+          const float *wp = d->w + ((int64_t)ky * d->kw + kx) * C * OCp + o;
+          for (int64_t c = 0; c < C; c++, wp += OCp) {
             const __m512 v = _mm512_set1_ps(xp[c]);
-            a0 = _mm512_fmadd_ps(v, _mm512_maskz_loadu_ps(m0, wp), a0);
-            a1 = _mm512_fmadd_ps(v, _mm512_maskz_loadu_ps(m1, wp + 16), a1);
+            a0 = _mm512_fmadd_ps(v, _mm512_loadu_ps(wp), a0);
+            a1 = _mm512_fmadd_ps(v, _mm512_loadu_ps(wp + 16), a1);
           }
         }
       }

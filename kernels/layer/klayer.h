@@ -565,7 +565,9 @@ typedef struct k_conv_f32_desc {
 } k_conv_f32_desc;
 void k_conv_f32(const k_conv_f32_desc *d);
 /* The filter [OC][K] (K = kh * kw * C, XNNPACK's [OC][kh][kw][C]) as
- * k_conv_f32 reads it, [K][OC]: OC * K floats at out. */
+ * k_conv_f32 reads it: [K][OC rounded up to 32], the extra channels zero
+ * (whole vectors, no masked loads), k_conv_f32_packed(OC, K) floats. */
+size_t k_conv_f32_packed(int64_t OC, int64_t K);
 void k_conv_f32_pack(const float *w, int64_t OC, int64_t K, float *out);
 
 /* ---------------------------------------------------------------------- */

@@ -359,7 +359,7 @@ static double conv_check(int64_t N, int64_t H, int64_t W, int64_t C, int64_t OC,
   const int64_t OH = (H + pt + pb - ((int64_t)(kh - 1) * dil + 1)) / s + 1,
                 OW = (W + pl + pr - ((int64_t)(kw - 1) * dil + 1)) / s + 1, K = kh * kw * C;
   float *x = malloc((size_t)(N * H * W * C) * 4), *w = malloc((size_t)(OC * K) * 4),
-        *wp = malloc((size_t)(OC * K) * 4), *b = malloc((size_t)OC * 4),
+        *wp = malloc(k_conv_f32_packed(OC, K) * 4), *b = malloc((size_t)OC * 4),
         *y = malloc((size_t)(N * OH * OW * OC + 1) * 4);
   for (int64_t i = 0; i < N * H * W * C; i++) x[i] = frand();
   for (int64_t i = 0; i < OC * K; i++) w[i] = frand();
