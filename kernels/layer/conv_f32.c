@@ -26,10 +26,12 @@ static void row_generic(const k_conv_f32_desc *d, int64_t n, int64_t oy) {
       for (int32_t kx = 0; kx < d->kw; kx++) {
         const int64_t ix = ox * d->sw + (int64_t)kx * d->dw - d->pl;
         if (ix < 0 || ix >= d->W) continue;
-        const float *x = d->x + ((n * d->H + iy) * d->W + ix) * C;
+        const float *x =
+            d->x + (d->nchw ? n * C * d->H * d->W + iy * d->W + ix : ((n * d->H + iy) * d->W + ix) * C);
+        const int64_t ec = d->nchw ? d->H * d->W : 1;
         const float *w = d->w + ((int64_t)ky * d->kw + kx) * C * OCp;
         for (int64_t c = 0; c < C; c++)
-          for (int64_t o = 0; o < OC; o++) y[o] += x[c] * w[c * OCp + o];
+          for (int64_t o = 0; o < OC; o++) y[o] += x[c * ec] * w[c * OCp + o];
       }
     }
     if (clamp)

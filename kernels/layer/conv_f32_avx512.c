@@ -23,8 +23,9 @@ static __mmask16 lane_mask(int64_t left) {
 }
 
 void k_conv_f32_row_avx512(const k_conv_f32_desc *d, int64_t n, int64_t oy) {
-  const int64_t C = d->C, W = d->W, OW = d->OW, OC = d->OC, OCp = (OC + 31) / 32 * 32,
-                sx = (int64_t)d->sw * C;
+  const int64_t C = d->C, W = d->W, OW = d->OW, OC = d->OC, OCp = (OC + 31) / 32 * 32;
+  /* element strides of a column, a row and a channel of the input */
+  const int64_t ex = d->nchw ? 1 : C, ey = W * ex, ec = d->nchw ? d->H * W : 1, sx = (int64_t)d->sw * ex;
   const bool clamp = !(isinf(d->lo) && d->lo < 0 && isinf(d->hi) && d->hi > 0);
   const __m512 lo = _mm512_set1_ps(d->lo), hi = _mm512_set1_ps(d->hi);
   const float *xn = d->x + n * d->H * W * C;
@@ -51,9 +52,9 @@ void k_conv_f32_row_avx512(const k_conv_f32_desc *d, int64_t n, int64_t oy) {
         for (int32_t ky = ky0; ky < ky1; ky++) {
           const int64_t iy = oy * d->sh + (int64_t)ky * d->dh - d->pt;
           for (int32_t kx = 0; kx < d->kw; kx++) {
-            const float *xp = xn + (iy * W + ox * d->sw + (int64_t)kx * d->dw - d->pl) * C;
+            const float *xp = xn + iy * ey + (ox * d->sw + (int64_t)kx * d->dw - d->pl) * ex;
             const float *wp = d->w + ((int64_t)ky * d->kw + kx) * C * OCp + o;
-            for (int64_t c = 0; c < C; c++, xp++, wp += OCp) {
+            for (int64_t c = 0; c < C; c++, xp += ec, wp += OCp) {
               const __m512 w0 = _mm512_loadu_ps(wp), w1 = _mm512_loadu_ps(wp + 16);
 #pragma GCC unroll 8
               for (int p = 0; p < 8; p++) {
@@ -80,10 +81,10 @@ void k_conv_f32_row_avx512(const k_conv_f32_desc *d, int64_t n, int64_t oy) {
         for (int32_t kx = 0; kx < d->kw; kx++) {
           const int64_t ix = ox * d->sw + (int64_t)kx * d->dw - d->pl;
           if (ix < 0 || ix >= W) continue;
-          const float *xp = xn + (iy * W + ix) * C;
+          const float *xp = xn + iy * ey + ix * ex;
           const float *wp = d->w + ((int64_t)ky * d->kw + kx) * C * OCp + o;
           for (int64_t c = 0; c < C; c++, wp += OCp) {
-            const __m512 v = _mm512_set1_ps(xp[c]);
+            const __m512 v = _mm512_set1_ps(xp[c * ec]);
             a0 = _mm512_fmadd_ps(v, _mm512_loadu_ps(wp), a0);
             a1 = _mm512_fmadd_ps(v, _mm512_loadu_ps(wp + 16), a1);
           }

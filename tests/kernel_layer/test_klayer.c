@@ -351,11 +351,11 @@ TEST(dwconv_f32_reference) {
  * channels (the AVX-512 row's 8-pixel path and checked edges), output
  * channels off the 32-channel block (masked tails, a second block), other
  * kernels, strides and dilations, padding on any side (rows of taps
- * outside the image), with and without bias and clamp, at 1, 2 and 3
- * threads. */
+ * outside the image), with and without bias and clamp, NHWC and NCHW
+ * input, at 1, 2 and 3 threads. */
 static double conv_check(int64_t N, int64_t H, int64_t W, int64_t C, int64_t OC, int32_t kh, int32_t kw,
                          int32_t s, int32_t dil, int32_t pt, int32_t pl, int32_t pb, int32_t pr, bool bias,
-                         bool clamp) {
+                         bool clamp, bool nchw) {
   const int64_t OH = (H + pt + pb - ((int64_t)(kh - 1) * dil + 1)) / s + 1,
                 OW = (W + pl + pr - ((int64_t)(kw - 1) * dil + 1)) / s + 1, K = kh * kw * C;
   float *x = malloc((size_t)(N * H * W * C) * 4), *w = malloc((size_t)(OC * K) * 4),
@@ -365,6 +365,11 @@ static double conv_check(int64_t N, int64_t H, int64_t W, int64_t C, int64_t OC,
   for (int64_t i = 0; i < OC * K; i++) w[i] = frand();
   for (int64_t i = 0; i < OC; i++) b[i] = frand();
   k_conv_f32_pack(w, OC, K, wp);
+  /* the same image in planes for the NCHW reading */
+  float *xc = malloc((size_t)(N * H * W * C) * 4);
+  for (int64_t n = 0; n < N; n++)
+    for (int64_t i = 0; i < H * W; i++)
+      for (int64_t c = 0; c < C; c++) xc[(n * C + c) * H * W + i] = x[(n * H * W + i) * C + c];
   y[N * OH * OW * OC] = 12345.0f; /* past the end: must stay */
   const k_conv_f32_desc d = {.N = N,
                              .H = H,
@@ -381,12 +386,13 @@ static double conv_check(int64_t N, int64_t H, int64_t W, int64_t C, int64_t OC,
                              .dw = dil,
                              .pt = pt,
                              .pl = pl,
-                             .x = x,
+                             .x = nchw ? xc : x,
                              .w = wp,
                              .bias = bias ? b : NULL,
                              .y = y,
                              .lo = clamp ? -0.25f : -INFINITY,
                              .hi = clamp ? 0.5f : INFINITY,
+                             .nchw = nchw,
                              .parallel = true};
   k_conv_f32(&d);
   double worst = y[N * OH * OW * OC] == 12345.0f ? 0.0 : 1e9;
@@ -409,7 +415,7 @@ static double conv_check(int64_t N, int64_t H, int64_t W, int64_t C, int64_t OC,
           const double e = fabs((double)y[((n * OH + oy) * OW + ox) * OC + o] - r) / (mag * 4e-6 + 1e-30);
           if (e > worst) worst = e;
         }
-  free(x), free(w), free(wp), free(b), free(y);
+  free(x), free(xc), free(w), free(wp), free(b), free(y);
   return worst;
 }
 
@@ -424,11 +430,11 @@ TEST(conv_f32_reference) {
   for (size_t ti = 0; ti < 3; ti++) {
     CHECK_OK(pte_threadpool_set_threads(threads[ti]));
     for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++)
-      for (int mode = 0; mode < 4; mode++) {
+      for (int mode = 0; mode < 8; mode++) {
         const int32_t *t = shapes[i];
-        const int32_t pb = mode & 1 ? t[10] : 0, pr = t[10];
-        const double e = conv_check(1 + (mode == 3), t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], t[8],
-                                    t[9], pb, pr, mode != 1, mode >= 2);
+        const int32_t pb = mode & 1 ? t[10] : 0, pr = t[10], m = mode & 3;
+        const double e = conv_check(1 + (m == 3), t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], t[8], t[9],
+                                    pb, pr, m != 1, m >= 2, mode >= 4);
         CHECK(e <= 1.0, "conv %dx%dx%d->%d k%dx%d s%d d%d mode %d, %zu threads: error %.3g of its bound",
               t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], mode, threads[ti], e);
       }
