@@ -45,7 +45,11 @@ void k_conv_f32_row_avx512(const k_conv_f32_desc *d, int64_t n, int64_t oy) {
     const __m512 b0 = d->bias ? _mm512_maskz_loadu_ps(m0, d->bias + o) : _mm512_setzero_ps();
     const __m512 b1 = d->bias ? _mm512_maskz_loadu_ps(m1, d->bias + o + 16) : _mm512_setzero_ps();
     for (int64_t ox = 0; ox < OW;) {
-      if (ox >= ox0 && ox + 8 <= ox1) {
+      if (ox >= ox0 && ox < ox1 && ox1 - ox0 >= 8) {
+        /* the last interior pixels as a tile ending at ox1, recomputing a
+         * few (the same values): a single pixel is one FMA chain, 4x
+         * slower a pixel (the stem's right pad left 7 a row) */
+        if (ox + 8 > ox1) ox = ox1 - 8;
         __m512 a[8][2];
 #pragma GCC unroll 8
         for (int p = 0; p < 8; p++) a[p][0] = b0, a[p][1] = b1;
