@@ -82,7 +82,8 @@ static bool prefers_native(const xg_node *n, const xg_check_options *opts) {
   if (opts && opts->prefer_native) return true;
   const xg_node_desc *d = xg_node_desc_of(n->type);
   if (!(opts && opts->prefer_xnnpack) && d && d->prefer == XG_PREFER_NATIVE && !n->quant) {
-    /* short products (MobileNetV2's 3-channel stem) stay on XNNPACK; 1x1
+    /* short products of one group (MobileNetV2's 3-channel stem) run on
+     * k_conv_f32 with AVX-512 (xnn_conv.c), else stay on XNNPACK; 1x1
      * ones, strided too (ResNet's downsampling shortcuts: 2022 XNNPACK's did
      * not get faster on 2 threads), are pterun's */
     const xg_conv_params *c = &n->p.conv;
@@ -90,7 +91,7 @@ static bool prefers_native(const xg_node *n, const xg_check_options *opts) {
      * faster than XNNPACK's kernels) */
     if (n->type == XG_DEPTHWISE_CONV2D) return k_isa_get() == K_ISA_AVX512;
     return n->type != XG_CONV2D || c->kernel_h * c->kernel_w == 1 ||
-           c->kernel_h * c->kernel_w * c->group_in >= 64;
+           c->kernel_h * c->kernel_w * c->group_in >= 64 || (c->groups == 1 && k_isa_get() == K_ISA_AVX512);
   }
   return false;
 }

@@ -18,6 +18,8 @@ typedef struct xg_fconv {
   uint32_t groups;
   int64_t kin, kout; /* one group's K (kernel_h x kernel_w x group inputs) and N */
   bool direct;       /* 1x1, stride 1, no padding: the input rows are the product's rows */
+  bool shortk;       /* a short reduction (the stem) on k_conv_f32, w[0] packed for it */
+  bool nchw;         /* shortk reading its input as NCHW (a transpose folded in, xg_fold_pads) */
   int64_t chunk;     /* else im2col rows per pass (g->col_scratch holds them) */
   size_t slots;      /* threads that can each run whole passes (see xg_conv_passes) */
   size_t col_slot;   /* floats of g->col_scratch per such thread */
@@ -66,6 +68,23 @@ pte_status xg_native_prepare_conv(xg_graph *g, uint32_t ni, xg_mem *mem) {
   if (st || q->wino) {
     n->conv_plan = q;
     return st;
+  }
+  /* short reductions of one group, not 1x1 (MobileNetV2's 3-channel stem):
+   * im2col rows of 27 are too short for k_sgemm's packing to pay, and 2022
+   * XNNPACK's did not scale to 2 threads; k_conv_f32 reads the input in
+   * place (its padding at run time) with the filter packed [K][OC] */
+  if (groups == 1 && kin < 64 && c->kernel_h * c->kernel_w > 1 && k_isa_get() == K_ISA_AVX512 &&
+      w->datatype == XG_DT_FP32 && w->has_data && (uintptr_t)w->data % sizeof(float) == 0 &&
+      c->kernel_h <= INT32_MAX && c->kernel_w <= INT32_MAX && c->sub_h <= INT32_MAX &&
+      c->sub_w <= INT32_MAX && c->dil_h <= INT32_MAX && c->dil_w <= INT32_MAX && c->pad_top <= INT32_MAX &&
+      c->pad_left <= INT32_MAX) {
+    float *t = (float *)xg_mem_array(mem, k_conv_f32_packed(kout, kin), sizeof(float));
+    if (!t) return xg_node_error(g, ni, PTE_ERR_OUT_OF_MEMORY, "out of memory for its packed filter");
+    k_conv_f32_pack((const float *)w->data, kout, kin, t);
+    q->w[0] = t, q->shortk = true;
+    if (mem->ctx) pte_backend_release(mem->ctx, w->data, w->nbytes);
+    n->conv_plan = q;
+    return PTE_OK;
   }
   q->direct = c->kernel_h == 1 && c->kernel_w == 1 && c->sub_h == 1 && c->sub_w == 1 && !c->pad_top &&
               !c->pad_left && !c->pad_bottom && !c->pad_right;
@@ -163,6 +182,36 @@ void xg_native_conv2d(const xg_graph *g, const xg_node *n, void *const *ptr, boo
     xg_wino_run(g, n, q->wino, ptr);
     return;
   }
+  if (q->shortk) {
+    const xg_value *x = &g->values[n->in[0]], *o = &g->values[n->out[0]];
+    const xg_conv_params *c = &n->p.conv;
+    const int hd = q->nchw ? 2 : 1; /* H's dim, W's next */
+    const k_conv_f32_desc d = {.N = (int64_t)x->dims[0],
+                               .H = (int64_t)x->dims[hd],
+                               .W = (int64_t)x->dims[hd + 1],
+                               .C = (int64_t)x->dims[q->nchw ? 1 : 3],
+                               .OH = (int64_t)o->dims[1],
+                               .OW = (int64_t)o->dims[2],
+                               .OC = q->kout,
+                               .kh = (int32_t)c->kernel_h,
+                               .kw = (int32_t)c->kernel_w,
+                               .sh = (int32_t)c->sub_h,
+                               .sw = (int32_t)c->sub_w,
+                               .dh = (int32_t)c->dil_h,
+                               .dw = (int32_t)c->dil_w,
+                               .pt = (int32_t)c->pad_top,
+                               .pl = (int32_t)c->pad_left,
+                               .x = ptr[0],
+                               .w = q->w[0],
+                               .bias = n->in[2] == XG_NONE ? NULL : ptr[2],
+                               .y = ptr[n->nin],
+                               .lo = n->out_min,
+                               .hi = n->out_max,
+                               .nchw = q->nchw,
+                               .parallel = true};
+    k_conv_f32(&d);
+    return;
+  }
   fconv_run r = {.q = q,
                  .filter = ptr[1],
                  .bias = n->in[2] == XG_NONE ? NULL : ptr[2],
@@ -212,6 +261,36 @@ void xg_native_conv2d(const xg_graph *g, const xg_node *n, void *const *ptr, boo
  * the empty pads. Only pads read
  * once (MobileNetV2's are): one pass finds each value's reader, so the
  * rewrite costs linear time in any order. */
+/* An NCHW model's stem: a native transpose NCHW -> NHWC read only by a
+ * short-reduction convolution on k_conv_f32 is dropped, and the
+ * convolution reads the transpose's input as NCHW in place (MobileNetV2:
+ * the transpose was a pass of 90 us over the input that did not scale). */
+static void fold_stem_transposes(xg_graph *g, uint32_t *reader) {
+  for (uint32_t ci = 0; ci < g->nnodes; ci++) {
+    xg_node *d = &g->nodes[ci];
+    if (d->type != XG_CONV2D || d->exec != XG_EXEC_NATIVE || d->sq || d->quant || !d->conv_plan) continue;
+    xg_fconv *q = (xg_fconv *)d->conv_plan; /* the plan prepared in this init */
+    xg_value *v = &g->values[d->in[0]];
+    if (!q->shortk || q->nchw || v->producer < 0 || v->uses != 1 || v->flags || v->ndims != 4) continue;
+    xg_node *t = &g->nodes[v->producer];
+    const uint32_t *pm = t->p.transpose.perm;
+    if (t->type != XG_STATIC_TRANSPOSE || t->exec != XG_EXEC_NATIVE || t->quant || t->nin != 1 ||
+        t->nout != 1 || t->out[0] != d->in[0] || t->p.transpose.ndims != 4 || pm[0] != 0 || pm[1] != 2 ||
+        pm[2] != 3 || pm[3] != 1)
+      continue;
+    xg_value *x = &g->values[t->in[0]];
+    if (x->datatype != XG_DT_FP32 || x->value_type != XG_VALUE_TENSOR || x->ndims != 4 ||
+        x->dims[0] != v->dims[0] || x->dims[1] != v->dims[3] || x->dims[2] != v->dims[1] ||
+        x->dims[3] != v->dims[2])
+      continue;
+    d->in[0] = t->in[0]; /* x gains the convolution and loses the transpose as readers */
+    v->uses = 0;
+    t->exec = XG_EXEC_DEAD;
+    reader[t->in[0]] = ci;
+    q->nchw = true;
+  }
+}
+
 pte_status xg_fold_pads(xg_graph *g, xg_mem *mem) {
   uint32_t *reader = (uint32_t *)xg_mem_array(mem, (size_t)g->nvalues + 1, sizeof(uint32_t));
   if (!reader) return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK payload: out of memory");
@@ -222,6 +301,7 @@ pte_status xg_fold_pads(xg_graph *g, xg_mem *mem) {
     for (uint32_t k = 0; k < n->nin; k++)
       if (n->in[k] != XG_NONE) reader[n->in[k]] = ni; /* the last; with uses == 1 the only one */
   }
+  fold_stem_transposes(g, reader);
   for (uint32_t pi = 0; pi < g->nnodes; pi++) {
     xg_node *p = &g->nodes[pi];
     if (p->type != XG_CONSTANT_PAD || p->exec == XG_EXEC_DEAD || p->quant || p->nin != 1 || p->nout != 1)
@@ -242,18 +322,23 @@ pte_status xg_fold_pads(xg_graph *g, xg_mem *mem) {
     } else {
       /* a native fp32 depthwise convolution reads its padding at run time */
       const bool native_dw = d->type == XG_DEPTHWISE_CONV2D && d->exec == XG_EXEC_NATIVE && !d->sq;
+      /* so does a short-reduction one on k_conv_f32, NCHW too */
+      const bool native_shortk = d->type == XG_CONV2D && d->exec == XG_EXEC_NATIVE && !d->sq && !d->quant &&
+                                 d->conv_plan && ((const xg_fconv *)d->conv_plan)->shortk;
+      const bool nchw = native_shortk && ((const xg_fconv *)d->conv_plan)->nchw;
+      const int hd = nchw ? 2 : 1, cd = nchw ? 1 : 3; /* H's dim (W's next) and C's */
       if ((d->type != XG_CONV2D && d->type != XG_DEPTHWISE_CONV2D) ||
-          (d->exec != XG_EXEC_XNN && !native_dw) || d->quant || d->flags || d->in[0] != p->out[0] ||
-          o->ndims != 4 || pre[0] || post[0] || pre[3] || post[3] || p->p.pad.value != 0.0f ||
-          signbit(p->p.pad.value))
+          (d->exec != XG_EXEC_XNN && !native_dw && !native_shortk) || d->quant || d->flags ||
+          d->in[0] != p->out[0] || o->ndims != 4 || pre[0] || post[0] || pre[cd] || post[cd] ||
+          p->p.pad.value != 0.0f || signbit(p->p.pad.value))
         continue;
       xg_conv_params *c = &d->p.conv;
       const uint64_t most = INT32_MAX;
-      if (c->pad_top + (uint64_t)pre[1] > most || c->pad_left + (uint64_t)pre[2] > most ||
-          c->pad_bottom + (uint64_t)post[1] > most || c->pad_right + (uint64_t)post[2] > most)
+      if (c->pad_top + (uint64_t)pre[hd] > most || c->pad_left + (uint64_t)pre[hd + 1] > most ||
+          c->pad_bottom + (uint64_t)post[hd] > most || c->pad_right + (uint64_t)post[hd + 1] > most)
         continue;
-      c->pad_top += (uint32_t)pre[1], c->pad_left += (uint32_t)pre[2];
-      c->pad_bottom += (uint32_t)post[1], c->pad_right += (uint32_t)post[2];
+      c->pad_top += (uint32_t)pre[hd], c->pad_left += (uint32_t)pre[hd + 1];
+      c->pad_bottom += (uint32_t)post[hd], c->pad_right += (uint32_t)post[hd + 1];
       d->in[0] = p->in[0];
       x->uses++, o->uses--;
       reader[p->in[0]] = reader[p->out[0]];

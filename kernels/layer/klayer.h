@@ -546,6 +546,32 @@ typedef struct k_dwconv_f32_desc {
 } k_dwconv_f32_desc;
 void k_dwconv_f32(const k_dwconv_f32_desc *d);
 
+/* float32 convolution of one group with a short reduction on NHWC
+ * (conv_f32*.c; MobileNetV2's stem, 3x3 stride 2 of 3 channels, whose
+ * im2col rows of 27 are too short for k_sgemm's packing to pay):
+ * y[n][oy][ox][o] = clamp(bias[o] + sum_{ky,kx,c} x[n][iy][ix][c] * w[((ky * kw + kx) * C + c) * OC + o])
+ * with iy, ix as k_dwconv_f32's and taps outside the image adding nothing;
+ * with `nchw` x is read as x[n][c][iy][ix] instead (the stem reads the
+ * delegate's NCHW input in place of a transpose).
+ * w is the filter packed by k_conv_f32_pack; bias may be NULL; the clamp
+ * is skipped when lo and hi are infinite. Output rows are split over the
+ * pool when `parallel`. AVX-512: eight pixels by 32 output channels of
+ * accumulators, the input broadcast tap by tap. Nothing is allocated. */
+typedef struct k_conv_f32_desc {
+  int64_t N, H, W, C, OH, OW, OC;
+  int32_t kh, kw, sh, sw, dh, dw, pt, pl;
+  const float *x, *w, *bias;
+  float *y;
+  float lo, hi;
+  bool nchw, parallel;
+} k_conv_f32_desc;
+void k_conv_f32(const k_conv_f32_desc *d);
+/* The filter [OC][K] (K = kh * kw * C, XNNPACK's [OC][kh][kw][C]) as
+ * k_conv_f32 reads it: [K][OC rounded up to 32], the extra channels zero
+ * (whole vectors, no masked loads), k_conv_f32_packed(OC, K) floats. */
+size_t k_conv_f32_packed(int64_t OC, int64_t K);
+void k_conv_f32_pack(const float *w, int64_t OC, int64_t K, float *out);
+
 /* ---------------------------------------------------------------------- */
 /* Strided copies                                                         */
 /* ---------------------------------------------------------------------- */

@@ -143,6 +143,25 @@ class InvertedResidual(nn.Module):
         return self.project2(F.pad(y, (0, 0, 0, 0)))
 
 
+class Stem(nn.Module):
+    """MobileNetV2's stem as transformers exports it: a bottom/right zero pad
+    of the NCHW input, a 3x3 stride-2 convolution of 3 channels to 32 and
+    ReLU6; then one of 3 channels to 40 (a second, masked 32-channel
+    block), stride 1 and padded. The delegate runs both on k_conv_f32
+    (short reductions), the first reading the NCHW input in place with the
+    pad and the input transpose folded in."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Conv2d(3, 32, 3, stride=2)
+        self.mix = nn.Conv2d(32, 3, 1)
+        self.other = nn.Conv2d(3, 40, 3, padding=1)
+
+    def forward(self, x):
+        y = F.relu6(self.stem(F.pad(x, (0, 1, 0, 1))))
+        return self.other(self.mix(y))
+
+
 class ConvTranspose(nn.Module):
     def __init__(self):
         super().__init__()
@@ -355,6 +374,7 @@ CASES = {
     "conv_winograd": (ConvWinograd, lambda: (rn(2, 8, 30, 30),), None),
     "depthwise": (Depthwise, lambda: (rn(1, 6, 9, 9),), None),
     "inverted_residual": (InvertedResidual, lambda: (rn(1, 16, 32, 32),), None),
+    "stem": (Stem, lambda: (rn(2, 3, 37, 42),), None),
     "conv_transpose": (ConvTranspose, lambda: (rn(1, 4, 5, 6),), None),
     "batchnorm_alone": (BatchNormAlone, lambda: (rn(2, 5, 4, 4),), None),
     "prelu": (PReLUNet, lambda: (rn(1, 3, 5, 5),), None),

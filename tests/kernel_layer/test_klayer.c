@@ -347,6 +347,100 @@ TEST(dwconv_f32_reference) {
   }
 }
 
+/* k_conv_f32 against a double reference: the stem's 3x3 stride 2 of 3
+ * channels (the AVX-512 row's 8-pixel path and checked edges), output
+ * channels off the 32-channel block (masked tails, a second block), other
+ * kernels, strides and dilations, padding on any side (rows of taps
+ * outside the image), with and without bias and clamp, NHWC and NCHW
+ * input, at 1, 2 and 3 threads. */
+static double conv_check(int64_t N, int64_t H, int64_t W, int64_t C, int64_t OC, int32_t kh, int32_t kw,
+                         int32_t s, int32_t dil, int32_t pt, int32_t pl, int32_t pb, int32_t pr, bool bias,
+                         bool clamp, bool nchw) {
+  const int64_t OH = (H + pt + pb - ((int64_t)(kh - 1) * dil + 1)) / s + 1,
+                OW = (W + pl + pr - ((int64_t)(kw - 1) * dil + 1)) / s + 1, K = kh * kw * C;
+  float *x = malloc((size_t)(N * H * W * C) * 4), *w = malloc((size_t)(OC * K) * 4),
+        *wp = malloc(k_conv_f32_packed(OC, K) * 4), *b = malloc((size_t)OC * 4),
+        *y = malloc((size_t)(N * OH * OW * OC + 1) * 4);
+  for (int64_t i = 0; i < N * H * W * C; i++) x[i] = frand();
+  for (int64_t i = 0; i < OC * K; i++) w[i] = frand();
+  for (int64_t i = 0; i < OC; i++) b[i] = frand();
+  k_conv_f32_pack(w, OC, K, wp);
+  /* the same image in planes for the NCHW reading */
+  float *xc = malloc((size_t)(N * H * W * C) * 4);
+  for (int64_t n = 0; n < N; n++)
+    for (int64_t i = 0; i < H * W; i++)
+      for (int64_t c = 0; c < C; c++) xc[(n * C + c) * H * W + i] = x[(n * H * W + i) * C + c];
+  y[N * OH * OW * OC] = 12345.0f; /* past the end: must stay */
+  const k_conv_f32_desc d = {.N = N,
+                             .H = H,
+                             .W = W,
+                             .C = C,
+                             .OH = OH,
+                             .OW = OW,
+                             .OC = OC,
+                             .kh = kh,
+                             .kw = kw,
+                             .sh = s,
+                             .sw = s,
+                             .dh = dil,
+                             .dw = dil,
+                             .pt = pt,
+                             .pl = pl,
+                             .x = nchw ? xc : x,
+                             .w = wp,
+                             .bias = bias ? b : NULL,
+                             .y = y,
+                             .lo = clamp ? -0.25f : -INFINITY,
+                             .hi = clamp ? 0.5f : INFINITY,
+                             .nchw = nchw,
+                             .parallel = true};
+  k_conv_f32(&d);
+  double worst = y[N * OH * OW * OC] == 12345.0f ? 0.0 : 1e9;
+  for (int64_t n = 0; n < N; n++)
+    for (int64_t oy = 0; oy < OH; oy++)
+      for (int64_t ox = 0; ox < OW; ox++)
+        for (int64_t o = 0; o < OC; o++) {
+          double r = bias ? b[o] : 0.0, mag = fabs(r);
+          for (int32_t ky = 0; ky < kh; ky++)
+            for (int32_t kx = 0; kx < kw; kx++) {
+              const int64_t iy = oy * s + ky * dil - pt, ix = ox * s + kx * dil - pl;
+              if (iy < 0 || iy >= H || ix < 0 || ix >= W) continue;
+              for (int64_t c = 0; c < C; c++) {
+                const double p =
+                    (double)x[((n * H + iy) * W + ix) * C + c] * w[o * K + (ky * kw + kx) * C + c];
+                r += p, mag += fabs(p);
+              }
+            }
+          if (clamp) r = r < -0.25 ? -0.25 : r > 0.5 ? 0.5 : r;
+          const double e = fabs((double)y[((n * OH + oy) * OW + ox) * OC + o] - r) / (mag * 4e-6 + 1e-30);
+          if (e > worst) worst = e;
+        }
+  free(x), free(xc), free(w), free(wp), free(b), free(y);
+  return worst;
+}
+
+TEST(conv_f32_reference) {
+  static const int32_t shapes[][11] = {
+      /* H, W, C, OC, kh, kw, stride, dilation, pad top, left, bottom/right */
+      {29, 37, 3, 32, 3, 3, 2, 1, 0, 0, 1}, {20, 21, 3, 32, 3, 3, 2, 1, 1, 1, 1},
+      {9, 30, 3, 17, 3, 3, 1, 1, 1, 1, 1},  {8, 27, 4, 40, 3, 3, 1, 1, 0, 2, 0},
+      {10, 23, 2, 64, 5, 5, 1, 2, 3, 3, 3}, {12, 19, 7, 8, 2, 2, 2, 1, 0, 0, 0},
+      {3, 3, 1, 5, 3, 3, 1, 1, 2, 2, 2},    {7, 40, 1, 48, 1, 7, 1, 1, 0, 3, 3}};
+  static const size_t threads[] = {1, 2, 3};
+  for (size_t ti = 0; ti < 3; ti++) {
+    CHECK_OK(pte_threadpool_set_threads(threads[ti]));
+    for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++)
+      for (int mode = 0; mode < 8; mode++) {
+        const int32_t *t = shapes[i];
+        const int32_t pb = mode & 1 ? t[10] : 0, pr = t[10], m = mode & 3;
+        const double e = conv_check(1 + (m == 3), t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], t[8], t[9],
+                                    pb, pr, m != 1, m >= 2, mode >= 4);
+        CHECK(e <= 1.0, "conv %dx%dx%d->%d k%dx%d s%d d%d mode %d, %zu threads: error %.3g of its bound",
+              t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], mode, threads[ti], e);
+      }
+  }
+}
+
 /* Chunk bounds: from 0 to every item, never decreasing, and equal columns
  * within one item's width. */
 TEST(chunk_first_balances_columns) {
@@ -687,7 +781,7 @@ TEST(setup_scratch) {
 
 TEST_MAIN(T(setup_scratch), T(isa_named), T(gemm_serial_pool), T(gemm_two_threads), T(gemm_three_threads),
           T(gemm_narrow_last_panel), T(gemm_few_rows_wide_prepacked), T(gemm_pointwise_shapes),
-          T(dwconv_f32_reference), T(chunk_first_balances_columns), T(gemm_large_parallel),
-          T(gemm_prepacked_layer_shapes), T(gemm_beta_zero_ignores_bias), T(gemm_batched_broadcast),
-          T(gemm_batched_row_bands), T(copies_against_element_loop), T(parallel_for_covers_once),
-          T(arguments_and_outputs), T(half_float_conversions))
+          T(dwconv_f32_reference), T(conv_f32_reference), T(chunk_first_balances_columns),
+          T(gemm_large_parallel), T(gemm_prepacked_layer_shapes), T(gemm_beta_zero_ignores_bias),
+          T(gemm_batched_broadcast), T(gemm_batched_row_bands), T(copies_against_element_loop),
+          T(parallel_for_covers_once), T(arguments_and_outputs), T(half_float_conversions))
