@@ -19,9 +19,7 @@ typedef struct where_job {
   const uint8_t *c;
   const float *a, *b;
   float *o;
-  int32_t dim; /* coalesced dims; the last one is the row */
-  int64_t sizes[PTE_MAX_DIM];
-  int64_t st[3][PTE_MAX_DIM]; /* element strides of condition, self, other */
+  o_bcast bc; /* condition, self, other */
 } where_job;
 
 /* One row; inner strides 0 or 1 (contiguous operands). A bool byte other than 0 counts as true
@@ -67,17 +65,13 @@ static void where_row(const uint8_t *c, int64_t sc, const float *a, int64_t sa, 
 
 static void where_rows(void *ctx, size_t r0, size_t r1) {
   const where_job *j = ctx;
-  const int32_t d = j->dim;
-  const int64_t row = j->sizes[d - 1];
+  const int32_t d = j->bc.dim;
+  const int64_t row = j->bc.sizes[d - 1];
   for (size_t r = r0; r < r1; r++) {
-    int64_t off[3] = {0, 0, 0}, rem = (int64_t)r;
-    for (int32_t k = d - 2; k >= 0; k--) {
-      int64_t idx = rem % j->sizes[k];
-      rem /= j->sizes[k];
-      for (int q = 0; q < 3; q++) off[q] += idx * j->st[q][k];
-    }
-    where_row(j->c + off[0], j->st[0][d - 1], j->a + off[1], j->st[1][d - 1], j->b + off[2], j->st[2][d - 1],
-              j->o + (int64_t)r * row, row);
+    int64_t off[3];
+    o_bcast_row(&j->bc, 3, (int64_t)r, off);
+    where_row(j->c + off[0], j->bc.st[0][d - 1], j->a + off[1], j->bc.st[1][d - 1], j->b + off[2],
+              j->bc.st[2][d - 1], j->o + (int64_t)r * row, row);
   }
 }
 
@@ -85,59 +79,17 @@ static pte_status where_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs
   K_CHECK(k_args_have_data(ctx, args, nargs));
   const pte_tensor *ts[3] = {args[0]->u.tensor, args[1]->u.tensor, args[2]->u.tensor};
   pte_tensor *out = args[3]->u.tensor;
-  int32_t dim = 0;
-  for (int q = 0; q < 3; q++)
-    if (ts[q]->dim > dim) dim = ts[q]->dim;
-  int64_t sizes[PTE_MAX_DIM], st[3][PTE_MAX_DIM];
-  for (int32_t i = 0; i < dim; i++) sizes[i] = 1;
-  for (int q = 0; q < 3; q++) {
-    for (int32_t i = 0; i < dim; i++) st[q][i] = 0;
-    for (int32_t i = 0; i < ts[q]->dim; i++) {
-      int32_t d = dim - ts[q]->dim + i;
-      int64_t s = ts[q]->sizes[i];
-      if (s == 1) continue;
-      if (sizes[d] != 1 && sizes[d] != s) return K_FAIL("where: shapes do not broadcast");
-      sizes[d] = s;
-      st[q][d] = ts[q]->strides[i];
-    }
-  }
-  K_CHECK(k_out(ctx, out, dim, sizes));
   where_job j;
+  if (!o_bcast_init(&j.bc, 3, ts)) return K_FAIL("where: shapes do not broadcast");
+  K_CHECK(k_out(ctx, out, j.bc.out_dim, j.bc.out_sizes));
   j.c = ts[0]->data;
   j.a = ts[1]->data;
   j.b = ts[2]->data;
   j.o = out->data;
-  /* Coalesce: drop size-1 dims, merge a dim into the one before when every
-   * operand steps through both as one. */
-  j.dim = 0;
-  for (int32_t i = 0; i < dim; i++) {
-    if (sizes[i] == 1) continue;
-    if (j.dim > 0) {
-      int32_t p = j.dim - 1;
-      int64_t n = sizes[i];
-      bool merge = true;
-      for (int q = 0; q < 3; q++) merge = merge && j.st[q][p] == st[q][i] * n;
-      if (merge) {
-        j.sizes[p] *= n;
-        for (int q = 0; q < 3; q++) j.st[q][p] = st[q][i];
-        continue;
-      }
-    }
-    j.sizes[j.dim] = sizes[i];
-    for (int q = 0; q < 3; q++) j.st[q][j.dim] = st[q][i];
-    j.dim++;
-  }
-  if (j.dim == 0) {
-    j.dim = 1;
-    j.sizes[0] = 1;
-    for (int q = 0; q < 3; q++) j.st[q][0] = 0;
-  }
-  int64_t row = j.sizes[j.dim - 1], rows = 1;
-  for (int32_t i = 0; i + 1 < j.dim; i++) rows *= j.sizes[i];
+  int64_t row = j.bc.sizes[j.bc.dim - 1], rows = o_bcast_rows(&j.bc);
   if (rows * row == 0) return PTE_OK;
-  /* a pass over memory like the arithmetic ops: split only when large
-   * (ew.c's STREAM_SCALE) */
-  k_parallel_for((size_t)rows, (double)(rows * row) * 0.25, where_rows, &j);
+  /* a pass over memory like the arithmetic ops: split only when large */
+  k_parallel_for((size_t)rows, (double)(rows * row) * O_STREAM_SCALE, where_rows, &j);
   return PTE_OK;
 }
 

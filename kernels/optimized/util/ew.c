@@ -7,7 +7,7 @@
  * ViT's 151k-element mul took 19 us on 2 threads against 17.5 us on 1,
  * ResNet's 200k-element relus 0.9..1.2x. Larger passes, which stream from
  * L3 or memory anyway, still gain (ResNet's first relu 1.7x). */
-#define STREAM_SCALE 0.25
+#define STREAM_SCALE O_STREAM_SCALE
 
 static bool is_number_tag(int32_t tag) {
   return tag == PTE_TAG_INT || tag == PTE_TAG_DOUBLE || tag == PTE_TAG_BOOL;
@@ -47,12 +47,71 @@ o_operand o_operand_get(pte_value *const *args, int32_t i) {
   return o;
 }
 
+bool o_bcast_init(o_bcast *b, int n, const pte_tensor *const *ts) {
+  int32_t dim = 0;
+  for (int q = 0; q < n; q++)
+    if (ts[q] && ts[q]->dim > dim) dim = ts[q]->dim;
+  int64_t *sizes = b->out_sizes, st[O_BCAST_MAX][PTE_MAX_DIM];
+  b->out_dim = dim;
+  for (int32_t i = 0; i < dim; i++) sizes[i] = 1;
+  for (int q = 0; q < n; q++) {
+    for (int32_t i = 0; i < dim; i++) st[q][i] = 0;
+    const pte_tensor *t = ts[q];
+    if (!t) continue;
+    for (int32_t i = 0; i < t->dim; i++) {
+      int32_t d = dim - t->dim + i;
+      int64_t s = t->sizes[i];
+      if (s == 1) continue;
+      if (sizes[d] != 1 && sizes[d] != s) return false;
+      sizes[d] = s;
+      st[q][d] = t->strides[i];
+    }
+  }
+  b->dim = 0;
+  for (int32_t i = 0; i < dim; i++) {
+    if (sizes[i] == 1) continue;
+    if (b->dim > 0) {
+      int32_t p = b->dim - 1;
+      int64_t m = sizes[i];
+      bool merge = true;
+      for (int q = 0; q < n; q++) merge = merge && b->st[q][p] == st[q][i] * m;
+      if (merge) {
+        b->sizes[p] *= m;
+        for (int q = 0; q < n; q++) b->st[q][p] = st[q][i];
+        continue;
+      }
+    }
+    b->sizes[b->dim] = sizes[i];
+    for (int q = 0; q < n; q++) b->st[q][b->dim] = st[q][i];
+    b->dim++;
+  }
+  if (b->dim == 0) {
+    b->dim = 1;
+    b->sizes[0] = 1;
+    for (int q = 0; q < n; q++) b->st[q][0] = 0;
+  }
+  return true;
+}
+
+int64_t o_bcast_rows(const o_bcast *b) {
+  int64_t rows = 1;
+  for (int32_t i = 0; i + 1 < b->dim; i++) rows *= b->sizes[i];
+  return rows;
+}
+
+void o_bcast_row(const o_bcast *b, int n, int64_t r, int64_t *off) {
+  for (int q = 0; q < n; q++) off[q] = 0;
+  for (int32_t k = b->dim - 2; k >= 0; k--) {
+    int64_t idx = r % b->sizes[k];
+    r /= b->sizes[k];
+    for (int q = 0; q < n; q++) off[q] += idx * b->st[q][k];
+  }
+}
+
 typedef struct bin_job {
   const float *a, *b;
   float *o;
-  int32_t dim; /* coalesced dims; the last one is the row */
-  int64_t sizes[PTE_MAX_DIM];
-  int64_t sa[PTE_MAX_DIM], sb[PTE_MAX_DIM];
+  o_bcast bc; /* a's strides st[0], b's st[1] */
   o_binop op;
   float alpha;
   const o_kern_table *kt;
@@ -60,100 +119,50 @@ typedef struct bin_job {
 
 static void bin_rows(void *ctx, size_t r0, size_t r1) {
   const bin_job *j = ctx;
-  const int32_t d = j->dim;
-  const int64_t row = j->sizes[d - 1];
+  const int32_t d = j->bc.dim;
+  const int64_t row = j->bc.sizes[d - 1];
   for (size_t r = r0; r < r1; r++) {
-    /* offsets of row r */
-    int64_t oa = 0, ob = 0, rem = (int64_t)r;
-    for (int32_t k = d - 2; k >= 0; k--) {
-      int64_t idx = rem % j->sizes[k];
-      rem /= j->sizes[k];
-      oa += idx * j->sa[k];
-      ob += idx * j->sb[k];
-    }
-    j->kt->binary(j->op, j->a + oa, j->sa[d - 1], j->b + ob, j->sb[d - 1], j->o + (int64_t)r * row, row,
-                  j->alpha);
+    int64_t off[2];
+    o_bcast_row(&j->bc, 2, (int64_t)r, off);
+    j->kt->binary(j->op, j->a + off[0], j->bc.st[0][d - 1], j->b + off[1], j->bc.st[1][d - 1],
+                  j->o + (int64_t)r * row, row, j->alpha);
   }
 }
 
 static pte_status binary(pte_kernel_ctx *ctx, o_operand a, o_operand b, pte_tensor *out, o_binop op,
                          float alpha) {
-  int64_t sizes[PTE_MAX_DIM];
-  int32_t dim = 0;
-  const pte_tensor *ts[2] = {a.t, b.t};
-  for (int k = 0; k < 2; k++)
-    if (ts[k] && ts[k]->dim > dim) dim = ts[k]->dim;
-  for (int32_t i = 0; i < dim; i++) sizes[i] = 1;
-  int64_t st[2][PTE_MAX_DIM];
-  for (int k = 0; k < 2; k++) {
-    for (int32_t i = 0; i < dim; i++) st[k][i] = 0;
-    const pte_tensor *t = ts[k];
-    if (!t) continue;
-    for (int32_t i = 0; i < t->dim; i++) {
-      int32_t d = dim - t->dim + i;
-      int64_t s = t->sizes[i];
-      if (s != 1) {
-        if (sizes[d] != 1 && sizes[d] != s) return K_FAIL("shapes do not broadcast");
-        sizes[d] = s;
-        st[k][d] = t->strides[i];
-      }
-    }
-  }
-  K_CHECK(k_out(ctx, out, dim, sizes));
   bin_job j;
+  const pte_tensor *ts[2] = {a.t, b.t};
+  if (!o_bcast_init(&j.bc, 2, ts)) return K_FAIL("shapes do not broadcast");
+  K_CHECK(k_out(ctx, out, j.bc.out_dim, j.bc.out_sizes));
   j.a = a.t ? (const float *)a.t->data : &a.value;
   j.b = b.t ? (const float *)b.t->data : &b.value;
   j.o = out->data;
   j.op = op;
   j.alpha = alpha;
   j.kt = o_kern();
-  /* Coalesce: drop size-1 dims, merge a dim into the next when both
-   * operands step through them as one (outer stride = inner stride * size). */
-  j.dim = 0;
-  for (int32_t i = 0; i < dim; i++) {
-    if (sizes[i] == 1) continue;
-    if (j.dim > 0) {
-      int32_t p = j.dim - 1;
-      int64_t n = sizes[i];
-      if (j.sa[p] == st[0][i] * n && j.sb[p] == st[1][i] * n) {
-        j.sizes[p] *= n;
-        j.sa[p] = st[0][i];
-        j.sb[p] = st[1][i];
-        continue;
-      }
-    }
-    j.sizes[j.dim] = sizes[i];
-    j.sa[j.dim] = st[0][i];
-    j.sb[j.dim] = st[1][i];
-    j.dim++;
-  }
-  if (j.dim == 0) {
-    j.dim = 1;
-    j.sizes[0] = 1;
-    j.sa[0] = j.sb[0] = 0;
-  }
-  int64_t row = j.sizes[j.dim - 1], rows = 1;
-  for (int32_t i = 0; i + 1 < j.dim; i++) rows *= j.sizes[i];
+  o_bcast *bc = &j.bc;
+  int64_t row = bc->sizes[bc->dim - 1], rows = o_bcast_rows(bc);
   if (rows * row == 0) return PTE_OK;
   if (rows == 1 && row >= 65536 && k_threads() > 1) {
     /* one long row: split it (both inner strides are 0 or 1) */
-    int32_t d = j.dim;
+    int32_t d = bc->dim;
     int64_t piece = 16384;
-    j.dim = 2;
-    j.sizes[1] = piece;
-    j.sizes[0] = (row + piece - 1) / piece;
-    int64_t sa = j.sa[d - 1], sb = j.sb[d - 1];
-    j.sa[1] = sa, j.sb[1] = sb, j.sa[0] = sa * piece, j.sb[0] = sb * piece;
+    int64_t sa = bc->st[0][d - 1], sb = bc->st[1][d - 1];
+    bc->dim = 2;
+    bc->sizes[1] = piece;
+    bc->sizes[0] = (row + piece - 1) / piece;
+    bc->st[0][1] = sa, bc->st[1][1] = sb, bc->st[0][0] = sa * piece, bc->st[1][0] = sb * piece;
     if (row % piece) {
       /* ragged tail on this thread after the full pieces */
       int64_t full = row / piece;
-      j.sizes[0] = full;
+      bc->sizes[0] = full;
       k_parallel_for((size_t)full, (double)(full * piece) * STREAM_SCALE, bin_rows, &j);
       j.kt->binary(op, j.a + sa * full * piece, sa, j.b + sb * full * piece, sb, j.o + full * piece,
                    row - full * piece, alpha);
       return PTE_OK;
     }
-    k_parallel_for((size_t)j.sizes[0], (double)row * STREAM_SCALE, bin_rows, &j);
+    k_parallel_for((size_t)bc->sizes[0], (double)row * STREAM_SCALE, bin_rows, &j);
     return PTE_OK;
   }
   k_parallel_for((size_t)rows, (double)(rows * row) * STREAM_SCALE, bin_rows, &j);

@@ -20,6 +20,28 @@ bool o_operand_ok(pte_value *const *args, int32_t nargs, int32_t i, bool other_h
 /* Execute-time: read it. */
 o_operand o_operand_get(pte_value *const *args, int32_t i);
 
+/* A pass over memory (an operation or two per element) splits over the
+ * pool from 4 x K_PAR_MIN_OPS elements only (see ew.c): the cost factor
+ * given to k_parallel_for per element. */
+#define O_STREAM_SCALE 0.25
+
+/* Up to O_BCAST_MAX operands broadcast against each other (trailing dims
+ * aligned) and coalesced for row loops: size-1 dims dropped, a dim merged
+ * into the one before when every operand steps through both as one. */
+#define O_BCAST_MAX 3
+typedef struct o_bcast {
+  int32_t out_dim; /* the broadcast shape, for the output */
+  int64_t out_sizes[PTE_MAX_DIM];
+  int32_t dim; /* coalesced dims, at least one; the last one is the row */
+  int64_t sizes[PTE_MAX_DIM];
+  int64_t st[O_BCAST_MAX][PTE_MAX_DIM]; /* element strides; 0 where broadcast */
+} o_bcast;
+/* n operands; a NULL one is a number (strides 0). False: they do not broadcast. */
+bool o_bcast_init(o_bcast *b, int n, const pte_tensor *const *ts);
+/* Rows of the coalesced shape, and the offsets of row r in each operand. */
+int64_t o_bcast_rows(const o_bcast *b);
+void o_bcast_row(const o_bcast *b, int n, int64_t r, int64_t *off);
+
 /* The four arithmetic ops, op(Tensor self, Tensor|Scalar other,
  * [Scalar alpha (add, sub),] *, Tensor(a!) out): out = self op alpha*other,
  * broadcasting; one operand may be a number (above). */
