@@ -271,7 +271,7 @@ static qarch qarch_choose(void) {
         return (qarch){6, 2, k_qukr_avx512vnni, "avx512vnni"};
       }
       if (!plain && has_avxvnni()) return (qarch){3, 1, k_qukr_avxvnni, "avxvnni"};
-      return (qarch){2, 1, k_qukr_avx2, "avx2"};
+      return (qarch){16, 1, k_qukr_avx2, "avx2"};
     }
 #endif
 #if defined(__aarch64__)

@@ -64,7 +64,7 @@ void k_qukr_avx512vnni(const k_qtile *t); /* MR 6, NP 2 */
 void k_qukr_amx(const k_qtile *t);        /* MR 16, NP 2 (AMX-INT8; tiles it cannot take go to VNNI) */
 /* The CPU has AMX-INT8 and the OS let this process use its tiles. */
 bool k_qamx_usable(void);
-void k_qukr_avx2(const k_qtile *t);    /* MR 2, NP 1 */
+void k_qukr_avx2(const k_qtile *t);    /* MR 16, NP 1 */
 void k_qukr_avxvnni(const k_qtile *t); /* MR 3, NP 1 */
 void k_qukr_neon(const k_qtile *t);    /* MR 4, NP 1 */
 void k_qukr_neondot(const k_qtile *t); /* MR 4, NP 1 */

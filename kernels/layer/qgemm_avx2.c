@@ -1,7 +1,11 @@
-/* The int8 product's AVX2 microkernel (see qgemm.h): 2 rows x 1 panel (16
- * columns). Without VNNI, bytes widen to int16 and vpmaddwd sums pairs
- * exactly (vpmaddubsw would saturate): each register holds 4 columns x 2
- * partial sums, folded together at the end of a group. */
+/* The int8 product's AVX2 microkernel (see qgemm.h): up to 16 rows x 1
+ * panel (16 columns). Without VNNI, bytes widen to int16 and vpmaddwd sums
+ * pairs exactly (vpmaddubsw would saturate): each register holds 4 columns
+ * x 2 partial sums, folded together at the end of a group. A tile of more
+ * than two rows widens its panel's weights once per chunk of k into an L1
+ * buffer that every pair of rows then reads (widening in the loop took as
+ * many shuffles as there were multiplies), the pairs' sums kept on the
+ * stack between chunks. */
 #include "qgemm.h"
 
 /* built with its ISA flags on x86-64 only (see CMakeLists.txt) */
@@ -10,88 +14,110 @@
 
 #include "qgemm_ymm.h"
 
-#define MR 2
+#define MR 16
+/* k per chunk of widened weights: 16 columns x KC int16 = 8 KB */
+#define KC 256
 
-static inline __m256i bcast4(int32_t v) {
-  return _mm256_broadcastsi128_si256(_mm_cvtepi8_epi16(_mm_set1_epi32(v)));
+/* 4 bytes of a row as int16, repeated: vpbroadcastd then vpmovsxbw */
+static inline __m256i bcast4(int32_t v) { return _mm256_cvtepi8_epi16(_mm_set1_epi32(v)); }
+
+/* 4 k x 4 columns (register j of the step at k): from the widened chunk
+ * (wb, whose first k is kc) or widened here from the packed int8 panel */
+static inline __m256i wload(const int16_t *wb, const int8_t *w, int64_t k, int64_t kc, int j, const bool wide) {
+  if (wide) return _mm256_load_si256((const __m256i *)(const void *)(wb + (k - kc) * K_QNR + j * 16));
+  return _mm256_cvtepi8_epi16(_mm_load_si128((const __m128i *)(const void *)(w + k * K_QNR + j * 16)));
 }
 
-/* 4 registers of [c, c] pairs (columns 4j .. 4j+3) -> 2 of 8 columns in order */
-static inline void fold(const __m256i s[4], __m256i out[2]) {
-  out[0] = _mm256_permute4x64_epi64(_mm256_hadd_epi32(s[0], s[1]), 0xD8);
-  out[1] = _mm256_permute4x64_epi64(_mm256_hadd_epi32(s[2], s[3]), 0xD8);
-}
-
-/* 4 consecutive k of the panel's 16 columns into the sums */
-static inline void step(__m256i acc[MR][4], const __m256i av[MR], const int8_t *wk, const int mr) {
-#pragma GCC unroll 4
-  for (int j = 0; j < 4; j++) {
-    __m256i b = _mm256_cvtepi8_epi16(_mm_load_si128((const __m128i *)(const void *)(wk + j * 16)));
+/* rows (1 or 2) of a tile from a[0..rows) over [k, ke): the sums in acc
+ * (rows x 4 registers) are read and written back; kf = min(ke, K / 4 * 4),
+ * past it the row's last 1..3 bytes, zero-padded (the padded weights are 0) */
+static inline __attribute__((always_inline)) void run(__m256i (*acc)[4], const int8_t *const *a, const int rows,
+                                                      const int16_t *wb, const int8_t *w, int64_t k, int64_t kc,
+                                                      int64_t kf, int64_t ke, int64_t K, const bool wide) {
+  __m256i s[2][4];
 #pragma GCC unroll 2
-    for (int i = 0; i < mr; i++) acc[i][j] = _mm256_add_epi32(acc[i][j], _mm256_madd_epi16(b, av[i]));
+  for (int i = 0; i < rows; i++)
+#pragma GCC unroll 4
+    for (int j = 0; j < 4; j++) s[i][j] = acc[i][j];
+  for (; k < kf; k += 4) {
+    __m256i av[2];
+#pragma GCC unroll 2
+    for (int i = 0; i < rows; i++) {
+      int32_t v;
+      memcpy(&v, a[i] + k, 4);
+      av[i] = bcast4(v);
+    }
+#pragma GCC unroll 4
+    for (int j = 0; j < 4; j++) {
+      const __m256i b = wload(wb, w, k, kc, j, wide);
+#pragma GCC unroll 2
+      for (int i = 0; i < rows; i++) s[i][j] = _mm256_add_epi32(s[i][j], _mm256_madd_epi16(b, av[i]));
+    }
   }
+  if (k < ke) {
+    __m256i av[2];
+    for (int i = 0; i < rows; i++) av[i] = bcast4(k_qload_tail(a[i], k, K));
+    for (int j = 0; j < 4; j++) {
+      const __m256i b = wload(wb, w, k, kc, j, wide);
+      for (int i = 0; i < rows; i++) s[i][j] = _mm256_add_epi32(s[i][j], _mm256_madd_epi16(b, av[i]));
+    }
+  }
+#pragma GCC unroll 2
+  for (int i = 0; i < rows; i++)
+#pragma GCC unroll 4
+    for (int j = 0; j < 4; j++) acc[i][j] = s[i][j];
 }
 
-static inline __attribute__((always_inline)) void body_k_qukr_avx2(const k_qtile *t, const int mr) {
+static inline __attribute__((always_inline)) void body_k_qukr_avx2(const k_qtile *t, const bool wide) {
   const k_qgemm_packed *p = t->p;
   const int64_t K = p->k, K4 = K / 4 * 4;
+  const int mr = t->mr;
   const int8_t *a[MR];
-  __m256i za[MR];
-  for (int i = 0; i < mr; i++) {
-    a[i] = t->a + i * t->sa;
-    za[i] = _mm256_set1_epi32(t->qp[i].zero_point);
-  }
+  for (int i = 0; i < mr; i++) a[i] = t->a + i * t->sa;
   const int8_t *w = k_qw_panel(p, t->panel);
   const int32_t *csum = k_qcsum(p, t->panel);
   const float *scale = k_qscale(p, t->panel);
+  _Alignas(32) int16_t wb[KC * K_QNR];
+  __m256i acc[MR][4];
   __m256 f[MR][2];
   for (int i = 0; i < mr; i++) f[i][0] = f[i][1] = _mm256_setzero_ps();
   for (int64_t g = 0; g < p->groups; g++) {
-    const int64_t k0 = g * p->glen, k1 = k0 + p->glen < K ? k0 + p->glen : K, k1f = k1 < K4 ? k1 : K4;
-    __m256i acc[MR][4];
-#pragma GCC unroll 2
+    const int64_t k0 = g * p->glen, k1 = k0 + p->glen < K ? k0 + p->glen : K;
     for (int i = 0; i < mr; i++)
-#pragma GCC unroll 4
       for (int j = 0; j < 4; j++) acc[i][j] = _mm256_setzero_si256();
-    int64_t k = k0;
-    for (; k < k1f; k += 4) {
-      __m256i av[MR];
-#pragma GCC unroll 2
-      for (int i = 0; i < mr; i++) {
-        int32_t v;
-        memcpy(&v, a[i] + k, 4);
-        av[i] = bcast4(v);
-      }
-      step(acc, av, w + k * K_QNR, mr);
-    }
-    if (k < k1) {
-      /* the row's last 1..3 bytes, zero-padded (the padded weights are 0) */
-      __m256i av[MR];
-      for (int i = 0; i < mr; i++) av[i] = bcast4(k_qload_tail(a[i], k, K));
-      step(acc, av, w + k * K_QNR, mr);
+    /* chunks start at multiples of 4 (glen and KC are) */
+    for (int64_t kc = k0; kc < k1; kc += wide ? KC : k1 - k0) {
+      const int64_t ke = wide && kc + KC < k1 ? kc + KC : k1, kf = ke < K4 ? ke : K4;
+      if (wide)
+        for (int64_t b = 0; b < ((ke + 3) / 4 * 4 - kc) * K_QNR; b += 16)
+          _mm256_store_si256((__m256i *)(void *)(wb + b),
+                             _mm256_cvtepi8_epi16(_mm_load_si128((const __m128i *)(const void *)(w + kc * K_QNR + b))));
+      int i = 0;
+      for (; i + 2 <= mr; i += 2) run(acc + i, a + i, 2, wb, w, kc, kc, kf, ke, K, wide);
+      if (i < mr) run(acc + i, a + i, 1, wb, w, kc, kc, kf, ke, K, wide);
     }
     const __m256i cs0 = _mm256_loadu_si256((const __m256i *)(const void *)(csum + g * K_QNR));
     const __m256i cs1 = _mm256_loadu_si256((const __m256i *)(const void *)(csum + g * K_QNR + 8));
     const __m256 sc0 = _mm256_loadu_ps(scale + g * K_QNR), sc1 = _mm256_loadu_ps(scale + g * K_QNR + 8);
     for (int i = 0; i < mr; i++) {
-      __m256i s[2];
-      fold(acc[i], s);
-      s[0] = _mm256_sub_epi32(s[0], _mm256_mullo_epi32(za[i], cs0));
-      s[1] = _mm256_sub_epi32(s[1], _mm256_mullo_epi32(za[i], cs1));
-      f[i][0] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s[0]), sc0, f[i][0]);
-      f[i][1] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s[1]), sc1, f[i][1]);
+      /* 4 registers of [c, c] pairs (columns 4j .. 4j+3) -> 2 of 8 columns in order */
+      __m256i s0 = _mm256_permute4x64_epi64(_mm256_hadd_epi32(acc[i][0], acc[i][1]), 0xD8);
+      __m256i s1 = _mm256_permute4x64_epi64(_mm256_hadd_epi32(acc[i][2], acc[i][3]), 0xD8);
+      const __m256i za = _mm256_set1_epi32(t->qp[i].zero_point);
+      s0 = _mm256_sub_epi32(s0, _mm256_mullo_epi32(za, cs0));
+      s1 = _mm256_sub_epi32(s1, _mm256_mullo_epi32(za, cs1));
+      f[i][0] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s0), sc0, f[i][0]);
+      f[i][1] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s1), sc1, f[i][1]);
     }
   }
   k_qstore_ymm(t, f);
 }
 
 void k_qukr_avx2(const k_qtile *t) {
-  /* one body per row count: a tile of fewer rows (a decode step's one)
-   * computes only its rows */
-  switch (t->mr) {
-    case 1: body_k_qukr_avx2(t, 1); break;
-    default: body_k_qukr_avx2(t, MR);
-  }
+  /* one or two rows (a decode step's) use each weight once: widened in
+   * the loop, no buffer */
+  if (t->mr <= 2) body_k_qukr_avx2(t, false);
+  else body_k_qukr_avx2(t, true);
 }
 
 /* qd8 rows (see qgemm.h): min/max_ps return their second operand when the
