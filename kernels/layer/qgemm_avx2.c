@@ -18,22 +18,22 @@
 /* k per chunk of widened weights: 16 columns x KC int16 = 8 KB */
 #define KC 256
 
-/* 4 bytes of a row as int16, repeated: vpbroadcastd then vpmovsxbw */
-static inline __m256i bcast4(int32_t v) { return _mm256_cvtepi8_epi16(_mm_set1_epi32(v)); }
-
-/* 4 k x 4 columns (register j of the step at k): from the widened chunk
- * (wb, whose first k is kc) or widened here from the packed int8 panel */
-static inline __m256i wload(const int16_t *wb, const int8_t *w, int64_t k, int64_t kc, int j, const bool wide) {
-  if (wide) return _mm256_load_si256((const __m256i *)(const void *)(wb + (k - kc) * K_QNR + j * 16));
-  return _mm256_cvtepi8_epi16(_mm_load_si128((const __m128i *)(const void *)(w + k * K_QNR + j * 16)));
+/* 4 bytes of a row as int16, repeated: a broadcast load (no shuffle) then
+ * vpmovsxbw (what memcpy and _mm_set1_epi32 made was vmovd, vpshufd and
+ * vpmovsxbw) */
+static inline __m256i bcast4(const int8_t *a) {
+  return _mm256_cvtepi8_epi16(_mm_castps_si128(_mm_broadcast_ss((const float *)(const void *)a)));
 }
 
-/* rows (1 or 2) of a tile from a[0..rows) over [k, ke): the sums in acc
- * (rows x 4 registers) are read and written back; kf = min(ke, K / 4 * 4),
- * past it the row's last 1..3 bytes, zero-padded (the padded weights are 0) */
-static inline __attribute__((always_inline)) void run(__m256i (*acc)[4], const int8_t *const *a, const int rows,
-                                                      const int16_t *wb, const int8_t *w, int64_t k, int64_t kc,
-                                                      int64_t kf, int64_t ke, int64_t K, const bool wide) {
+/* Rows (1 or 2) of a tile over 4-k steps at k .. kf (the sums in acc, rows x
+ * 4 registers, are read and written back). Wide: activations (a16, rows of
+ * int16 from the chunk's first k) and weights (wb) already widened, k from
+ * 0, zero-padded past K; the broadcast is then a load alone. Otherwise
+ * int8 rows (a8) and the packed panel (w) at k, then at ke the row's last
+ * 1..3 bytes, zero-padded (the padded weights are 0). */
+static inline __attribute__((always_inline)) void run(__m256i (*acc)[4], const int rows, const int16_t *const *a16,
+                                                      const int16_t *wb, const int8_t *const *a8, const int8_t *w,
+                                                      int64_t k, int64_t kf, int64_t ke, int64_t K, const bool wide) {
   __m256i s[2][4];
 #pragma GCC unroll 2
   for (int i = 0; i < rows; i++)
@@ -43,22 +43,29 @@ static inline __attribute__((always_inline)) void run(__m256i (*acc)[4], const i
     __m256i av[2];
 #pragma GCC unroll 2
     for (int i = 0; i < rows; i++) {
-      int32_t v;
-      memcpy(&v, a[i] + k, 4);
-      av[i] = bcast4(v);
+      if (wide) {
+        int64_t v;
+        memcpy(&v, a16[i] + k, 8);
+        av[i] = _mm256_set1_epi64x(v);
+      } else {
+        av[i] = bcast4(a8[i] + k);
+      }
     }
 #pragma GCC unroll 4
     for (int j = 0; j < 4; j++) {
-      const __m256i b = wload(wb, w, k, kc, j, wide);
+      const __m256i b =
+          wide ? _mm256_load_si256((const __m256i *)(const void *)(wb + k * K_QNR + j * 16))
+               : _mm256_cvtepi8_epi16(_mm_load_si128((const __m128i *)(const void *)(w + k * K_QNR + j * 16)));
 #pragma GCC unroll 2
       for (int i = 0; i < rows; i++) s[i][j] = _mm256_add_epi32(s[i][j], _mm256_madd_epi16(b, av[i]));
     }
   }
-  if (k < ke) {
+  if (!wide && k < ke) {
     __m256i av[2];
-    for (int i = 0; i < rows; i++) av[i] = bcast4(k_qload_tail(a[i], k, K));
+    for (int i = 0; i < rows; i++) av[i] = _mm256_cvtepi8_epi16(_mm_set1_epi32(k_qload_tail(a8[i], k, K)));
     for (int j = 0; j < 4; j++) {
-      const __m256i b = wload(wb, w, k, kc, j, wide);
+      const __m256i b =
+          _mm256_cvtepi8_epi16(_mm_load_si128((const __m128i *)(const void *)(w + k * K_QNR + j * 16)));
       for (int i = 0; i < rows; i++) s[i][j] = _mm256_add_epi32(s[i][j], _mm256_madd_epi16(b, av[i]));
     }
   }
@@ -66,6 +73,20 @@ static inline __attribute__((always_inline)) void run(__m256i (*acc)[4], const i
   for (int i = 0; i < rows; i++)
 #pragma GCC unroll 4
     for (int j = 0; j < 4; j++) acc[i][j] = s[i][j];
+}
+
+/* Bytes [k, ke) of a row of K as int16 into d, zero from K to the next
+ * multiple of 4 (reads stay inside the row) */
+static void widen_row(const int8_t *a, int64_t k, int64_t ke, int64_t K, int16_t *d) {
+  int64_t o = 0;
+  for (; k + o + 16 <= K && o < ke - k; o += 16)
+    _mm256_storeu_si256((__m256i *)(void *)(d + o),
+                        _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(a + k + o))));
+  if (o < ke - k) {
+    int8_t tmp[16] = {0};
+    memcpy(tmp, a + k + o, (size_t)(K - k - o < 16 ? K - k - o : 16));
+    _mm256_storeu_si256((__m256i *)(void *)(d + o), _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(void *)tmp)));
+  }
 }
 
 static inline __attribute__((always_inline)) void body_k_qukr_avx2(const k_qtile *t, const bool wide) {
@@ -77,7 +98,11 @@ static inline __attribute__((always_inline)) void body_k_qukr_avx2(const k_qtile
   const int8_t *w = k_qw_panel(p, t->panel);
   const int32_t *csum = k_qcsum(p, t->panel);
   const float *scale = k_qscale(p, t->panel);
+  /* the chunk widened: weights (8 KB) and the tile's rows (8 KB), +16 for widen_row's last store */
   _Alignas(32) int16_t wb[KC * K_QNR];
+  _Alignas(32) int16_t ab[MR * KC + 16];
+  const int16_t *a16[MR];
+  for (int i = 0; i < mr; i++) a16[i] = ab + i * KC;
   __m256i acc[MR][4];
   __m256 f[MR][2];
   for (int i = 0; i < mr; i++) f[i][0] = f[i][1] = _mm256_setzero_ps();
@@ -88,13 +113,19 @@ static inline __attribute__((always_inline)) void body_k_qukr_avx2(const k_qtile
     /* chunks start at multiples of 4 (glen and KC are) */
     for (int64_t kc = k0; kc < k1; kc += wide ? KC : k1 - k0) {
       const int64_t ke = wide && kc + KC < k1 ? kc + KC : k1, kf = ke < K4 ? ke : K4;
-      if (wide)
-        for (int64_t b = 0; b < ((ke + 3) / 4 * 4 - kc) * K_QNR; b += 16)
+      int i = 0;
+      if (wide) {
+        const int64_t n4 = (ke + 3) / 4 * 4 - kc;
+        for (int64_t b = 0; b < n4 * K_QNR; b += 16)
           _mm256_store_si256((__m256i *)(void *)(wb + b),
                              _mm256_cvtepi8_epi16(_mm_load_si128((const __m128i *)(const void *)(w + kc * K_QNR + b))));
-      int i = 0;
-      for (; i + 2 <= mr; i += 2) run(acc + i, a + i, 2, wb, w, kc, kc, kf, ke, K, wide);
-      if (i < mr) run(acc + i, a + i, 1, wb, w, kc, kc, kf, ke, K, wide);
+        for (int r = 0; r < mr; r++) widen_row(a[r], kc, ke, K, ab + r * KC);
+        for (; i + 2 <= mr; i += 2) run(acc + i, 2, a16 + i, wb, NULL, NULL, 0, n4, n4, K, true);
+        if (i < mr) run(acc + i, 1, a16 + i, wb, NULL, NULL, 0, n4, n4, K, true);
+      } else {
+        for (; i + 2 <= mr; i += 2) run(acc + i, 2, NULL, NULL, a + i, w, kc, kf, ke, K, false);
+        if (i < mr) run(acc + i, 1, NULL, NULL, a + i, w, kc, kf, ke, K, false);
+      }
     }
     const __m256i cs0 = _mm256_loadu_si256((const __m256i *)(const void *)(csum + g * K_QNR));
     const __m256i cs1 = _mm256_loadu_si256((const __m256i *)(const void *)(csum + g * K_QNR + 8));
