@@ -36,7 +36,7 @@ typedef struct k_qtile {
   int64_t sc;
   bool clamp;
   float lo, hi;
-  /* Static int8 (k_qgemm_s8) on kernels that can (the AVX-512 one): c8
+  /* Static int8 (k_qgemm_s8) on kernels that can (the AVX-512 and AVX2 ones): c8
    * non-NULL (every row's zero point the same, scale 1) has the tile rounded, plus zp8 (or requantized by rq)
    * and stored as int8 rows of stride sc8, as k_qstore_s8 would, instead of c. */
   int8_t *c8;

@@ -243,7 +243,7 @@ void k_qgemm_s8(const k_qgemm_s8_desc *g) {
   s8job jb = {.g = g};
   jb.ukr = k_qgemm_ukr(&jb.mr, &jb.np);
 #if defined(PTERUN_QGEMM_X86)
-  jb.direct8 = jb.ukr == k_qukr_avx512vnni || jb.ukr == k_qukr_amx;
+  jb.direct8 = jb.ukr == k_qukr_avx512vnni || jb.ukr == k_qukr_amx || jb.ukr == k_qukr_avx2;
   /* by row tiles only when there are many (a 7x7 layer's 9 would split
    * badly over threads; its long K leaves the epilogue little anyway) */
   jb.table = jb.direct8 && g->rq && g->rq->table && k_qtable_s8_usable() && (g->M + jb.mr - 1) / jb.mr >= 64;
