@@ -408,6 +408,85 @@ TEST(qgemm_s8_threads_identical) {
   CHECK_OK(pte_threadpool_set_threads(1));
 }
 
+/* k_qgemm_s8 byte for byte what k_qgemm's float tile (the same int8 rows,
+ * zero point za, scale 1, clamped to the output range) rounded by
+ * k_qstore_s8 gives: the kernels that store int8 themselves (AVX2,
+ * AVX-512) must do that epilogue's arithmetic exactly. Tiles of up to 16
+ * rows, K across the AVX2 kernel's 256-k chunks and ending off a multiple
+ * of 4, zero points at the range ends; 1, 2 and 3 threads. */
+static int64_t s8_vs_float(int64_t M, int64_t N, int64_t K, int32_t za, int32_t zo, int32_t qmin, size_t threads) {
+  int8_t *a = malloc((size_t)(M * K)), *w = malloc((size_t)(N * K)), *c = malloc((size_t)(M * N)),
+         *ref = malloc((size_t)(M * N));
+  float *scale = malloc(sizeof(float) * (size_t)N), *bias = malloc(sizeof(float) * (size_t)N),
+        *f = malloc(sizeof(float) * (size_t)(M * N));
+  k_qd8_params *qp = malloc(sizeof(k_qd8_params) * (size_t)M);
+  for (int64_t i = 0; i < M * K; i++) a[i] = (int8_t)(irand(256) - 128);
+  for (int64_t i = 0; i < N * K; i++) w[i] = (int8_t)(i % 11 == 0 ? (irand(2) ? 127 : -127) : irand(255) - 127);
+  for (int64_t n = 0; n < N; n++) {
+    scale[n] = (0.2f + (float)irand(1000) / 1000.0f) / 64.0f / sqrtf((float)K);
+    bias[n] = (float)(irand(4001) - 2000) * scale[n];
+  }
+  for (int64_t m = 0; m < M; m++) qp[m] = (k_qd8_params){.zero_point = za, .scale = 1.0f};
+  k_qgemm_weights qw = {.N = N, .K = K, .bits = K_QW_INT8, .data = w, .scale = scale, .bias = bias};
+  const char *why = NULL;
+  size_t bytes = k_qgemm_packed_size(&qw, &why);
+  void *buf = aligned_alloc(64, (bytes + 63) / 64 * 64);
+  const k_qgemm_packed *p = k_qgemm_pack(&qw, buf, bytes, &why);
+  int64_t bad = p ? 0 : -1;
+  if (p && pte_threadpool_set_threads(threads) != PTE_OK) bad = -2;
+  if (!bad) {
+    k_qgemm_desc g = {.M = M,
+                      .w = p,
+                      .c = f,
+                      .sc = N,
+                      .qa = a,
+                      .sqa = K,
+                      .qparams = qp,
+                      .clamp = true,
+                      .lo = (float)(qmin - zo),
+                      .hi = (float)(127 - zo),
+                      .parallel = threads > 1};
+    if (!k_qgemm(&g)) bad = -3;
+    k_qstore_s8(f, N, M, N, zo, ref, N);
+    k_qgemm_s8_desc d = {.M = M,
+                         .w = p,
+                         .a = a,
+                         .sa = K,
+                         .a_zero_point = za,
+                         .c = c,
+                         .sc = N,
+                         .c_zero_point = zo,
+                         .qmin = qmin,
+                         .qmax = 127,
+                         .parallel = threads > 1};
+    k_qgemm_s8(&d);
+    for (int64_t i = 0; !bad && i < M * N; i++) bad += c[i] != ref[i];
+  }
+  free(a), free(w), free(c), free(ref), free(scale), free(bias), free(f), free(qp), free(buf);
+  return bad;
+}
+
+TEST(qgemm_s8_equals_float_tile) {
+  static const int64_t Ms[] = {3, 16, 17, 33, 49};
+  static const int64_t Ns[] = {1, 15, 16, 17, 33};
+  static const int64_t Ks[] = {1, 3, 5, 255, 256, 257, 300, 511, 1029};
+  int fails = 0;
+  for (int r = 0; r < 60; r++) {
+    const int64_t M = Ms[irand(5)], N = Ns[irand(5)], K = Ks[irand(9)];
+    const int32_t za = r % 3 == 0 ? -128 : r % 3 == 1 ? 127 : (int32_t)irand(256) - 128;
+    const int32_t zo = r % 2 ? 127 : -128, qmin = r % 4 == 1 ? zo : -128;
+    const size_t threads = (size_t)(r % 3) + 1;
+    const int64_t bad = s8_vs_float(M, N, K, za, zo, qmin, threads);
+    if (bad) {
+      fprintf(stderr, "s8 vs float tile: M %lld N %lld K %lld za %d zo %d qmin %d, %zu threads: %lld\n",
+              (long long)M, (long long)N, (long long)K, za, zo, qmin, threads, (long long)bad);
+      fails++;
+    }
+  }
+  CHECK_OK(pte_threadpool_set_threads(1));
+  CHECK(fails == 0, "%d static int8 products not the float tile's rounding (isa %s)", fails, k_qgemm_kernel());
+}
+
 TEST(qgemm_s8) {
   CHECK_OK(pte_threadpool_set_threads(1));
   static const int64_t Ms[] = {1, 2, 3, 5, 6, 7, 12, 13, 49};
@@ -689,5 +768,5 @@ TEST(qgemm_kernel_named) {
 
 TEST_MAIN(T(qgemm_kernel_named), T(qd8_hand_computed), T(qd8_properties), T(qgemm_serial),
           T(qgemm_three_threads), T(qgemm_large), T(qgemm_refusals), T(qgemm_s8),
-          T(qgemm_s8_threads_identical), T(qgemm_s8_requant), T(dwconv_s8_requant), T(requant_s8),
+          T(qgemm_s8_threads_identical), T(qgemm_s8_equals_float_tile), T(qgemm_s8_requant), T(dwconv_s8_requant), T(requant_s8),
           T(quantize_dequantize_s8), T(lut_s8))
