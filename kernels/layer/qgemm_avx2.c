@@ -31,9 +31,10 @@ static inline __m256i bcast4(const int8_t *a) {
  * 0, zero-padded past K; the broadcast is then a load alone. Otherwise
  * int8 rows (a8) and the packed panel (w) at k, then at ke the row's last
  * 1..3 bytes, zero-padded (the padded weights are 0). */
-static inline __attribute__((always_inline)) void run(__m256i (*acc)[4], const int rows, const int16_t *const *a16,
-                                                      const int16_t *wb, const int8_t *const *a8, const int8_t *w,
-                                                      int64_t k, int64_t kf, int64_t ke, int64_t K, const bool wide) {
+static inline __attribute__((always_inline)) void run(__m256i (*acc)[4], const int rows,
+                                                      const int16_t *const *a16, const int16_t *wb,
+                                                      const int8_t *const *a8, const int8_t *w, int64_t k,
+                                                      int64_t kf, int64_t ke, int64_t K, const bool wide) {
   __m256i s[2][4];
 #pragma GCC unroll 2
   for (int i = 0; i < rows; i++)
@@ -54,8 +55,9 @@ static inline __attribute__((always_inline)) void run(__m256i (*acc)[4], const i
 #pragma GCC unroll 4
     for (int j = 0; j < 4; j++) {
       const __m256i b =
-          wide ? _mm256_load_si256((const __m256i *)(const void *)(wb + k * K_QNR + j * 16))
-               : _mm256_cvtepi8_epi16(_mm_load_si128((const __m128i *)(const void *)(w + k * K_QNR + j * 16)));
+          wide
+              ? _mm256_load_si256((const __m256i *)(const void *)(wb + k * K_QNR + j * 16))
+              : _mm256_cvtepi8_epi16(_mm_load_si128((const __m128i *)(const void *)(w + k * K_QNR + j * 16)));
 #pragma GCC unroll 2
       for (int i = 0; i < rows; i++) s[i][j] = _mm256_add_epi32(s[i][j], _mm256_madd_epi16(b, av[i]));
     }
@@ -85,7 +87,8 @@ static void widen_row(const int8_t *a, int64_t k, int64_t ke, int64_t K, int16_t
   if (o < ke - k) {
     int8_t tmp[16] = {0};
     memcpy(tmp, a + k + o, (size_t)(K - k - o < 16 ? K - k - o : 16));
-    _mm256_storeu_si256((__m256i *)(void *)(d + o), _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(void *)tmp)));
+    _mm256_storeu_si256((__m256i *)(void *)(d + o),
+                        _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(void *)tmp)));
   }
 }
 
@@ -117,8 +120,9 @@ static inline __attribute__((always_inline)) void body_k_qukr_avx2(const k_qtile
       if (wide) {
         const int64_t n4 = (ke + 3) / 4 * 4 - kc;
         for (int64_t b = 0; b < n4 * K_QNR; b += 16)
-          _mm256_store_si256((__m256i *)(void *)(wb + b),
-                             _mm256_cvtepi8_epi16(_mm_load_si128((const __m128i *)(const void *)(w + kc * K_QNR + b))));
+          _mm256_store_si256(
+              (__m256i *)(void *)(wb + b),
+              _mm256_cvtepi8_epi16(_mm_load_si128((const __m128i *)(const void *)(w + kc * K_QNR + b))));
         for (int r = 0; r < mr; r++) widen_row(a[r], kc, ke, K, ab + r * KC);
         for (; i + 2 <= mr; i += 2) run(acc + i, 2, a16 + i, wb, NULL, NULL, 0, n4, n4, K, true);
         if (i < mr) run(acc + i, 1, a16 + i, wb, NULL, NULL, 0, n4, n4, K, true);

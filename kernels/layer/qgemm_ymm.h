@@ -19,7 +19,8 @@ static inline void k_qstore8_ymm(const k_qtile *t, int i, __m256 v0, __m256 v1) 
   __m256i q0 = _mm256_cvtps_epi32(v0), q1 = _mm256_cvtps_epi32(v1); /* the default rounding: half to even */
   if (rq) {
     const __m256 rs = _mm256_set1_ps(rq->scale), ri = _mm256_set1_ps(rq->inv),
-                 rlo = _mm256_set1_ps((float)(-128 - rq->zout)), rhi = _mm256_set1_ps((float)(127 - rq->zout));
+                 rlo = _mm256_set1_ps((float)(-128 - rq->zout)),
+                 rhi = _mm256_set1_ps((float)(127 - rq->zout));
     v0 = _mm256_mul_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(q0), rs), ri);
     v1 = _mm256_mul_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(q1), rs), ri);
     q0 = _mm256_cvtps_epi32(_mm256_min_ps(_mm256_max_ps(v0, rlo), rhi));
@@ -27,7 +28,8 @@ static inline void k_qstore8_ymm(const k_qtile *t, int i, __m256 v0, __m256 v1) 
   }
   const __m256i z = _mm256_set1_epi32(rq ? rq->zout : t->zp8);
   /* in range already: the saturating packs change nothing */
-  const __m256i w = _mm256_permute4x64_epi64(_mm256_packs_epi32(_mm256_add_epi32(q0, z), _mm256_add_epi32(q1, z)), 0xD8);
+  const __m256i w =
+      _mm256_permute4x64_epi64(_mm256_packs_epi32(_mm256_add_epi32(q0, z), _mm256_add_epi32(q1, z)), 0xD8);
   const __m128i b = _mm_packs_epi16(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1));
   int8_t *c = t->c8 + i * t->sc8;
   if (t->nc == K_QNR) {

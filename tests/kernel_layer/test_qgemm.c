@@ -414,14 +414,16 @@ TEST(qgemm_s8_threads_identical) {
  * AVX-512) must do that epilogue's arithmetic exactly. Tiles of up to 16
  * rows, K across the AVX2 kernel's 256-k chunks and ending off a multiple
  * of 4, zero points at the range ends; 1, 2 and 3 threads. */
-static int64_t s8_vs_float(int64_t M, int64_t N, int64_t K, int32_t za, int32_t zo, int32_t qmin, size_t threads) {
+static int64_t s8_vs_float(int64_t M, int64_t N, int64_t K, int32_t za, int32_t zo, int32_t qmin,
+                           size_t threads) {
   int8_t *a = malloc((size_t)(M * K)), *w = malloc((size_t)(N * K)), *c = malloc((size_t)(M * N)),
          *ref = malloc((size_t)(M * N));
   float *scale = malloc(sizeof(float) * (size_t)N), *bias = malloc(sizeof(float) * (size_t)N),
         *f = malloc(sizeof(float) * (size_t)(M * N));
   k_qd8_params *qp = malloc(sizeof(k_qd8_params) * (size_t)M);
   for (int64_t i = 0; i < M * K; i++) a[i] = (int8_t)(irand(256) - 128);
-  for (int64_t i = 0; i < N * K; i++) w[i] = (int8_t)(i % 11 == 0 ? (irand(2) ? 127 : -127) : irand(255) - 127);
+  for (int64_t i = 0; i < N * K; i++)
+    w[i] = (int8_t)(i % 11 == 0 ? (irand(2) ? 127 : -127) : irand(255) - 127);
   for (int64_t n = 0; n < N; n++) {
     scale[n] = (0.2f + (float)irand(1000) / 1000.0f) / 64.0f / sqrtf((float)K);
     bias[n] = (float)(irand(4001) - 2000) * scale[n];
@@ -484,7 +486,8 @@ TEST(qgemm_s8_equals_float_tile) {
     }
   }
   CHECK_OK(pte_threadpool_set_threads(1));
-  CHECK(fails == 0, "%d static int8 products not the float tile's rounding (isa %s)", fails, k_qgemm_kernel());
+  CHECK(fails == 0, "%d static int8 products not the float tile's rounding (isa %s)", fails,
+        k_qgemm_kernel());
 }
 
 TEST(qgemm_s8) {
@@ -768,5 +771,5 @@ TEST(qgemm_kernel_named) {
 
 TEST_MAIN(T(qgemm_kernel_named), T(qd8_hand_computed), T(qd8_properties), T(qgemm_serial),
           T(qgemm_three_threads), T(qgemm_large), T(qgemm_refusals), T(qgemm_s8),
-          T(qgemm_s8_threads_identical), T(qgemm_s8_equals_float_tile), T(qgemm_s8_requant), T(dwconv_s8_requant), T(requant_s8),
-          T(quantize_dequantize_s8), T(lut_s8))
+          T(qgemm_s8_threads_identical), T(qgemm_s8_equals_float_tile), T(qgemm_s8_requant),
+          T(dwconv_s8_requant), T(requant_s8), T(quantize_dequantize_s8), T(lut_s8))
