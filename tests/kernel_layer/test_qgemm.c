@@ -355,16 +355,14 @@ static int s8check(int64_t M, int64_t N, int64_t K, int32_t za, int32_t zo, int3
   return bad;
 }
 
-/* The same static int8 product at 1, 2 and 3 threads, split by column
- * blocks (few rows, a large filter: a 7x7 map's) or by tiles, byte for byte
- * what one thread writes; returns the bytes that differ. */
-static int64_t s8threads(int64_t M, int64_t N, int64_t K) {
-  const int64_t sa = K + 1, sc = N + 3;
-  int8_t *a = malloc((size_t)(M * sa)), *w = malloc((size_t)(N * K)), *c1 = malloc((size_t)(M * sc)),
-         *c = malloc((size_t)(M * sc));
+/* Random static int8 weights (N x K; every 11th at -127 or 127 when
+ * `ends`), per-channel scales that spread the sums over about 60 output
+ * steps, biases: packed into *buf (the caller frees it), NULL if refused. */
+static const k_qgemm_packed *s8_random_packed(int64_t N, int64_t K, bool ends, void **buf) {
+  int8_t *w = malloc((size_t)(N * K));
   float *scale = malloc(sizeof(float) * (size_t)N), *bias = malloc(sizeof(float) * (size_t)N);
-  for (int64_t i = 0; i < M * sa; i++) a[i] = (int8_t)(irand(256) - 128);
-  for (int64_t i = 0; i < N * K; i++) w[i] = (int8_t)(irand(255) - 127);
+  for (int64_t i = 0; i < N * K; i++)
+    w[i] = (int8_t)(ends && i % 11 == 0 ? (irand(2) ? 127 : -127) : irand(255) - 127);
   for (int64_t n = 0; n < N; n++) {
     scale[n] = (0.2f + (float)irand(1000) / 1000.0f) / 64.0f / sqrtf((float)K);
     bias[n] = (float)(irand(4001) - 2000) * scale[n];
@@ -372,8 +370,21 @@ static int64_t s8threads(int64_t M, int64_t N, int64_t K) {
   k_qgemm_weights qw = {.N = N, .K = K, .bits = K_QW_INT8, .data = w, .scale = scale, .bias = bias};
   const char *why = NULL;
   size_t bytes = k_qgemm_packed_size(&qw, &why);
-  void *buf = aligned_alloc(64, (bytes + 63) / 64 * 64);
-  const k_qgemm_packed *p = k_qgemm_pack(&qw, buf, bytes, &why);
+  *buf = aligned_alloc(64, (bytes + 63) / 64 * 64);
+  const k_qgemm_packed *p = k_qgemm_pack(&qw, *buf, bytes, &why);
+  free(w), free(scale), free(bias);
+  return p;
+}
+
+/* The same static int8 product at 1, 2 and 3 threads, split by column
+ * blocks (few rows, a large filter: a 7x7 map's) or by tiles, byte for byte
+ * what one thread writes; returns the bytes that differ. */
+static int64_t s8threads(int64_t M, int64_t N, int64_t K) {
+  const int64_t sa = K + 1, sc = N + 3;
+  int8_t *a = malloc((size_t)(M * sa)), *c1 = malloc((size_t)(M * sc)), *c = malloc((size_t)(M * sc));
+  for (int64_t i = 0; i < M * sa; i++) a[i] = (int8_t)(irand(256) - 128);
+  void *buf = NULL;
+  const k_qgemm_packed *p = s8_random_packed(N, K, false, &buf);
   int64_t bad = p ? 0 : -1;
   for (size_t t = 0; p && t <= 3; t++) {
     if (pte_threadpool_set_threads(t ? t : 1) != PTE_OK) bad = -2;
@@ -392,7 +403,7 @@ static int64_t s8threads(int64_t M, int64_t N, int64_t K) {
     k_qgemm_s8(&g);
     for (int64_t i = 0; t && i < M * sc; i++) bad += c[i] != c1[i];
   }
-  free(a), free(w), free(c1), free(c), free(scale), free(bias), free(buf);
+  free(a), free(c1), free(c), free(buf);
   return bad;
 }
 
@@ -416,55 +427,26 @@ TEST(qgemm_s8_threads_identical) {
  * of 4, zero points at the range ends; 1, 2 and 3 threads. */
 static int64_t s8_vs_float(int64_t M, int64_t N, int64_t K, int32_t za, int32_t zo, int32_t qmin,
                            size_t threads) {
-  int8_t *a = malloc((size_t)(M * K)), *w = malloc((size_t)(N * K)), *c = malloc((size_t)(M * N)),
-         *ref = malloc((size_t)(M * N));
-  float *scale = malloc(sizeof(float) * (size_t)N), *bias = malloc(sizeof(float) * (size_t)N),
-        *f = malloc(sizeof(float) * (size_t)(M * N));
+  int8_t *a = malloc((size_t)(M * K)), *c = malloc((size_t)(M * N)), *ref = malloc((size_t)(M * N));
+  float *f = malloc(sizeof(float) * (size_t)(M * N));
   k_qd8_params *qp = malloc(sizeof(k_qd8_params) * (size_t)M);
   for (int64_t i = 0; i < M * K; i++) a[i] = (int8_t)(irand(256) - 128);
-  for (int64_t i = 0; i < N * K; i++)
-    w[i] = (int8_t)(i % 11 == 0 ? (irand(2) ? 127 : -127) : irand(255) - 127);
-  for (int64_t n = 0; n < N; n++) {
-    scale[n] = (0.2f + (float)irand(1000) / 1000.0f) / 64.0f / sqrtf((float)K);
-    bias[n] = (float)(irand(4001) - 2000) * scale[n];
-  }
   for (int64_t m = 0; m < M; m++) qp[m] = (k_qd8_params){.zero_point = za, .scale = 1.0f};
-  k_qgemm_weights qw = {.N = N, .K = K, .bits = K_QW_INT8, .data = w, .scale = scale, .bias = bias};
-  const char *why = NULL;
-  size_t bytes = k_qgemm_packed_size(&qw, &why);
-  void *buf = aligned_alloc(64, (bytes + 63) / 64 * 64);
-  const k_qgemm_packed *p = k_qgemm_pack(&qw, buf, bytes, &why);
+  void *buf = NULL;
+  const k_qgemm_packed *p = s8_random_packed(N, K, true, &buf);
   int64_t bad = p ? 0 : -1;
   if (p && pte_threadpool_set_threads(threads) != PTE_OK) bad = -2;
   if (!bad) {
-    k_qgemm_desc g = {.M = M,
-                      .w = p,
-                      .c = f,
-                      .sc = N,
-                      .qa = a,
-                      .sqa = K,
-                      .qparams = qp,
-                      .clamp = true,
-                      .lo = (float)(qmin - zo),
-                      .hi = (float)(127 - zo),
-                      .parallel = threads > 1};
+    k_qgemm_desc g = {.M = M, .w = p, .c = f, .sc = N, .qa = a, .sqa = K, .qparams = qp, .clamp = true};
+    g.lo = (float)(qmin - zo), g.hi = (float)(127 - zo), g.parallel = threads > 1;
     if (!k_qgemm(&g)) bad = -3;
     k_qstore_s8(f, N, M, N, zo, ref, N);
-    k_qgemm_s8_desc d = {.M = M,
-                         .w = p,
-                         .a = a,
-                         .sa = K,
-                         .a_zero_point = za,
-                         .c = c,
-                         .sc = N,
-                         .c_zero_point = zo,
-                         .qmin = qmin,
-                         .qmax = 127,
-                         .parallel = threads > 1};
+    k_qgemm_s8_desc d = {.M = M, .w = p, .a = a, .sa = K, .a_zero_point = za, .c = c, .sc = N};
+    d.c_zero_point = zo, d.qmin = qmin, d.qmax = 127, d.parallel = threads > 1;
     k_qgemm_s8(&d);
     for (int64_t i = 0; !bad && i < M * N; i++) bad += c[i] != ref[i];
   }
-  free(a), free(w), free(c), free(ref), free(scale), free(bias), free(f), free(qp), free(buf);
+  free(a), free(c), free(ref), free(f), free(qp), free(buf);
   return bad;
 }
 
