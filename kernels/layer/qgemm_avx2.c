@@ -2,10 +2,12 @@
  * panel (16 columns). Without VNNI, bytes widen to int16 and vpmaddwd sums
  * pairs exactly (vpmaddubsw would saturate): each register holds 4 columns
  * x 2 partial sums, folded together at the end of a group. A tile of more
- * than two rows widens its panel's weights once per chunk of k into an L1
- * buffer that every pair of rows then reads (widening in the loop took as
- * many shuffles as there were multiplies), the pairs' sums kept on the
- * stack between chunks. */
+ * than two rows widens its panel's weights and its rows once per chunk of
+ * k into L1 buffers that every pair of rows then reads (widening in the
+ * loop took as many shuffles as there were multiplies), the pairs' sums
+ * kept on the stack between chunks. On Zen 3 the loop then runs at about
+ * one vpmaddwd + vpaddd pair a cycle (16 multiply-adds), as the old one
+ * did on large products: the gain is on short K and in the epilogue. */
 #include "qgemm.h"
 
 /* built with its ISA flags on x86-64 only (see CMakeLists.txt) */
@@ -77,8 +79,8 @@ static inline __attribute__((always_inline)) void run(__m256i (*acc)[4], const i
     for (int j = 0; j < 4; j++) acc[i][j] = s[i][j];
 }
 
-/* Bytes [k, ke) of a row of K as int16 into d, zero from K to the next
- * multiple of 4 (reads stay inside the row) */
+/* Bytes [k, ke) of a row of K as int16 into d, whole 16s, zero past K
+ * (reads stay inside the row) */
 static void widen_row(const int8_t *a, int64_t k, int64_t ke, int64_t K, int16_t *d) {
   int64_t o = 0;
   for (; k + o + 16 <= K && o < ke - k; o += 16)
@@ -101,9 +103,10 @@ static inline __attribute__((always_inline)) void body_k_qukr_avx2(const k_qtile
   const int8_t *w = k_qw_panel(p, t->panel);
   const int32_t *csum = k_qcsum(p, t->panel);
   const float *scale = k_qscale(p, t->panel);
-  /* the chunk widened: weights (8 KB) and the tile's rows (8 KB), +16 for widen_row's last store */
+  /* the chunk widened: weights (8 KB) and the tile's rows (8 KB; widen_row
+   * stores whole 16s, which KC is) */
   _Alignas(32) int16_t wb[KC * K_QNR];
-  _Alignas(32) int16_t ab[MR * KC + 16];
+  _Alignas(32) int16_t ab[MR * KC];
   const int16_t *a16[MR];
   for (int i = 0; i < mr; i++) a16[i] = ab + i * KC;
   __m256i acc[MR][4];
