@@ -8,17 +8,36 @@
 #if defined(__AVX2__) && defined(__FMA__)
 #include "ukr_avx2.h"
 
-void k_ukr_avx2_4x24(int64_t kc, const float *a, const float *b, float *c, int64_t ldc, const k_tile_epi *e) {
+/* The tile's k loop and store: row i of A at r[i] + k * step (packed
+ * panel: r[i] = a + i, step 4; A in place: its rows, step 1). */
+static inline __attribute__((always_inline)) void ukr_4x24(int64_t kc, const float *const r[U256_MR],
+                                                           int64_t step, int64_t rows, const float *b, float *c,
+                                                           int64_t ldc, const k_tile_epi *e) {
   __m256 acc[U256_MR][U256_NV];
   u256_zero(acc);
+  const float *r0 = r[0], *r1 = r[1], *r2 = r[2], *r3 = r[3];
   for (int64_t k = 0; k < kc; k++) {
     const __m256 bv[U256_NV] = {_mm256_load_ps(b), _mm256_load_ps(b + 8), _mm256_load_ps(b + 16)};
-#pragma GCC unroll 4
-    for (int i = 0; i < U256_MR; i++) u256_fma_row(acc[i], a + i, bv);
-    a += U256_MR;
+    u256_fma_row(acc[0], r0, bv);
+    u256_fma_row(acc[1], r1, bv);
+    u256_fma_row(acc[2], r2, bv);
+    u256_fma_row(acc[3], r3, bv);
+    r0 += step, r1 += step, r2 += step, r3 += step;
     b += 24;
   }
-  u256_store(acc, U256_MR, c, ldc, e);
+  u256_store(acc, rows, c, ldc, e);
+}
+
+void k_ukr_avx2_4x24(int64_t kc, const float *a, const float *b, float *c, int64_t ldc, const k_tile_epi *e) {
+  const float *const r[U256_MR] = {a, a + 1, a + 2, a + 3};
+  ukr_4x24(kc, r, U256_MR, U256_MR, b, c, ldc, e);
+}
+
+void k_ukr_avx2_4x24_a(int64_t kc, const float *a, int64_t lda, int64_t mr, const float *b, float *c,
+                       int64_t ldc, const k_tile_epi *e) {
+  const float *r[U256_MR];
+  for (int64_t i = 0; i < U256_MR; i++) r[i] = a + (i < mr ? i : mr - 1) * lda;
+  ukr_4x24(kc, r, 1, mr, b, c, ldc, e);
 }
 void k_axpy_avx2(float *y, const float *x, float a, int64_t n) {
   for (int64_t i = 0; i < n; i++) y[i] += a * x[i];
@@ -156,6 +175,10 @@ void k_dot_tile_avx2(int64_t K, const float *const a[4], const float *const b[4]
 #else
 void k_ukr_avx2_4x24(int64_t kc, const float *a, const float *b, float *c, int64_t ldc, const k_tile_epi *e) {
   (void)kc, (void)a, (void)b, (void)c, (void)ldc, (void)e;
+}
+void k_ukr_avx2_4x24_a(int64_t kc, const float *a, int64_t lda, int64_t mr, const float *b, float *c,
+                       int64_t ldc, const k_tile_epi *e) {
+  (void)kc, (void)a, (void)lda, (void)mr, (void)b, (void)c, (void)ldc, (void)e;
 }
 void k_axpy_avx2(float *y, const float *x, float a, int64_t n) { (void)y, (void)x, (void)a, (void)n; }
 void k_sgemm_direct_avx2(const k_sgemm_desc *g) { (void)g; }
