@@ -11,8 +11,8 @@
 /* The tile's k loop and store: row i of A at r[i] + k * step (packed
  * panel: r[i] = a + i, step 4; A in place: its rows, step 1). */
 static inline __attribute__((always_inline)) void ukr_4x24(int64_t kc, const float *const r[U256_MR],
-                                                           int64_t step, int64_t rows, const float *b, float *c,
-                                                           int64_t ldc, const k_tile_epi *e) {
+                                                           int64_t step, int64_t rows, const float *b,
+                                                           float *c, int64_t ldc, const k_tile_epi *e) {
   __m256 acc[U256_MR][U256_NV];
   u256_zero(acc);
   const float *r0 = r[0], *r1 = r[1], *r2 = r[2], *r3 = r[3];

@@ -252,7 +252,7 @@ TEST(gemm_few_rows_wide_prepacked) {
  * odd sizes, partial tiles of rows and columns, several K slices, B dense,
  * transposed and packed at load, row bias, clamp, at 1, 2 and 3 threads. */
 TEST(gemm_a_in_place_matches_packed) {
-  static const int64_t shapes[][3] = {{1, 200, 300},  {5, 49, 523},  {37, 256, 257},
+  static const int64_t shapes[][3] = {{1, 200, 300},  {5, 49, 523},   {37, 256, 257},
                                       {70, 24, 1024}, {197, 192, 65}, {64, 257, 300}};
   static const size_t threads[] = {1, 2, 3};
   for (size_t ti = 0; ti < 3; ti++) {
@@ -843,8 +843,8 @@ TEST(setup_scratch) {
 
 TEST_MAIN(T(setup_scratch), T(isa_named), T(gemm_serial_pool), T(gemm_two_threads), T(gemm_three_threads),
           T(gemm_narrow_last_panel), T(gemm_few_rows_wide_prepacked), T(gemm_a_in_place_matches_packed),
-          T(gemm_pointwise_shapes),
-          T(dwconv_f32_reference), T(conv_f32_reference), T(chunk_first_balances_columns),
-          T(gemm_large_parallel), T(gemm_prepacked_layer_shapes), T(gemm_beta_zero_ignores_bias),
-          T(gemm_batched_broadcast), T(gemm_batched_row_bands), T(copies_against_element_loop),
-          T(parallel_for_covers_once), T(arguments_and_outputs), T(half_float_conversions))
+          T(gemm_pointwise_shapes), T(dwconv_f32_reference), T(conv_f32_reference),
+          T(chunk_first_balances_columns), T(gemm_large_parallel), T(gemm_prepacked_layer_shapes),
+          T(gemm_beta_zero_ignores_bias), T(gemm_batched_broadcast), T(gemm_batched_row_bands),
+          T(copies_against_element_loop), T(parallel_for_covers_once), T(arguments_and_outputs),
+          T(half_float_conversions))
