@@ -90,7 +90,9 @@ static void pack_a(const k_sgemm_desc *g, int64_t m0, int64_t mc, int64_t k0, in
   for (int64_t p = 0; p < mc; p += MR) {
     int64_t mr = min64(MR, mc - p);
     const float *src = g->a + (m0 + p) * g->sa0 + k0 * g->sa1;
-    if (g->sa1 == 1) {
+    if (g->sa1 == 1 && mr == 4 && MR == 4 && k_isa_get() == K_ISA_AVX2) {
+      k_pack_a4_avx2(src, g->sa0, kc, dst);
+    } else if (g->sa1 == 1) {
       for (int64_t i = 0; i < mr; i++) {
         const float *row = src + i * g->sa0;
         for (int64_t k = 0; k < kc; k++) dst[k * MR + i] = row[k];

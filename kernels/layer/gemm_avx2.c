@@ -39,6 +39,27 @@ void k_ukr_avx2_4x24_a(int64_t kc, const float *a, int64_t lda, int64_t mr, cons
   for (int64_t i = 0; i < U256_MR; i++) r[i] = a + (i < mr ? i : mr - 1) * lda;
   ukr_4x24(kc, r, 1, mr, b, c, ldc, e);
 }
+/* Four rows of A (contiguous along k) into a 4-row panel, dst[k * 4 + i]:
+ * 8 k steps at a time by a 4x8 register transpose (the scalar loop stored
+ * a float at a time, on the calling thread alone while the pool waited). */
+void k_pack_a4_avx2(const float *a, int64_t lda, int64_t kc, float *dst) {
+  int64_t k = 0;
+  for (; k + 8 <= kc; k += 8, dst += 32) {
+    const __m256 r0 = _mm256_loadu_ps(a + k), r1 = _mm256_loadu_ps(a + lda + k),
+                 r2 = _mm256_loadu_ps(a + 2 * lda + k), r3 = _mm256_loadu_ps(a + 3 * lda + k);
+    const __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1),
+                 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
+    /* lanes: (k, k + 4) of each row in turn */
+    const __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE),
+                 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+    _mm256_storeu_ps(dst, _mm256_permute2f128_ps(u0, u1, 0x20));
+    _mm256_storeu_ps(dst + 8, _mm256_permute2f128_ps(u2, u3, 0x20));
+    _mm256_storeu_ps(dst + 16, _mm256_permute2f128_ps(u0, u1, 0x31));
+    _mm256_storeu_ps(dst + 24, _mm256_permute2f128_ps(u2, u3, 0x31));
+  }
+  for (; k < kc; k++, dst += 4)
+    for (int64_t i = 0; i < 4; i++) dst[i] = a[i * lda + k];
+}
 void k_axpy_avx2(float *y, const float *x, float a, int64_t n) {
   for (int64_t i = 0; i < n; i++) y[i] += a * x[i];
 }
@@ -179,6 +200,9 @@ void k_ukr_avx2_4x24(int64_t kc, const float *a, const float *b, float *c, int64
 void k_ukr_avx2_4x24_a(int64_t kc, const float *a, int64_t lda, int64_t mr, const float *b, float *c,
                        int64_t ldc, const k_tile_epi *e) {
   (void)kc, (void)a, (void)lda, (void)mr, (void)b, (void)c, (void)ldc, (void)e;
+}
+void k_pack_a4_avx2(const float *a, int64_t lda, int64_t kc, float *dst) {
+  (void)a, (void)lda, (void)kc, (void)dst;
 }
 void k_axpy_avx2(float *y, const float *x, float a, int64_t n) { (void)y, (void)x, (void)a, (void)n; }
 void k_sgemm_direct_avx2(const k_sgemm_desc *g) { (void)g; }

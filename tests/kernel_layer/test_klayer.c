@@ -246,14 +246,16 @@ TEST(gemm_few_rows_wide_prepacked) {
   }
 }
 
-/* A read in place (rows contiguous; AVX2 does so up to 256 columns) against
- * the same A stored transposed, which is always packed: the microkernels'
- * FMAs run in the same order either way, so C must match bit for bit, over
+/* A read in place (rows contiguous; AVX2 does so up to 256 columns), or
+ * packed from contiguous rows (AVX2 by register transposes, past 256
+ * columns), against the same A stored transposed, which is always packed
+ * by the scalar loop: the microkernels' FMAs run in the same order every
+ * way, so C must match bit for bit, over
  * odd sizes, partial tiles of rows and columns, several K slices, B dense,
  * transposed and packed at load, row bias, clamp, at 1, 2 and 3 threads. */
 TEST(gemm_a_in_place_matches_packed) {
-  static const int64_t shapes[][3] = {{1, 200, 300},  {5, 49, 523},   {37, 256, 257},
-                                      {70, 24, 1024}, {197, 192, 65}, {64, 257, 300}};
+  static const int64_t shapes[][3] = {{1, 200, 300},  {5, 49, 523},   {37, 256, 257}, {70, 24, 1024},
+                                      {197, 192, 65}, {64, 257, 300}, {37, 300, 257}, {9, 520, 70}};
   static const size_t threads[] = {1, 2, 3};
   for (size_t ti = 0; ti < 3; ti++) {
     CHECK_OK(pte_threadpool_set_threads(threads[ti]));
