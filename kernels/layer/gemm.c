@@ -49,6 +49,11 @@ static gemm_arch arch(void) {
 #define A_IN_PLACE_MAX_N 1024
 #endif
 
+/* AVX2: A read in place up to this many columns (see blocked) */
+#ifndef AVX2_A_IN_PLACE_MAX_N
+#define AVX2_A_IN_PLACE_MAX_N 256
+#endif
+
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 static int64_t round_up(int64_t a, int64_t m) { return (a + m - 1) / m * m; }
 static size_t align64(size_t n) { return (n + 63) & ~(size_t)63; }
@@ -85,7 +90,9 @@ static void pack_a(const k_sgemm_desc *g, int64_t m0, int64_t mc, int64_t k0, in
   for (int64_t p = 0; p < mc; p += MR) {
     int64_t mr = min64(MR, mc - p);
     const float *src = g->a + (m0 + p) * g->sa0 + k0 * g->sa1;
-    if (g->sa1 == 1) {
+    if (g->sa1 == 1 && mr == 4 && MR == 4 && k_isa_get() == K_ISA_AVX2) {
+      k_pack_a4_avx2(src, g->sa0, kc, dst);
+    } else if (g->sa1 == 1) {
       for (int64_t i = 0; i < mr; i++) {
         const float *row = src + i * g->sa0;
         for (int64_t k = 0; k < kc; k++) dst[k * MR + i] = row[k];
@@ -184,7 +191,10 @@ typedef struct gemm_job {
 /* The microkernel on row panel ap: packed, or A's own rows from i0, k0. */
 static void run_ukr(const gemm_job *jb, const float *ap, int64_t i0, int64_t mr, const float *bp, float *c,
                     int64_t ldc, const k_tile_epi *e, const char *pf, int64_t npf) {
-  if (jb->a_in_place) {
+  if (jb->a_in_place && jb->ar.ukr == k_ukr_avx2_4x24) {
+    const k_sgemm_desc *g = jb->g;
+    k_ukr_avx2_4x24_a(jb->kc, g->a + i0 * g->sa0 + jb->k0, g->sa0, mr, bp, c, ldc, e);
+  } else if (jb->a_in_place) {
     const k_sgemm_desc *g = jb->g;
     /* up to four rows over B packed at load: the tile's other rows would
      * be copies (a decode step) */
@@ -214,7 +224,7 @@ static void tile(const gemm_job *jb, const float *ap, const float *bp, int64_t i
   /* A in place: partial tiles and the clamp in the kernel's masked store
    * (a 1x1 convolution's 16 or 24 columns and ReLU6 went through tmp and
    * scalar passes that cost more than its short K's products) */
-  if (jb->direct && jb->a_in_place && !(mr <= 4 && jb->bpre)) {
+  if (jb->direct && jb->a_in_place && jb->ar.ukr == k_ukr_avx512_8x32 && !(mr <= 4 && jb->bpre)) {
     k_tile_epi e = {g->alpha, beta, rb, cb, acc};
     const float lohi[2] = {g->lo, g->hi};
     k_ukr_avx512_8x32_a(jb->kc, g->a + i0 * g->sa0 + jb->k0, g->sa0, mr, nr, bp, c, g->sc0, &e,
@@ -368,6 +378,13 @@ static void blocked(const k_sgemm_desc *g, const gemm_arch *ar, float *buf, size
    * at tiny K (MobileNetV2's 16- and 24-channel 1x1s on 112x112, 56x56). */
   jb.a_in_place =
       g->sa1 == 1 && ar->ukr == k_ukr_avx512_8x32 && (g->N <= A_IN_PLACE_MAX_N || (bpre && g->M <= 8));
+  /* AVX2's 4 rows are 4 streams too, and in place the product is one pool
+   * job with no serial step (A is packed on the calling thread alone, per
+   * K slice). Over few column panels packing was not amortized (Zen 3, 1
+   * thread: 49 columns 38 -> 52 GFLOP/s, 197x192x768 65 -> 84); over 512
+   * columns and more the packed panel was faster (256x1024x1024: 79 ->
+   * 70), so only narrow products read A in place. */
+  if (g->sa1 == 1 && ar->ukr == k_ukr_avx2_4x24 && g->N <= AVX2_A_IN_PLACE_MAX_N) jb.a_in_place = true;
   jb.per_thread = false;
   const int64_t MR = ar->MR;
   size_t abytes = a_bytes(g->M, g->K, kcb, mcb);

@@ -8,17 +8,57 @@
 #if defined(__AVX2__) && defined(__FMA__)
 #include "ukr_avx2.h"
 
-void k_ukr_avx2_4x24(int64_t kc, const float *a, const float *b, float *c, int64_t ldc, const k_tile_epi *e) {
+/* The tile's k loop and store: row i of A at r[i] + k * step (packed
+ * panel: r[i] = a + i, step 4; A in place: its rows, step 1). */
+static inline __attribute__((always_inline)) void ukr_4x24(int64_t kc, const float *const r[U256_MR],
+                                                           int64_t step, int64_t rows, const float *b,
+                                                           float *c, int64_t ldc, const k_tile_epi *e) {
   __m256 acc[U256_MR][U256_NV];
   u256_zero(acc);
+  const float *r0 = r[0], *r1 = r[1], *r2 = r[2], *r3 = r[3];
   for (int64_t k = 0; k < kc; k++) {
     const __m256 bv[U256_NV] = {_mm256_load_ps(b), _mm256_load_ps(b + 8), _mm256_load_ps(b + 16)};
-#pragma GCC unroll 4
-    for (int i = 0; i < U256_MR; i++) u256_fma_row(acc[i], a + i, bv);
-    a += U256_MR;
+    u256_fma_row(acc[0], r0, bv);
+    u256_fma_row(acc[1], r1, bv);
+    u256_fma_row(acc[2], r2, bv);
+    u256_fma_row(acc[3], r3, bv);
+    r0 += step, r1 += step, r2 += step, r3 += step;
     b += 24;
   }
-  u256_store(acc, U256_MR, c, ldc, e);
+  u256_store(acc, rows, c, ldc, e);
+}
+
+void k_ukr_avx2_4x24(int64_t kc, const float *a, const float *b, float *c, int64_t ldc, const k_tile_epi *e) {
+  const float *const r[U256_MR] = {a, a + 1, a + 2, a + 3};
+  ukr_4x24(kc, r, U256_MR, U256_MR, b, c, ldc, e);
+}
+
+void k_ukr_avx2_4x24_a(int64_t kc, const float *a, int64_t lda, int64_t mr, const float *b, float *c,
+                       int64_t ldc, const k_tile_epi *e) {
+  const float *r[U256_MR];
+  for (int64_t i = 0; i < U256_MR; i++) r[i] = a + (i < mr ? i : mr - 1) * lda;
+  ukr_4x24(kc, r, 1, mr, b, c, ldc, e);
+}
+/* Four rows of A (contiguous along k) into a 4-row panel, dst[k * 4 + i]:
+ * 8 k steps at a time by a 4x8 register transpose (the scalar loop stored
+ * a float at a time, on the calling thread alone while the pool waited). */
+void k_pack_a4_avx2(const float *a, int64_t lda, int64_t kc, float *dst) {
+  int64_t k = 0;
+  for (; k + 8 <= kc; k += 8, dst += 32) {
+    const __m256 r0 = _mm256_loadu_ps(a + k), r1 = _mm256_loadu_ps(a + lda + k),
+                 r2 = _mm256_loadu_ps(a + 2 * lda + k), r3 = _mm256_loadu_ps(a + 3 * lda + k);
+    const __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1),
+                 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
+    /* lanes: (k, k + 4) of each row in turn */
+    const __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE),
+                 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+    _mm256_storeu_ps(dst, _mm256_permute2f128_ps(u0, u1, 0x20));
+    _mm256_storeu_ps(dst + 8, _mm256_permute2f128_ps(u2, u3, 0x20));
+    _mm256_storeu_ps(dst + 16, _mm256_permute2f128_ps(u0, u1, 0x31));
+    _mm256_storeu_ps(dst + 24, _mm256_permute2f128_ps(u2, u3, 0x31));
+  }
+  for (; k < kc; k++, dst += 4)
+    for (int64_t i = 0; i < 4; i++) dst[i] = a[i * lda + k];
 }
 void k_axpy_avx2(float *y, const float *x, float a, int64_t n) {
   for (int64_t i = 0; i < n; i++) y[i] += a * x[i];
@@ -156,6 +196,13 @@ void k_dot_tile_avx2(int64_t K, const float *const a[4], const float *const b[4]
 #else
 void k_ukr_avx2_4x24(int64_t kc, const float *a, const float *b, float *c, int64_t ldc, const k_tile_epi *e) {
   (void)kc, (void)a, (void)b, (void)c, (void)ldc, (void)e;
+}
+void k_ukr_avx2_4x24_a(int64_t kc, const float *a, int64_t lda, int64_t mr, const float *b, float *c,
+                       int64_t ldc, const k_tile_epi *e) {
+  (void)kc, (void)a, (void)lda, (void)mr, (void)b, (void)c, (void)ldc, (void)e;
+}
+void k_pack_a4_avx2(const float *a, int64_t lda, int64_t kc, float *dst) {
+  (void)a, (void)lda, (void)kc, (void)dst;
 }
 void k_axpy_avx2(float *y, const float *x, float a, int64_t n) { (void)y, (void)x, (void)a, (void)n; }
 void k_sgemm_direct_avx2(const k_sgemm_desc *g) { (void)g; }

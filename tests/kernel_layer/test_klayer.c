@@ -246,6 +246,70 @@ TEST(gemm_few_rows_wide_prepacked) {
   }
 }
 
+/* A read in place (rows contiguous; AVX2 does so up to 256 columns), or
+ * packed from contiguous rows (AVX2 by register transposes, past 256
+ * columns), against the same A stored transposed, which is always packed
+ * by the scalar loop: the microkernels' FMAs run in the same order every
+ * way, so C must match bit for bit, over
+ * odd sizes, partial tiles of rows and columns, several K slices, B dense,
+ * transposed and packed at load, row bias, clamp, at 1, 2 and 3 threads. */
+TEST(gemm_a_in_place_matches_packed) {
+  static const int64_t shapes[][3] = {{1, 200, 300},  {5, 49, 523},   {37, 256, 257}, {70, 24, 1024},
+                                      {197, 192, 65}, {64, 257, 300}, {37, 300, 257}, {9, 520, 70}};
+  static const size_t threads[] = {1, 2, 3};
+  for (size_t ti = 0; ti < 3; ti++) {
+    CHECK_OK(pte_threadpool_set_threads(threads[ti]));
+    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
+      for (int mode = 0; mode < 3; mode++) {
+        const int64_t M = shapes[s][0], N = shapes[s][1], K = shapes[s][2];
+        float *a = malloc(sizeof(float) * (size_t)(M * K)), *at = malloc(sizeof(float) * (size_t)(M * K));
+        float *b = malloc(sizeof(float) * (size_t)(K * N)), *rb = malloc(sizeof(float) * (size_t)M);
+        float *c1 = malloc(sizeof(float) * (size_t)(M * N)), *c2 = malloc(sizeof(float) * (size_t)(M * N));
+        for (int64_t i = 0; i < M * K; i++) a[i] = frand();
+        for (int64_t i = 0; i < M; i++)
+          for (int64_t k = 0; k < K; k++) at[k * M + i] = a[i * K + k];
+        for (int64_t i = 0; i < K * N; i++) b[i] = frand();
+        for (int64_t i = 0; i < M; i++) rb[i] = frand();
+        const bool tb = mode == 1;
+        k_sgemm_desc g = {.M = M,
+                          .N = N,
+                          .K = K,
+                          .a = a,
+                          .sa0 = K,
+                          .sa1 = 1,
+                          .b = b,
+                          .sb0 = tb ? 1 : N,
+                          .sb1 = tb ? K : 1,
+                          .c = c1,
+                          .sc0 = N,
+                          .alpha = 1.0f,
+                          .beta = 1.0f,
+                          .row_bias = rb,
+                          .clamp = mode == 2,
+                          .lo = -0.5f,
+                          .hi = 0.75f,
+                          .scratch = g_scratch_buf,
+                          .scratch_bytes = k_sgemm_scratch(M, N, K),
+                          .parallel = true};
+        float *pre = NULL;
+        if (mode == 2) {
+          pre = aligned_alloc(64, sizeof(float) * (k_sgemm_packed_b_floats(N, K) + 16));
+          k_sgemm_pack_b(b, g.sb0, g.sb1, N, K, pre);
+          g.b_packed = pre;
+        }
+        k_sgemm(&g);
+        k_sgemm_desc h = g;
+        h.a = at, h.sa0 = 1, h.sa1 = M, h.c = c2;
+        k_sgemm(&h);
+        int64_t diff = 0;
+        for (int64_t i = 0; i < M * N; i++) diff += memcmp(&c1[i], &c2[i], sizeof(float)) != 0;
+        CHECK(diff == 0, "%lldx%lldx%lld mode %d, isa %s, %zu threads: %lld elements differ", (long long)M,
+              (long long)N, (long long)K, mode, k_isa_name(k_isa_get()), threads[ti], (long long)diff);
+        free(a), free(at), free(b), free(rb), free(c1), free(c2), free(pre);
+      }
+  }
+}
+
 /* 1x1 convolutions' products (MobileNetV2's): many rows read in place, few
  * columns (a partial panel: 16, 24, 40), short K, the column bias and the
  * clamp (ReLU6) in the kernel's masked store, accumulating or not, B packed
@@ -780,8 +844,9 @@ TEST(setup_scratch) {
 }
 
 TEST_MAIN(T(setup_scratch), T(isa_named), T(gemm_serial_pool), T(gemm_two_threads), T(gemm_three_threads),
-          T(gemm_narrow_last_panel), T(gemm_few_rows_wide_prepacked), T(gemm_pointwise_shapes),
-          T(dwconv_f32_reference), T(conv_f32_reference), T(chunk_first_balances_columns),
-          T(gemm_large_parallel), T(gemm_prepacked_layer_shapes), T(gemm_beta_zero_ignores_bias),
-          T(gemm_batched_broadcast), T(gemm_batched_row_bands), T(copies_against_element_loop),
-          T(parallel_for_covers_once), T(arguments_and_outputs), T(half_float_conversions))
+          T(gemm_narrow_last_panel), T(gemm_few_rows_wide_prepacked), T(gemm_a_in_place_matches_packed),
+          T(gemm_pointwise_shapes), T(dwconv_f32_reference), T(conv_f32_reference),
+          T(chunk_first_balances_columns), T(gemm_large_parallel), T(gemm_prepacked_layer_shapes),
+          T(gemm_beta_zero_ignores_bias), T(gemm_batched_broadcast), T(gemm_batched_row_bands),
+          T(copies_against_element_loop), T(parallel_for_covers_once), T(arguments_and_outputs),
+          T(half_float_conversions))
