@@ -44,7 +44,9 @@ static void row_generic(const k_conv_f32_desc *d, int64_t n, int64_t oy) {
 
 static void rows(void *ctx, size_t r0, size_t r1) {
   const k_conv_f32_desc *d = ctx;
+#if defined(__x86_64__)
   const k_isa isa = k_isa_get();
+#endif
   for (size_t r = r0; r < r1; r++) {
     const int64_t n = (int64_t)r / d->OH, oy = (int64_t)r % d->OH;
 #if defined(__x86_64__)
