@@ -1,7 +1,8 @@
 /* float32 short-reduction convolution (klayer.h: k_conv_f32): output rows
  * split over the pool, each row by the AVX-512 or AVX2 body
- * (conv_f32_impl.h) when the CPU has it, else by the generic loop below. Both sum from the bias in tap order (ky,
- * kx, c). The test: tests/kernel_layer/test_klayer.c (conv_f32_reference). */
+ * (conv_f32_impl.h) when the CPU has it, else by the generic loop below.
+ * All sum from the bias in tap order (ky, kx, c). The test:
+ * tests/kernel_layer/test_klayer.c (conv_f32_reference). */
 #include <math.h>
 
 #include "simd.h"
