@@ -1,7 +1,8 @@
 /* float32 short-reduction convolution (klayer.h: k_conv_f32): output rows
- * split over the pool, each row by the AVX-512 body when the CPU has it,
- * else by the generic loop below. Both sum from the bias in tap order (ky,
- * kx, c). The test: tests/kernel_layer/test_klayer.c (conv_f32_reference). */
+ * split over the pool, each row by the AVX-512 or AVX2 body
+ * (conv_f32_impl.h) when the CPU has it, else by the generic loop below.
+ * All sum from the bias in tap order (ky, kx, c). The test:
+ * tests/kernel_layer/test_klayer.c (conv_f32_reference). */
 #include <math.h>
 
 #include "simd.h"
@@ -44,11 +45,17 @@ static void row_generic(const k_conv_f32_desc *d, int64_t n, int64_t oy) {
 
 static void rows(void *ctx, size_t r0, size_t r1) {
   const k_conv_f32_desc *d = ctx;
-  const bool avx512 = k_isa_get() == K_ISA_AVX512;
+#if defined(__x86_64__)
+  const k_isa isa = k_isa_get();
+#endif
   for (size_t r = r0; r < r1; r++) {
     const int64_t n = (int64_t)r / d->OH, oy = (int64_t)r % d->OH;
-    if (avx512) k_conv_f32_row_avx512(d, n, oy);
-    else row_generic(d, n, oy);
+#if defined(__x86_64__)
+    if (isa == K_ISA_AVX512) k_conv_f32_row_avx512(d, n, oy);
+    else if (isa == K_ISA_AVX2) k_conv_f32_row_avx2(d, n, oy);
+    else
+#endif
+      row_generic(d, n, oy);
   }
 }
 
