@@ -87,8 +87,8 @@ static bool prefers_native(const xg_node *n, const xg_check_options *opts) {
      * ones, strided too (ResNet's downsampling shortcuts: 2022 XNNPACK's did
      * not get faster on 2 threads), are pterun's */
     const xg_conv_params *c = &n->p.conv;
-    /* depthwise: k_dwconv_f32's AVX-512 row only (its generic loop is not
-     * faster than XNNPACK's kernels) */
+    /* depthwise: k_dwconv_f32's AVX-512 row only (its generic loop, and on
+     * Zen 3 its AVX2 row too, measured no faster than XNNPACK's kernels) */
     if (n->type == XG_DEPTHWISE_CONV2D) return k_isa_get() == K_ISA_AVX512;
     return n->type != XG_CONV2D || c->kernel_h * c->kernel_w == 1 ||
            c->kernel_h * c->kernel_w * c->group_in >= 64 || (c->groups == 1 && k_isa_get() == K_ISA_AVX512);

@@ -1,6 +1,6 @@
 /* float32 depthwise convolution (klayer.h: k_dwconv_f32): output rows split
- * over the pool, each row by the AVX-512 body when the CPU has it, else by
- * the generic loop below (channels innermost, contiguous in NHWC, so the
+ * over the pool, each row by the AVX-512 or AVX2 body (dwconv_f32_body.h)
+ * when the CPU has it, else by the generic loop below (channels innermost, contiguous in NHWC, so the
  * compiler vectorizes it with the baseline's vectors). Both sum the taps in
  * the same order (ky, then kx) starting from the bias. The test:
  * tests/kernel_layer/test_klayer.c (dwconv_f32_reference). */
@@ -35,10 +35,11 @@ static void row_generic(const k_dwconv_f32_desc *d, int64_t n, int64_t oy) {
 
 static void rows(void *ctx, size_t r0, size_t r1) {
   const k_dwconv_f32_desc *d = ctx;
-  const bool avx512 = k_isa_get() == K_ISA_AVX512;
+  const k_isa isa = k_isa_get();
   for (size_t r = r0; r < r1; r++) {
     const int64_t n = (int64_t)r / d->OH, oy = (int64_t)r % d->OH;
-    if (avx512) k_dwconv_f32_row_avx512(d, n, oy);
+    if (isa == K_ISA_AVX512) k_dwconv_f32_row_avx512(d, n, oy);
+    else if (isa == K_ISA_AVX2) k_dwconv_f32_row_avx2(d, n, oy);
     else row_generic(d, n, oy);
   }
 }

@@ -73,6 +73,7 @@ void k_transpose4_neon(const void *src, int64_t sc, void *dst, int64_t dd, int64
 
 /* Output row (n, oy) of a float32 depthwise convolution (dwconv_f32.c). */
 void k_dwconv_f32_row_avx512(const k_dwconv_f32_desc *d, int64_t n, int64_t oy);
+void k_dwconv_f32_row_avx2(const k_dwconv_f32_desc *d, int64_t n, int64_t oy);
 /* Output row (n, oy) of a float32 short-reduction convolution (conv_f32.c). */
 void k_conv_f32_row_avx2(const k_conv_f32_desc *d, int64_t n, int64_t oy);
 void k_conv_f32_row_avx512(const k_conv_f32_desc *d, int64_t n, int64_t oy);
