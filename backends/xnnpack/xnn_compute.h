@@ -19,6 +19,8 @@ typedef struct xg_matmul {
   bool clamp;
   float lo, hi;
   size_t batch[4], sa[4], sb[4];
+  float *scratch; /* packing space (NULL: the GEMM's stack buffers) */
+  size_t scratch_bytes;
 } xg_matmul;
 void xg_batch_matmul(const xg_matmul *mm);
 

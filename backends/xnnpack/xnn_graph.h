@@ -312,7 +312,8 @@ pte_status xg_fuse_quant_producers(xg_graph *g, xg_mem *mem);
 
 /* An fp32 fully connected node that runs natively gets packing space (one
  * per graph) and its constant filter packed once (n->fc_packed), in `mem`;
- * other nodes are left. */
+ * a native fp32 batch matmul gets a slice of that space per thread; other
+ * nodes are left. */
 pte_status xg_native_prepare_fc(xg_graph *g, uint32_t node, xg_mem *mem);
 /* An fp32 convolution run natively: its filter packed once, scratch sized. */
 pte_status xg_native_prepare_conv(xg_graph *g, uint32_t node, xg_mem *mem);

@@ -373,6 +373,7 @@ void xg_batch_matmul(const xg_matmul *mm) {
   g.alpha = 1.0f, g.beta = mm->bias ? 1.0f : 0.0f, g.col_bias = mm->bias;
   g.clamp = mm->clamp, g.lo = mm->lo, g.hi = mm->hi;
   g.parallel = true;
+  g.scratch = mm->scratch, g.scratch_bytes = mm->scratch_bytes;
   int64_t sizes[4], sa[4], sb[4], sc[4], out_stride = g.M * g.N;
   for (int d = 3; d >= 0; d--) {
     sizes[d] = (int64_t)mm->batch[d];
@@ -887,21 +888,34 @@ static void run_dynamic_fc(const xg_graph *g, const xg_node *n, void *const *ptr
  * per panel), and without packing space once per 32 rows of A: that cost a
  * GPT-2's linears a fifth of their time. So a constant filter is packed
  * once here, and the delegate's native products share packing space. */
+/* Packing space of at least `need` bytes, shared by the native products. */
+static pte_status fc_scratch(xg_graph *g, uint32_t ni, xg_mem *mem, size_t need) {
+  if (need <= g->fc_scratch_bytes) return PTE_OK;
+  float *s = (float *)xg_mem_alloc(mem, need);
+  if (!s) return xg_node_error(g, ni, PTE_ERR_OUT_OF_MEMORY, "out of memory for %zu bytes of scratch", need);
+  g->fc_scratch = s, g->fc_scratch_bytes = need;
+  return PTE_OK;
+}
+
 pte_status xg_native_prepare_fc(xg_graph *g, uint32_t ni, xg_mem *mem) {
   xg_node *n = &g->nodes[ni];
+  if (n->type == XG_BMM && !n->quant) {
+    /* a slice per thread: ViT's attention products packing on the stack
+     * took twice their time */
+    const xg_value *a = &g->values[n->in[0]], *o = &g->values[n->out[0]];
+    if (a->ndims < 2 || o->ndims < 2) return PTE_OK;
+    return fc_scratch(g, ni, mem,
+                      k_sgemm_batched_scratch((int64_t)a->dims[a->ndims - 2], (int64_t)o->dims[o->ndims - 1],
+                                              (int64_t)a->dims[a->ndims - 1]));
+  }
   if (n->type != XG_FULLY_CONNECTED || n->quant || n->dyn) return PTE_OK;
   const xg_value *x = &g->values[n->in[0]], *w = &g->values[n->in[1]];
   if (w->ndims != 2 || w->datatype != XG_DT_FP32 || x->ndims < 1) return PTE_OK;
   const bool nk = !(n->flags & 1);
   const size_t N = nk ? w->dims[0] : w->dims[1], K = nk ? w->dims[1] : w->dims[0];
   if (!N || !K || x->dims[x->ndims - 1] != K) return PTE_OK;
-  const size_t need = k_sgemm_scratch((int64_t)(x->numel / K), (int64_t)N, (int64_t)K);
-  if (need > g->fc_scratch_bytes) {
-    float *s = (float *)xg_mem_alloc(mem, need);
-    if (!s)
-      return xg_node_error(g, ni, PTE_ERR_OUT_OF_MEMORY, "out of memory for %zu bytes of scratch", need);
-    g->fc_scratch = s, g->fc_scratch_bytes = need;
-  }
+  pte_status st = fc_scratch(g, ni, mem, k_sgemm_scratch((int64_t)(x->numel / K), (int64_t)N, (int64_t)K));
+  if (st) return st;
   /* a misaligned constant (a hostile payload's) is left to the plan's aligned copy */
   if (!w->has_data || (uintptr_t)w->data % sizeof(float)) return PTE_OK;
   float *t = (float *)xg_mem_array(mem, k_sgemm_packed_b_floats((int64_t)N, (int64_t)K), sizeof(float));
@@ -955,6 +969,7 @@ void xg_native_batch_matmul(const xg_graph *g, const xg_node *n, void *const *pt
   j.b_nk = (n->flags & 1) != 0;
   j.n = o->dims[o->ndims - 1];
   j.lo = -INFINITY, j.hi = INFINITY;
+  j.scratch = g->fc_scratch, j.scratch_bytes = g->fc_scratch_bytes;
   /* Batch dims, right-aligned into 4 slots (at most 6 - 2). */
   uint32_t ob = o->ndims - 2, ab = a->ndims - 2, bb = b->ndims - 2;
   size_t stride_a = 1, stride_b = 1;

@@ -84,6 +84,10 @@ static size_t scratch_for(int64_t M, int64_t N, int64_t K, size_t slots) {
 
 size_t k_sgemm_scratch(int64_t M, int64_t N, int64_t K) { return scratch_for(M, N, K, k_slots()); }
 size_t k_sgemm_scratch_min(int64_t M, int64_t N, int64_t K) { return scratch_for(M, N, K, 1); }
+size_t k_sgemm_batched_scratch(int64_t M, int64_t N, int64_t K) {
+  size_t one = align64(k_sgemm_scratch_min(M, N, K)) * k_slots(), whole = k_sgemm_scratch(M, N, K);
+  return one > whole ? one : whole;
+}
 
 static void pack_a(const k_sgemm_desc *g, int64_t m0, int64_t mc, int64_t k0, int64_t kc, int64_t MR,
                    float *dst) {
@@ -632,6 +636,9 @@ typedef struct batch_job {
   int32_t dims;
   const int64_t *sizes, *sa, *sb, *sc;
   int64_t parts; /* row bands per product */
+  /* with caller scratch: tasks cut into `chunks`, chunk c on slice c of
+   * `slice` bytes */
+  size_t tasks, chunks, slice;
 } batch_job;
 
 /* Band p of `parts` of M rows, in whole 8-row tiles. */
@@ -664,13 +671,25 @@ static void batch_range(void *ctx, size_t t0, size_t t1) {
   }
 }
 
+static void batch_chunk(void *ctx, size_t c0, size_t c1) {
+  const batch_job *bj = ctx;
+  for (size_t c = c0; c < c1; c++) {
+    k_sgemm_desc each = *bj->g;
+    each.scratch = (float *)((char *)each.scratch + c * bj->slice);
+    each.scratch_bytes = bj->slice;
+    batch_job sub = *bj;
+    sub.g = &each;
+    batch_range(&sub, c * bj->tasks / bj->chunks, (c + 1) * bj->tasks / bj->chunks);
+  }
+}
+
 void k_sgemm_batched(const k_sgemm_desc *g, int32_t dims, const int64_t *sizes, const int64_t *sa,
                      const int64_t *sb, const int64_t *sc) {
   int64_t n = 1;
   for (int32_t d = 0; d < dims; d++) n *= sizes[d];
   if (n <= 0) return;
   k_sgemm_desc each = *g;
-  batch_job bj = {&each, dims, sizes, sa, sb, sc, 1};
+  batch_job bj = {&each, dims, sizes, sa, sb, sc, 1, 0, 0, 0};
   double flops = (double)n * (double)g->M * (double)g->N * (double)g->K;
   size_t threads = g->parallel && n > 1 && flops >= K_PAR_MIN_FLOPS ? k_threads() : 1;
   if (threads > 1 && (size_t)n >= threads) {
@@ -681,7 +700,18 @@ void k_sgemm_batched(const k_sgemm_desc *g, int32_t dims, const int64_t *sizes, 
       bj.parts = (int64_t)threads < most ? (int64_t)threads : most;
     }
     each.parallel = false;
-    k_parallel_for((size_t)(n * bj.parts), flops, batch_range, &bj);
+    bj.tasks = (size_t)(n * bj.parts);
+    if (g->scratch) {
+      /* one chunk per slot, each product packing into its slot's slice
+       * (on the stack its blocks are a quarter and a half of these, and
+       * B is packed again for every 32 rows: twice the time of ViT's
+       * attention products) */
+      bj.chunks = bj.tasks < k_slots() ? bj.tasks : k_slots();
+      bj.slice = g->scratch_bytes / bj.chunks & ~(size_t)63;
+      k_parallel_chunks(bj.chunks, batch_chunk, &bj);
+      return;
+    }
+    k_parallel_for(bj.tasks, flops, batch_range, &bj);
   } else {
     batch_range(&bj, 0, (size_t)n);
   }

@@ -260,9 +260,12 @@ void k_sgemm(const k_sgemm_desc *g);
  * With g->parallel and at least as many products as threads, the products
  * are split over the pool (each serial on its thread's stack; cut into row
  * bands when fewer than 4 a thread do not divide evenly), else each product
- * runs on its own. g->scratch must be NULL. */
+ * runs on its own. Scratch (optional) is cut into one slice per chunk of
+ * products when they are split; k_sgemm_batched_scratch is what packs
+ * every product in it. */
 void k_sgemm_batched(const k_sgemm_desc *g, int32_t dims, const int64_t *sizes, const int64_t *sa,
                      const int64_t *sb, const int64_t *sc);
+size_t k_sgemm_batched_scratch(int64_t M, int64_t N, int64_t K);
 
 /* ---------------------------------------------------------------------- */
 /* Winograd F(m x m, 3 x 3) float32 convolution (winograd*.c)             */

@@ -710,6 +710,38 @@ TEST(gemm_batched_row_bands) {
       CHECK(worst <= 1.0, "%lldx%lldx%lldx%lld at %zu threads: error %.3g of its bound", (long long)B,
             (long long)M, (long long)N, (long long)K, threads[ti], worst);
     }
+    /* With caller scratch (the delegate's batch matmul): every product
+     * packs in its thread's slice, as one serial product on scratch of its
+     * own does, bit for bit; scratch too small for a slice falls back to
+     * the stack, within the bound. */
+    size_t min = k_sgemm_scratch_min(M, N, K), bytes = k_sgemm_batched_scratch(M, N, K);
+    float *scr = aligned_alloc(64, bytes), *one_scr = aligned_alloc(64, min);
+    for (int64_t i = 0; i < B; i++) {
+      k_sgemm_desc one = g;
+      one.a += i * M * K, one.b += i * K * N, one.c += i * M * N;
+      one.scratch = one_scr, one.scratch_bytes = min;
+      k_sgemm(&one);
+    }
+    for (size_t ti = 0; ti < 3; ti++) {
+      CHECK_OK(pte_threadpool_set_threads(threads[ti]));
+      for (int small = 0; small < 2; small++) {
+        k_sgemm_desc all = g;
+        all.c = c, all.parallel = true;
+        all.scratch = scr;
+        all.scratch_bytes = small ? min / 2 : bytes;
+        for (int64_t i = 0; i < B * M * N; i++) c[i] = NAN;
+        k_sgemm_batched(&all, 1, sizes, sa, sb, sc);
+        double worst = 0;
+        for (int64_t i = 0; i < B * M * N; i++) {
+          double e = small ? fabs((double)c[i] - (double)want[i]) / (1e-5 * (double)K + 1e-30)
+                           : (c[i] == want[i] ? 0.0 : INFINITY);
+          if (!(e <= worst)) worst = e;
+        }
+        CHECK(worst <= 1.0, "%lldx%lldx%lldx%lld at %zu threads, scratch %zu bytes: error %.3g", (long long)B,
+              (long long)M, (long long)N, (long long)K, threads[ti], (size_t)all.scratch_bytes, worst);
+      }
+    }
+    free(scr), free(one_scr);
     free(a), free(b), free(c), free(want), free(rb);
   }
 }
