@@ -417,8 +417,13 @@ def realsize_section(res: Dict[str, Any], notes: Notes) -> List[str]:
         return []
     when = f" on {rs['date']}" if rs.get("date") else ""
     la0, la1 = rs.get("loadavg_start"), rs.get("loadavg_end")
+    where = ""
+    if rs.get("cpu"):
+        where = f" on {rs['cpu']} ({', '.join(rs.get('cpu_flags') or []) or 'no vector extensions'})"
+        if rs.get("git_commit"):
+            where += f", pterun at {rs['git_commit']}"
     out = ["## Real-size models", "",
-           f"Measured{when}; fp32, architectures from Hugging Face `transformers` "
+           f"Measured{when}{where}; fp32, architectures from Hugging Face `transformers` "
            f"({(rs.get('generator') or {}).get('transformers')}) model classes with random weights from a fixed "
            "seed (`bench/realsize.py`), exported non-delegated and XNNPACK-delegated, and to ONNX from the same eager "
            "module. Every peer runs at the same thread count in fresh processes (pterun: PTERUN_NUM_THREADS; "

@@ -184,7 +184,8 @@ def start_workers(runtimes: List[str], paths: Dict[str, str], args: argparse.Nam
     return up
 
 
-def machine_info(args: argparse.Namespace, infos: Dict[str, Dict[str, Any]]) -> Dict[str, Any]:
+def cpu_info() -> Tuple[str, List[str]]:
+    """The CPU's name and the vector extensions the kernels choose by."""
     cpu, flags = "unknown", []
     with open("/proc/cpuinfo") as f:
         for line in f:
@@ -192,11 +193,20 @@ def machine_info(args: argparse.Namespace, infos: Dict[str, Dict[str, Any]]) -> 
                 cpu = line.split(":", 1)[1].strip()
             if line.startswith("flags") and not flags:
                 have = set(line.split(":", 1)[1].split())
-                flags = [x for x in ("sse4_2", "avx", "avx2", "fma", "avx512f", "avx512_bf16", "avx512_fp16")
-                         if x in have]
-    cc = run(["cc", "--version"]).stdout.splitlines()
+                flags = [x for x in ("sse4_2", "avx", "avx2", "fma", "avx512f", "avx512bw", "avx512_vnni",
+                                     "avx_vnni", "avx512_bf16", "avx512_fp16", "amx_int8") if x in have]
+    return cpu, flags
+
+
+def git_commit() -> str:
     git = run(["git", "rev-parse", "--short", "HEAD"]).stdout.strip()
     dirty = bool(run(["git", "status", "--porcelain", "--untracked-files=no"]).stdout.strip())
+    return git + ("-dirty" if dirty else "")
+
+
+def machine_info(args: argparse.Namespace, infos: Dict[str, Dict[str, Any]]) -> Dict[str, Any]:
+    cpu, flags = cpu_info()
+    cc = run(["cc", "--version"]).stdout.splitlines()
     vers = run([args.python, "-c", "import importlib.metadata as m, platform\n"
                 "for p in ('torch', 'executorch', 'numpy'):\n"
                 "    try: print(p, m.version(p))\n"
@@ -208,7 +218,7 @@ def machine_info(args: argparse.Namespace, infos: Dict[str, Dict[str, Any]]) -> 
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "cpu": cpu, "cpu_flags": flags, "cores": os.cpu_count(), "cores_available": len(os.sched_getaffinity(0)),
         "kernel": platform.release(), "compiler": cc[0] if cc else "unknown",
-        "git_commit": git + ("-dirty" if dirty else ""),
+        "git_commit": git_commit(),
         "pterun_version": pt.get("version"), "pterun_components": pt.get("components"),
         "pterun_backends": pt.get("backends"), "pterun_operators": pt.get("operators"),
         "load_average": {"start": LOADAVG_START, "end": list(os.getloadavg())},
@@ -878,7 +888,10 @@ def measure_realsize(paths: Dict[str, str], args: argparse.Namespace, avail: Dic
     onnx = {n: os.path.join(args.realsize, "onnx", n, "model.onnx") for n in names}
     onnx = {n: p if os.path.isfile(p) else None for n, p in onnx.items()}
     real_avail = {k: v for k, v in avail.items() if k in (PTERUN_C, ET_C)}
+    cpu, flags = cpu_info()
+    # The real-size section is often re-measured alone, on another machine than the zoo's: it names its own.
     out: Dict[str, Any] = {"generator": {k: index.get(k) for k in ("transformers", "torch")},
+                           "cpu": cpu, "cpu_flags": flags, "git_commit": git_commit(),
                            "loadavg_start": list(os.getloadavg()), "rounds": args.real_repeat, "models": {}}
     for n in names:
         out["models"][n] = {"description": index["models"][n]["description"], "bound": index["models"][n]["bound"],
