@@ -13,6 +13,7 @@
 /* built with its ISA flags on x86-64 only (see CMakeLists.txt) */
 #if defined(__AVX2__)
 #include <immintrin.h>
+#include <string.h>
 
 #include "qgemm_ymm.h"
 
@@ -22,9 +23,12 @@
 
 /* 4 bytes of a row as int16, repeated: a broadcast load (no shuffle) then
  * vpmovsxbw (what memcpy and _mm_set1_epi32 made was vmovd, vpshufd and
- * vpmovsxbw) */
+ * vpmovsxbw). The bytes go through a float copy, not a float pointer: the
+ * row is not 4-byte aligned (_mm_broadcast_ss dereferences its float *). */
 static inline __m256i bcast4(const int8_t *a) {
-  return _mm256_cvtepi8_epi16(_mm_castps_si128(_mm_broadcast_ss((const float *)(const void *)a)));
+  float f;
+  memcpy(&f, a, sizeof f);
+  return _mm256_cvtepi8_epi16(_mm_castps_si128(_mm_set1_ps(f)));
 }
 
 /* Rows (1 or 2) of a tile over 4-k steps at k .. kf (the sums in acc, rows x
