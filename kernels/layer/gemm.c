@@ -197,7 +197,7 @@ static void run_ukr(const gemm_job *jb, const float *ap, int64_t i0, int64_t mr,
                     int64_t ldc, const k_tile_epi *e, const char *pf, int64_t npf) {
   if (jb->a_in_place && jb->ar.ukr == k_ukr_avx2_4x24) {
     const k_sgemm_desc *g = jb->g;
-    k_ukr_avx2_4x24_a(jb->kc, g->a + i0 * g->sa0 + jb->k0, g->sa0, mr, bp, c, ldc, e);
+    k_ukr_avx2_4x24_a(jb->kc, g->a + i0 * g->sa0 + jb->k0, g->sa0, mr, jb->ar.NR, bp, c, ldc, e, NULL);
   } else if (jb->a_in_place) {
     const k_sgemm_desc *g = jb->g;
     /* up to four rows over B packed at load: the tile's other rows would
@@ -233,6 +233,15 @@ static void tile(const gemm_job *jb, const float *ap, const float *bp, int64_t i
     const float lohi[2] = {g->lo, g->hi};
     k_ukr_avx512_8x32_a(jb->kc, g->a + i0 * g->sa0 + jb->k0, g->sa0, mr, nr, bp, c, g->sc0, &e,
                         clamp ? lohi : NULL, pf, npf);
+    return;
+  }
+  /* so with AVX2 (MobileNetV2's 16-column 1x1s went through tmp, and its
+   * ReLU6 1x1s through a scalar clamp pass, at 15-35 GFLOP/s) */
+  if (jb->direct && jb->a_in_place && jb->ar.ukr == k_ukr_avx2_4x24) {
+    k_tile_epi e = {g->alpha, beta, rb, cb, acc};
+    const float lohi[2] = {g->lo, g->hi};
+    k_ukr_avx2_4x24_a(jb->kc, g->a + i0 * g->sa0 + jb->k0, g->sa0, mr, nr, bp, c, g->sc0, &e,
+                      clamp ? lohi : NULL);
     return;
   }
   if (jb->direct && mr == MR && nr == NR) {

@@ -8,36 +8,98 @@
 #if defined(__AVX2__) && defined(__FMA__)
 #include "ukr_avx2.h"
 
-/* The tile's k loop and store: row i of A at r[i] + k * step (packed
- * panel: r[i] = a + i, step 4; A in place: its rows, step 1). */
-static inline __attribute__((always_inline)) void ukr_4x24(int64_t kc, const float *const r[U256_MR],
-                                                           int64_t step, int64_t rows, const float *b,
-                                                           float *c, int64_t ldc, const k_tile_epi *e) {
-  __m256 acc[U256_MR][U256_NV];
+#define D_INLINE static inline __attribute__((always_inline))
+
+/* Lanes [0, n) of 8 on (n clamped to 0..8). */
+D_INLINE __m256i lanes(int64_t n) {
+  n = n < 0 ? 0 : n > 8 ? 8 : n;
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+/* The tile's k loop over its first NV vectors of B: row i of A at
+ * r[i] + k * step (packed panel: r[i] = a + i, step 4; A in place: its
+ * rows, step 1). A tile of 16 columns or fewer does 8 or 4 FMAs a k step,
+ * not 12 of which a third or more are of the panel's zero padding. */
+D_INLINE void tile_k(int nv, int64_t kc, const float *const r[U256_MR], int64_t step, const float *b,
+                     __m256 acc[U256_MR][U256_NV]) {
   u256_zero(acc);
   const float *r0 = r[0], *r1 = r[1], *r2 = r[2], *r3 = r[3];
   for (int64_t k = 0; k < kc; k++) {
-    const __m256 bv[U256_NV] = {_mm256_load_ps(b), _mm256_load_ps(b + 8), _mm256_load_ps(b + 16)};
-    u256_fma_row(acc[0], r0, bv);
-    u256_fma_row(acc[1], r1, bv);
-    u256_fma_row(acc[2], r2, bv);
-    u256_fma_row(acc[3], r3, bv);
+    __m256 bv[U256_NV];
+#pragma GCC unroll 3
+    for (int j = 0; j < U256_NV; j++) bv[j] = j < nv ? _mm256_load_ps(b + 8 * j) : _mm256_setzero_ps();
+    const float *rk[U256_MR] = {r0, r1, r2, r3};
+#pragma GCC unroll 4
+    for (int i = 0; i < U256_MR; i++) {
+      const __m256 av = _mm256_broadcast_ss(rk[i]);
+#pragma GCC unroll 3
+      for (int j = 0; j < U256_NV; j++)
+        if (j < nv) acc[i][j] = _mm256_fmadd_ps(av, bv[j], acc[i][j]);
+    }
     r0 += step, r1 += step, r2 += step, r3 += step;
     b += 24;
   }
-  u256_store(acc, rows, c, ldc, e);
+}
+
+/* Rows [0, rows) and columns [0, nr) of the tile (nv vectors cover nr):
+ * u256_store's epilogue in the same order, then the clamp (lo first: a
+ * NaN stays NaN, as gemm.c's clampf leaves it). Past nr nothing is read or
+ * written, so a partial tile needs no bounce buffer and no scalar pass. */
+D_INLINE void store_nr(int nv, __m256 acc[U256_MR][U256_NV], int64_t rows, int64_t nr, float *c, int64_t ldc,
+                       const k_tile_epi *e, const float *clamp) {
+  __m256i m[U256_NV];
+  bool full[U256_NV];
+#pragma GCC unroll 3
+  for (int j = 0; j < U256_NV; j++) m[j] = lanes(nr - 8 * j), full[j] = nr - 8 * j >= 8;
+  const __m256 alpha = _mm256_set1_ps(e->alpha), beta = _mm256_set1_ps(e->beta);
+  const __m256 lo = _mm256_set1_ps(clamp ? clamp[0] : 0.0f), hi = _mm256_set1_ps(clamp ? clamp[1] : 0.0f);
+  __m256 cb[U256_NV];
+#pragma GCC unroll 3
+  for (int j = 0; j < U256_NV; j++)
+    cb[j] = e->cb && j < nv ? _mm256_mul_ps(beta, _mm256_maskload_ps(e->cb + 8 * j, m[j])) : _mm256_setzero_ps();
+#pragma GCC unroll 4
+  for (int i = 0; i < U256_MR; i++) {
+    if (i >= rows) break;
+    float *ci = c + i * ldc;
+    const __m256 r = e->rb ? _mm256_set1_ps(e->beta * e->rb[i]) : _mm256_setzero_ps();
+#pragma GCC unroll 3
+    for (int j = 0; j < U256_NV; j++) {
+      if (j >= nv) break;
+      __m256 v = _mm256_mul_ps(alpha, acc[i][j]);
+      if (e->rb) v = _mm256_add_ps(v, r);
+      if (e->cb) v = _mm256_add_ps(v, cb[j]);
+      if (e->accumulate)
+        v = _mm256_add_ps(full[j] ? _mm256_loadu_ps(ci + 8 * j) : _mm256_maskload_ps(ci + 8 * j, m[j]), v);
+      if (clamp) v = _mm256_min_ps(hi, _mm256_max_ps(lo, v));
+      if (full[j]) _mm256_storeu_ps(ci + 8 * j, v);
+      else _mm256_maskstore_ps(ci + 8 * j, m[j], v);
+    }
+  }
 }
 
 void k_ukr_avx2_4x24(int64_t kc, const float *a, const float *b, float *c, int64_t ldc, const k_tile_epi *e) {
   const float *const r[U256_MR] = {a, a + 1, a + 2, a + 3};
-  ukr_4x24(kc, r, U256_MR, U256_MR, b, c, ldc, e);
+  __m256 acc[U256_MR][U256_NV];
+  tile_k(3, kc, r, U256_MR, b, acc);
+  u256_store(acc, U256_MR, c, ldc, e);
 }
 
-void k_ukr_avx2_4x24_a(int64_t kc, const float *a, int64_t lda, int64_t mr, const float *b, float *c,
-                       int64_t ldc, const k_tile_epi *e) {
+void k_ukr_avx2_4x24_a(int64_t kc, const float *a, int64_t lda, int64_t mr, int64_t nr, const float *b,
+                       float *c, int64_t ldc, const k_tile_epi *e, const float *clamp) {
   const float *r[U256_MR];
   for (int64_t i = 0; i < U256_MR; i++) r[i] = a + (i < mr ? i : mr - 1) * lda;
-  ukr_4x24(kc, r, 1, mr, b, c, ldc, e);
+  __m256 acc[U256_MR][U256_NV];
+  if (nr <= 8) {
+    tile_k(1, kc, r, 1, b, acc);
+    store_nr(1, acc, mr, nr, c, ldc, e, clamp);
+  } else if (nr <= 16) {
+    tile_k(2, kc, r, 1, b, acc);
+    store_nr(2, acc, mr, nr, c, ldc, e, clamp);
+  } else {
+    tile_k(3, kc, r, 1, b, acc);
+    if (nr >= 24 && !clamp) u256_store(acc, mr, c, ldc, e);
+    else store_nr(3, acc, mr, nr, c, ldc, e, clamp);
+  }
 }
 /* Four rows of A (contiguous along k) into a 4-row panel, dst[k * 4 + i]:
  * 8 k steps at a time by a 4x8 register transpose (the scalar loop stored
@@ -66,13 +128,6 @@ void k_axpy_avx2(float *y, const float *x, float a, int64_t n) {
 
 /* ---- small products straight from A and B ---- */
 
-#define D_INLINE static inline __attribute__((always_inline))
-
-/* Lanes [0, n) of 8 on (n clamped to 0..8). */
-D_INLINE __m256i lanes(int64_t n) {
-  n = n < 0 ? 0 : n > 8 ? 8 : n;
-  return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-}
 
 D_INLINE __m256 load_n(const float *p, bool full, __m256i m) {
   return full ? _mm256_loadu_ps(p) : _mm256_maskload_ps(p, m);
@@ -197,9 +252,9 @@ void k_dot_tile_avx2(int64_t K, const float *const a[4], const float *const b[4]
 void k_ukr_avx2_4x24(int64_t kc, const float *a, const float *b, float *c, int64_t ldc, const k_tile_epi *e) {
   (void)kc, (void)a, (void)b, (void)c, (void)ldc, (void)e;
 }
-void k_ukr_avx2_4x24_a(int64_t kc, const float *a, int64_t lda, int64_t mr, const float *b, float *c,
-                       int64_t ldc, const k_tile_epi *e) {
-  (void)kc, (void)a, (void)lda, (void)mr, (void)b, (void)c, (void)ldc, (void)e;
+void k_ukr_avx2_4x24_a(int64_t kc, const float *a, int64_t lda, int64_t mr, int64_t nr, const float *b,
+                       float *c, int64_t ldc, const k_tile_epi *e, const float *clamp) {
+  (void)kc, (void)a, (void)lda, (void)mr, (void)nr, (void)b, (void)c, (void)ldc, (void)e, (void)clamp;
 }
 void k_pack_a4_avx2(const float *a, int64_t lda, int64_t kc, float *dst) {
   (void)a, (void)lda, (void)kc, (void)dst;

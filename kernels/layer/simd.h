@@ -25,9 +25,11 @@ void k_ukr_generic_4x16(int64_t kc, const float *a, const float *b, float *c, in
 void k_ukr_avx2_4x24(int64_t kc, const float *a, const float *b, float *c, int64_t ldc, const k_tile_epi *e);
 /* The AVX2 tile with A read in place: rows a, a + lda, ... (rows from mr on
  * repeat row mr - 1, computed, never stored), each contiguous along k;
- * rows [0, mr) of the tile stored as k_ukr_avx2_4x24 stores them. */
-void k_ukr_avx2_4x24_a(int64_t kc, const float *a, int64_t lda, int64_t mr, const float *b, float *c,
-                       int64_t ldc, const k_tile_epi *e);
+ * rows [0, mr) and columns [0, nr) stored as k_ukr_avx2_4x24 stores them
+ * (B's panel is zero past nr), clamped to [clamp[0], clamp[1]] unless
+ * clamp is NULL. */
+void k_ukr_avx2_4x24_a(int64_t kc, const float *a, int64_t lda, int64_t mr, int64_t nr, const float *b,
+                       float *c, int64_t ldc, const k_tile_epi *e, const float *clamp);
 /* Rows a, a + lda, a + 2 lda, a + 3 lda (kc floats each) packed as the AVX2
  * tile reads them: dst[k * 4 + i]. */
 void k_pack_a4_avx2(const float *a, int64_t lda, int64_t kc, float *dst);
