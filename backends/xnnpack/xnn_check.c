@@ -91,7 +91,8 @@ static bool prefers_native(const xg_node *n, const xg_check_options *opts) {
      * Zen 3 its AVX2 row too, measured no faster than XNNPACK's kernels) */
     if (n->type == XG_DEPTHWISE_CONV2D) return k_isa_get() == K_ISA_AVX512;
     return n->type != XG_CONV2D || c->kernel_h * c->kernel_w == 1 ||
-           c->kernel_h * c->kernel_w * c->group_in >= 64 || (c->groups == 1 && k_isa_get() == K_ISA_AVX512);
+           c->kernel_h * c->kernel_w * c->group_in >= 64 ||
+           (c->groups == 1 && (k_isa_get() == K_ISA_AVX512 || k_isa_get() == K_ISA_AVX2));
   }
   return false;
 }
