@@ -271,6 +271,26 @@ static void tile(const gemm_job *jb, const float *ap, const float *bp, int64_t i
  * microkernels load B aligned); KC * NR is a multiple of 16 already. */
 static int64_t panel_floats(int64_t kc, int64_t NR) { return round_up(kc * NR, 16); }
 
+/* One or two rows over B packed at load with AVX2 (a classifier, a decode
+ * step): two column panels a call of the rows kernel, every FMA useful
+ * (the 4-row tile ran 4 rows for 1, compute-bound where B streams). */
+static bool avx2_rows(const gemm_job *jb) {
+  return jb->bpre && jb->a_in_place && jb->direct && jb->mc <= 2 && jb->mgroups == 1 &&
+         jb->ar.ukr == k_ukr_avx2_4x24;
+}
+
+static void tile_rows(const gemm_job *jb, const float *bp, int64_t jp, int64_t np) {
+  const k_sgemm_desc *g = jb->g;
+  const int64_t NR = jb->ar.NR, j0 = jp * NR, nr = min64(NR, g->N - (jp + np - 1) * NR);
+  const float beta = g->beta;
+  const k_tile_epi e = {g->alpha, beta, jb->first && beta != 0.0f && g->row_bias ? g->row_bias + jb->m0 : NULL,
+                        jb->first && beta != 0.0f && g->col_bias ? g->col_bias + j0 : NULL,
+                        g->accumulate || !jb->first};
+  const float lohi[2] = {g->lo, g->hi};
+  k_ukr_avx2_rows_a(jb->kc, g->a + jb->m0 * g->sa0 + jb->k0, g->sa0, jb->mc, np, nr, bp, panel_floats(jb->kc, NR),
+                    g->c + jb->m0 * g->sc0 + j0, g->sc0, &e, g->clamp && jb->last ? lohi : NULL);
+}
+
 static void gemm_chunk(void *ctx, size_t c0, size_t c1) {
   const gemm_job *jb = ctx;
   const k_sgemm_desc *g = jb->g;
@@ -281,6 +301,11 @@ static void gemm_chunk(void *ctx, size_t c0, size_t c1) {
     const int64_t last = g->N - (jb->npanels - 1) * NR;
     const int64_t it0 = k_chunk_first((int64_t)c, jb->chunks, jb->items, jb->mgroups, NR, last),
                   it1 = k_chunk_first((int64_t)c + 1, jb->chunks, jb->items, jb->mgroups, NR, last);
+    if (avx2_rows(jb)) { /* items are column panels (one row panel) */
+      for (int64_t jp = it0; jp < it1; jp += 2)
+        tile_rows(jb, jb->bpre + jb->k0 * jb->npanels * NR + jp * panel_floats(jb->kc, NR), jp, min64(2, it1 - jp));
+      continue;
+    }
     int64_t pk0 = -1, pk1 = -1; /* column panels in slot */
     for (int64_t it = it0; it < it1; it++) {
       /* items run column panel by column panel, so a panel is packed once
@@ -397,7 +422,8 @@ static void blocked(const k_sgemm_desc *g, const gemm_arch *ar, float *buf, size
    * thread: 49 columns 38 -> 52 GFLOP/s, 197x192x768 65 -> 84); over 512
    * columns and more the packed panel was faster (256x1024x1024: 79 ->
    * 70), so only narrow products read A in place. */
-  if (g->sa1 == 1 && ar->ukr == k_ukr_avx2_4x24 && g->N <= AVX2_A_IN_PLACE_MAX_N) jb.a_in_place = true;
+  if (g->sa1 == 1 && ar->ukr == k_ukr_avx2_4x24 && (g->N <= AVX2_A_IN_PLACE_MAX_N || (bpre && g->M <= 2)))
+    jb.a_in_place = true;
   jb.per_thread = false;
   const int64_t MR = ar->MR;
   size_t abytes = a_bytes(g->M, g->K, kcb, mcb);

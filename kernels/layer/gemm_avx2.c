@@ -101,6 +101,63 @@ void k_ukr_avx2_4x24_a(int64_t kc, const float *a, int64_t lda, int64_t mr, int6
     else store_nr(3, acc, mr, nr, c, ldc, e, clamp);
   }
 }
+/* One or two rows of A in place over np (1 or 2) panels of B, b + p *
+ * bstride (a classifier's or a decode step's product over weights packed
+ * at load): the 4-row tile wasted half or three quarters of its FMAs on
+ * copies of the rows, here every FMA is useful. Each output keeps one
+ * chain of FMAs in k order, as in the 4-row tile (bit for bit the same
+ * sums), and 6 or 12 chains hide the FMA latency while B streams in.
+ * nr: the columns of the last panel. */
+void k_ukr_avx2_rows_a(int64_t kc, const float *a, int64_t lda, int64_t mr, int64_t np, int64_t nr,
+                       const float *b, int64_t bstride, float *c, int64_t ldc, const k_tile_epi *e,
+                       const float *clamp) {
+  __m256 acc[2][U256_MR][U256_NV];
+#pragma GCC unroll 2
+  for (int p = 0; p < 2; p++) u256_zero(acc[p]);
+  const float *a0 = a, *a1 = mr > 1 ? a + lda : a;
+  const float *b0 = b, *b1 = np > 1 ? b + bstride : b;
+  if (mr > 1 && np > 1) {
+    for (int64_t k = 0; k < kc; k++, b0 += 24, b1 += 24) {
+      const __m256 x0 = _mm256_broadcast_ss(a0 + k), x1 = _mm256_broadcast_ss(a1 + k);
+#pragma GCC unroll 3
+      for (int j = 0; j < U256_NV; j++) {
+        const __m256 v0 = _mm256_load_ps(b0 + 8 * j), v1 = _mm256_load_ps(b1 + 8 * j);
+        acc[0][0][j] = _mm256_fmadd_ps(x0, v0, acc[0][0][j]);
+        acc[0][1][j] = _mm256_fmadd_ps(x1, v0, acc[0][1][j]);
+        acc[1][0][j] = _mm256_fmadd_ps(x0, v1, acc[1][0][j]);
+        acc[1][1][j] = _mm256_fmadd_ps(x1, v1, acc[1][1][j]);
+      }
+    }
+  } else if (mr > 1) {
+    for (int64_t k = 0; k < kc; k++, b0 += 24) {
+      const __m256 x0 = _mm256_broadcast_ss(a0 + k), x1 = _mm256_broadcast_ss(a1 + k);
+#pragma GCC unroll 3
+      for (int j = 0; j < U256_NV; j++) {
+        const __m256 v0 = _mm256_load_ps(b0 + 8 * j);
+        acc[0][0][j] = _mm256_fmadd_ps(x0, v0, acc[0][0][j]);
+        acc[0][1][j] = _mm256_fmadd_ps(x1, v0, acc[0][1][j]);
+      }
+    }
+  } else {
+    for (int64_t k = 0; k < kc; k++, b0 += 24, b1 += 24) {
+      const __m256 x0 = _mm256_broadcast_ss(a0 + k);
+#pragma GCC unroll 3
+      for (int j = 0; j < U256_NV; j++) {
+        acc[0][0][j] = _mm256_fmadd_ps(x0, _mm256_load_ps(b0 + 8 * j), acc[0][0][j]);
+        if (np > 1) acc[1][0][j] = _mm256_fmadd_ps(x0, _mm256_load_ps(b1 + 8 * j), acc[1][0][j]);
+      }
+    }
+  }
+  const int64_t rows = mr > 1 ? 2 : 1;
+  if (np > 1) {
+    store_nr(3, acc[0], rows, 24, c, ldc, e, clamp);
+    k_tile_epi e1 = *e;
+    if (e1.cb) e1.cb += 24;
+    store_nr(3, acc[1], rows, nr, c + 24, ldc, &e1, clamp);
+  } else {
+    store_nr(3, acc[0], rows, nr, c, ldc, e, clamp);
+  }
+}
 /* Four rows of A (contiguous along k) into a 4-row panel, dst[k * 4 + i]:
  * 8 k steps at a time by a 4x8 register transpose (the scalar loop stored
  * a float at a time, on the calling thread alone while the pool waited). */
@@ -258,6 +315,12 @@ void k_ukr_avx2_4x24_a(int64_t kc, const float *a, int64_t lda, int64_t mr, int6
 }
 void k_pack_a4_avx2(const float *a, int64_t lda, int64_t kc, float *dst) {
   (void)a, (void)lda, (void)kc, (void)dst;
+}
+void k_ukr_avx2_rows_a(int64_t kc, const float *a, int64_t lda, int64_t mr, int64_t np, int64_t nr,
+                       const float *b, int64_t bstride, float *c, int64_t ldc, const k_tile_epi *e,
+                       const float *clamp) {
+  (void)kc, (void)a, (void)lda, (void)mr, (void)np, (void)nr, (void)b, (void)bstride, (void)c, (void)ldc,
+      (void)e, (void)clamp;
 }
 void k_axpy_avx2(float *y, const float *x, float a, int64_t n) { (void)y, (void)x, (void)a, (void)n; }
 void k_sgemm_direct_avx2(const k_sgemm_desc *g) { (void)g; }

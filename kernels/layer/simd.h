@@ -30,6 +30,13 @@ void k_ukr_avx2_4x24(int64_t kc, const float *a, const float *b, float *c, int64
  * clamp is NULL. */
 void k_ukr_avx2_4x24_a(int64_t kc, const float *a, int64_t lda, int64_t mr, int64_t nr, const float *b,
                        float *c, int64_t ldc, const k_tile_epi *e, const float *clamp);
+/* 1 or 2 rows (mr) of A in place over np (1 or 2) B panels, b + p * bstride,
+ * all rows' and panels' outputs at once (one FMA chain per output, in k
+ * order, as the 4-row tile sums); columns [0, nr) of the last panel
+ * stored, the epilogue and clamp as k_ukr_avx2_4x24_a's. */
+void k_ukr_avx2_rows_a(int64_t kc, const float *a, int64_t lda, int64_t mr, int64_t np, int64_t nr,
+                       const float *b, int64_t bstride, float *c, int64_t ldc, const k_tile_epi *e,
+                       const float *clamp);
 /* Rows a, a + lda, a + 2 lda, a + 3 lda (kc floats each) packed as the AVX2
  * tile reads them: dst[k * 4 + i]. */
 void k_pack_a4_avx2(const float *a, int64_t lda, int64_t kc, float *dst);

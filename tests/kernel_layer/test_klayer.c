@@ -252,16 +252,21 @@ TEST(gemm_few_rows_wide_prepacked) {
  * by the scalar loop: the microkernels' FMAs run in the same order every
  * way, so C must match bit for bit, over
  * odd sizes, partial tiles of rows and columns, several K slices, B dense,
- * transposed and packed at load, row bias, clamp, at 1, 2 and 3 threads. */
+ * transposed and packed at load (one or two rows over it: AVX2's rows
+ * kernel, two panels a call), row bias, clamp, at 1, 2 and 3 threads. */
 TEST(gemm_a_in_place_matches_packed) {
   static const int64_t shapes[][3] = {{1, 200, 300},  {5, 49, 523},   {37, 256, 257}, {70, 24, 1024},
-                                      {197, 192, 65}, {64, 257, 300}, {37, 300, 257}, {9, 520, 70}};
+                                      {197, 192, 65}, {64, 257, 300}, {37, 300, 257}, {9, 520, 70},
+                                      {2, 1000, 300}, {1, 40, 1280},  {2, 16, 9}};
   static const size_t threads[] = {1, 2, 3};
   for (size_t ti = 0; ti < 3; ti++) {
     CHECK_OK(pte_threadpool_set_threads(threads[ti]));
     for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
       for (int mode = 0; mode < 3; mode++) {
         const int64_t M = shapes[s][0], N = shapes[s][1], K = shapes[s][2];
+        /* two rows over B transposed: A in place takes the dot products,
+         * packed A the tile (sums in other orders) */
+        if (M == 2 && mode == 1) continue;
         float *a = malloc(sizeof(float) * (size_t)(M * K)), *at = malloc(sizeof(float) * (size_t)(M * K));
         float *b = malloc(sizeof(float) * (size_t)(K * N)), *rb = malloc(sizeof(float) * (size_t)M);
         float *c1 = malloc(sizeof(float) * (size_t)(M * N)), *c2 = malloc(sizeof(float) * (size_t)(M * N));
