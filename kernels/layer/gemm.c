@@ -235,15 +235,6 @@ static void tile(const gemm_job *jb, const float *ap, const float *bp, int64_t i
                         clamp ? lohi : NULL, pf, npf);
     return;
   }
-  /* so with AVX2 (MobileNetV2's 16-column 1x1s went through tmp, and its
-   * ReLU6 1x1s through a scalar clamp pass, at 15-35 GFLOP/s) */
-  if (jb->direct && jb->a_in_place && jb->ar.ukr == k_ukr_avx2_4x24) {
-    k_tile_epi e = {g->alpha, beta, rb, cb, acc};
-    const float lohi[2] = {g->lo, g->hi};
-    k_ukr_avx2_4x24_a(jb->kc, g->a + i0 * g->sa0 + jb->k0, g->sa0, mr, nr, bp, c, g->sc0, &e,
-                      clamp ? lohi : NULL);
-    return;
-  }
   if (jb->direct && mr == MR && nr == NR) {
     k_tile_epi e = {g->alpha, beta, rb, cb, acc};
     run_ukr(jb, ap, i0, mr, bp, c, g->sc0, &e, pf, npf);
@@ -291,6 +282,27 @@ static void tile_rows(const gemm_job *jb, const float *bp, int64_t jp, int64_t n
                     g->c + jb->m0 * g->sc0 + j0, g->sc0, &e, g->clamp && jb->last ? lohi : NULL);
 }
 
+/* AVX2, A in place, unit column stride and no bias matrix: a row group's
+ * tiles of one column panel in one kernel call, partial columns and the
+ * clamp in its masked store (MobileNetV2's 16-column 1x1s went through a
+ * bounce buffer, its ReLU6 ones through a scalar clamp pass, and its
+ * 16-deep ones paid a call and tile setup per 4 x 24 tile). */
+static bool avx2_in_place(const gemm_job *jb) {
+  return jb->direct && jb->a_in_place && jb->ar.ukr == k_ukr_avx2_4x24;
+}
+
+static void tiles_in_place(const gemm_job *jb, const float *bp, int64_t i0, int64_t m, int64_t j0, int64_t nr) {
+  const k_sgemm_desc *g = jb->g;
+  const float beta = g->beta;
+  const k_tile_epi e = {g->alpha, beta, jb->first && beta != 0.0f && g->row_bias ? g->row_bias + i0 : NULL,
+                        jb->first && beta != 0.0f && g->col_bias ? g->col_bias + j0 : NULL,
+                        g->accumulate || !jb->first};
+  const float lohi[2] = {g->lo, g->hi};
+  if (m > 0)
+    k_ukr_avx2_4x24_a(jb->kc, g->a + i0 * g->sa0 + jb->k0, g->sa0, m, nr, bp, g->c + i0 * g->sc0 + j0, g->sc0, &e,
+                      g->clamp && jb->last ? lohi : NULL);
+}
+
 static void gemm_chunk(void *ctx, size_t c0, size_t c1) {
   const gemm_job *jb = ctx;
   const k_sgemm_desc *g = jb->g;
@@ -333,6 +345,10 @@ static void gemm_chunk(void *ctx, size_t c0, size_t c1) {
         bpan = slot + (jp - pk0) * jb->kc * NR;
       }
       int64_t p0 = mg * jb->mpanels / jb->mgroups, p1 = (mg + 1) * jb->mpanels / jb->mgroups;
+      if (avx2_in_place(jb)) { /* the row group's tiles in one call */
+        tiles_in_place(jb, bpan, jb->m0 + p0 * MR, min64(p1 * MR, jb->mc) - p0 * MR, j0, nr);
+        continue;
+      }
       /* A pre-packed panel comes from memory, not from the packing that
        * just wrote it: the next one is prefetched a slice per row tile. */
       const char *next =

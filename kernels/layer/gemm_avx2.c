@@ -84,22 +84,31 @@ void k_ukr_avx2_4x24(int64_t kc, const float *a, const float *b, float *c, int64
   u256_store(acc, U256_MR, c, ldc, e);
 }
 
-void k_ukr_avx2_4x24_a(int64_t kc, const float *a, int64_t lda, int64_t mr, int64_t nr, const float *b,
-                       float *c, int64_t ldc, const k_tile_epi *e, const float *clamp) {
-  const float *r[U256_MR];
-  for (int64_t i = 0; i < U256_MR; i++) r[i] = a + (i < mr ? i : mr - 1) * lda;
-  __m256 acc[U256_MR][U256_NV];
-  if (nr <= 8) {
-    tile_k(1, kc, r, 1, b, acc);
-    store_nr(1, acc, mr, nr, c, ldc, e, clamp);
-  } else if (nr <= 16) {
-    tile_k(2, kc, r, 1, b, acc);
-    store_nr(2, acc, mr, nr, c, ldc, e, clamp);
-  } else {
-    tile_k(3, kc, r, 1, b, acc);
-    if (nr >= 24 && !clamp) u256_store(acc, mr, c, ldc, e);
-    else store_nr(3, acc, mr, nr, c, ldc, e, clamp);
+/* Row tiles of 4 down m rows (the last repeating its last row), NV
+ * vectors: one call for a column panel's rows, so that short-K products
+ * (a 1x1 convolution's 16 input channels) pay no call and tile setup per
+ * 4 x 24 tile. */
+D_INLINE void tiles_a(int nv, int64_t kc, const float *a, int64_t lda, int64_t m, int64_t nr, const float *b,
+                      float *c, int64_t ldc, const k_tile_epi *e, const float *clamp) {
+  k_tile_epi t = *e;
+  for (int64_t i0 = 0; i0 < m; i0 += U256_MR, a += U256_MR * lda, c += U256_MR * ldc) {
+    const int64_t mr = m - i0 < U256_MR ? m - i0 : U256_MR;
+    const float *r[U256_MR];
+#pragma GCC unroll 4
+    for (int64_t i = 0; i < U256_MR; i++) r[i] = a + (i < mr ? i : mr - 1) * lda;
+    __m256 acc[U256_MR][U256_NV];
+    tile_k(nv, kc, r, 1, b, acc);
+    t.rb = e->rb ? e->rb + i0 : NULL;
+    if (nv == 3 && nr >= 24 && !clamp) u256_store(acc, mr, c, ldc, &t);
+    else store_nr(nv, acc, mr, nr, c, ldc, &t, clamp);
   }
+}
+
+void k_ukr_avx2_4x24_a(int64_t kc, const float *a, int64_t lda, int64_t m, int64_t nr, const float *b,
+                       float *c, int64_t ldc, const k_tile_epi *e, const float *clamp) {
+  if (nr <= 8) tiles_a(1, kc, a, lda, m, nr, b, c, ldc, e, clamp);
+  else if (nr <= 16) tiles_a(2, kc, a, lda, m, nr, b, c, ldc, e, clamp);
+  else tiles_a(3, kc, a, lda, m, nr, b, c, ldc, e, clamp);
 }
 /* One or two rows of A in place over np (1 or 2) panels of B, b + p *
  * bstride (a classifier's or a decode step's product over weights packed
@@ -309,9 +318,9 @@ void k_dot_tile_avx2(int64_t K, const float *const a[4], const float *const b[4]
 void k_ukr_avx2_4x24(int64_t kc, const float *a, const float *b, float *c, int64_t ldc, const k_tile_epi *e) {
   (void)kc, (void)a, (void)b, (void)c, (void)ldc, (void)e;
 }
-void k_ukr_avx2_4x24_a(int64_t kc, const float *a, int64_t lda, int64_t mr, int64_t nr, const float *b,
+void k_ukr_avx2_4x24_a(int64_t kc, const float *a, int64_t lda, int64_t m, int64_t nr, const float *b,
                        float *c, int64_t ldc, const k_tile_epi *e, const float *clamp) {
-  (void)kc, (void)a, (void)lda, (void)mr, (void)nr, (void)b, (void)c, (void)ldc, (void)e, (void)clamp;
+  (void)kc, (void)a, (void)lda, (void)m, (void)nr, (void)b, (void)c, (void)ldc, (void)e, (void)clamp;
 }
 void k_pack_a4_avx2(const float *a, int64_t lda, int64_t kc, float *dst) {
   (void)a, (void)lda, (void)kc, (void)dst;

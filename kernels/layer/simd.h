@@ -23,12 +23,13 @@ typedef void (*k_axpy_fn)(float *y, const float *x, float a, int64_t n);
 void k_ukr_generic_4x16(int64_t kc, const float *a, const float *b, float *c, int64_t ldc,
                         const k_tile_epi *e);
 void k_ukr_avx2_4x24(int64_t kc, const float *a, const float *b, float *c, int64_t ldc, const k_tile_epi *e);
-/* The AVX2 tile with A read in place: rows a, a + lda, ... (rows from mr on
- * repeat row mr - 1, computed, never stored), each contiguous along k;
- * rows [0, mr) and columns [0, nr) stored as k_ukr_avx2_4x24 stores them
- * (B's panel is zero past nr), clamped to [clamp[0], clamp[1]] unless
- * clamp is NULL. */
-void k_ukr_avx2_4x24_a(int64_t kc, const float *a, int64_t lda, int64_t mr, int64_t nr, const float *b,
+/* The AVX2 tile with A read in place, down m rows (any count): rows a,
+ * a + lda, ..., 4 a tile (a last tile's missing rows repeat its last row,
+ * computed, never stored), each contiguous along k; rows [0, m) and
+ * columns [0, nr) stored as k_ukr_avx2_4x24 stores them (B's panel is zero
+ * past nr; e->rb, when set, holds m row biases), clamped to [clamp[0],
+ * clamp[1]] unless clamp is NULL. */
+void k_ukr_avx2_4x24_a(int64_t kc, const float *a, int64_t lda, int64_t m, int64_t nr, const float *b,
                        float *c, int64_t ldc, const k_tile_epi *e, const float *clamp);
 /* 1 or 2 rows (mr) of A in place over np (1 or 2) B panels, b + p * bstride,
  * all rows' and panels' outputs at once (one FMA chain per output, in k
