@@ -274,12 +274,13 @@ static void tile_rows(const gemm_job *jb, const float *bp, int64_t jp, int64_t n
   const k_sgemm_desc *g = jb->g;
   const int64_t NR = jb->ar.NR, j0 = jp * NR, nr = min64(NR, g->N - (jp + np - 1) * NR);
   const float beta = g->beta;
-  const k_tile_epi e = {g->alpha, beta, jb->first && beta != 0.0f && g->row_bias ? g->row_bias + jb->m0 : NULL,
-                        jb->first && beta != 0.0f && g->col_bias ? g->col_bias + j0 : NULL,
-                        g->accumulate || !jb->first};
+  const k_tile_epi e = {
+      g->alpha, beta, jb->first && beta != 0.0f && g->row_bias ? g->row_bias + jb->m0 : NULL,
+      jb->first && beta != 0.0f && g->col_bias ? g->col_bias + j0 : NULL, g->accumulate || !jb->first};
   const float lohi[2] = {g->lo, g->hi};
-  k_ukr_avx2_rows_a(jb->kc, g->a + jb->m0 * g->sa0 + jb->k0, g->sa0, jb->mc, np, nr, bp, panel_floats(jb->kc, NR),
-                    g->c + jb->m0 * g->sc0 + j0, g->sc0, &e, g->clamp && jb->last ? lohi : NULL);
+  k_ukr_avx2_rows_a(jb->kc, g->a + jb->m0 * g->sa0 + jb->k0, g->sa0, jb->mc, np, nr, bp,
+                    panel_floats(jb->kc, NR), g->c + jb->m0 * g->sc0 + j0, g->sc0, &e,
+                    g->clamp && jb->last ? lohi : NULL);
 }
 
 /* AVX2, A in place, unit column stride and no bias matrix: a row group's
@@ -291,7 +292,8 @@ static bool avx2_in_place(const gemm_job *jb) {
   return jb->direct && jb->a_in_place && jb->ar.ukr == k_ukr_avx2_4x24;
 }
 
-static void tiles_in_place(const gemm_job *jb, const float *bp, int64_t i0, int64_t m, int64_t j0, int64_t nr) {
+static void tiles_in_place(const gemm_job *jb, const float *bp, int64_t i0, int64_t m, int64_t j0,
+                           int64_t nr) {
   const k_sgemm_desc *g = jb->g;
   const float beta = g->beta;
   const k_tile_epi e = {g->alpha, beta, jb->first && beta != 0.0f && g->row_bias ? g->row_bias + i0 : NULL,
@@ -299,8 +301,8 @@ static void tiles_in_place(const gemm_job *jb, const float *bp, int64_t i0, int6
                         g->accumulate || !jb->first};
   const float lohi[2] = {g->lo, g->hi};
   if (m > 0)
-    k_ukr_avx2_4x24_a(jb->kc, g->a + i0 * g->sa0 + jb->k0, g->sa0, m, nr, bp, g->c + i0 * g->sc0 + j0, g->sc0, &e,
-                      g->clamp && jb->last ? lohi : NULL);
+    k_ukr_avx2_4x24_a(jb->kc, g->a + i0 * g->sa0 + jb->k0, g->sa0, m, nr, bp, g->c + i0 * g->sc0 + j0, g->sc0,
+                      &e, g->clamp && jb->last ? lohi : NULL);
 }
 
 static void gemm_chunk(void *ctx, size_t c0, size_t c1) {
@@ -315,7 +317,8 @@ static void gemm_chunk(void *ctx, size_t c0, size_t c1) {
                   it1 = k_chunk_first((int64_t)c + 1, jb->chunks, jb->items, jb->mgroups, NR, last);
     if (avx2_rows(jb)) { /* items are column panels (one row panel) */
       for (int64_t jp = it0; jp < it1; jp += 2)
-        tile_rows(jb, jb->bpre + jb->k0 * jb->npanels * NR + jp * panel_floats(jb->kc, NR), jp, min64(2, it1 - jp));
+        tile_rows(jb, jb->bpre + jb->k0 * jb->npanels * NR + jp * panel_floats(jb->kc, NR), jp,
+                  min64(2, it1 - jp));
       continue;
     }
     int64_t pk0 = -1, pk1 = -1; /* column panels in slot */

@@ -56,7 +56,8 @@ D_INLINE void store_nr(int nv, __m256 acc[U256_MR][U256_NV], int64_t rows, int64
   __m256 cb[U256_NV];
 #pragma GCC unroll 3
   for (int j = 0; j < U256_NV; j++)
-    cb[j] = e->cb && j < nv ? _mm256_mul_ps(beta, _mm256_maskload_ps(e->cb + 8 * j, m[j])) : _mm256_setzero_ps();
+    cb[j] =
+        e->cb && j < nv ? _mm256_mul_ps(beta, _mm256_maskload_ps(e->cb + 8 * j, m[j])) : _mm256_setzero_ps();
 #pragma GCC unroll 4
   for (int i = 0; i < U256_MR; i++) {
     if (i >= rows) break;
@@ -193,7 +194,6 @@ void k_axpy_avx2(float *y, const float *x, float a, int64_t n) {
 }
 
 /* ---- small products straight from A and B ---- */
-
 
 D_INLINE __m256 load_n(const float *p, bool full, __m256i m) {
   return full ? _mm256_loadu_ps(p) : _mm256_maskload_ps(p, m);
