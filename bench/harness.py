@@ -343,9 +343,32 @@ class Entry:
         self.warmup = max(min_warmup, self.iters // 10)
 
 
-def round_robin(entries: List[Entry], rounds: int, env: Dict[str, str]) -> None:
-    """Runs `rounds` rounds; round r starts at entry r (mod n) so no runtime always goes first."""
+def workers_cpu_ns(entries: Sequence[Entry]) -> int:
+    pids = {e.worker.proc.pid for e in entries if e.worker is not None}
+    return sum(process_cpu_ns(p) or 0 for p in pids)
+
+
+def quiesce(entries: Sequence[Entry], step_s: float = 0.02, most_s: float = 0.5) -> None:
+    """Waits until no worker process gains CPU time over a step (at most most_s).
+    A runtime whose pool spins after a call (ONNX Runtime's workers do, by
+    default) otherwise runs on into the next runtime's round: 20-40 ms of its
+    CPU inside a 25 ms round of pterun's at 2 threads on 2 cores, measured."""
+    t_end = time.monotonic() + most_s
+    before = workers_cpu_ns(entries)
+    while time.monotonic() < t_end:
+        time.sleep(step_s)
+        now = workers_cpu_ns(entries)
+        if now == before:
+            return
+        before = now
+
+
+def round_robin(entries: List[Entry], rounds: int, env: Dict[str, str], settle: bool = False) -> None:
+    """Runs `rounds` rounds; round r starts at entry r (mod n) so no runtime always goes first.
+    settle: before each entry, wait for every worker to go idle (see quiesce)."""
     n = len(entries)
     for r in range(rounds):
         for k in range(n):
+            if settle:
+                quiesce(entries)
             entries[(r + k) % n].run_round(env)

@@ -428,7 +428,9 @@ def realsize_section(res: Dict[str, Any], notes: Notes) -> List[str]:
            "seed (`bench/realsize.py`), exported non-delegated and XNNPACK-delegated, and to ONNX from the same eager "
            "module. Every peer runs at the same thread count in fresh processes (pterun: PTERUN_NUM_THREADS; "
            "ExecuTorch: thread pool reset to N; ONNX Runtime: N intra-op threads, 1 inter-op; eager: "
-           f"torch.set_num_threads(N)), interleaved round-robin, {rs['rounds']} rounds, every output checked "
+           f"torch.set_num_threads(N)), interleaved round-robin, {rs['rounds']} rounds, each runtime's round "
+           "started only once every worker process has gone idle (ONNX Runtime's pool spins on after its "
+           "calls, into the next runtime's round), every output checked "
            "against eager first.", "",
            "**The machine was busy**: it is shared with other engineers who build on its 2 cores (1-min load "
            f"average {la0[0]:.1f} at the start of this section, {la1[0]:.1f} at its end). Each cell is therefore "

@@ -806,7 +806,7 @@ def measure_real_case(case: H.Case, onnx: Optional[str], workers: Dict[str, Work
     for e in entries:
         e.calibrate(args.round_ns, env, 2, 1000, probe=(1, 2), min_warmup=1)
     t0 = time.time()
-    H.round_robin(entries, args.real_repeat, env)
+    H.round_robin(entries, args.real_repeat, env, settle=True)
     log(f"  {case.name}: {len(entries)} timed entries x {args.real_repeat} rounds in {time.time() - t0:.1f} s")
     result: Dict[str, Any] = {"status": status, "flops": flops, "latency": {}, "single_call_us": single}
     for e in entries:
