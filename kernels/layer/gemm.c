@@ -440,8 +440,11 @@ static void blocked(const k_sgemm_desc *g, const gemm_arch *ar, float *buf, size
    * K slice). Over few column panels packing was not amortized (Zen 3, 1
    * thread: 49 columns 38 -> 52 GFLOP/s, 197x192x768 65 -> 84); over 512
    * columns and more the packed panel was faster (256x1024x1024: 79 ->
-   * 70), so only narrow products read A in place. */
-  if (g->sa1 == 1 && ar->ukr == k_ukr_avx2_4x24 && (g->N <= AVX2_A_IN_PLACE_MAX_N || (bpre && g->M <= 2)))
+   * 70), so only narrow products read A in place, and short ones (64 rows
+   * or fewer: MobileNetV2's 7x7 maps, 49 x 320 x 960 81 -> 87 GFLOP/s at 1
+   * thread, 137 -> 165 at 2, where packing was serial). */
+  if (g->sa1 == 1 && ar->ukr == k_ukr_avx2_4x24 &&
+      (g->N <= AVX2_A_IN_PLACE_MAX_N || g->M <= 64 || (bpre && g->M <= 2)))
     jb.a_in_place = true;
   jb.per_thread = false;
   const int64_t MR = ar->MR;
