@@ -203,7 +203,8 @@ static void run_ukr(const gemm_job *jb, const float *ap, int64_t i0, int64_t mr,
     /* up to four rows over B packed at load: the tile's other rows would
      * be copies (a decode step) */
     if (mr <= 4 && jb->bpre)
-      k_ukr_avx512_rows_a(jb->kc, g->a + i0 * g->sa0 + jb->k0, g->sa0, mr, bp, c, ldc, e);
+      k_ukr_avx512_rows_a(jb->kc, g->a + i0 * g->sa0 + jb->k0, g->sa0, mr, 1, jb->ar.NR, bp, 0, c, ldc, e,
+                          NULL);
     else
       k_ukr_avx512_8x32_a(jb->kc, g->a + i0 * g->sa0 + jb->k0, g->sa0, mr, jb->ar.NR, bp, c, ldc, e, NULL, pf,
                           npf);
@@ -228,11 +229,14 @@ static void tile(const gemm_job *jb, const float *ap, const float *bp, int64_t i
   /* A in place: partial tiles and the clamp in the kernel's masked store
    * (a 1x1 convolution's 16 or 24 columns and ReLU6 went through tmp and
    * scalar passes that cost more than its short K's products) */
-  if (jb->direct && jb->a_in_place && jb->ar.ukr == k_ukr_avx512_8x32 && !(mr <= 4 && jb->bpre)) {
+  if (jb->direct && jb->a_in_place && jb->ar.ukr == k_ukr_avx512_8x32) {
     k_tile_epi e = {g->alpha, beta, rb, cb, acc};
     const float lohi[2] = {g->lo, g->hi};
-    k_ukr_avx512_8x32_a(jb->kc, g->a + i0 * g->sa0 + jb->k0, g->sa0, mr, nr, bp, c, g->sc0, &e,
-                        clamp ? lohi : NULL, pf, npf);
+    const float *ai = g->a + i0 * g->sa0 + jb->k0;
+    if (mr <= 4 && jb->bpre) /* the rows kernel (see tile_rows) */
+      k_ukr_avx512_rows_a(jb->kc, ai, g->sa0, mr, 1, nr, bp, 0, c, g->sc0, &e, clamp ? lohi : NULL);
+    else
+      k_ukr_avx512_8x32_a(jb->kc, ai, g->sa0, mr, nr, bp, c, g->sc0, &e, clamp ? lohi : NULL, pf, npf);
     return;
   }
   if (jb->direct && mr == MR && nr == NR) {
@@ -262,12 +266,15 @@ static void tile(const gemm_job *jb, const float *ap, const float *bp, int64_t i
  * microkernels load B aligned); KC * NR is a multiple of 16 already. */
 static int64_t panel_floats(int64_t kc, int64_t NR) { return round_up(kc * NR, 16); }
 
-/* One or two rows over B packed at load with AVX2 (a classifier, a decode
- * step): two column panels a call of the rows kernel, every FMA useful
- * (the 4-row tile ran 4 rows for 1, compute-bound where B streams). */
-static bool avx2_rows(const gemm_job *jb) {
-  return jb->bpre && jb->a_in_place && jb->direct && jb->mc <= 2 && jb->mgroups == 1 &&
-         jb->ar.ukr == k_ukr_avx2_4x24;
+/* A few rows over B packed at load (a classifier, a decode step): the rows
+ * kernel over several column panels a call, every FMA useful (the tile ran
+ * 4 or 8 rows for 1, compute-bound where B streams). AVX2: 1-2 rows, two
+ * panels; AVX-512: 1-4 rows, 4 / rows panels (8 accumulators). 0: no. */
+static int64_t rows_panels(const gemm_job *jb) {
+  if (!(jb->bpre && jb->a_in_place && jb->direct && jb->mgroups == 1)) return 0;
+  if (jb->ar.ukr == k_ukr_avx2_4x24) return jb->mc <= 2 ? 2 : 0;
+  if (jb->ar.ukr == k_ukr_avx512_8x32) return jb->mc == 1 ? 4 : jb->mc == 2 ? 2 : jb->mc <= 4 ? 1 : 0;
+  return 0;
 }
 
 static void tile_rows(const gemm_job *jb, const float *bp, int64_t jp, int64_t np) {
@@ -278,9 +285,12 @@ static void tile_rows(const gemm_job *jb, const float *bp, int64_t jp, int64_t n
       g->alpha, beta, jb->first && beta != 0.0f && g->row_bias ? g->row_bias + jb->m0 : NULL,
       jb->first && beta != 0.0f && g->col_bias ? g->col_bias + j0 : NULL, g->accumulate || !jb->first};
   const float lohi[2] = {g->lo, g->hi};
-  k_ukr_avx2_rows_a(jb->kc, g->a + jb->m0 * g->sa0 + jb->k0, g->sa0, jb->mc, np, nr, bp,
-                    panel_floats(jb->kc, NR), g->c + jb->m0 * g->sc0 + j0, g->sc0, &e,
-                    g->clamp && jb->last ? lohi : NULL);
+  const float *a = g->a + jb->m0 * g->sa0 + jb->k0, *clamp = g->clamp && jb->last ? lohi : NULL;
+  float *c = g->c + jb->m0 * g->sc0 + j0;
+  if (jb->ar.ukr == k_ukr_avx2_4x24)
+    k_ukr_avx2_rows_a(jb->kc, a, g->sa0, jb->mc, np, nr, bp, panel_floats(jb->kc, NR), c, g->sc0, &e, clamp);
+  else
+    k_ukr_avx512_rows_a(jb->kc, a, g->sa0, jb->mc, np, nr, bp, panel_floats(jb->kc, NR), c, g->sc0, &e, clamp);
 }
 
 /* AVX2, A in place, unit column stride and no bias matrix: a row group's
@@ -315,10 +325,11 @@ static void gemm_chunk(void *ctx, size_t c0, size_t c1) {
     const int64_t last = g->N - (jb->npanels - 1) * NR;
     const int64_t it0 = k_chunk_first((int64_t)c, jb->chunks, jb->items, jb->mgroups, NR, last),
                   it1 = k_chunk_first((int64_t)c + 1, jb->chunks, jb->items, jb->mgroups, NR, last);
-    if (avx2_rows(jb)) { /* items are column panels (one row panel) */
-      for (int64_t jp = it0; jp < it1; jp += 2)
+    const int64_t per_call = rows_panels(jb);
+    if (per_call) { /* items are column panels (one row panel) */
+      for (int64_t jp = it0; jp < it1; jp += per_call)
         tile_rows(jb, jb->bpre + jb->k0 * jb->npanels * NR + jp * panel_floats(jb->kc, NR), jp,
-                  min64(2, it1 - jp));
+                  min64(per_call, it1 - jp));
       continue;
     }
     int64_t pk0 = -1, pk1 = -1; /* column panels in slot */

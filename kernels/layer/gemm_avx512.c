@@ -99,56 +99,56 @@ void k_ukr_avx512_8x32_a(int64_t kc, const float *a, int64_t lda, int64_t mr, in
   if (nr >= 32 && !clamp) u512_store(acc, mr, c, ldc, e);
   else store_nr(acc, mr, nr, c, ldc, e, clamp);
 }
-/* R rows (1, 2 or 4; rows past mr repeat the last, never stored) over a
- * packed panel, the k loop unrolled by U = 4 / R: 8 accumulators in all,
- * every FMA useful, where the 8-row tile wasted 8 - mr of its 16. B streams
- * from memory, panel after panel (contiguous): prefetched 4 KB ahead, past
- * the page the hardware prefetcher stops at; each 128-byte k step once. */
-U512_INLINE void rows_r(int R, int64_t kc, const float *a, int64_t lda, int64_t mr, const float *b, float *c,
-                        int64_t ldc, const k_tile_epi *e) {
-  const int U = 4 / R;
+/* R rows (1, 2 or 4; rows past mr repeat the last, never stored) over NP
+ * panels packed at load (R * NP <= 4): 2 R NP accumulators, 8 when full,
+ * each output one FMA chain in k order as in the 8-row tile, so the sums
+ * are bit for bit the tile's (which wasted 8 - mr of its 16 FMAs, and at
+ * one row ran two chains, latency-bound). B streams from memory, NP
+ * panels at once: each prefetched 4 KB ahead, past the page the hardware
+ * prefetcher stops at. Columns [0, nr) of the last panel stored. */
+U512_INLINE void rows_np(int R, int NP, int64_t kc, const float *a, int64_t lda, int64_t mr, int64_t nr,
+                         const float *b, int64_t bstride, float *c, int64_t ldc, const k_tile_epi *e,
+                         const float *clamp) {
   const float *ar[4];
   for (int i = 0; i < 4; i++) ar[i] = a + (i < mr ? i : mr - 1) * lda;
-  __m512 s[4][4][2];
+  __m512 acc[4][U512_MR][2];
 #pragma GCC unroll 4
-  for (int u = 0; u < 4; u++)
+  for (int p = 0; p < 4; p++) u512_zero(acc[p]);
+  for (int64_t k = 0; k < kc; k++) {
 #pragma GCC unroll 4
-    for (int i = 0; i < 4; i++) s[u][i][0] = s[u][i][1] = _mm512_setzero_ps();
-  int64_t k = 0;
-  for (; k + U <= kc; k += U) {
+    for (int p = 0; p < NP; p++) {
+      const float *bk = b + p * bstride + k * 32;
+      _mm_prefetch((const char *)(bk + 1024), _MM_HINT_T0);
+      _mm_prefetch((const char *)(bk + 1040), _MM_HINT_T0);
+      const __m512 b0 = _mm512_load_ps(bk), b1 = _mm512_load_ps(bk + 16);
 #pragma GCC unroll 4
-    for (int u = 0; u < U; u++) {
-      _mm_prefetch((const char *)(b + (k + u) * 32 + 1024), _MM_HINT_T0);
-      _mm_prefetch((const char *)(b + (k + u) * 32 + 1040), _MM_HINT_T0);
-      const __m512 b0 = _mm512_load_ps(b + (k + u) * 32), b1 = _mm512_load_ps(b + (k + u) * 32 + 16);
-#pragma GCC unroll 4
-      for (int i = 0; i < R; i++) u512_fma_row(s[u][i], ar[i][k + u], b0, b1);
+      for (int i = 0; i < R; i++) u512_fma_row(acc[p][i], ar[i][k], b0, b1);
     }
   }
-  for (; k < kc; k++) {
-    const __m512 b0 = _mm512_load_ps(b + k * 32), b1 = _mm512_load_ps(b + k * 32 + 16);
 #pragma GCC unroll 4
-    for (int i = 0; i < R; i++) u512_fma_row(s[0][i], ar[i][k], b0, b1);
+  for (int p = 0; p < NP; p++) {
+    k_tile_epi ep = *e;
+    if (ep.cb) ep.cb += 32 * p;
+    const int64_t w = p == NP - 1 ? nr : 32;
+    if (w >= 32 && !clamp) u512_store(acc[p], mr, c + 32 * p, ldc, &ep);
+    else store_nr(acc[p], mr, w, c + 32 * p, ldc, &ep, clamp);
   }
-  __m512 acc[U512_MR][2];
-  u512_zero(acc);
-#pragma GCC unroll 4
-  for (int i = 0; i < R; i++)
-#pragma GCC unroll 2
-    for (int h = 0; h < 2; h++) {
-      __m512 t = s[0][i][h];
-#pragma GCC unroll 4
-      for (int u = 1; u < U; u++) t = _mm512_add_ps(t, s[u][i][h]);
-      acc[i][h] = t;
-    }
-  u512_store(acc, mr, c, ldc, e);
 }
 
-void k_ukr_avx512_rows_a(int64_t kc, const float *a, int64_t lda, int64_t mr, const float *b, float *c,
-                         int64_t ldc, const k_tile_epi *e) {
-  if (mr == 1) rows_r(1, kc, a, lda, mr, b, c, ldc, e);
-  else if (mr == 2) rows_r(2, kc, a, lda, mr, b, c, ldc, e);
-  else rows_r(4, kc, a, lda, mr, b, c, ldc, e);
+void k_ukr_avx512_rows_a(int64_t kc, const float *a, int64_t lda, int64_t mr, int64_t np, int64_t nr,
+                         const float *b, int64_t bstride, float *c, int64_t ldc, const k_tile_epi *e,
+                         const float *clamp) {
+  if (mr == 1) {
+    if (np >= 4) rows_np(1, 4, kc, a, lda, mr, nr, b, bstride, c, ldc, e, clamp);
+    else if (np == 3) rows_np(1, 3, kc, a, lda, mr, nr, b, bstride, c, ldc, e, clamp);
+    else if (np == 2) rows_np(1, 2, kc, a, lda, mr, nr, b, bstride, c, ldc, e, clamp);
+    else rows_np(1, 1, kc, a, lda, mr, nr, b, bstride, c, ldc, e, clamp);
+  } else if (mr == 2) {
+    if (np >= 2) rows_np(2, 2, kc, a, lda, mr, nr, b, bstride, c, ldc, e, clamp);
+    else rows_np(2, 1, kc, a, lda, mr, nr, b, bstride, c, ldc, e, clamp);
+  } else {
+    rows_np(4, 1, kc, a, lda, mr, nr, b, bstride, c, ldc, e, clamp);
+  }
 }
 void k_axpy_avx512(float *y, const float *x, float a, int64_t n) {
   for (int64_t i = 0; i < n; i++) y[i] += a * x[i];
@@ -284,9 +284,11 @@ void k_ukr_avx512_8x32_a(int64_t kc, const float *a, int64_t lda, int64_t mr, in
   (void)kc, (void)a, (void)lda, (void)mr, (void)nr, (void)b, (void)c, (void)ldc, (void)e, (void)clamp,
       (void)pf, (void)npf;
 }
-void k_ukr_avx512_rows_a(int64_t kc, const float *a, int64_t lda, int64_t mr, const float *b, float *c,
-                         int64_t ldc, const k_tile_epi *e) {
-  (void)kc, (void)a, (void)lda, (void)mr, (void)b, (void)c, (void)ldc, (void)e;
+void k_ukr_avx512_rows_a(int64_t kc, const float *a, int64_t lda, int64_t mr, int64_t np, int64_t nr,
+                         const float *b, int64_t bstride, float *c, int64_t ldc, const k_tile_epi *e,
+                         const float *clamp) {
+  (void)kc, (void)a, (void)lda, (void)mr, (void)np, (void)nr, (void)b, (void)bstride, (void)c, (void)ldc,
+      (void)e, (void)clamp;
 }
 void k_axpy_avx512(float *y, const float *x, float a, int64_t n) { (void)y, (void)x, (void)a, (void)n; }
 void k_sgemm_direct_avx512(const k_sgemm_desc *g) { (void)g; }

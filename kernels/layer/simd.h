@@ -52,12 +52,14 @@ void k_ukr_avx512_8x32(int64_t kc, const float *a, const float *b, float *c, int
 void k_ukr_avx512_8x32_a(int64_t kc, const float *a, int64_t lda, int64_t mr, int64_t nr, const float *b,
                          float *c, int64_t ldc, const k_tile_epi *e, const float *clamp, const char *pf,
                          int64_t npf);
-/* 1..4 rows (mr) of A in place over one packed B panel, all rows at once
- * with the k loop split 4 / rows ways (a decode step's one row: the 8-row
- * tile would run two FMA chains, latency-bound, for 8 rows of which 7 are
- * copies; at four rows half its FMAs were). */
-void k_ukr_avx512_rows_a(int64_t kc, const float *a, int64_t lda, int64_t mr, const float *b, float *c,
-                         int64_t ldc, const k_tile_epi *e);
+/* 1..4 rows (mr) of A in place over np B panels packed at load (b + p *
+ * bstride; np <= 4 / mr rounded up to 1, 2 or 4 rows), one FMA chain per
+ * output in k order as the 8-row tile sums (a decode step's one row: the
+ * tile ran two chains, latency-bound, for 8 rows of which 7 were copies);
+ * columns [0, nr) of the last panel stored, clamped as the tile's. */
+void k_ukr_avx512_rows_a(int64_t kc, const float *a, int64_t lda, int64_t mr, int64_t np, int64_t nr,
+                         const float *b, int64_t bstride, float *c, int64_t ldc, const k_tile_epi *e,
+                         const float *clamp);
 void k_ukr_neon_8x12(int64_t kc, const float *a, const float *b, float *c, int64_t ldc, const k_tile_epi *e);
 void k_axpy_generic(float *y, const float *x, float a, int64_t n);
 void k_axpy_avx2(float *y, const float *x, float a, int64_t n);
