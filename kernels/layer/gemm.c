@@ -235,8 +235,7 @@ static void tile(const gemm_job *jb, const float *ap, const float *bp, int64_t i
     const float *ai = g->a + i0 * g->sa0 + jb->k0;
     if (mr <= 4 && jb->bpre) /* the rows kernel (see tile_rows) */
       k_ukr_avx512_rows_a(jb->kc, ai, g->sa0, mr, 1, nr, bp, 0, c, g->sc0, &e, clamp ? lohi : NULL);
-    else
-      k_ukr_avx512_8x32_a(jb->kc, ai, g->sa0, mr, nr, bp, c, g->sc0, &e, clamp ? lohi : NULL, pf, npf);
+    else k_ukr_avx512_8x32_a(jb->kc, ai, g->sa0, mr, nr, bp, c, g->sc0, &e, clamp ? lohi : NULL, pf, npf);
     return;
   }
   if (jb->direct && mr == MR && nr == NR) {
@@ -290,7 +289,8 @@ static void tile_rows(const gemm_job *jb, const float *bp, int64_t jp, int64_t n
   if (jb->ar.ukr == k_ukr_avx2_4x24)
     k_ukr_avx2_rows_a(jb->kc, a, g->sa0, jb->mc, np, nr, bp, panel_floats(jb->kc, NR), c, g->sc0, &e, clamp);
   else
-    k_ukr_avx512_rows_a(jb->kc, a, g->sa0, jb->mc, np, nr, bp, panel_floats(jb->kc, NR), c, g->sc0, &e, clamp);
+    k_ukr_avx512_rows_a(jb->kc, a, g->sa0, jb->mc, np, nr, bp, panel_floats(jb->kc, NR), c, g->sc0, &e,
+                        clamp);
 }
 
 /* AVX2, A in place, unit column stride and no bias matrix: a row group's
