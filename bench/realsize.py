@@ -14,7 +14,7 @@ batch (so activations stay O(1) through deep CNNs), and writes
   OUT/xnnpack/<m>/   the same, XNNPACK-delegated
   OUT/xnnpack_int8/<m>/  quantized the way ExecuTorch's docs do it (PT2E
                      XNNPACKQuantizer: static per-channel int8 for the CNNs
-                     and ViT, dynamic int8 linears for BERT), delegated with
+                     and ViT, dynamic int8 linears for BERT and GPT-2), delegated with
                      XnnpackPartitioner; expected/ from ExecuTorch's runtime,
                      tolerance in quantization steps of the output
   OUT/onnx/<m>/      model.onnx (torch.onnx.export of the same eager module)
@@ -138,8 +138,9 @@ SPECS: Dict[str, Spec] = {s.name: s for s in [
          _gpt2, _tokens(64, 16, 50257, 512), "gemm"),
 ]}
 # How each model is quantized (bench/run.py times these against ExecuTorch's
-# int8 XNNPACK on the same file); GPT-2 stays fp32 only.
-QUANT = {"resnet18": "static", "mobilenet_v2": "static", "vit": "static", "bert": "dynamic"}
+# int8 XNNPACK on the same file): dynamic int8 linears for the transformers
+# whose activations have no calibrated range (BERT, GPT-2).
+QUANT = {"resnet18": "static", "mobilenet_v2": "static", "vit": "static", "bert": "dynamic", "gpt2": "dynamic"}
 # pterun and ExecuTorch round the same int8 products at every requantization;
 # an off-by-one step early can move the output by a few steps: a tolerance in
 # output steps, far below what a wrong scale or zero point gives.
@@ -214,6 +215,26 @@ def export_pte(module: torch.nn.Module, x: torch.Tensor, xnnpack: bool) -> Tuple
     return buf, ops, sorted({d.id for d in plan.delegates})
 
 
+def _linears_from_conv1d(module: torch.nn.Module) -> torch.nn.Module:
+    """GPT-2's projections are transformers' Conv1D (an addmm over a weight
+    stored in x out), which the quantizer's linear pattern does not match:
+    each becomes the nn.Linear it equals (weight transposed), as exporters
+    of GPT-2 for int8 do; the fp32 forms keep the original module."""
+    from transformers.pytorch_utils import Conv1D
+    import copy
+    convs = [(n, m) for n, m in module.named_modules() if isinstance(m, Conv1D)]
+    if not convs:
+        return module
+    module = copy.deepcopy(module)
+    for name, m in convs:
+        parent, _, leaf = name.rpartition(".")
+        lin = torch.nn.Linear(m.weight.shape[0], m.nf)
+        lin.weight.data.copy_(m.weight.data.t())
+        lin.bias.data.copy_(m.bias.data)
+        setattr(module.get_submodule(parent) if parent else module, leaf, lin)
+    return module
+
+
 def quantize(module: torch.nn.Module, x: torch.Tensor, spec: Spec, small: bool, kind: str) -> torch.nn.Module:
     """PT2E with XNNPACKQuantizer (symmetric, per-channel weights), calibrated
     on the bench input and a few more from the same generator."""
@@ -221,6 +242,7 @@ def quantize(module: torch.nn.Module, x: torch.Tensor, spec: Spec, small: bool, 
         XNNPACKQuantizer, get_symmetric_quantization_config)
     from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
     with torch.no_grad():
+        module = _linears_from_conv1d(module)
         gm = torch.export.export(module, (x,), strict=False).module()
         q = XNNPACKQuantizer().set_global(
             get_symmetric_quantization_config(is_per_channel=True, is_dynamic=kind == "dynamic"))

@@ -402,7 +402,7 @@ def quantized_table(rs: Dict[str, Any], notes: Notes) -> List[str]:
         return []
     return ["### Quantized (int8) forms", "",
             "PT2E `XNNPACKQuantizer` int8 (static per-channel for the CNNs and ViT, dynamic activations for "
-            "BERT's linears), XNNPACK-delegated; the same file on both runtimes. Cells: wall median / CPU per "
+            "BERT's and GPT-2's linears), XNNPACK-delegated; the same file on both runtimes. Cells: wall median / CPU per "
             "call, ms. Ratios: per-round wall-time ratios, median (min–max), and the same from CPU time per "
             "call (on this shared machine the CPU column is the one to trust); < 1: pterun faster. pterun "
             "int8 / pterun fp32 compares with pterun's fastest fp32 form of the same model (target: "
