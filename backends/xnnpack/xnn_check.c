@@ -168,6 +168,38 @@ static bool node_is_dead(const xg_graph *g, const xg_node *n) {
   return true;
 }
 
+/* A qint8 <-> fp32 convert with no neighbour on XNNPACK (its producer and
+ * readers native, or delegate inputs and outputs) runs natively too: on
+ * XNNPACK it is a one-node runtime of its own, on one thread (int8 ViT's
+ * converts at its delegates' edges, and before its softmax: with the
+ * softmax, 135 us a layer at 1 and 2 threads). */
+static void converts_between_native(xg_graph *g) {
+  for (uint32_t ni = 0; ni < g->nnodes; ni++) {
+    xg_node *n = &g->nodes[ni];
+    if (n->type != XG_CONVERT || n->exec != XG_EXEC_XNN || !n->quant || !xg_native_supports(g, n)) continue;
+    const xg_value *x = &g->values[n->in[0]], *o = &g->values[n->out[0]];
+    const xg_value *q = x->value_type == XG_VALUE_QUANTIZED ? x : o;
+    if (q->datatype != XG_DT_QINT8 || q->quant_type != XG_QP_PER_TENSOR ||
+        (x->producer >= 0 && g->nodes[x->producer].exec != XG_EXEC_NATIVE))
+      continue;
+    /* nor between two XNNPACK nodes in node order: one runtime would split in two */
+    int32_t prev = (int32_t)ni - 1, next = (int32_t)ni + 1;
+    while (prev >= 0 && g->nodes[prev].exec == XG_EXEC_DEAD) prev--;
+    while (next < (int32_t)g->nnodes && g->nodes[next].exec == XG_EXEC_DEAD) next++;
+    if (prev >= 0 && next < (int32_t)g->nnodes && g->nodes[prev].exec == XG_EXEC_XNN &&
+        g->nodes[next].exec == XG_EXEC_XNN)
+      continue;
+    bool native_readers = true;
+    for (uint32_t ri = ni + 1; ri < g->nnodes && native_readers; ri++) {
+      const xg_node *r = &g->nodes[ri];
+      if (r->exec == XG_EXEC_DEAD) continue;
+      for (uint32_t k = 0; k < r->nin; k++)
+        if (r->in[k] == n->out[0] && r->exec != XG_EXEC_NATIVE) native_readers = false;
+    }
+    if (native_readers) n->exec = XG_EXEC_NATIVE;
+  }
+}
+
 pte_status xg_check(xg_graph *g, const xg_check_options *opts, xg_mem *mem) {
   pte_status st;
   for (uint32_t ni = 0; ni < g->nnodes; ni++) {
@@ -232,6 +264,7 @@ pte_status xg_check(xg_graph *g, const xg_check_options *opts, xg_mem *mem) {
   if ((st = xg_fuse_quant_tables(g, mem))) return st;
   if ((st = xg_fuse_softmax_prologue(g))) return st;
   if ((st = xg_fold_pads(g, mem))) return st;
+  converts_between_native(g);
   for (uint32_t vi = 0; vi < g->nvalues; vi++) {
     const xg_value *v = &g->values[vi];
     if ((v->flags & XG_FLAG_EXTERNAL_INPUT) && (v->flags & XG_FLAG_EXTERNAL_OUTPUT))
