@@ -4,6 +4,7 @@
  * pterun's own code, and dead nodes. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "klayer.h"
 #include "xnn_nodes.h"
@@ -173,13 +174,23 @@ static bool node_is_dead(const xg_graph *g, const xg_node *n) {
  * XNNPACK it is a one-node runtime of its own, on one thread (int8 ViT's
  * converts at its delegates' edges, and before its softmax: with the
  * softmax, 135 us a layer at 1 and 2 threads). */
-static void converts_between_native(xg_graph *g) {
+static pte_status converts_between_native(xg_graph *g, xg_mem *mem) {
+  /* values some live XNNPACK node reads: one pass, so hostile graphs of many
+   * converts cost linear time (a convert moved to pterun only removes
+   * readers, so marks made before it moved can only keep another on XNNPACK) */
+  uint8_t *xnn_read = (uint8_t *)xg_mem_array(mem, (size_t)g->nvalues + 1, 1);
+  if (!xnn_read) return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK payload: out of memory");
+  memset(xnn_read, 0, (size_t)g->nvalues + 1);
+  for (uint32_t ni = 0; ni < g->nnodes; ni++)
+    if (g->nodes[ni].exec == XG_EXEC_XNN)
+      for (uint32_t k = 0; k < g->nodes[ni].nin; k++)
+        if (g->nodes[ni].in[k] != XG_NONE) xnn_read[g->nodes[ni].in[k]] = 1;
   for (uint32_t ni = 0; ni < g->nnodes; ni++) {
     xg_node *n = &g->nodes[ni];
     if (n->type != XG_CONVERT || n->exec != XG_EXEC_XNN || !n->quant || !xg_native_supports(g, n)) continue;
     const xg_value *x = &g->values[n->in[0]], *o = &g->values[n->out[0]];
     const xg_value *q = x->value_type == XG_VALUE_QUANTIZED ? x : o;
-    if (q->datatype != XG_DT_QINT8 || q->quant_type != XG_QP_PER_TENSOR ||
+    if (q->datatype != XG_DT_QINT8 || q->quant_type != XG_QP_PER_TENSOR || xnn_read[n->out[0]] ||
         (x->producer >= 0 && g->nodes[x->producer].exec != XG_EXEC_NATIVE))
       continue;
     /* nor between two XNNPACK nodes in node order: one runtime would split in two */
@@ -189,15 +200,9 @@ static void converts_between_native(xg_graph *g) {
     if (prev >= 0 && next < (int32_t)g->nnodes && g->nodes[prev].exec == XG_EXEC_XNN &&
         g->nodes[next].exec == XG_EXEC_XNN)
       continue;
-    bool native_readers = true;
-    for (uint32_t ri = ni + 1; ri < g->nnodes && native_readers; ri++) {
-      const xg_node *r = &g->nodes[ri];
-      if (r->exec == XG_EXEC_DEAD) continue;
-      for (uint32_t k = 0; k < r->nin; k++)
-        if (r->in[k] == n->out[0] && r->exec != XG_EXEC_NATIVE) native_readers = false;
-    }
-    if (native_readers) n->exec = XG_EXEC_NATIVE;
+    n->exec = XG_EXEC_NATIVE;
   }
+  return PTE_OK;
 }
 
 pte_status xg_check(xg_graph *g, const xg_check_options *opts, xg_mem *mem) {
@@ -264,7 +269,7 @@ pte_status xg_check(xg_graph *g, const xg_check_options *opts, xg_mem *mem) {
   if ((st = xg_fuse_quant_tables(g, mem))) return st;
   if ((st = xg_fuse_softmax_prologue(g))) return st;
   if ((st = xg_fold_pads(g, mem))) return st;
-  converts_between_native(g);
+  if ((st = converts_between_native(g, mem))) return st;
   for (uint32_t vi = 0; vi < g->nvalues; vi++) {
     const xg_value *v = &g->values[vi];
     if ((v->flags & XG_FLAG_EXTERNAL_INPUT) && (v->flags & XG_FLAG_EXTERNAL_OUTPUT))
