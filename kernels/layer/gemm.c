@@ -444,8 +444,12 @@ static void blocked(const k_sgemm_desc *g, const gemm_arch *ar, float *buf, size
    * when N is small (a convolution's weights on a 7x7 map). Over wide
    * products packing is amortized and the packed panel was a little faster
    * at tiny K (MobileNetV2's 16- and 24-channel 1x1s on 112x112, 56x56). */
-  jb.a_in_place =
-      g->sa1 == 1 && ar->ukr == k_ukr_avx512_8x32 && (g->N <= A_IN_PLACE_MAX_N || (bpre && g->M <= 8));
+  /* Short products (64 rows or fewer: MobileNetV2's 7x7 maps) read A in
+   * place at any width too: packing there is serial, on the calling thread
+   * (49 x 1280 x 320 145 -> 175 GFLOP/s, 64 x 2048 x 512 155 -> 185, 1
+   * thread). */
+  jb.a_in_place = g->sa1 == 1 && ar->ukr == k_ukr_avx512_8x32 &&
+                  (g->N <= A_IN_PLACE_MAX_N || g->M <= 64 || (bpre && g->M <= 8));
   /* AVX2's 4 rows are 4 streams too, and in place the product is one pool
    * job with no serial step (A is packed on the calling thread alone, per
    * K slice). Over few column panels packing was not amortized (Zen 3, 1

@@ -257,7 +257,8 @@ TEST(gemm_few_rows_wide_prepacked) {
 TEST(gemm_a_in_place_matches_packed) {
   static const int64_t shapes[][3] = {{1, 200, 300},  {5, 49, 523},   {37, 256, 257}, {70, 24, 1024},
                                       {197, 192, 65}, {64, 257, 300}, {37, 300, 257}, {9, 520, 70},
-                                      {2, 1000, 300}, {1, 40, 1280},  {2, 16, 9}};
+                                      {2, 1000, 300}, {1, 40, 1280},  {2, 16, 9},     {49, 1280, 70},
+                                      {16, 1100, 40}};
   static const size_t threads[] = {1, 2, 3};
   for (size_t ti = 0; ti < 3; ti++) {
     CHECK_OK(pte_threadpool_set_threads(threads[ti]));
