@@ -9,14 +9,15 @@ typedef struct gemm_arch {
   int64_t MR, NR;
   k_ukr_fn ukr;
   k_axpy_fn axpy;
+  k_rows_fn rows; /* NULL: no rows kernel (see rows_panels) */
 } gemm_arch;
 
 static gemm_arch arch(void) {
   switch (k_isa_get()) {
-    case K_ISA_AVX512: return (gemm_arch){8, 32, k_ukr_avx512_8x32, k_axpy_avx512};
-    case K_ISA_AVX2: return (gemm_arch){4, 24, k_ukr_avx2_4x24, k_axpy_avx2};
-    case K_ISA_NEON: return (gemm_arch){8, 12, k_ukr_neon_8x12, k_axpy_neon};
-    default: return (gemm_arch){4, 16, k_ukr_generic_4x16, k_axpy_generic};
+    case K_ISA_AVX512: return (gemm_arch){8, 32, k_ukr_avx512_8x32, k_axpy_avx512, k_ukr_avx512_rows_a};
+    case K_ISA_AVX2: return (gemm_arch){4, 24, k_ukr_avx2_4x24, k_axpy_avx2, k_ukr_avx2_rows_a};
+    case K_ISA_NEON: return (gemm_arch){8, 12, k_ukr_neon_8x12, k_axpy_neon, NULL};
+    default: return (gemm_arch){4, 16, k_ukr_generic_4x16, k_axpy_generic, NULL};
   }
 }
 
@@ -270,7 +271,7 @@ static int64_t panel_floats(int64_t kc, int64_t NR) { return round_up(kc * NR, 1
  * 4 or 8 rows for 1, compute-bound where B streams). AVX2: 1-2 rows, two
  * panels; AVX-512: 1-4 rows, 4 / rows panels (8 accumulators). 0: no. */
 static int64_t rows_panels(const gemm_job *jb) {
-  if (!(jb->bpre && jb->a_in_place && jb->direct && jb->mgroups == 1)) return 0;
+  if (!(jb->ar.rows && jb->bpre && jb->a_in_place && jb->direct && jb->mgroups == 1)) return 0;
   if (jb->ar.ukr == k_ukr_avx2_4x24) return jb->mc <= 2 ? 2 : 0;
   if (jb->ar.ukr == k_ukr_avx512_8x32) return jb->mc == 1 ? 4 : jb->mc == 2 ? 2 : jb->mc <= 4 ? 1 : 0;
   return 0;
@@ -285,12 +286,8 @@ static void tile_rows(const gemm_job *jb, const float *bp, int64_t jp, int64_t n
       jb->first && beta != 0.0f && g->col_bias ? g->col_bias + j0 : NULL, g->accumulate || !jb->first};
   const float lohi[2] = {g->lo, g->hi};
   const float *a = g->a + jb->m0 * g->sa0 + jb->k0, *clamp = g->clamp && jb->last ? lohi : NULL;
-  float *c = g->c + jb->m0 * g->sc0 + j0;
-  if (jb->ar.ukr == k_ukr_avx2_4x24)
-    k_ukr_avx2_rows_a(jb->kc, a, g->sa0, jb->mc, np, nr, bp, panel_floats(jb->kc, NR), c, g->sc0, &e, clamp);
-  else
-    k_ukr_avx512_rows_a(jb->kc, a, g->sa0, jb->mc, np, nr, bp, panel_floats(jb->kc, NR), c, g->sc0, &e,
-                        clamp);
+  jb->ar.rows(jb->kc, a, g->sa0, jb->mc, np, nr, bp, panel_floats(jb->kc, NR), g->c + jb->m0 * g->sc0 + j0,
+              g->sc0, &e, clamp);
 }
 
 /* AVX2, A in place, unit column stride and no bias matrix: a row group's
@@ -438,29 +435,23 @@ static void blocked(const k_sgemm_desc *g, const gemm_arch *ar, float *buf, size
   jb.ar = *ar;
   jb.sc1 = g->sc1 ? g->sc1 : 1;
   jb.direct = jb.sc1 == 1 && !g->bias;
-  /* A with contiguous rows is read in place by the AVX-512 kernel: its 8
-   * rows are 8 sequential streams, as cheap as a packed panel, and packing
-   * (a scalar transpose of all of A per call) cost as much as the products
-   * when N is small (a convolution's weights on a 7x7 map). Over wide
-   * products packing is amortized and the packed panel was a little faster
-   * at tiny K (MobileNetV2's 16- and 24-channel 1x1s on 112x112, 56x56). */
-  /* Short products (64 rows or fewer: MobileNetV2's 7x7 maps) read A in
-   * place at any width too: packing there is serial, on the calling thread
-   * (49 x 1280 x 320 145 -> 175 GFLOP/s, 64 x 2048 x 512 155 -> 185, 1
-   * thread). */
-  jb.a_in_place = g->sa1 == 1 && ar->ukr == k_ukr_avx512_8x32 &&
-                  (g->N <= A_IN_PLACE_MAX_N || g->M <= 64 || (bpre && g->M <= 8));
-  /* AVX2's 4 rows are 4 streams too, and in place the product is one pool
-   * job with no serial step (A is packed on the calling thread alone, per
-   * K slice). Over few column panels packing was not amortized (Zen 3, 1
-   * thread: 49 columns 38 -> 52 GFLOP/s, 197x192x768 65 -> 84); over 512
-   * columns and more the packed panel was faster (256x1024x1024: 79 ->
-   * 70), so only narrow products read A in place, and short ones (64 rows
-   * or fewer: MobileNetV2's 7x7 maps, 49 x 320 x 960 81 -> 87 GFLOP/s at 1
-   * thread, 137 -> 165 at 2, where packing was serial). */
-  if (g->sa1 == 1 && ar->ukr == k_ukr_avx2_4x24 &&
-      (g->N <= AVX2_A_IN_PLACE_MAX_N || g->M <= 64 || (bpre && g->M <= 2)))
-    jb.a_in_place = true;
+  /* A with contiguous rows is read in place by the AVX-512 and AVX2 kernels
+   * (their 8 or 4 rows are as many sequential streams, as cheap as a packed
+   * panel), and in place the product is one pool job with no serial step:
+   * packing (a transpose of all of A per K slice) ran on the calling thread
+   * alone and cost as much as the products when N is small (a
+   * convolution's weights on a 7x7 map). Over wide products packing is
+   * amortized, and the packed panel was faster (AVX2, Zen 3: 256x1024x1024
+   * 79 -> 70 GFLOP/s in place; AVX-512: a little, at tiny K), so only
+   * narrow ones read A in place (AVX2, 1 thread: 49 columns 38 -> 52,
+   * 197x192x768 65 -> 84), and short ones (64 rows or fewer: MobileNetV2's
+   * 7x7 maps, a decode step's few rows) at any width: AVX-512 49x1280x320
+   * 145 -> 164, 16x4096x4096 94 -> 147; AVX2 49x320x960 81 -> 87, 137 ->
+   * 165 at 2 threads. */
+  const int64_t in_place_max_n = ar->ukr == k_ukr_avx512_8x32 ? A_IN_PLACE_MAX_N
+                                 : ar->ukr == k_ukr_avx2_4x24 ? AVX2_A_IN_PLACE_MAX_N
+                                                              : 0;
+  jb.a_in_place = g->sa1 == 1 && in_place_max_n > 0 && (g->N <= in_place_max_n || g->M <= 64);
   jb.per_thread = false;
   const int64_t MR = ar->MR;
   size_t abytes = a_bytes(g->M, g->K, kcb, mcb);

@@ -19,6 +19,11 @@ typedef void (*k_ukr_fn)(int64_t kc, const float *a, const float *b, float *c, i
                          const k_tile_epi *e);
 /* y[0..n) += a * x[0..n) (the one- and two-row products). */
 typedef void (*k_axpy_fn)(float *y, const float *x, float a, int64_t n);
+/* A few rows of A in place over np panels of B packed at load (the rows
+ * kernels below: k_ukr_avx2_rows_a, k_ukr_avx512_rows_a). */
+typedef void (*k_rows_fn)(int64_t kc, const float *a, int64_t lda, int64_t mr, int64_t np, int64_t nr,
+                          const float *b, int64_t bstride, float *c, int64_t ldc, const k_tile_epi *e,
+                          const float *clamp);
 
 void k_ukr_generic_4x16(int64_t kc, const float *a, const float *b, float *c, int64_t ldc,
                         const k_tile_epi *e);
