@@ -242,7 +242,13 @@ def quantize(module: torch.nn.Module, x: torch.Tensor, spec: Spec, small: bool, 
         XNNPACKQuantizer, get_symmetric_quantization_config)
     from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
     with torch.no_grad():
-        module = _linears_from_conv1d(module)
+        linear = _linears_from_conv1d(module)
+        if linear is not module:
+            ref, got = module(x), linear(x)  # FirstOutput: one tensor each
+            if not torch.allclose(ref, got, rtol=1e-4, atol=1e-5):
+                raise RuntimeError(f"{spec.name}: Conv1D -> nn.Linear changed the fp32 output by "
+                                   f"{(ref - got).abs().max().item():g}")
+        module = linear
         gm = torch.export.export(module, (x,), strict=False).module()
         q = XNNPACKQuantizer().set_global(
             get_symmetric_quantization_config(is_per_channel=True, is_dynamic=kind == "dynamic"))
