@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "xnn_api.h"
+#include "xnn_compute.h"
 #include "xnn_delegate.h"
 
 static atomic_uint_fast64_t g_executions, g_invocations, g_native_nodes, g_built;
@@ -46,11 +47,16 @@ static void describe(const xg_delegate *d, const xg_delegate_info *info, const c
       used += (size_t)snprintf(native + used, sizeof native - used, "%s%s x%u", used ? ", " : "",
                                xg_node_type_name(t) + 3, count);
   }
+  uint32_t chains = 0;
+  for (uint32_t i = 0; i < g->nnodes; i++)
+    chains += g->nodes[i].exec == XG_EXEC_NATIVE && xg_conv_is_chain(&g->nodes[i]);
+  char chained[64] = "";
+  if (chains) snprintf(chained, sizeof chained, "; %u convolution chain(s) in row bands", chains);
   pte_log(PTE_LOG_WARNING,
           "XnnpackBackend (method '%s'): %u nodes: %u in %u XNNPACK runtime(s), %u native [%s], %u dead; "
-          "%zu bytes of buffers between them, %zu bytes of constants copied%s",
+          "%zu bytes of buffers between them, %zu bytes of constants copied%s%s",
           method ? method : "?", info->nodes, info->xnn_nodes, info->segments, info->native_nodes, native,
-          info->dead_nodes, info->arena_bytes, info->static_copy_bytes,
+          info->dead_nodes, info->arena_bytes, info->static_copy_bytes, chained,
           info->batchable ? "; smaller leading dimensions accepted" : "");
 }
 

@@ -269,6 +269,7 @@ pte_status xg_check(xg_graph *g, const xg_check_options *opts, xg_mem *mem) {
   if ((st = xg_fuse_quant_tables(g, mem))) return st;
   if ((st = xg_fuse_softmax_prologue(g))) return st;
   if ((st = xg_fold_pads(g, mem))) return st;
+  if ((st = xg_fuse_conv_chains(g, mem))) return st;
   if ((st = converts_between_native(g, mem))) return st;
   for (uint32_t vi = 0; vi < g->nvalues; vi++) {
     const xg_value *v = &g->values[vi];

@@ -65,6 +65,16 @@ void xg_conv_passes(const xg_graph *g, const xg_node *n, const void *in, size_t 
 pte_status xg_wino_prepare(xg_graph *g, uint32_t ni, xg_mem *mem, const void **plan);
 void xg_wino_run(const xg_graph *g, const xg_node *n, const void *plan, void *const *ptr);
 
+/* Inverted-residual chains ([expand 1x1] -> depthwise -> project 1x1, fp32,
+ * native) run by the project node in row bands (xnn_fuse.c). The filter of
+ * native fp32 1x1 convolution n (stride 1, unpadded, one group) packed at
+ * init, or NULL when n is no such node; set_chain makes n run `chain`. */
+struct xg_chain;
+const float *xg_conv_direct_filter(const xg_node *n);
+void xg_conv_set_chain(xg_node *n, const struct xg_chain *chain);
+bool xg_conv_is_chain(const xg_node *n);
+void xg_chain_run(const xg_graph *g, const xg_node *n, const struct xg_chain *chain, void *const *ptr);
+
 /* The native entry points the node table names. */
 #define XG_NATIVE_DECL(name) xg_native_fn xg_native_##name;
 /* (one list, wrapped by hand) */

@@ -16,16 +16,17 @@
 /* What init prepared (n->conv_plan). */
 typedef struct xg_fconv {
   uint32_t groups;
-  int64_t kin, kout; /* one group's K (kernel_h x kernel_w x group inputs) and N */
-  bool direct;       /* 1x1, stride 1, no padding: the input rows are the product's rows */
-  bool shortk;       /* a short reduction (the stem) on k_conv_f32, w[0] packed for it */
-  bool nchw;         /* shortk reading its input as NCHW (a transpose folded in, xg_fold_pads) */
-  int64_t chunk;     /* else im2col rows per pass (g->col_scratch holds them) */
-  size_t slots;      /* threads that can each run whole passes (see xg_conv_passes) */
-  size_t col_slot;   /* floats of g->col_scratch per such thread */
-  size_t gemm_slot;  /* bytes of g->fc_scratch per such thread (64-byte multiple) */
-  const void *wino;  /* or a Winograd plan (xnn_wino.c), which runs instead */
-  const float *w[];  /* per group: the filter packed by k_sgemm_pack_b, or NULL (read in place) */
+  int64_t kin, kout;            /* one group's K (kernel_h x kernel_w x group inputs) and N */
+  bool direct;                  /* 1x1, stride 1, no padding: the input rows are the product's rows */
+  bool shortk;                  /* a short reduction (the stem) on k_conv_f32, w[0] packed for it */
+  bool nchw;                    /* shortk reading its input as NCHW (a transpose folded in, xg_fold_pads) */
+  int64_t chunk;                /* else im2col rows per pass (g->col_scratch holds them) */
+  size_t slots;                 /* threads that can each run whole passes (see xg_conv_passes) */
+  size_t col_slot;              /* floats of g->col_scratch per such thread */
+  size_t gemm_slot;             /* bytes of g->fc_scratch per such thread (64-byte multiple) */
+  const void *wino;             /* or a Winograd plan (xnn_wino.c), which runs instead */
+  const struct xg_chain *chain; /* or the inverted-residual chain this node ends (xnn_fuse.c) */
+  const float *w[];             /* per group: the filter packed by k_sgemm_pack_b, or NULL (read in place) */
 } xg_fconv;
 
 /* im2col rows per pass: about 512 KB of them, at least 96 (so the
@@ -179,9 +180,28 @@ static void direct_thread_passes(void *ctx, size_t t0, size_t t1) {
   }
 }
 
+const float *xg_conv_direct_filter(const xg_node *n) {
+  const xg_fconv *q = n->conv_plan;
+  if (n->type != XG_CONV2D || !q || q->wino || q->shortk || q->chain || !q->direct || q->groups != 1)
+    return NULL;
+  return q->w[0];
+}
+
+void xg_conv_set_chain(xg_node *n, const struct xg_chain *chain) {
+  ((xg_fconv *)(uintptr_t)n->conv_plan)->chain = chain; /* the plan this init made */
+}
+
+bool xg_conv_is_chain(const xg_node *n) {
+  return n->type == XG_CONV2D && n->conv_plan && ((const xg_fconv *)n->conv_plan)->chain;
+}
+
 void xg_native_conv2d(const xg_graph *g, const xg_node *n, void *const *ptr, bool index_int64) {
   (void)index_int64;
   const xg_fconv *q = n->conv_plan;
+  if (q->chain) {
+    xg_chain_run(g, n, q->chain, ptr);
+    return;
+  }
   if (q->wino) {
     xg_wino_run(g, n, q->wino, ptr);
     return;

@@ -321,6 +321,11 @@ pte_status xg_native_prepare_conv(xg_graph *g, uint32_t node, xg_mem *mem);
 /* fp32 pads of nothing bypassed, fp32 zero pads of H and W folded into the
  * XNNPACK convolution reading them (xnn_conv.c). Runs after the checks. */
 pte_status xg_fold_pads(xg_graph *g, xg_mem *mem);
+/* fp32 [expand 1x1] -> depthwise -> project 1x1 chains of native nodes over
+ * maps larger than a quarter of L2 fused into the project node, run in row
+ * bands (xnn_fuse.c; PTERUN_XNNPACK_FUSE=0: node by node). Runs after
+ * xg_fold_pads (the depthwise padding is final). */
+pte_status xg_fuse_conv_chains(xg_graph *g, xg_mem *mem);
 
 /* True if pterun's own code can run this node type. */
 bool xg_native_supports(const xg_graph *g, const xg_node *n);

@@ -143,6 +143,36 @@ class InvertedResidual(nn.Module):
         return self.project2(F.pad(y, (0, 0, 0, 0)))
 
 
+class InvertedResidualBands(nn.Module):
+    """Inverted residual blocks over maps above a quarter of L2, which the
+    delegate runs as chains in row bands (xnn_fuse.c): expand -> depthwise
+    stride 1 -> project (two bands an image, the halo rows kept), expand ->
+    depthwise stride 2 with TF padding -> project, and a depthwise ->
+    project chain whose input comes from a 3x3 convolution (no expand). Two
+    images of odd sizes: bands, thread shares and images cut rows apart in
+    different places (1, 2 and 3 threads)."""
+
+    def __init__(self):
+        super().__init__()
+        self.expand = nn.Conv2d(16, 64, 1)
+        self.dw = nn.Conv2d(64, 64, 3, padding=1, groups=64)
+        self.project = nn.Conv2d(64, 16, 1)
+        self.expand2 = nn.Conv2d(16, 96, 1)
+        self.dw2 = nn.Conv2d(96, 96, 3, stride=2, groups=96)
+        self.project2 = nn.Conv2d(96, 32, 1)
+        self.conv = nn.Conv2d(16, 48, 3, padding=1)
+        self.dw3 = nn.Conv2d(48, 48, 3, padding=1, groups=48)
+        self.project3 = nn.Conv2d(48, 24, 1)
+
+    def forward(self, x):
+        y = F.relu6(self.dw(F.relu6(self.expand(x))))
+        x = x + self.project(y)
+        y = F.relu6(self.expand2(x))
+        y = F.relu6(self.dw2(F.pad(y, (0, 1, 0, 1))))
+        z = self.project3(F.relu(self.dw3(F.relu(self.conv(x)))))
+        return self.project2(y), z
+
+
 class Stem(nn.Module):
     """MobileNetV2's stem as transformers exports it: a bottom/right zero pad
     of the NCHW input, a 3x3 stride-2 convolution of 3 channels to 32 and
@@ -374,6 +404,7 @@ CASES = {
     "conv_winograd": (ConvWinograd, lambda: (rn(2, 8, 30, 30),), None),
     "depthwise": (Depthwise, lambda: (rn(1, 6, 9, 9),), None),
     "inverted_residual": (InvertedResidual, lambda: (rn(1, 16, 32, 32),), None),
+    "inverted_residual_bands": (InvertedResidualBands, lambda: (rn(2, 16, 57, 61),), None),
     "stem": (Stem, lambda: (rn(2, 3, 37, 42),), None),
     "conv_transpose": (ConvTranspose, lambda: (rn(1, 4, 5, 6),), None),
     "batchnorm_alone": (BatchNormAlone, lambda: (rn(2, 5, 4, 4),), None),
