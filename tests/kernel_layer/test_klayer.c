@@ -338,11 +338,13 @@ TEST(gemm_pointwise_shapes) {
 }
 
 /* k_dwconv_f32 against a double reference: 3x3 stride 1 and 2 (the
- * AVX-512 and AVX2 rows' register path, its 4-pixel and single-pixel
- * sweeps and checked edges), other kernel sizes and dilations (the checked
- * path), channel counts off the 16- and 8-lane vectors (a masked last
- * block, alone or after full ones), padding on any side, with and
- * without bias and clamp, at 1, 2 and 3 threads. */
+ * AVX-512 and AVX2 rows' register path: its 4-pixel sweep, and the edges
+ * and remainders a pixel at a time, four channel blocks at once and one),
+ * other kernel sizes and dilations (a pixel at a time), channel counts off
+ * the 16- and 8-lane vectors (a masked last block, alone or after full
+ * ones; the last three shapes: edges over several groups of four blocks),
+ * padding on any side, with and without bias and clamp, at 1, 2 and 3
+ * threads. */
 static double dw_check(int64_t N, int64_t H, int64_t W, int64_t C, int32_t kh, int32_t kw, int32_t s,
                        int32_t dil, int32_t pt, int32_t pl, int32_t pb, int32_t pr, bool bias, bool clamp) {
   const int64_t OH = (H + pt + pb - ((int64_t)(kh - 1) * dil + 1)) / s + 1,
@@ -397,12 +399,15 @@ static double dw_check(int64_t N, int64_t H, int64_t W, int64_t C, int32_t kh, i
 }
 
 TEST(dwconv_f32_reference) {
-  static const int32_t shapes[][10] = {
-      /* H, W, C, kh, kw, stride, dilation, pad top, left, bottom/right */
-      {12, 13, 32, 3, 3, 1, 1, 1, 1, 1}, {13, 12, 96, 3, 3, 2, 1, 0, 0, 1}, {9, 17, 7, 3, 3, 1, 1, 0, 0, 0},
-      {8, 8, 33, 3, 3, 2, 1, 1, 1, 1},   {10, 9, 16, 5, 5, 1, 1, 2, 2, 2},  {11, 10, 24, 3, 3, 1, 2, 2, 2, 2},
-      {6, 7, 1, 1, 3, 1, 1, 0, 1, 1},    {3, 3, 20, 3, 3, 1, 1, 1, 1, 1},   {5, 40, 48, 3, 3, 1, 1, 0, 2, 0},
-      {7, 11, 9, 3, 3, 2, 1, 1, 1, 0},   {6, 21, 15, 3, 3, 1, 1, 1, 1, 1},  {5, 9, 5, 3, 3, 1, 1, 1, 1, 1}};
+  static const int32_t shapes[][10] = {/* H, W, C, kh, kw, stride, dilation, pad top, left, bottom/right */
+                                       {12, 13, 32, 3, 3, 1, 1, 1, 1, 1}, {13, 12, 96, 3, 3, 2, 1, 0, 0, 1},
+                                       {9, 17, 7, 3, 3, 1, 1, 0, 0, 0},   {8, 8, 33, 3, 3, 2, 1, 1, 1, 1},
+                                       {10, 9, 16, 5, 5, 1, 1, 2, 2, 2},  {11, 10, 24, 3, 3, 1, 2, 2, 2, 2},
+                                       {6, 7, 1, 1, 3, 1, 1, 0, 1, 1},    {3, 3, 20, 3, 3, 1, 1, 1, 1, 1},
+                                       {5, 40, 48, 3, 3, 1, 1, 0, 2, 0},  {7, 11, 9, 3, 3, 2, 1, 1, 1, 0},
+                                       {6, 21, 15, 3, 3, 1, 1, 1, 1, 1},  {5, 9, 5, 3, 3, 1, 1, 1, 1, 1},
+                                       {7, 7, 80, 3, 3, 1, 1, 1, 1, 1},   {14, 14, 136, 3, 3, 2, 1, 0, 0, 1},
+                                       {6, 10, 72, 5, 5, 1, 1, 2, 2, 2}};
   static const size_t threads[] = {1, 2, 3};
   for (size_t ti = 0; ti < 3; ti++) {
     CHECK_OK(pte_threadpool_set_threads(threads[ti]));
