@@ -156,7 +156,9 @@ pte_status xg_fuse_conv_chains(xg_graph *g, xg_mem *mem) {
   }
   if (need > g->fc_scratch_bytes) {
     float *s = (float *)xg_mem_alloc(mem, need);
-    if (!s) return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK payload: out of memory for %zu bytes of scratch", need);
+    if (!s)
+      return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK payload: out of memory for %zu bytes of scratch",
+                       need);
     g->fc_scratch = s, g->fc_scratch_bytes = need;
   }
   return PTE_OK;
@@ -202,7 +204,8 @@ static void chain_share(void *ctx, size_t c0, size_t c1) {
       int64_t oy1 = oy0 + ch->band;
       if (oy1 > r->OH) oy1 = r->OH;
       if (oy1 - oy0 > (int64_t)(end - row)) oy1 = oy0 + (int64_t)(end - row);
-      int64_t lo = oy0 * ch->sh - ch->pt, hi = (oy1 - 1) * ch->sh - ch->pt + (int64_t)(ch->kh - 1) * ch->dh + 1;
+      int64_t lo = oy0 * ch->sh - ch->pt,
+              hi = (oy1 - 1) * ch->sh - ch->pt + (int64_t)(ch->kh - 1) * ch->dh + 1;
       lo = lo < 0 ? 0 : lo > r->H ? r->H : lo;
       hi = hi > r->H ? r->H : hi < lo ? lo : hi;
       const float *src;
@@ -213,8 +216,9 @@ static void chain_share(void *ctx, size_t c0, size_t c1) {
           memmove(s1, s1 + (lo - have0) * rowf, (size_t)(keep * rowf) * sizeof(float));
         }
         if (hi - lo > keep)
-          product(r->x + ((n * r->H + lo + keep) * r->W) * ch->cin, ch->cin, (hi - lo - keep) * r->W, ch->cmid,
-                  ch->cin, ch->e_w, ch->e_bias, ch->e_lo, ch->e_hi, s1 + keep * rowf, gs, ch->gemm_bytes);
+          product(r->x + ((n * r->H + lo + keep) * r->W) * ch->cin, ch->cin, (hi - lo - keep) * r->W,
+                  ch->cmid, ch->cin, ch->e_w, ch->e_bias, ch->e_lo, ch->e_hi, s1 + keep * rowf, gs,
+                  ch->gemm_bytes);
         have_n = n, have0 = lo, have1 = hi;
         src = s1;
       } else {
