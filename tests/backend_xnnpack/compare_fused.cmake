@@ -1,6 +1,8 @@
 # The convolution chains run in row bands (xnn_fuse.c) give bit for bit the
 # results of their nodes run one by one (PTERUN_XNNPACK_FUSE=0), at 1 and 3
-# threads. -DCLI=<pterun> -DCASE=<case dir> -DWORK=<scratch dir>
+# threads. -DCLI=<pterun> -DCASE=<case dir> -DWORK=<scratch dir> [-DEMU=<emulator, '|' between
+# its arguments> for a cross build's CLI]
+string(REPLACE "|" ";" _emu "${EMU}")
 file(GLOB _inputs ${CASE}/inputs/*.npy)
 list(SORT _inputs)
 set(_args)
@@ -13,7 +15,7 @@ foreach(_t 1 3)
     file(REMOVE_RECURSE ${_out})
     file(MAKE_DIRECTORY ${_out})
     execute_process(COMMAND ${CMAKE_COMMAND} -E env PTERUN_NUM_THREADS=${_t} PTERUN_XNNPACK_FUSE=${_f}
-                            PTERUN_XNNPACK_NATIVE=1 ${CLI} run ${CASE}/model.pte ${_args} --output-dir ${_out} --quiet
+                            PTERUN_XNNPACK_NATIVE=1 ${_emu} ${CLI} run ${CASE}/model.pte ${_args} --output-dir ${_out} --quiet
                     RESULT_VARIABLE _rc)
     if(NOT _rc EQUAL 0)
       message(FATAL_ERROR "pterun failed (threads ${_t}, PTERUN_XNNPACK_FUSE=${_f}): ${_rc}")
