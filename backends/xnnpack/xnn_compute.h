@@ -65,6 +65,11 @@ void xg_conv_passes(const xg_graph *g, const xg_node *n, const void *in, size_t 
 pte_status xg_wino_prepare(xg_graph *g, uint32_t ni, xg_mem *mem, const void **plan);
 void xg_wino_run(const xg_graph *g, const xg_node *n, const void *plan, void *const *ptr);
 
+/* Packing space g->fc_scratch of at least `need` bytes (it only grows),
+ * shared by the native products and chains, which run one at a time; the
+ * error names node ni. */
+pte_status xg_fc_scratch_reserve(xg_graph *g, uint32_t ni, xg_mem *mem, size_t need);
+
 /* Inverted-residual chains ([expand 1x1] -> depthwise -> project 1x1, fp32,
  * native) run by the project node in row bands (xnn_fuse.c). The filter of
  * native fp32 1x1 convolution n (stride 1, unpadded, one group) packed at

@@ -118,12 +118,7 @@ pte_status xg_native_prepare_conv(xg_graph *g, uint32_t ni, xg_mem *mem) {
     if (q->gemm_slot * slots > need) need = q->gemm_slot * slots;
     q->slots = slots;
   }
-  if (need > g->fc_scratch_bytes) {
-    float *s = (float *)xg_mem_alloc(mem, need);
-    if (!s)
-      return xg_node_error(g, ni, PTE_ERR_OUT_OF_MEMORY, "out of memory for %zu bytes of scratch", need);
-    g->fc_scratch = s, g->fc_scratch_bytes = need;
-  }
+  if ((st = xg_fc_scratch_reserve(g, ni, mem, need))) return st;
   /* an fp16 or misaligned constant (a hostile payload's) is read from the
    * plan's fp32, aligned copy at run time instead */
   if (w->datatype == XG_DT_FP32 && w->has_data && (uintptr_t)w->data % sizeof(float) == 0)
@@ -248,7 +243,7 @@ void xg_native_conv2d(const xg_graph *g, const xg_node *n, void *const *ptr, boo
   d->alpha = 1.0f;
   d->beta = r.bias ? 1.0f : 0.0f;
   d->lo = n->out_min, d->hi = n->out_max;
-  d->clamp = !(isinf(d->lo) && d->lo < 0 && isinf(d->hi) && d->hi > 0);
+  d->clamp = k_clamps(d->lo, d->hi);
   d->scratch = g->fc_scratch, d->scratch_bytes = g->fc_scratch_bytes;
   d->parallel = true;
   /* whole passes per thread only while the scratch has their slices */

@@ -27,10 +27,9 @@
 #define CHAIN_MIN_BYTES ((size_t)512 * 1024)
 
 struct xg_chain {
-  bool expand;
   int64_t cin, cmid, cout;
   int32_t kh, kw, sh, sw, dh, dw, pt, pl;
-  const float *e_w, *e_bias; /* expand: packed filter, bias (NULL: none) */
+  const float *e_w, *e_bias; /* expand (NULL: none): packed filter, bias (NULL: none) */
   float e_lo, e_hi;
   const float *d_w, *d_bias; /* depthwise: filter [kh][kw][cmid], bias (copies) */
   float d_lo, d_hi;
@@ -43,8 +42,6 @@ static bool env_off(void) {
   const char *e = getenv("PTERUN_XNNPACK_FUSE");
   return e && strcmp(e, "0") == 0;
 }
-
-static bool is_clamp(float lo, float hi) { return !(isinf(lo) && lo < 0 && isinf(hi) && hi > 0); }
 
 /* An fp32 constant of n floats (or XG_NONE: NULL) copied into the plan. */
 static bool const_copy(const xg_graph *g, uint32_t vi, size_t n, xg_mem *mem, const float **out) {
@@ -73,6 +70,7 @@ static bool native_fp32(const xg_node *n, uint8_t type) {
 pte_status xg_fuse_conv_chains(xg_graph *g, xg_mem *mem) {
   if (env_off()) return PTE_OK;
   size_t need = 0;
+  uint32_t last = XG_NONE; /* the last chain's node (named if its scratch cannot be had) */
   for (uint32_t pi = 0; pi < g->nnodes; pi++) {
     xg_node *p = &g->nodes[pi];
     if (!native_fp32(p, XG_CONV2D) || !xg_conv_direct_filter(p)) continue;
@@ -107,7 +105,6 @@ pte_status xg_fuse_conv_chains(xg_graph *g, xg_mem *mem) {
     }
     struct xg_chain *ch = (struct xg_chain *)xg_mem_alloc(mem, sizeof *ch);
     if (!ch) return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK payload: out of memory");
-    ch->expand = e != NULL;
     ch->cin = e ? (int64_t)g->values[e->in[0]].dims[3] : cmid, ch->cmid = cmid, ch->cout = cout;
     ch->kh = (int32_t)c->kernel_h, ch->kw = (int32_t)c->kernel_w, ch->sh = (int32_t)c->sub_h;
     ch->sw = (int32_t)c->sub_w, ch->dh = (int32_t)c->dil_h, ch->dw = (int32_t)c->dil_w;
@@ -153,15 +150,9 @@ pte_status xg_fuse_conv_chains(xg_graph *g, xg_mem *mem) {
         if (e->in[k] != XG_NONE) g->values[e->in[k]].uses--;
     }
     xg_conv_set_chain(p, ch);
+    last = pi;
   }
-  if (need > g->fc_scratch_bytes) {
-    float *s = (float *)xg_mem_alloc(mem, need);
-    if (!s)
-      return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK payload: out of memory for %zu bytes of scratch",
-                       need);
-    g->fc_scratch = s, g->fc_scratch_bytes = need;
-  }
-  return PTE_OK;
+  return last == XG_NONE ? PTE_OK : xg_fc_scratch_reserve(g, last, mem, need);
 }
 
 typedef struct chain_run {
@@ -182,7 +173,7 @@ static void product(const float *a, int64_t lda, int64_t M, int64_t N, int64_t K
   d.sb0 = 1, d.sb1 = K; /* b NULL: B exists packed only (scratch sized for it) */
   d.c = c, d.sc0 = N, d.sc1 = 1;
   d.alpha = 1.0f, d.beta = bias ? 1.0f : 0.0f, d.col_bias = bias;
-  d.lo = lo, d.hi = hi, d.clamp = is_clamp(lo, hi);
+  d.lo = lo, d.hi = hi, d.clamp = k_clamps(lo, hi);
   d.scratch = scratch, d.scratch_bytes = sbytes;
   d.b_packed = packed;
   d.parallel = false;
@@ -192,10 +183,10 @@ static void product(const float *a, int64_t lda, int64_t M, int64_t N, int64_t K
 static void chain_share(void *ctx, size_t c0, size_t c1) {
   const chain_run *r = ctx;
   const struct xg_chain *ch = r->ch;
+  const size_t per = (r->rows + r->chunks - 1) / r->chunks;
   for (size_t chunk = c0; chunk < c1; chunk++) {
     uint8_t *base = r->scratch + chunk * ch->slot_bytes;
     float *gs = (float *)base, *s1 = (float *)(base + ch->gemm_bytes), *s2 = s1 + ch->s1_floats;
-    const size_t per = (r->rows + r->chunks - 1) / r->chunks;
     size_t row = chunk * per, end = row + per < r->rows ? row + per : r->rows;
     int64_t have_n = -1, have0 = 0, have1 = 0; /* expand rows [have0, have1) of image have_n in s1 */
     const int64_t rowf = r->W * ch->cmid;
@@ -209,7 +200,7 @@ static void chain_share(void *ctx, size_t c0, size_t c1) {
       lo = lo < 0 ? 0 : lo > r->H ? r->H : lo;
       hi = hi > r->H ? r->H : hi < lo ? lo : hi;
       const float *src;
-      if (ch->expand) {
+      if (ch->e_w) {
         int64_t keep = 0;
         if (have_n == n && lo >= have0 && lo < have1 && have1 <= hi) {
           keep = have1 - lo;
@@ -269,11 +260,8 @@ void xg_chain_run(const xg_graph *g, const xg_node *n, const struct xg_chain *ch
                  .OW = (int64_t)o->dims[2]};
   r.rows = (size_t)(r.N * r.OH);
   if (!r.rows || !r.OW) return;
-  /* a share a thread, while the scratch has their slices */
+  /* a share a thread (init sized the scratch, which only grows, for ch->slots) */
   size_t chunks = k_threads() < ch->slots ? k_threads() : ch->slots;
-  if (g->fc_scratch_bytes < chunks * ch->slot_bytes) chunks = g->fc_scratch_bytes / ch->slot_bytes;
-  if (chunks > r.rows) chunks = r.rows;
-  if (chunks < 1) return; /* cannot happen: init sized the scratch */
-  r.chunks = chunks;
+  r.chunks = chunks < r.rows ? chunks : r.rows;
   k_parallel_chunks(chunks, chain_share, &r);
 }

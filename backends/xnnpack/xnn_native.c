@@ -332,7 +332,7 @@ static void run_binary(const xg_graph *g, const xg_node *n, void *const *ptr, bo
   j.y = (float *)ptr[2];
   j.lo = n->out_min;
   j.hi = n->out_max;
-  j.clamp = bounded && !(isinf(j.lo) && j.lo < 0 && isinf(j.hi) && j.hi > 0);
+  j.clamp = bounded && k_clamps(j.lo, j.hi);
   for (int d = 0; d < XG_MAX_DIMS; d++) {
     int od = (int)o->ndims - (XG_MAX_DIMS - d);
     j.out[d] = od >= 0 ? o->dims[od] : 1;
@@ -877,7 +877,7 @@ static void run_dynamic_fc(const xg_graph *g, const xg_node *n, void *const *ptr
   d.sc = k_qgemm_packed_n(d.w);
   d.lo = n->out_min;
   d.hi = n->out_max;
-  d.clamp = !(isinf(d.lo) && d.lo < 0 && isinf(d.hi) && d.hi > 0);
+  d.clamp = k_clamps(d.lo, d.hi);
   d.scratch = n->qscratch;
   d.scratch_bytes = n->qscratch_bytes;
   d.parallel = true;
@@ -888,8 +888,7 @@ static void run_dynamic_fc(const xg_graph *g, const xg_node *n, void *const *ptr
  * per panel), and without packing space once per 32 rows of A: that cost a
  * GPT-2's linears a fifth of their time. So a constant filter is packed
  * once here, and the delegate's native products share packing space. */
-/* Packing space of at least `need` bytes, shared by the native products. */
-static pte_status fc_scratch(xg_graph *g, uint32_t ni, xg_mem *mem, size_t need) {
+pte_status xg_fc_scratch_reserve(xg_graph *g, uint32_t ni, xg_mem *mem, size_t need) {
   if (need <= g->fc_scratch_bytes) return PTE_OK;
   float *s = (float *)xg_mem_alloc(mem, need);
   if (!s) return xg_node_error(g, ni, PTE_ERR_OUT_OF_MEMORY, "out of memory for %zu bytes of scratch", need);
@@ -904,9 +903,10 @@ pte_status xg_native_prepare_fc(xg_graph *g, uint32_t ni, xg_mem *mem) {
      * took twice their time */
     const xg_value *a = &g->values[n->in[0]], *o = &g->values[n->out[0]];
     if (a->ndims < 2 || o->ndims < 2) return PTE_OK;
-    return fc_scratch(g, ni, mem,
-                      k_sgemm_batched_scratch((int64_t)a->dims[a->ndims - 2], (int64_t)o->dims[o->ndims - 1],
-                                              (int64_t)a->dims[a->ndims - 1]));
+    return xg_fc_scratch_reserve(
+        g, ni, mem,
+        k_sgemm_batched_scratch((int64_t)a->dims[a->ndims - 2], (int64_t)o->dims[o->ndims - 1],
+                                (int64_t)a->dims[a->ndims - 1]));
   }
   if (n->type != XG_FULLY_CONNECTED || n->quant || n->dyn) return PTE_OK;
   const xg_value *x = &g->values[n->in[0]], *w = &g->values[n->in[1]];
@@ -914,7 +914,8 @@ pte_status xg_native_prepare_fc(xg_graph *g, uint32_t ni, xg_mem *mem) {
   const bool nk = !(n->flags & 1);
   const size_t N = nk ? w->dims[0] : w->dims[1], K = nk ? w->dims[1] : w->dims[0];
   if (!N || !K || x->dims[x->ndims - 1] != K) return PTE_OK;
-  pte_status st = fc_scratch(g, ni, mem, k_sgemm_scratch((int64_t)(x->numel / K), (int64_t)N, (int64_t)K));
+  pte_status st =
+      xg_fc_scratch_reserve(g, ni, mem, k_sgemm_scratch((int64_t)(x->numel / K), (int64_t)N, (int64_t)K));
   if (st) return st;
   /* a misaligned constant (a hostile payload's) is left to the plan's aligned copy */
   if (!w->has_data || (uintptr_t)w->data % sizeof(float)) return PTE_OK;
@@ -950,7 +951,7 @@ void xg_native_fully_connected(const xg_graph *g, const xg_node *n, void *const 
   d.col_bias = n->in[2] == XG_NONE ? NULL : (const float *)ptr[2];
   d.beta = d.col_bias ? 1.0f : 0.0f;
   d.lo = n->out_min, d.hi = n->out_max;
-  d.clamp = !(isinf(d.lo) && d.lo < 0 && isinf(d.hi) && d.hi > 0);
+  d.clamp = k_clamps(d.lo, d.hi);
   d.scratch = g->fc_scratch, d.scratch_bytes = g->fc_scratch_bytes;
   d.parallel = true;
   k_sgemm(&d);

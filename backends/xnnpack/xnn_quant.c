@@ -357,9 +357,7 @@ pte_status xg_fuse_quant_tables(xg_graph *g, xg_mem *mem) {
   return PTE_OK;
 }
 
-static bool unbounded(const xg_node *n) {
-  return isinf(n->out_min) && n->out_min < 0 && isinf(n->out_max) && n->out_max > 0;
-}
+static bool unbounded(const xg_node *n) { return !k_clamps(n->out_min, n->out_max); }
 
 static bool fp32_tensor(const xg_value *v) {
   return v->value_type == XG_VALUE_TENSOR && v->datatype == XG_DT_FP32 && !v->half;

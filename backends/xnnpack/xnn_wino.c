@@ -48,12 +48,8 @@ pte_status xg_wino_prepare(xg_graph *g, uint32_t ni, xg_mem *mem, const void **p
    * beside them, ResNet-18's peak grew 13 MB) */
   if (mem->ctx) pte_backend_release(mem->ctx, w->data, w->nbytes);
   const size_t need = k_wino_scratch(&q->p);
-  if (need > g->fc_scratch_bytes) {
-    float *s = (float *)xg_mem_alloc(mem, need);
-    if (!s)
-      return xg_node_error(g, ni, PTE_ERR_OUT_OF_MEMORY, "out of memory for %zu bytes of scratch", need);
-    g->fc_scratch = s, g->fc_scratch_bytes = need;
-  }
+  const pte_status st = xg_fc_scratch_reserve(g, ni, mem, need);
+  if (st) return st;
   *plan = q;
   return PTE_OK;
 }
@@ -81,7 +77,7 @@ void xg_wino_run(const xg_graph *g, const xg_node *n, const void *plan, void *co
                    .scratch = g->fc_scratch,
                    .scratch_bytes = g->fc_scratch_bytes,
                    .parallel = true};
-  d.clamp = !(isinf(d.lo) && d.lo < 0 && isinf(d.hi) && d.hi > 0);
+  d.clamp = k_clamps(d.lo, d.hi);
   /* init sized the scratch for this node: the run cannot be refused */
   (void)k_wino_conv(&d);
 }

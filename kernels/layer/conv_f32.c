@@ -17,7 +17,7 @@ void k_conv_f32_pack(const float *w, int64_t OC, int64_t K, float *out) {
 
 static void row_generic(const k_conv_f32_desc *d, int64_t n, int64_t oy) {
   const int64_t C = d->C, OC = d->OC, OCp = (OC + 31) / 32 * 32;
-  const bool clamp = !(isinf(d->lo) && d->lo < 0 && isinf(d->hi) && d->hi > 0);
+  const bool clamp = k_clamps(d->lo, d->hi);
   float *y = d->y + ((n * d->OH + oy) * d->OW) * OC;
   for (int64_t ox = 0; ox < d->OW; ox++, y += OC) {
     for (int64_t o = 0; o < OC; o++) y[o] = d->bias ? d->bias[o] : 0.0f;

@@ -29,7 +29,7 @@ void CV_NAME(const k_conv_f32_desc *d, int64_t n, int64_t oy) {
   const int64_t C = d->C, W = d->W, OW = d->OW, OC = d->OC, OCp = (OC + 31) / 32 * 32;
   /* element strides of a column, a row and a channel of the input */
   const int64_t ex = d->nchw ? 1 : C, ey = W * ex, ec = d->nchw ? d->H * W : 1, sx = (int64_t)d->sw * ex;
-  const bool clamp = !(isinf(d->lo) && d->lo < 0 && isinf(d->hi) && d->hi > 0);
+  const bool clamp = k_clamps(d->lo, d->hi);
   const CV_T lo = cv_set1(d->lo), hi = cv_set1(d->hi);
   const float *xn = d->x + n * d->H * W * C;
   float *y = d->y + ((n * d->OH + oy) * OW) * OC;

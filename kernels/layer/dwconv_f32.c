@@ -10,7 +10,7 @@
 
 static void row_generic(const k_dwconv_f32_desc *d, int64_t n, int64_t oy) {
   const int64_t C = d->C;
-  const bool clamp = !(isinf(d->lo) && d->lo < 0 && isinf(d->hi) && d->hi > 0);
+  const bool clamp = k_clamps(d->lo, d->hi);
   float *y = d->y + ((n * d->OH + oy) * d->OW) * C;
   for (int64_t ox = 0; ox < d->OW; ox++, y += C) {
     for (int64_t c = 0; c < C; c++) y[c] = d->bias ? d->bias[c] : 0.0f;

@@ -112,7 +112,7 @@ DW_INLINE void dw_block(const k_dwconv_f32_desc *d, const float *xn, float *y, i
 
 void DW_ROW(const k_dwconv_f32_desc *d, int64_t n, int64_t oy) {
   const int64_t C = d->C, W = d->W, OW = d->OW;
-  const bool clamp = !(isinf(d->lo) && d->lo < 0 && isinf(d->hi) && d->hi > 0);
+  const bool clamp = k_clamps(d->lo, d->hi);
   const DW_V lo = DW_SET1(d->lo), hi = DW_SET1(d->hi);
   const float *xn = d->x + n * d->H * W * C;
   float *y = d->y + ((n * d->OH + oy) * OW) * C;

@@ -13,6 +13,7 @@
 
 #include <pterun/runtime.h>
 
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -146,6 +147,10 @@ typedef enum k_isa { K_ISA_GENERIC = 0, K_ISA_AVX2 = 1, K_ISA_AVX512 = 2, K_ISA_
  * lower it; naming another architecture's set changes nothing). */
 k_isa k_isa_get(void);
 const char *k_isa_name(k_isa isa);
+
+/* Whether output bounds [lo, hi] clamp anything: all but (-inf, +inf), the
+ * "no bounds" of XNNPACK's nodes and of the descriptors here. */
+static inline bool k_clamps(float lo, float hi) { return !(lo == -INFINITY && hi == INFINITY); }
 
 /* ---------------------------------------------------------------------- */
 /* Parallel loops over the process pool                                   */
