@@ -33,6 +33,13 @@ static bool prefer_xnnpack_from_env(void) {
   return e && strcmp(e, "xnnpack") == 0;
 }
 
+/* PTERUN_XNNPACK_SHARE=0: each delegate keeps a run-time workspace of its
+ * own instead of the method's shared scratch (an A/B switch). */
+static bool share_from_env(void) {
+  const char *e = getenv("PTERUN_XNNPACK_SHARE");
+  return !(e && strcmp(e, "0") == 0);
+}
+
 /* One line per delegate on what runs where (PTERUN_XNNPACK_VERBOSE=1). */
 static void describe(const xg_delegate *d, const xg_delegate_info *info, const char *method) {
   const xg_graph *g = xg_delegate_graph(d);
@@ -52,12 +59,14 @@ static void describe(const xg_delegate *d, const xg_delegate_info *info, const c
     chains += g->nodes[i].exec == XG_EXEC_NATIVE && xg_conv_is_chain(&g->nodes[i]);
   char chained[64] = "";
   if (chains) snprintf(chained, sizeof chained, "; %u convolution chain(s) in row bands", chains);
-  pte_log(PTE_LOG_WARNING,
-          "XnnpackBackend (method '%s'): %u nodes: %u in %u XNNPACK runtime(s), %u native [%s], %u dead; "
-          "%zu bytes of buffers between them, %zu bytes of constants copied%s%s",
-          method ? method : "?", info->nodes, info->xnn_nodes, info->segments, info->native_nodes, native,
-          info->dead_nodes, info->arena_bytes, info->static_copy_bytes, chained,
-          info->batchable ? "; smaller leading dimensions accepted" : "");
+  pte_log(
+      PTE_LOG_WARNING,
+      "XnnpackBackend (method '%s'): %u nodes: %u in %u XNNPACK runtime(s), %u native [%s], %u dead; "
+      "%zu bytes of buffers between them (%zu of run-time workspace%s), %zu bytes of constants copied%s%s",
+      method ? method : "?", info->nodes, info->xnn_nodes, info->segments, info->native_nodes, native,
+      info->dead_nodes, info->arena_bytes, info->workspace_bytes,
+      info->workspace_lent ? ", the method's shared scratch" : "", info->static_copy_bytes, chained,
+      info->batchable ? "; smaller leading dimensions accepted" : "");
 }
 
 static pte_status named(void *user, const char *key, const void **data, size_t *size) {
@@ -79,9 +88,14 @@ static pte_status init(void *user, pte_backend_init_ctx *ctx, const void *proces
   xg_mem mem = {ctx, NULL, 0};
   handle *h = (handle *)xg_mem_alloc(&mem, sizeof *h);
   if (!h) return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK delegate: out of memory");
-  xg_options opts = {prefer_native_from_env(), pte_threadpool_acquire(), 0, prefer_xnnpack_from_env()};
+  /* The run-time workspace is the method's scratch, which every delegate and
+   * kernel of the method shares (xnn_graph.h). */
+  xg_options opts = {prefer_native_from_env(), pte_threadpool_acquire(), 0, prefer_xnnpack_from_env(),
+                     share_from_env()};
   pte_status st = xg_delegate_create(processed, size, named, ctx, &mem, &opts, &h->d);
+  if (!st) st = pte_backend_reserve_scratch(ctx, xg_delegate_workspace(h->d));
   if (st) {
+    if (h->d) xg_delegate_destroy(h->d);
     pte_threadpool_release();
     return st;
   }
@@ -111,7 +125,10 @@ static pte_status execute(void *user, pte_backend_exec_ctx *ctx, void *hp, pte_v
     ev.debug_id = -1;
     ev.method = pte_backend_exec_method(ctx);
   }
-  pte_status st = xg_delegate_run(h->d, args, nargs, tr, tr ? &ev : NULL);
+  size_t ws_bytes = 0;
+  void *ws = pte_backend_scratch(ctx, &ws_bytes);
+  pte_status st = xg_delegate_lend(h->d, ws, ws_bytes);
+  if (!st) st = xg_delegate_run(h->d, args, nargs, tr, tr ? &ev : NULL);
   if (st) return st;
   atomic_fetch_add_explicit(&g_executions, 1, memory_order_relaxed);
   /* What ran, not what was planned: a call at its real shapes invokes no

@@ -53,6 +53,16 @@ static int64_t direct_pass_rows(int64_t M, size_t threads) {
   return ((M + direct_passes(M, threads) - 1) / direct_passes(M, threads) + 7) / 8 * 8;
 }
 
+/* The im2col rows' space in the workspace: at least `floats`. */
+static pte_status col_reserve(xg_graph *g, uint32_t ni, xg_mem *mem, size_t floats) {
+  if (floats > XG_MAX_TOTAL_BYTES / sizeof(float))
+    return xg_node_error(g, ni, PTE_ERR_OUT_OF_MEMORY, "%zu floats of im2col rows", floats);
+  pte_status st = xg_ws_reserve(g, mem, &g->col_scratch, floats * sizeof(float));
+  if (st) return xg_node_error(g, ni, st, "im2col rows: %s", pte_last_error());
+  g->col_scratch_floats = floats;
+  return PTE_OK;
+}
+
 pte_status xg_native_prepare_conv(xg_graph *g, uint32_t ni, xg_mem *mem) {
   xg_node *n = &g->nodes[ni];
   if (n->type != XG_CONV2D || n->quant || n->sq || n->dyn) return PTE_OK;
@@ -94,11 +104,9 @@ pte_status xg_native_prepare_conv(xg_graph *g, uint32_t ni, xg_mem *mem) {
   q->direct = c->kernel_h == 1 && c->kernel_w == 1 && c->sub_h == 1 && c->sub_w == 1 && !c->pad_top &&
               !c->pad_left && !c->pad_bottom && !c->pad_right;
   const int64_t M = q->direct ? (int64_t)(x->numel / x->dims[3]) : (q->chunk = conv_chunk(kin, pixels));
-  if (!q->direct && (size_t)(q->chunk * kin) > g->col_scratch_floats) {
-    float *s = (float *)xg_mem_array(mem, (size_t)(q->chunk * kin), sizeof(float));
-    if (!s) return xg_node_error(g, ni, PTE_ERR_OUT_OF_MEMORY, "out of memory for im2col rows");
-    g->col_scratch = s, g->col_scratch_floats = (size_t)(q->chunk * kin);
-  }
+  if (!q->direct && (size_t)(q->chunk * kin) > g->col_scratch_floats &&
+      (st = col_reserve(g, ni, mem, (size_t)(q->chunk * kin))))
+    return st;
   size_t need = k_sgemm_scratch(M, kout, kin);
   /* room for each thread to run whole passes: its own im2col rows and a
    * serial product's scratch */
@@ -110,11 +118,8 @@ pte_status xg_native_prepare_conv(xg_graph *g, uint32_t ni, xg_mem *mem) {
   } else if (!q->direct && groups == 1 && slots > 1) {
     q->col_slot = ((size_t)(q->chunk * kin) + 15) & ~(size_t)15;
     q->gemm_slot = (k_sgemm_scratch_min(q->chunk, kout, kin) + 63) & ~(size_t)63;
-    if (q->col_slot * slots > g->col_scratch_floats) {
-      float *s = (float *)xg_mem_array(mem, q->col_slot * slots, sizeof(float));
-      if (!s) return xg_node_error(g, ni, PTE_ERR_OUT_OF_MEMORY, "out of memory for im2col rows");
-      g->col_scratch = s, g->col_scratch_floats = q->col_slot * slots;
-    }
+    if (q->col_slot * slots > g->col_scratch_floats && (st = col_reserve(g, ni, mem, q->col_slot * slots)))
+      return st;
     if (q->gemm_slot * slots > need) need = q->gemm_slot * slots;
     q->slots = slots;
   }

@@ -28,12 +28,15 @@ struct xg_delegate {
   xg_plan plan;
   const xnn_api *api;
   void *pool;
-  uint8_t *arena;
-  void **vptr;     /* per value: fixed data pointer; NULL for delegate arguments */
-  void **bound;    /* per external id: data pointer bound for this run */
-  uint8_t **stage; /* per external id: staging buffer for shrunk batches */
-  float **hbuf;    /* per external id: the fp32 side of an fp16 argument (converted at the boundary) */
-  bool half_outs;  /* some output is fp16 */
+  /* In the run-time workspace (xnn_graph.h): the arena and the per-argument
+   * buffers. */
+  void *arena;
+  void **vptr;    /* per value: fixed data pointer; NULL for delegate arguments */
+  void **bound;   /* per external id: data pointer bound for this run */
+  void **stage;   /* per external id: staging buffer for shrunk batches */
+  void **hbuf;    /* per external id: the fp32 side of an fp16 argument (converted at the boundary) */
+  bool lent;      /* the caller lends the workspace for each run (xg_delegate_lend) */
+  bool half_outs; /* some output is fp16 */
   xg_seg_rt *segs;
   uint32_t nsegs_built;
   /* Native run at the real shape (graphs without independent rows whose
@@ -199,6 +202,21 @@ static bool add_bytes(size_t *total, size_t n, size_t limit) {
   return true;
 }
 
+/* Points the workspace's buffers into `base` (xg_ws_bind), with what
+ * derives from them: the arena's values and the native run's copy of the
+ * graph's scratch. */
+static void bind_workspace(xg_delegate *d, void *base) {
+  xg_ws_bind(&d->g, base);
+  const xg_plan *p = &d->plan;
+  for (uint32_t vi = 0; vi < d->g.nvalues; vi++)
+    if (p->loc[vi] == XG_LOC_ARENA) d->vptr[vi] = (void *)((uintptr_t)d->arena + p->offset[vi]);
+  if (!d->native_shapes) return;
+  for (uint32_t vi = 0; vi < d->g.nvalues; vi++)
+    if (p->loc[vi] != XG_LOC_XNN_INTERNAL) d->fb[vi] = d->vptr[vi];
+  d->real.fc_scratch = d->g.fc_scratch;
+  d->real.col_scratch = d->g.col_scratch;
+}
+
 /* Whether node n's output shape follows from its inputs' at run time (its
  * row's shape rule); others run at another shape only with unchanged inputs. */
 static bool shape_follows(const xg_node *n) {
@@ -213,7 +231,7 @@ static bool shape_follows(const xg_node *n) {
  * shape. Its extra memory (a buffer per value XNNPACK keeps internal, the
  * values' run-time shapes) is taken here, at init, for the upper bounds. */
 static pte_status allocate_native_shapes(xg_delegate *d, xg_mem *mem, size_t room) {
-  const xg_graph *g = &d->g;
+  xg_graph *g = &d->g;
   const xg_plan *p = &d->plan;
   bool any_follows = false;
   for (uint32_t ni = 0; ni < g->nnodes; ni++) {
@@ -237,10 +255,9 @@ static pte_status allocate_native_shapes(xg_delegate *d, xg_mem *mem, size_t roo
     return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK delegate: out of memory");
   memcpy(d->real.values, g->values, (size_t)g->nvalues * sizeof(xg_value));
   for (uint32_t vi = 0; vi < g->nvalues; vi++) {
-    d->fb[vi] = d->vptr[vi];
-    if (p->loc[vi] != XG_LOC_XNN_INTERNAL) continue;
-    d->fb[vi] = xg_mem_alloc(mem, g->values[vi].nbytes + XG_EXTRA_BYTES);
-    if (!d->fb[vi]) return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK delegate: out of memory");
+    if (p->loc[vi] != XG_LOC_XNN_INTERNAL) continue; /* the others: their vptr (bind_workspace) */
+    pte_status st = xg_ws_reserve(&d->g, mem, &d->fb[vi], g->values[vi].nbytes + XG_EXTRA_BYTES);
+    if (st) return st;
   }
   d->native_shapes = true;
   return PTE_OK;
@@ -248,7 +265,7 @@ static pte_status allocate_native_shapes(xg_delegate *d, xg_mem *mem, size_t roo
 
 /* The plan's buffers: arena, constant copies, staging, bindings. */
 static pte_status allocate_buffers(xg_delegate *d, xg_mem *mem, const xg_options *opts) {
-  const xg_graph *g = &d->g;
+  xg_graph *g = &d->g;
   const xg_plan *p = &d->plan;
   /* Working memory: ours (arena, constant copies, staging, the stand-in
    * buffer of the first setup) and XNNPACK's workspace for its internal
@@ -269,22 +286,16 @@ static pte_status allocate_buffers(xg_delegate *d, xg_mem *mem, const xg_options
 
   d->vptr = (void **)xg_mem_alloc(mem, (size_t)g->nvalues * sizeof(void *));
   d->bound = (void **)xg_mem_alloc(mem, ((size_t)g->num_externs + 1) * sizeof(void *));
-  d->stage = (uint8_t **)xg_mem_alloc(mem, ((size_t)g->num_externs + 1) * sizeof(uint8_t *));
-  d->hbuf = (float **)xg_mem_alloc(mem, ((size_t)g->num_externs + 1) * sizeof(float *));
+  d->stage = (void **)xg_mem_alloc(mem, ((size_t)g->num_externs + 1) * sizeof(void *));
+  d->hbuf = (void **)xg_mem_alloc(mem, ((size_t)g->num_externs + 1) * sizeof(void *));
   d->segs = (xg_seg_rt *)xg_mem_alloc(mem, ((size_t)p->nsegs + 1) * sizeof(xg_seg_rt));
   if (!d->vptr || !d->bound || !d->stage || !d->hbuf || !d->segs)
     return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK delegate: out of memory");
-  if (p->arena_size) {
-    d->arena = (uint8_t *)xg_mem_alloc(mem, p->arena_size);
-    if (!d->arena)
-      return pte_error(PTE_ERR_OUT_OF_MEMORY,
-                       "XNNPACK delegate: out of memory for %zu bytes of intermediate buffers",
-                       p->arena_size);
-  }
-  for (uint32_t vi = 0; vi < g->nvalues; vi++) {
+  pte_status st = p->arena_size ? xg_ws_reserve(g, mem, &d->arena, p->arena_size) : PTE_OK;
+  for (uint32_t vi = 0; vi < g->nvalues && !st; vi++) {
     const xg_value *v = &g->values[vi];
     if (p->loc[vi] == XG_LOC_ARENA) {
-      d->vptr[vi] = d->arena + p->offset[vi];
+      continue; /* in the arena (bind_workspace) */
     } else if (p->loc[vi] == XG_LOC_STATIC) {
       if (p->static_copy[vi]) {
         void *c = xg_mem_alloc(mem, v->nbytes + XG_EXTRA_BYTES);
@@ -297,18 +308,28 @@ static pte_status allocate_buffers(xg_delegate *d, xg_mem *mem, const xg_options
     } else if (p->loc[vi] == XG_LOC_EXTERNAL && p->batchable && p->batched[vi]) {
       /* Argmax indices may be delivered as int64: twice the bytes. */
       size_t bytes = is_index_output(g, vi) ? 2 * v->nbytes : v->nbytes;
-      d->stage[v->external_id] = (uint8_t *)xg_mem_alloc(mem, bytes + XG_EXTRA_BYTES);
-      if (!d->stage[v->external_id])
-        return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK delegate: out of memory for staging buffers");
+      st = xg_ws_reserve(g, mem, &d->stage[v->external_id], bytes + XG_EXTRA_BYTES);
     }
-    if (p->loc[vi] == XG_LOC_EXTERNAL && v->half) {
-      d->hbuf[v->external_id] = (float *)xg_mem_alloc(mem, v->nbytes + XG_EXTRA_BYTES);
-      if (!d->hbuf[v->external_id])
-        return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK delegate: out of memory for fp16 arguments");
+    if (!st && p->loc[vi] == XG_LOC_EXTERNAL && v->half) {
+      st = xg_ws_reserve(g, mem, &d->hbuf[v->external_id], v->nbytes + XG_EXTRA_BYTES);
       d->half_outs |= (v->flags & XG_FLAG_EXTERNAL_OUTPUT) != 0;
     }
   }
-  return allocate_native_shapes(d, mem, limit - need);
+  if (!st) st = allocate_native_shapes(d, mem, limit - need);
+  if (st) return st;
+  /* the workspace, with the packing and im2col space the nodes reserved */
+  size_t ws = xg_ws_layout(g);
+  if (ws > limit)
+    return pte_error(PTE_ERR_OUT_OF_MEMORY,
+                     "XNNPACK delegate needs %zu bytes of run-time workspace, over the limit of %zu bytes",
+                     ws, limit);
+  d->lent = opts && opts->lent_workspace;
+  if (d->lent || !ws) return PTE_OK;
+  void *own = xg_mem_alloc(mem, ws);
+  if (!own)
+    return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK delegate: out of memory for %zu bytes of workspace", ws);
+  bind_workspace(d, own);
+  return PTE_OK;
 }
 
 /* Every segment's runtime, set up once with stand-in pointers so that its
@@ -322,11 +343,19 @@ static pte_status build_runtimes(xg_delegate *d, xg_mem *mem, uint32_t *bad_node
   uint32_t *xid = (uint32_t *)xg_mem_array(mem, g->nvalues, sizeof(uint32_t));
   uint32_t *stamp = (uint32_t *)xg_mem_array(mem, g->nvalues, sizeof(uint32_t));
   /* Stand-in for delegate arguments during the setup at init (setup only
-   * records pointers; nothing runs on it). Memory lives as long as the
-   * method, so the arena serves when it is large enough. */
+   * records pointers; nothing runs on it), and for the base of a workspace
+   * lent at run time: the first run sets up again with the real pointers,
+   * which re-points and allocates nothing (the shapes are the same). The
+   * stand-in keeps the workspace's layout: with every value at one address
+   * (input and output alike), 2022 XNNPACK's average pooling computed wrong
+   * sums after the re-setup at 3 threads (zoo/xnnpack/small_cnn). Memory
+   * lives as long as the method, so an own workspace serves when large
+   * enough. */
   const size_t dummy_size = p->max_external_bytes + XG_EXTRA_BYTES + 64;
-  void *dummy = d->arena && p->arena_size >= dummy_size ? (void *)d->arena : xg_mem_alloc(mem, dummy_size);
+  void *dummy =
+      d->g.ws.base && d->g.ws.bytes >= dummy_size ? (void *)d->g.ws.base : xg_mem_alloc(mem, dummy_size);
   if (!xid || !stamp || !dummy) return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK delegate: out of memory");
+  if (d->lent) bind_workspace(d, dummy);
   for (uint32_t e = 0; e < g->num_externs; e++) d->bound[e] = dummy;
   for (uint32_t s = 0; s < p->nsegs && !st; s++) {
     st = build_segment(d, s, xid, stamp, bad_node);
@@ -348,6 +377,7 @@ static pte_status build_runtimes(xg_delegate *d, xg_mem *mem, uint32_t *bad_node
       st = pte_error(PTE_ERR_BACKEND, "XNNPACK: setting up runtime %u failed: %s", s, xnn_api_status(xs));
   }
   for (uint32_t e = 0; e < g->num_externs; e++) d->bound[e] = NULL;
+  if (d->lent) d->g.ws.base = NULL; /* bound by the first lending */
   return st;
 }
 
@@ -618,7 +648,8 @@ static pte_status bind_input(xg_delegate *d, uint32_t e, uint32_t vi, pte_tensor
    * read from the caller's buffer when it is big enough, else from staging;
    * rows with gaps are spread into staging. */
   if (strided) {
-    copy_rows(d->stage[e], (uint8_t *)t->data, p->row_max, rw->real, r, row_bytes(v, r, v->esize), true);
+    copy_rows((uint8_t *)d->stage[e], (uint8_t *)t->data, p->row_max, rw->real, r, row_bytes(v, r, v->esize),
+              true);
     d->bound[e] = d->stage[e];
   } else if (t->capacity < full) {
     memcpy(d->stage[e], t->data, real_rows(rw, r) * row_bytes(v, r, v->esize));
@@ -661,7 +692,7 @@ static pte_status bind_output(xg_delegate *d, uint32_t e, uint32_t vi, pte_tenso
     if (t->capacity < n * 2)
       return pte_error(PTE_ERR_INVALID_ARGUMENT,
                        "XNNPACK delegate output %u has room for %zu bytes, needs %zu", e, t->capacity, n * 2);
-    d->bound[e] = rows && rw->strided ? (void *)d->stage[e] : (void *)d->hbuf[e];
+    d->bound[e] = rows && rw->strided ? d->stage[e] : d->hbuf[e];
     return PTE_OK;
   }
   if (rows && rw->strided) {
@@ -731,7 +762,7 @@ static pte_status bind_args(xg_delegate *d, pte_value **args, xg_rows *rw, bool 
                            "XNNPACK delegate input %u holds %zu bytes, its %zu fp16 elements need %zu", e,
                            t->capacity, n, 2 * n);
         if (t->data && n <= v->numel) {
-          k_f16_to_f32(d->hbuf[e], (const uint16_t *)t->data, n);
+          k_f16_to_f32((float *)d->hbuf[e], (const uint16_t *)t->data, n);
           wide.data = d->hbuf[e];
           wide.capacity = v->nbytes;
         }
@@ -833,7 +864,7 @@ static void finish_outputs(xg_delegate *d, pte_value **args, const xg_rows *rw) 
         if (rw->strided) copy_rows(d->bound[e], dst, p->row_max, rw->real, p->row_dims, row, false);
         else memcpy(dst, d->bound[e], real_rows(rw, p->row_dims) * row);
       }
-      if (half) k_f32_to_f16((uint16_t *)t->data, d->hbuf[e], (size_t)pte_tensor_numel(t));
+      if (half) k_f32_to_f16((uint16_t *)t->data, (const float *)d->hbuf[e], (size_t)pte_tensor_numel(t));
     }
   }
 }
@@ -844,6 +875,8 @@ pte_status xg_delegate_run(xg_delegate *d, pte_value **args, int32_t nargs, cons
   if (nargs < 0 || (uint32_t)nargs < p->nargs)
     return pte_error(PTE_ERR_INVALID_ARGUMENT, "XNNPACK delegate: called with %d arguments, needs %u",
                      (int)nargs, p->nargs);
+  if (d->lent && d->g.ws.bytes && !d->g.ws.base)
+    return pte_error(PTE_ERR_INVALID_STATE, "XNNPACK delegate: no workspace was lent for the run");
   xg_rows rw;
   pte_status st = PTE_ERR_INVALID_ARGUMENT;
   /* A few rows of many (a decode step of a graph built for a whole prompt)
@@ -893,6 +926,18 @@ pte_status xg_delegate_run(xg_delegate *d, pte_value **args, int32_t nargs, cons
   return PTE_OK;
 }
 
+size_t xg_delegate_workspace(const xg_delegate *d) { return d->lent ? d->g.ws.bytes : 0; }
+
+pte_status xg_delegate_lend(xg_delegate *d, void *ws, size_t bytes) {
+  if (!d->lent || ws == d->g.ws.base || !d->g.ws.bytes) return PTE_OK;
+  if (!ws || bytes < d->g.ws.bytes || (uintptr_t)ws % 64)
+    return pte_error(PTE_ERR_INVALID_ARGUMENT,
+                     "XNNPACK delegate: lent %zu bytes of workspace at %p, needs %zu, 64-byte aligned", bytes,
+                     ws, d->g.ws.bytes);
+  bind_workspace(d, ws);
+  return PTE_OK;
+}
+
 void xg_delegate_get_info(const xg_delegate *d, xg_delegate_info *info) {
   memset(info, 0, sizeof *info);
   info->nodes = d->g.nnodes;
@@ -905,6 +950,8 @@ void xg_delegate_get_info(const xg_delegate *d, xg_delegate_info *info) {
     else info->dead_nodes++;
   }
   info->arena_bytes = d->plan.arena_size;
+  info->workspace_bytes = d->g.ws.bytes;
+  info->workspace_lent = d->lent;
   info->static_copy_bytes = d->plan.static_copy_bytes;
   info->batchable = d->plan.batchable;
   info->batch_max = d->plan.batch_max;

@@ -11,6 +11,9 @@ typedef struct xg_options {
   void *threadpool;    /* pthreadpool_t for XNNPACK, may be NULL */
   size_t max_memory;   /* refuse delegates needing more working memory (0: XG_MAX_TOTAL_BYTES) */
   bool prefer_xnnpack; /* run on XNNPACK every node it can run, whatever the rows prefer (tests) */
+  /* The caller lends the run-time workspace (xnn_graph.h) before each run
+   * (xg_delegate_lend): the delegate allocates none of its own. */
+  bool lent_workspace;
 } xg_options;
 
 /* Parse, check, plan and build. Memory comes from `mem` (freed by its owner
@@ -26,10 +29,20 @@ pte_status xg_delegate_run(xg_delegate *d, pte_value **args, int32_t nargs, cons
 
 void xg_delegate_destroy(xg_delegate *d);
 
+/* Bytes of workspace a run must be lent (0 unless created with
+ * lent_workspace), and the lending: memory of at least that many bytes,
+ * 64-byte aligned, that nothing else touches during the run. Lending the same
+ * memory again costs a comparison; other memory re-points the buffers (and
+ * XNNPACK's runtimes, at the next run), allocating nothing. */
+size_t xg_delegate_workspace(const xg_delegate *d);
+pte_status xg_delegate_lend(xg_delegate *d, void *ws, size_t bytes);
+
 /* Introspection for tests and diagnostics. */
 typedef struct xg_delegate_info {
   uint32_t nodes, values, segments, native_steps, xnn_nodes, native_nodes, dead_nodes;
   size_t arena_bytes, static_copy_bytes;
+  size_t workspace_bytes; /* the arena with packing, im2col and staging space */
+  bool workspace_lent;
   bool batchable;
   size_t batch_max;
 } xg_delegate_info;

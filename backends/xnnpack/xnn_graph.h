@@ -134,6 +134,28 @@ typedef struct xg_node {
   } p;
 } xg_node;
 
+/* ---- the run-time workspace ----
+ * What a delegate writes only while it runs and never reads in a later run
+ * (the arena of intermediates, packing and im2col space, staging of
+ * arguments) is reserved at init as a slot and a size (xg_ws_reserve), laid
+ * out in one block (xg_ws_layout) and pointed into the memory a run is given
+ * (xg_ws_bind). Under the runtime that memory is the method's scratch, lent
+ * in turn to each of its kernels and delegates (instructions never overlap):
+ * a delegate's intermediates land in lines the one before left in cache, not
+ * in memory of their own (ViT's 18 delegates wrote 10 MB of arenas a run,
+ * and its attention products ran a quarter slower for it). */
+typedef struct xg_ws_ref {
+  void **slot;
+  size_t bytes, offset;
+  struct xg_ws_ref *next;
+} xg_ws_ref;
+
+typedef struct xg_ws {
+  xg_ws_ref *refs, *last; /* in reservation order */
+  size_t bytes;           /* the layout's size (xg_ws_layout) */
+  const void *base;       /* what the slots point into (NULL: not bound yet) */
+} xg_ws;
+
 typedef struct xg_graph {
   xg_value *values;
   uint32_t nvalues;
@@ -142,11 +164,13 @@ typedef struct xg_graph {
   uint32_t num_externs;
   bool legacy; /* no XNNHeader: constants live in XNNGraph.constant_buffer */
   /* Packing space of the native fully connected products (native steps run
-   * one at a time), so each packs B once per call, not once per stack block. */
-  float *fc_scratch;
+   * one at a time), so each packs B once per call, not once per stack block.
+   * Both scratches are in the workspace. */
+  void *fc_scratch;
   size_t fc_scratch_bytes;
-  float *col_scratch; /* the native fp32 convolutions' im2col rows (xnn_conv.c) */
+  void *col_scratch; /* the native fp32 convolutions' im2col rows (xnn_conv.c) */
   size_t col_scratch_floats;
+  xg_ws ws;
 } xg_graph;
 
 /* ---- memory ---- */
@@ -169,6 +193,14 @@ void *xg_mem_alloc(xg_mem *m, size_t size);
 /* `n` elements of `size` bytes; NULL when that overflows or fails. */
 void *xg_mem_array(xg_mem *m, size_t n, size_t size);
 void xg_mem_release(xg_mem *m);
+
+/* Reserves `bytes` of the workspace for the buffer `*slot` points to (NULL
+ * until bound); the same slot again keeps the larger size. */
+pte_status xg_ws_reserve(xg_graph *g, xg_mem *mem, void **slot, size_t bytes);
+/* Offsets of every reservation, 64-byte aligned; the layout's bytes. */
+size_t xg_ws_layout(xg_graph *g);
+/* Points every slot into `base` (64-byte aligned, the layout's bytes). */
+void xg_ws_bind(xg_graph *g, void *base);
 
 /* ---- parse ---- */
 

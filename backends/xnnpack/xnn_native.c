@@ -575,8 +575,8 @@ static pte_status prepare_static(xg_graph *g, uint32_t ni, xg_mem *mem) {
     /* a slice of rows per thread, for whole passes per thread (xg_conv_passes) */
     q->col_slot = ((size_t)(q->chunk * kpad) + 63) & ~(size_t)63;
     n->qscratch_bytes = q->col_slot * (groups == 1 ? k_slots() : 1);
-    n->qscratch = xg_mem_alloc(mem, n->qscratch_bytes);
-    if (!n->qscratch) return xg_node_error(g, ni, PTE_ERR_OUT_OF_MEMORY, "out of memory for im2col rows");
+    pte_status st = xg_ws_reserve(g, mem, &n->qscratch, n->qscratch_bytes);
+    if (st) return xg_node_error(g, ni, st, "im2col rows: %s", pte_last_error());
   }
   n->qw = q;
   return PTE_OK;
@@ -849,10 +849,13 @@ pte_status xg_native_prepare(xg_graph *g, uint32_t ni, xg_mem *mem) {
   void *buf = xg_mem_alloc(mem, bytes);
   const int64_t m = (int64_t)(x->numel / x->dims[x->ndims - 1]);
   n->qscratch_bytes = x->qd8_rows ? 0 : k_qgemm_scratch(m, qw.K); /* rows quantized by the convert */
-  n->qscratch = n->qscratch_bytes ? xg_mem_alloc(mem, n->qscratch_bytes) : NULL;
-  if (!buf || (n->qscratch_bytes && !n->qscratch))
+  if (!buf)
     return xg_node_error(g, ni, PTE_ERR_OUT_OF_MEMORY, "out of memory for %zu bytes of packed weights",
                          bytes);
+  if (n->qscratch_bytes) {
+    pte_status st = xg_ws_reserve(g, mem, &n->qscratch, n->qscratch_bytes);
+    if (st) return xg_node_error(g, ni, st, "quantized rows: %s", pte_last_error());
+  }
   n->qw = k_qgemm_pack(&qw, buf, bytes, &err);
   if (!n->qw)
     return xg_node_error(g, ni, PTE_ERR_INVALID_PROGRAM, "quantized weights: %s", err ? err : "invalid");
@@ -890,9 +893,9 @@ static void run_dynamic_fc(const xg_graph *g, const xg_node *n, void *const *ptr
  * once here, and the delegate's native products share packing space. */
 pte_status xg_fc_scratch_reserve(xg_graph *g, uint32_t ni, xg_mem *mem, size_t need) {
   if (need <= g->fc_scratch_bytes) return PTE_OK;
-  float *s = (float *)xg_mem_alloc(mem, need);
-  if (!s) return xg_node_error(g, ni, PTE_ERR_OUT_OF_MEMORY, "out of memory for %zu bytes of scratch", need);
-  g->fc_scratch = s, g->fc_scratch_bytes = need;
+  pte_status st = xg_ws_reserve(g, mem, &g->fc_scratch, need);
+  if (st) return xg_node_error(g, ni, st, "%zu bytes of scratch: %s", need, pte_last_error());
+  g->fc_scratch_bytes = need;
   return PTE_OK;
 }
 

@@ -55,6 +55,42 @@ void xg_mem_release(xg_mem *m) {
   m->bytes = 0;
 }
 
+/* ---- the run-time workspace (see xnn_graph.h) ---- */
+
+pte_status xg_ws_reserve(xg_graph *g, xg_mem *mem, void **slot, size_t bytes) {
+  if (bytes > XG_MAX_TOTAL_BYTES)
+    return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK delegate: %zu bytes of run-time scratch", bytes);
+  for (xg_ws_ref *r = g->ws.refs; r; r = r->next)
+    if (r->slot == slot) {
+      if (bytes > r->bytes) r->bytes = bytes;
+      return PTE_OK;
+    }
+  xg_ws_ref *r = (xg_ws_ref *)xg_mem_alloc(mem, sizeof *r);
+  if (!r) return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK delegate: out of memory");
+  r->slot = slot, r->bytes = bytes;
+  *slot = NULL;
+  if (g->ws.last) g->ws.last->next = r;
+  else g->ws.refs = r;
+  g->ws.last = r;
+  return PTE_OK;
+}
+
+size_t xg_ws_layout(xg_graph *g) {
+  size_t at = 0;
+  for (xg_ws_ref *r = g->ws.refs; r; r = r->next) {
+    r->offset = at;
+    at += (r->bytes + 63) & ~(size_t)63; /* each below XG_MAX_TOTAL_BYTES: no overflow */
+  }
+  return g->ws.bytes = at;
+}
+
+void xg_ws_bind(xg_graph *g, void *base) {
+  /* integers: a stand-in base (xg_delegate's first setup) is smaller than
+   * the layout, and its pointers are recorded, never followed */
+  for (xg_ws_ref *r = g->ws.refs; r; r = r->next) *r->slot = (void *)((uintptr_t)base + r->offset);
+  g->ws.base = base;
+}
+
 /* ---- helpers ---- */
 
 #define XNN_HEADER_MIN 30u /* bytes of the version-1 XNNHeader */

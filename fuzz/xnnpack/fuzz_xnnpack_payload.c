@@ -62,7 +62,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   xg_mem mem = {NULL, NULL, 0};
   xg_delegate *d = NULL;
-  xg_options opts = {false, NULL, (size_t)64 << 20, false};
+  xg_options opts = {false, NULL, (size_t)64 << 20, false, false};
   if (xg_delegate_create(data, size, named, NULL, &mem, &opts, &d) == PTE_OK) {
     run_zero(d);
     xg_delegate_destroy(d);

@@ -565,6 +565,17 @@ PTE_API const char *pte_backend_init_method(const pte_backend_init_ctx *ctx);
  * again from the file if anything touches them. A function added under
  * ABI 2 (no struct changed). */
 PTE_API void pte_backend_release(pte_backend_init_ctx *ctx, const void *data, size_t size);
+/* Init context: scratch the delegate uses only while it executes, never
+ * between two executions (its intermediates, packing space). The method
+ * keeps one scratch, the largest any of its kernels and delegates asks for,
+ * and lends it to each in turn (instructions never overlap): one delegate's
+ * intermediates land in the cache lines the one before it left warm. A
+ * function added under ABI 2 (no struct changed). */
+PTE_API pte_status pte_backend_reserve_scratch(pte_backend_init_ctx *ctx, size_t size);
+/* Exec context: that scratch, 64-byte aligned, with at least the bytes the
+ * delegate reserved (*size: its usable bytes); the same memory on every
+ * execute of a loaded method. NULL (and 0) when nothing was reserved. */
+PTE_API void *pte_backend_scratch(const pte_backend_exec_ctx *ctx, size_t *size);
 /* Exec context: the tracer attached to the method (NULL if none) and the call site. */
 PTE_API const pte_tracer *pte_backend_tracer(const pte_backend_exec_ctx *ctx);
 PTE_API int32_t pte_backend_instruction(const pte_backend_exec_ctx *ctx);

@@ -147,6 +147,14 @@ pte_status pte_kernel_fail(pte_kernel_ctx *ctx, pte_status status, const char *f
   return pte_error(status, "%s: %s", ctx ? ctx->name : "kernel", msg);
 }
 
+void *pte_backend_scratch(const pte_backend_exec_ctx *ctx, size_t *size) {
+  if (size) *size = 0;
+  if (!ctx || !ctx->method->backend_scratch || !ctx->method->scratch) return NULL;
+  const uintptr_t p = (uintptr_t)ctx->method->scratch, skip = (64 - p % 64) % 64;
+  if (size) *size = ctx->method->scratch_size - skip; /* reserved with 63 bytes to spare */
+  return (void *)(p + skip);
+}
+
 const pte_tracer *pte_backend_tracer(const pte_backend_exec_ctx *ctx) {
   return ctx ? ctx->method->tracer : NULL;
 }

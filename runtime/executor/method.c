@@ -934,6 +934,8 @@ static pte_status load(pte_method *m, const char *name, const pte_method_options
   /* Kernels first: a missing operator fails before any delegate is built. */
   if ((st = build_instructions(m, &plan, &scratch))) return st;
   if ((st = init_delegates(m, &plan))) return st;
+  /* one scratch for kernels and delegates: they never run at once */
+  if (m->backend_scratch > scratch) scratch = m->backend_scratch;
   if (o && !pte_add_ok(scratch, o->extra_scratch, &scratch))
     return pte_error(PTE_ERR_INVALID_ARGUMENT, "scratch size overflows");
   if (scratch) {
@@ -1040,6 +1042,15 @@ pte_status pte_backend_named_data(pte_backend_init_ctx *ctx, const char *key, co
 void *pte_backend_alloc(pte_backend_init_ctx *ctx, size_t size, size_t alignment) {
   if (!ctx || alignment > BLOCK_HEADER) return NULL;
   return m_alloc(ctx->method, size);
+}
+
+pte_status pte_backend_reserve_scratch(pte_backend_init_ctx *ctx, size_t size) {
+  if (!ctx) return pte_error(PTE_ERR_INVALID_ARGUMENT, "reserving scratch needs an init context");
+  /* room to align it (a caller's allocator may align less) */
+  if (size && !pte_add_ok(size, 63, &size))
+    return pte_error(PTE_ERR_OUT_OF_MEMORY, "a delegate asked for %zu bytes of scratch", size);
+  if (size > ctx->method->backend_scratch) ctx->method->backend_scratch = size;
+  return PTE_OK;
 }
 
 void pte_backend_release(pte_backend_init_ctx *ctx, const void *data, size_t size) {

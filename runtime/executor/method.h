@@ -69,6 +69,7 @@ struct pte_method {
   int32_t num_planned;
   void *scratch;
   size_t scratch_size;
+  size_t backend_scratch; /* the most any delegate reserved (pte_backend_reserve_scratch) */
   const pte_tracer *tracer;
   int64_t max_instructions;
   uint8_t *mutable_tensor; /* per tensor: program state with initial bytes (never folded) */

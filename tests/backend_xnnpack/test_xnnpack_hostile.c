@@ -94,7 +94,7 @@ static pte_status attempt(target *t, const uint8_t *bytes, size_t size, bool run
   }
   xg_mem mem = {NULL, NULL, 0};
   xg_delegate *d = NULL;
-  xg_options opts = {false, NULL, (size_t)256 << 20, false};
+  xg_options opts = {false, NULL, (size_t)256 << 20, false, false};
   pte_error(PTE_OK, "%s", "");
   pte_status st = xg_delegate_create(copy, size, named, t, &mem, &opts, &d);
   if (st) {

@@ -6,7 +6,10 @@
  * tensors hold the raw int8 data). Each runs as
  * planned and with native kernels preferred, and twice with the outputs at
  * other addresses (XNNPACK runtimes are re-set up to the new pointers); each argument is then
- * given the wrong dtype, which must be refused. A folder with expect_error.txt holds a payload
+ * given the wrong dtype, which must be refused. A fourth mode lends the run-time workspace as
+ * the runtime does (the method's scratch): refused before any lending and when too small or
+ * misaligned, then each run on other memory, filled with NaN bytes (nothing may be read from
+ * it before it was written). A folder with expect_error.txt holds a payload
  * that must be refused at creation with that text in the message.
  *   test_xnnpack_payloads DIR */
 #define _POSIX_C_SOURCE 200809L
@@ -93,22 +96,48 @@ static void run_payload(const char *dir) {
   arg args[MAXARGS];
   int n = 0;
   while (n < MAXARGS && load_arg(dir, n, &args[n])) n++;
-  /* mode 0: as planned; 1: every node native; 2: every node XNNPACK can run on it */
-  for (int mode = 0; mode < 3; mode++) {
-    const bool native = mode == 1;
+  /* mode 0: as planned; 1: every node native; 2: every node XNNPACK can run
+   * on it; 3: as planned, the workspace lent */
+  static const char *const mode_name[] = {"", " (native)", " (xnnpack)", " (lent workspace)"};
+  for (int mode = 0; mode < 4; mode++) {
+    const bool native = mode == 1, lent = mode == 3;
     xg_mem mem = {NULL, NULL, 0};
     xg_delegate *d = NULL;
-    xg_options opts = {native, NULL, 0, mode == 2};
+    xg_options opts = {native, NULL, 0, mode == 2, lent};
+    void *ws[2] = {NULL, NULL};
     pte_status st = xg_delegate_create(blob, size, NULL, NULL, &mem, &opts, &d);
     XT_CHECK(st == PTE_OK, "%s: %s", dir, pte_last_error());
     if (!st) {
       xg_delegate_info info;
       xg_delegate_get_info(d, &info);
-      printf("%s%s: %u nodes: %u in %u XNNPACK runtime(s), %u native, %u dead\n", dir,
-             mode == 1   ? " (native)"
-             : mode == 2 ? " (xnnpack)"
-                         : "",
+      printf("%s%s: %u nodes: %u in %u XNNPACK runtime(s), %u native, %u dead\n", dir, mode_name[mode],
              info.nodes, info.xnn_nodes, info.segments, info.native_nodes, info.dead_nodes);
+      const size_t wsb = xg_delegate_workspace(d);
+      XT_CHECK(lent == info.workspace_lent && (lent ? wsb == info.workspace_bytes : wsb == 0),
+               "%s%s: workspace %zu bytes, info %zu, lent %d", dir, mode_name[mode], wsb,
+               info.workspace_bytes, (int)info.workspace_lent);
+      if (lent && wsb) {
+        for (int b = 0; b < 2; b++) {
+          ws[b] = aligned_alloc(64, (wsb + 64 + 63) & ~(size_t)63);
+          memset(ws[b], 0xff, wsb + 64); /* NaN floats, -1 bytes */
+        }
+        pte_value vals[MAXARGS], *ptrs[MAXARGS];
+        for (int k = 0; k < n; k++) {
+          memset(&vals[k], 0, sizeof vals[k]);
+          vals[k].tag = PTE_TAG_TENSOR;
+          vals[k].u.tensor = &args[k].t;
+          ptrs[k] = &vals[k];
+        }
+        st = xg_delegate_run(d, ptrs, n, NULL, NULL);
+        XT_CHECK(st == PTE_ERR_INVALID_STATE && strstr(pte_last_error(), "no workspace"),
+                 "%s: a run without a workspace: %s", dir, st ? pte_last_error() : "accepted");
+        st = xg_delegate_lend(d, ws[0], wsb - 1);
+        XT_CHECK(st == PTE_ERR_INVALID_ARGUMENT && strstr(pte_last_error(), "workspace"),
+                 "%s: a workspace a byte short: %s", dir, st ? pte_last_error() : "accepted");
+        st = xg_delegate_lend(d, (char *)ws[0] + 4, wsb);
+        XT_CHECK(st == PTE_ERR_INVALID_ARGUMENT, "%s: a misaligned workspace: %s", dir,
+                 st ? pte_last_error() : "accepted");
+      }
       for (int rep = 0; rep < 2; rep++) {
         pte_value vals[MAXARGS], *ptrs[MAXARGS];
         for (int k = 0; k < n; k++) {
@@ -118,17 +147,15 @@ static void run_payload(const char *dir) {
           vals[k].u.tensor = &args[k].t;
           ptrs[k] = &vals[k];
         }
-        st = xg_delegate_run(d, ptrs, n, NULL, NULL);
+        st = lent ? xg_delegate_lend(d, ws[rep], wsb) : PTE_OK;
+        XT_CHECK(st == PTE_OK, "%s: lending %zu bytes: %s", dir, wsb, pte_last_error());
+        if (!st) st = xg_delegate_run(d, ptrs, n, NULL, NULL);
         XT_CHECK(st == PTE_OK, "%s: run: %s", dir, pte_last_error());
         check_path(dir, d, &info, mode == 2);
         for (int k = 0; !st && k < n; k++) {
           if (!args[k].is_out) continue;
           char what[1500];
-          snprintf(what, sizeof what, "%s%s output %d (run %d)", dir,
-                   mode == 1   ? " (native)"
-                   : mode == 2 ? " (xnnpack)"
-                               : "",
-                   k, rep + 1);
+          snprintf(what, sizeof what, "%s%s output %d (run %d)", dir, mode_name[mode], k, rep + 1);
           double err;
           XT_CHECK(xt_compare(&args[k].t, &args[k].want, 1e-5, 1e-6, &err, what), "%s differs", what);
         }
@@ -151,6 +178,7 @@ static void run_payload(const char *dir) {
       }
       xg_delegate_destroy(d);
     }
+    free(ws[0]), free(ws[1]);
     xg_mem_release(&mem);
   }
   for (int k = 0; k < n; k++) free(args[k].data[0]), free(args[k].data[1]), free(args[k].owned);

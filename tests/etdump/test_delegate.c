@@ -4,6 +4,10 @@
  * debug handle the exporter wrote there, like a real delegate's profiler.
  * Also a float aten::max.dim_max (two outputs) for multi_out.pte, registered
  * above the portable library's priority so a real kernel there does not clash.
+ * It reserves run-time scratch (pte_backend_reserve_scratch, a size of its own
+ * per delegate) and fails an execute whose pte_backend_scratch is not 64-byte
+ * aligned, smaller than that or other memory than the last execute's; it
+ * writes all of it, so a sanitizer build sees an overrun.
  *
  * Payload: "<n>version:0#op:demo::aten.add.Tensor, numel:12, dtype:...<debug_handle>1#". */
 #include <pterun/runtime.h>
@@ -20,6 +24,8 @@ typedef struct demo_op {
 typedef struct demo {
   demo_op ops[MAX_OPS];
   int n;
+  size_t scratch; /* bytes reserved */
+  void *seen;     /* the scratch of the last execute */
 } demo;
 
 static bool available(void *user) {
@@ -46,6 +52,12 @@ static pte_status init(void *user, pte_backend_init_ctx *ctx, const void *proces
     d->ops[d->n].handle = h ? strtoll(h + 14, NULL, 10) : -1;
     d->n++;
   }
+  /* delegates of one program ask for different sizes: the method keeps the largest */
+  d->scratch = 1000 + 333 * (size % 7);
+  if (pte_backend_reserve_scratch(NULL, 1) == PTE_OK)
+    return pte_error(PTE_ERR_BACKEND, "demo backend: reserving scratch without a context succeeded");
+  pte_status st = pte_backend_reserve_scratch(ctx, d->scratch);
+  if (st) return st;
   *handle = d;
   return PTE_OK;
 }
@@ -55,6 +67,13 @@ static pte_status execute(void *user, pte_backend_exec_ctx *ctx, void *handle, p
   (void)user;
   demo *d = (demo *)handle;
   if (nargs < 3) return pte_error(PTE_ERR_BACKEND, "demo backend: expected 2 inputs and 1 output");
+  size_t have = 0;
+  void *scratch = pte_backend_scratch(ctx, &have);
+  if (!scratch || (uintptr_t)scratch % 64 || have < d->scratch || (d->seen && d->seen != scratch))
+    return pte_error(PTE_ERR_BACKEND, "demo backend: scratch %p of %zu bytes (reserved %zu, last %p)",
+                     scratch, have, d->scratch, d->seen);
+  memset(scratch, 0xa5, d->scratch);
+  d->seen = scratch;
   const pte_tracer *tr = pte_backend_tracer(ctx);
   for (int i = 0; i < d->n; i++) {
     pte_event ev = {
