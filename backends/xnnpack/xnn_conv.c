@@ -30,11 +30,13 @@ typedef struct xg_fconv {
 } xg_fconv;
 
 /* im2col rows per pass: about 512 KB of them, at least 96 (so the
- * product's row blocks stay whole), at most every output pixel. */
+ * product's row blocks stay whole), at most every output pixel, and every
+ * one when a second pass would be a short remainder (ViT's 196 patches in
+ * passes of 192 and 4: the 4 rows streamed the whole packed filter again). */
 static int64_t conv_chunk(int64_t kin, int64_t pixels) {
   int64_t fit = (512 * 1024 / (int64_t)sizeof(float)) / kin;
   fit = (fit < 96 ? 96 : fit + 23) / 24 * 24;
-  return pixels < fit ? pixels : fit;
+  return pixels <= fit + fit / 4 ? pixels : fit;
 }
 
 /* A 1x1 convolution's rows split into passes a thread, each a serial product

@@ -104,8 +104,8 @@ static void check_case(const char *dir, bool less) {
     free(a), free(b);
   }
   const size_t m_shared = pte_method_memory_used(shared.m), m_own = pte_method_memory_used(own.m);
-  printf("%s: %d delegate(s), method memory %zu bytes shared, %zu with a workspace each\n", dir, (int)delegates,
-         m_shared, m_own);
+  printf("%s: %d delegate(s), method memory %zu bytes shared, %zu with a workspace each\n", dir,
+         (int)delegates, m_shared, m_own);
   XT_CHECK(!less || (delegates > 1 && m_shared < m_own), "%s: %d delegates take %zu bytes sharing, %zu not",
            dir, (int)delegates, m_shared, m_own);
 

@@ -398,6 +398,39 @@ TEST(winograd_filter_transformed_at_load) {
   CHECK_OK(pte_threadpool_set_threads(1));
 }
 
+/* A patch convolution (kernel == stride, no padding) with a constant filter
+ * has the filter packed at load and runs its patches as the product's rows,
+ * at 1 and 3 threads, from a buffer and from the file: the outputs are the
+ * portable kernels'. Overlapping windows and a filter that is a method input
+ * are left alone, as is everything under PTE_LOAD_NO_FUSE. */
+TEST(patch_convolution_packed_at_load) {
+  static const char *const cases[] = {"patch_conv", "patch_rect_nobias", "patch_overlap", "patch_inputs"};
+  static const int32_t want[] = {1, 1, 0, 0};
+  static const size_t threads[] = {1, 3};
+  for (int c = 0; c < 4; c++)
+    for (int t = 0; t < 2; t++) {
+      float a[CAP], e[CAP], b[CAP], d[CAP], worst;
+      CHECK_OK(pte_threadpool_set_threads(threads[t]));
+      CHECK(run(cases[c], 0, a) == 0 && g_prepared == want[c], "%s: %d prepared, want %d", cases[c],
+            (int)g_prepared, (int)want[c]);
+      g_from_file = true;
+      CHECK(run(cases[c], 0, e) == 0 && g_prepared == want[c], "%s from the file: %d prepared", cases[c],
+            (int)g_prepared);
+      g_from_file = false;
+      CHECK(run(cases[c], PTE_LOAD_NO_FUSE, b) == 0 && g_prepared == 0, "%s: NO_FUSE prepared %d", cases[c],
+            (int)g_prepared);
+      CHECK_OK(pte_kernel_library_set_enabled("kernels_optimized", false));
+      int32_t k = run(cases[c], 0, d);
+      CHECK_OK(pte_kernel_library_set_enabled("kernels_optimized", true));
+      CHECK(k == 0, "%s: portable run failed", cases[c]);
+      CHECK(!memcmp(a, e, sizeof a), "%s: file and buffer loads differ", cases[c]);
+      CHECK(close_to(a, d, &worst) && close_to(b, d, &worst),
+            "%s (%zu threads): packed, written and portable differ by %g", cases[c], threads[t],
+            (double)worst);
+    }
+  CHECK_OK(pte_threadpool_set_threads(1));
+}
+
 /* A batch norm folded into a convolution that Winograd takes is applied as
  * the filter is transformed: the method holds no scaled copy of the filter
  * (8 x 8 x 3 x 3 floats, 2304 bytes) beside the transformed one. Against
@@ -469,4 +502,5 @@ TEST_MAIN(T(register_portable), T(no_rules_without_optimized), T(rule_registry),
           T(input_statistics_stay), T(pad_into_convolution), T(constant_weights_packed),
           T(activation_fused_into_packed_product), T(attention_copies_elided_and_scale_in_softmax),
           T(tanh_gelu_chain_fused), T(winograd_filter_transformed_at_load),
-          T(folded_batch_norm_keeps_no_scaled_filter), T(single_instruction_rule_api))
+          T(patch_convolution_packed_at_load), T(folded_batch_norm_keeps_no_scaled_filter),
+          T(single_instruction_rule_api))

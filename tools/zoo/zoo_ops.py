@@ -468,6 +468,19 @@ class _ConstConv(torch.nn.Module):
         return self.conv(x)
 
 
+class _PatchConv(torch.nn.Module):
+    """Non-overlapping patches (kernel == stride, no padding) with constant weights: ViT's patch
+    embedding, here on sizes that do not divide (the last rows and columns are dropped)."""
+
+    def __init__(self, cin: int, cout: int, k: Tuple[int, int], bias: bool, dims: int = 2) -> None:
+        super().__init__()
+        conv = torch.nn.Conv2d if dims == 2 else torch.nn.Conv1d
+        self.conv = conv(cin, cout, k if dims == 2 else k[1], stride=k if dims == 2 else k[1], bias=bias)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.conv(x)
+
+
 def _nn() -> None:
     T = TOL_DEFAULT
     c = "aten::convolution.out"
@@ -493,6 +506,15 @@ def _nn() -> None:
          "conv2d float64", T)
     case("conv2d_const_weights_f32", None, lambda: (img(),), c, "nn.Conv2d(3, 8, 3, padding=1): weights are program constants", T,
          module=_ConstConv)
+    case("conv2d_patches_f32", None, lambda: (rn(2, 3, 18, 23),), c,
+         "nn.Conv2d(3, 40, 4, stride=4), constant weights: non-overlapping patches (ViT's embedding), 18x23 input", T,
+         module=lambda: _PatchConv(3, 40, (4, 4), True))
+    case("conv2d_patches_rect_nobias_f32", None, lambda: (rn(1, 5, 9, 16),), c,
+         "nn.Conv2d(5, 12, (3, 2), stride=(3, 2), bias=False), constant weights: rectangular patches", T,
+         module=lambda: _PatchConv(5, 12, (3, 2), False))
+    case("conv1d_patches_f32", None, lambda: (rn(2, 4, 27),), c,
+         "nn.Conv1d(4, 9, 5, stride=5), constant weights: non-overlapping 1-D patches", T,
+         module=lambda: _PatchConv(4, 9, (1, 5), True, dims=1))
     case("conv1d_f32", lambda x, w, b: F.conv1d(x, w, b), lambda: (rn(1, 3, 12), rn(4, 3, 3), rn(4)), c, "conv1d 3->4, k3", T)
     case("conv1d_stride_pad_f32", lambda x, w, b: F.conv1d(x, w, b, stride=2, padding=2, dilation=2), lambda: (rn(2, 4, 15), rn(6, 4, 3), rn(6)), c,
          "conv1d stride 2, padding 2, dilation 2, batch 2", T)
