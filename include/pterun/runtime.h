@@ -480,6 +480,10 @@ PTE_API int32_t pte_rewrite_num_instructions(const pte_rewrite *rw);
  * point them at other values); NULL for any other instruction. */
 PTE_API const char *pte_rewrite_op(const pte_rewrite *rw, int32_t i);
 PTE_API pte_value **pte_rewrite_args(pte_rewrite *rw, int32_t i, int32_t *nargs);
+/* A delegate instruction's arguments, its inputs then its *nouts outputs
+ * (mutable: a rule may have the delegate write its output elsewhere); NULL
+ * for any other instruction. A function added under ABI 2. */
+PTE_API pte_value **pte_rewrite_delegate_args(pte_rewrite *rw, int32_t i, int32_t *nargs, int32_t *nouts);
 /* Whether v is known at load and nothing changes it: a constant tensor (or
  * a folded one), or a scalar nothing writes. */
 PTE_API bool pte_rewrite_constant(const pte_rewrite *rw, const pte_value *v);

@@ -329,14 +329,18 @@ static bool bytes_busy(pte_rewrite *rw, const pte_tensor *t, int32_t lo, int32_t
 }
 
 /* Whether an instruction surely writes v: it is its writer's last argument
- * (or in the list there). The use table also names as writer the first
+ * (or in the list there), or an output of a delegate. The use table also names as writer the first
  * reader of a planner view that is among its trailing arguments (bmm's
  * operands): those are not. */
 static bool surely_written(pte_rewrite *rw, const pte_value *v, int32_t *w) {
   const pte_rewrite_use u = pte_rewrite_value_use(rw, v);
-  int32_t n;
+  int32_t n, nouts;
   pte_value **a = u.writer >= 0 ? pte_rewrite_args(rw, u.writer, &n) : NULL;
   *w = u.writer;
+  /* a delegate writes each of its outputs */
+  pte_value **d = !a && u.writer >= 0 ? pte_rewrite_delegate_args(rw, u.writer, &n, &nouts) : NULL;
+  for (int32_t k = d ? n - nouts : n; k < n; k++)
+    if (d[k] == v) return true;
   if (!a || n < 1) return false;
   if (a[n - 1] == v) return true;
   if (a[n - 1]->tag == PTE_TAG_TENSOR_LIST)
@@ -494,23 +498,52 @@ static bool identity_copy(pte_rewrite *rw, int32_t i, pte_value **x, pte_value *
 static bool busy_until(pte_rewrite *rw, const pte_value *base, int32_t lo, int32_t hi, int32_t reader,
                        const pte_value **gone, int32_t ngone);
 
+/* The output slot of the delegate instruction (*w) that wrote x for
+ * instruction i alone, read by nothing in between; NULL if x is not one. */
+static pte_value **delegate_source(pte_rewrite *rw, const pte_value *x, int32_t i, int32_t *w) {
+  const pte_rewrite_use ux = pte_rewrite_value_use(rw, x);
+  if (x->tag != PTE_TAG_TENSOR || ux.io || ux.opaque || ux.last != i || ux.writer < 0 || ux.writer >= i ||
+      ux.first != ux.writer || referred_between(rw, x, ux.writer, i))
+    return NULL;
+  int32_t n, nouts;
+  pte_value **a = pte_rewrite_delegate_args(rw, ux.writer, &n, &nouts), **slot = NULL;
+  for (int32_t k = 0; a && k < n; k++) {
+    if (a[k] != x) continue;
+    if (slot || k < n - nouts) return NULL; /* twice, or an input too */
+    slot = &a[k];
+  }
+  *w = ux.writer;
+  return slot;
+}
+
 /* An identity copy (i), and the identity copies right after it of each
  * one's output, of a value that a kernel instruction w wrote as its out
  * argument for the copy alone (or a planner view of one; ViT's dropout
- * clones and expands before bmm): w writes the last copy's output and the
- * copies are skipped. The output's bytes must be nobody else's from w to
- * the last copy (the planner gave them for the copy only, not w's inputs'),
- * and nothing reads the skipped values' bytes later through a view. */
+ * clones and expands before bmm), or a delegate as an output (the
+ * attention copies a partitioner leaves between XNNPACK delegates): w
+ * writes the last copy's output and the copies are skipped. The output's
+ * bytes must be nobody else's from w to the last copy (the planner gave
+ * them for the copy only, not w's inputs'), and nothing reads the skipped
+ * values' bytes later through a view. */
 static bool copy_elide(pte_rewrite *rw, int32_t i) {
   pte_value *x, *z;
   int32_t w;
   if (!identity_copy(rw, i, &x, &z)) return false;
+  /* where w names its output: a kernel twice (out argument, result) */
+  pte_value **slot[2] = {NULL, NULL};
   pte_value *y = source_of(rw, x, i, &w);
   int32_t wn;
   pte_value **wa = y ? pte_rewrite_args(rw, w, &wn) : NULL;
-  if (!wa || wn < 2 || wa[wn - 1] != y || wa[wn - 2] != y) return false;
-  for (int32_t k = 0; k < wn - 2; k++)
-    if (wa[k] == y) return false;
+  if (wa) {
+    if (wn < 2 || wa[wn - 1] != y || wa[wn - 2] != y) return false;
+    for (int32_t k = 0; k < wn - 2; k++)
+      if (wa[k] == y) return false;
+    slot[0] = &wa[wn - 1], slot[1] = &wa[wn - 2];
+  } else if ((slot[0] = slot[1] = delegate_source(rw, x, i, &w)) != NULL) {
+    y = x;
+  } else {
+    return false;
+  }
   const pte_value *gone[2 * ELIDE_MAX + 4] = {x, y};
   int32_t ngone = 2, last = i;
   for (int32_t j = i + 1; j < pte_rewrite_num_instructions(rw) && ngone < 2 * ELIDE_MAX; j++) {
@@ -532,7 +565,7 @@ static bool copy_elide(pte_rewrite *rw, int32_t i) {
     if (view_reads(rw, gone[k]->u.tensor, w, z, gone, ngone + 1)) return false;
   pte_value *nz = retarget(rw, y, z);
   if (!nz) return false;
-  wa[wn - 1] = wa[wn - 2] = nz;
+  *slot[0] = *slot[1] = nz;
   for (int32_t j = i; j <= last; j++) pte_rewrite_skip(rw, j);
   return true;
 }

@@ -785,6 +785,14 @@ pte_value **pte_rewrite_args(pte_rewrite *rw, int32_t i, int32_t *nargs) {
   return rw->m->instrs[i].args;
 }
 
+pte_value **pte_rewrite_delegate_args(pte_rewrite *rw, int32_t i, int32_t *nargs, int32_t *nouts) {
+  *nargs = *nouts = 0;
+  if (i < 0 || i >= rw->m->num_instrs || rw->m->instrs[i].kind != INSTR_DELEGATE) return NULL;
+  *nargs = rw->m->instrs[i].nargs;
+  *nouts = rw->m->instrs[i].nouts;
+  return rw->m->instrs[i].args;
+}
+
 bool pte_rewrite_constant(const pte_rewrite *rw, const pte_value *v) {
   size_t bytes = 0;
   const pte_method *m = rw->m;
