@@ -47,7 +47,7 @@ static void ln_rows(void *ctx, size_t r0, size_t r1) {
     float var = kt->sqdev(x, N, mean) / (float)N;
     float rstd = 1.0f / sqrtf(var + j->eps);
     if (j->w && j->b) {
-      for (int64_t i = 0; i < N; i++) y[i] = (x[i] - mean) * rstd * j->w[i] + j->b[i];
+      kt->norm_affine(x, y, N, mean, rstd, j->w, j->b);
     } else {
       for (int64_t i = 0; i < N; i++) {
         float v = (x[i] - mean) * rstd;

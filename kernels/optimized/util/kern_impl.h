@@ -367,6 +367,15 @@ static float k_sqdev(const float *x, int64_t n, float mean) {
   return acc[0] + s;
 }
 
+static void k_norm_affine(const float *x, float *y, int64_t n, float m, float r, const float *w,
+                          const float *b) {
+  for (int64_t i = 0; i < n; i++) {
+    float v = (x[i] - m) * r;
+    v = v * w[i];
+    y[i] = v + b[i];
+  }
+}
+
 static void k_dw3x3_padded(const float *xp, int64_t Wp, int64_t OH, int64_t OW, int64_t s, int64_t d,
                            const float *w, float bias, float *y) {
   const float w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3], w4 = w[4], w5 = w[5], w6 = w[6], w7 = w[7],
@@ -405,5 +414,6 @@ static void k_gather(float *dst, const float *src, int64_t n, int64_t stride) {
 #ifdef KERN_STATIC
 static
 #endif
-    const o_kern_table KERN_TABLE = {k_binary, k_unary, k_scale_shift,  k_dw_plane, k_maxpool_plane, k_sum,
-                                     k_max,    k_sqdev, k_dw3x3_padded, k_gather,   KERN_NAME};
+    const o_kern_table KERN_TABLE = {k_binary,        k_unary,        k_scale_shift, k_dw_plane,
+                                     k_maxpool_plane, k_sum,          k_max,         k_sqdev,
+                                     k_norm_affine,   k_dw3x3_padded, k_gather,      KERN_NAME};

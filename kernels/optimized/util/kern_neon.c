@@ -343,8 +343,8 @@ static void n_gather(float *dst, const float *src, int64_t n, int64_t stride) {
   for (; j < n; j++) dst[j] = src[j * stride];
 }
 
-const o_kern_table o_kern_neon = {n_binary, n_unary, n_scale_shift,  k_dw_plane, n_maxpool_plane, n_sum,
-                                  n_max,    n_sqdev, n_dw3x3_padded, n_gather,   "neon"};
+const o_kern_table o_kern_neon = {n_binary, n_unary, n_scale_shift, k_dw_plane,     n_maxpool_plane, n_sum,
+                                  n_max,    n_sqdev, k_norm_affine, n_dw3x3_padded, n_gather,        "neon"};
 #else
 #include "kern.h"
 /* Not on this architecture: k_isa_get() never picks NEON here. */
