@@ -1,6 +1,7 @@
 /* The kernel layer's transcendental functions: the generic C instance of
  * vmath_impl.h (one lane) and the choice of instruction set. */
 #include <math.h>
+#include <stdatomic.h>
 
 #include "klayer.h"
 
@@ -23,6 +24,7 @@ typedef int VM;
 #define vgt(a, b) ((a) > (b))
 #define vnan(a) isnan(a)
 #define vsel(m, a, b) ((m) ? (a) : (b))
+#define vall(m) (m)
 #define vmullo(a, b, p) ((float)((double)(a) * (b) - (double)(p)))
 #define vhsum(a) (a)
 #define vhmax(a) (a)
@@ -55,7 +57,16 @@ const k_vmath_ops *k_vmath_ops_for(k_isa isa) {
   }
 }
 
-static const k_vmath_ops *ops(void) { return k_vmath_ops_for(k_isa_get()); }
+/* The chosen set's table, found once: k_isa_get's pthread_once and the
+ * checks above cost ~8 ns a call, a quarter of a 197-float softmax row's
+ * three calls. The choice never changes and the tables are constants, so
+ * a relaxed load suffices (racing first calls store the same pointer). */
+static _Atomic(const k_vmath_ops *) g_ops;
+static const k_vmath_ops *ops(void) {
+  const k_vmath_ops *o = atomic_load_explicit(&g_ops, memory_order_relaxed);
+  if (!o) atomic_store_explicit(&g_ops, o = k_vmath_ops_for(k_isa_get()), memory_order_relaxed);
+  return o;
+}
 
 void k_vexp(const float *x, float *y, int64_t n) { ops()->exp(x, y, n); }
 void k_verf(const float *x, float *y, int64_t n) { ops()->erf(x, y, n); }

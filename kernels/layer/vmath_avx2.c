@@ -24,9 +24,15 @@ typedef __m256 VM;
 #define vgt(a, b) _mm256_cmp_ps(a, b, _CMP_GT_OQ)
 #define vnan(a) _mm256_cmp_ps(a, a, _CMP_UNORD_Q)
 #define vsel(m, a, b) _mm256_blendv_ps(b, a, m)
+#define vall(m) (_mm256_movemask_ps(m) == 0xFF)
 #define vmullo _mm256_fmsub_ps
 #define vpow2i(n) \
   _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23))
+/* the first k < 8 lanes of p (the others pad) */
+#define VM_LANES(k) _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(k)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7))
+#define vload_pad(p, k, pad) \
+  _mm256_blendv_ps(vset(pad), _mm256_maskload_ps(p, VM_LANES(k)), _mm256_castsi256_ps(VM_LANES(k)))
+#define vstore_n(p, k, v) _mm256_maskstore_ps(p, VM_LANES(k), v)
 #define VM_TABLE k_vmath_avx2
 static inline float vhsum(__m256 v) {
   __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));

@@ -8,10 +8,13 @@
  * (lanes), vset, vload, vstore, vadd, vsub, vmul, vdiv, vfma(a,b,c)=a*b+c,
  * vmin/vmax (the second operand when the first is NaN), vabs,
  * vcopysign(mag, sign), vlt, vgt, vnan, vsel(m, a, b) (= m ? a : b),
- * vpow2i(n) (2^n for integral n in [-126, 127]), vmullo(a, b, p) (a*b - p
- * exactly, p = a*b rounded), vhsum (sum of the lanes), vhmax (their max,
- * no lane NaN), and VM_TABLE (the
- * name of the k_vmath_ops to define).
+ * vall(m) (every lane of m set, a C truth value), vpow2i(n) (2^n for
+ * integral n in [-126, 127]), vmullo(a, b, p) (a*b - p exactly, p = a*b
+ * rounded), vhsum (sum of the lanes), vhmax (their max, no lane NaN), and
+ * VM_TABLE (the name of the k_vmath_ops to define). Optional: vscalef(v,
+ * n) (v*2^n rounded once, any integral n), vload_pad(p, k, pad) and
+ * vstore_n(p, k, v) (the first k < VW lanes, without touching the rest of
+ * memory).
  *
  * The methods (coefficients fitted here by least squares on Chebyshev
  * nodes against mpmath, then rounded to float):
@@ -24,8 +27,9 @@
  *   stays accurate where e alone would be denormal.
  * - tanh: odd polynomial below 0.625, 1 - 2/(e^2|x| + 1) above.
  * - erf: x*P(x^2) below 0.875, above 1 - erfc with erfc(a) =
- *   e^-a^2 * R(1/(1+a)). gelu's negative side uses erfc directly (no
- *   cancellation in 1 + erf) with e^-x^2/2 from the exact x^2 (hi + lo).
+ *   e^-a^2 * R(1/(1+a)).
+ * - gelu: x*Phi(x) with Phi(-|x|) = e^-x^2/2 (from the exact x^2, hi +
+ *   lo) times a rational in |x|, for every x (see vm_gelu).
  * - gelu's tanh form: 0.5x(1 + tanh u) = x*sigmoid(2u), with 2u as a sum
  *   of two floats (its rounding would grow with |2u| through e^-2u). */
 #include <stdint.h>
@@ -75,6 +79,13 @@ static inline VF vm_scale(VF v, VF n) {
 #define vm_scale1 vscalef
 #else
 #define vm_scale1 vm_scale
+#endif
+
+/* v * 2^n where n is in [-126, 127] and the result normal: one step */
+#ifdef vscalef
+#define vm_scale_normal vscalef
+#else
+#define vm_scale_normal(v, n) vmul(v, vpow2i(n))
 #endif
 
 static inline VF vm_exp(VF x) {
@@ -135,29 +146,52 @@ static inline VF vm_erf(VF x) {
   return vsel(vnan(x), vadd(x, x), y);
 }
 
+/* gelu(x) = x*Phi(x), one formula for every x (no erf split at 0.875, no
+ * branch computed and dropped): with u = |x| and t = u*Phi(-u), gelu is
+ * x - t for x > 0 and -t otherwise, neither side cancelling (t <= x/2),
+ * so y = m*x - t in one fmsub with m = (x > 0) (m*x is NaN for NaN and
+ * -inf, as 0.5x(1 + erf) is). Phi(-u) = e^(-u^2/2) * R(u) with R(u) =
+ * erfcx(u/sqrt2)/2 = p4*A(u)/(u*A(u) + D(u)), A monic of degree 4, D of
+ * degree 4: a (4, 5) rational whose denominator shares the numerator's A,
+ * so A's rounding cancels in the quotient (as P/Q, P's and Q's Horner
+ * errors added up to 3.6 ulp at u = 7). u*A is formed once for both. p4
+ * rides in E(rho) = p4*e^(-rho/2), e^(-u^2/2) = E(rho)/p4 * 2^nn from the
+ * exact u^2 = h + l, rho = h + l + 2nn*ln2 in [-ln2, ln2]. u is clamped
+ * at 14.75 (beyond, t rounds to 0; u^2 stays finite). One division: a
+ * division-free piecewise fit needs table lookups (three instructions
+ * each on AVX2) and as many FMAs as the division saves.
+ * Fits, all against mpmath at 40 digits on Chebyshev nodes, relative
+ * error, Lawson reweighting towards minimax: R as P/Q by linearized least
+ * squares (Sanathanan-Koerner) on 3000 nodes of [0, 14.75], rewritten as
+ * A and D; A's coefficients rounded to float, D refitted and rounded, then
+ * a descent over a few ulp of each coefficient (1.5e-8 with the float
+ * coefficients); E with p4 and -p4/2 fixed on 2000 nodes of |rho| <= 1.01
+ * ln2, rounded to float from rho^2 up with the higher ones refitted
+ * (3.3e-9). All 2^32 floats: 4 ulp at most (AVX-512, AVX2, generic). */
 static inline VF vm_gelu(VF x) {
-  VF z = vmul(x, vset(0.70710678118654752f)), a = vabs(z);
-  VF half = vmul(x, vset(0.5f));
-  /* |z| < 0.875: 0.5x(1 + z*P(z^2)) */
-  VF ys = vmul(half, vfma(z, vm_erf_small(z), vset(1.0f)));
-  /* otherwise erfc(|z|) = R * e^(-x^2/2), with x^2 = h + l */
-  VF h = vmul(x, x), l = vmullo(x, x, h), hh = vmul(h, vset(0.5f));
-  VF n, p = vm_exp_parts(vsub(vset(0.0f), hh), &n);
-  VF ec = vmul(vmul(vm_erfcx(a), p), vfma(l, vset(-0.5f), vset(1.0f)));
-  /* where e^(-x^2/2) underflows (x^2 may even be inf): x and 0 */
-  VM big = vgt(hh, vset(-VM_EXP_LO));
-  VF t = vm_scale1(vmul(half, ec), n); /* underflows only beyond |x| = 13 */
-  VF ypos = vsel(big, x, vsub(x, t));
-  VF yneg = vsel(big, vmul(x, vset(0.0f)), t);
-  VF y = vsel(vlt(a, vset(0.875f)), ys, vsel(vgt(z, vset(0.0f)), ypos, yneg));
-  return vsel(vnan(x), vadd(x, x), y);
+  static const float ca[] = {120.91976928710938f, 106.11811828613281f, 44.403350830078125f,
+                             9.857051849365234f}; /* and u^4 */
+  static const float cd[] = {96.48109436035156f, 40.73199462890625f, 10.049455642700195f, 0.986330509185791f,
+                             0.0007158558582887053f};
+  static const float ce[] = {0.39894673228263855f,   -0.19947336614131927f,  0.04986833408474922f,
+                             -0.008311314508318901f, 0.0010389718227088451f, -0.00010434228170197457f,
+                             8.605526090832427e-06f};
+  VF u = vmin(vabs(x), vset(14.75f));
+  VF h = vmul(u, u), l = vmullo(u, u, h);
+  VF nn = vsub(vfma(h, vset(-0.5f * VM_LOG2E), vset(VM_MAGIC)), vset(VM_MAGIC));
+  VF rho = vadd(vfma(nn, vset(2.0f * VM_LN2_HI), h), vfma(nn, vset(2.0f * VM_LN2_LO), l));
+  VF a = vadd(u, vset(ca[3]));
+  for (int i = 2; i >= 0; i--) a = vfma(a, u, vset(ca[i]));
+  VF au = vmul(a, u);
+  VF t = vm_scale1(vmul(vm_horner(rho, ce, 6), vdiv(au, vadd(au, vm_horner(u, cd, 4)))), nn);
+  return vmullo(vsel(vgt(x, vset(0.0f)), vset(1.0f), vset(0.0f)), x, t);
 }
 
 /* gelu for outputs that are quantized next (the delegate's gelu before an
  * int8 convert): 0.5x(1 + erf(z)) with erf(z) = z*P(z^2)/Q(z^2) on |z| <=
  * 3.9 (a rational fit, absolute error below 3e-7 in float), so the result
  * is within 2e-7 * (1 + |x|) of gelu's, a millionth of an int8 step on any
- * range it is quantized over, in a third of the exact form's operations.
+ * range it is quantized over, in three quarters of vm_gelu's operations.
  * Beyond |x| = 5.6: x and 0 (gelu's tail is below 6e-8 there). */
 static inline VF vm_gelu_q(VF x) {
   static const float cp[] = {1.1283791065216064f,   0.19027630984783173f,    0.05275103077292442f,
@@ -234,10 +268,52 @@ VM_ARRAY(vm_arr_gelu_q, vm_gelu_q)
 VM_ARRAY(vm_arr_gelu_tanh_fast, vm_gelu_tanh_fast)
 #undef VM_ARRAY
 
+/* exp_sum's e^d = p * 2^n: as vm_exp_parts without the clamps (the caller
+ * picks lanes in range or clamps) and with one Horner sum of degree 6
+ * (1 + r + r^2*P(r) in vm_exp_parts: one FMA more). Coefficients: relative
+ * least squares on 2000 Chebyshev nodes of |r| <= 1.01 ln2/2 against
+ * mpmath, Lawson-reweighted towards minimax, with 1 + r fixed, rounded to
+ * float from r^2 up with the higher ones refitted (3.4e-9 relative). */
+static inline VF vm_exp_sum_parts(VF d, VF *pn) {
+  static const float cx[] = {1.0f,
+                             1.0f,
+                             0.4999999403953552f,
+                             0.16666516661643982f,
+                             0.041668280959129333f,
+                             0.008369248360395432f,
+                             0.0013820742024108768f};
+  VF n = vsub(vfma(d, vset(VM_LOG2E), vset(VM_MAGIC)), vset(VM_MAGIC));
+  *pn = n;
+  return vm_horner(vfma(n, vset(-VM_LN2_LO), vfma(n, vset(-VM_LN2_HI), d)), cx, 6);
+}
+
+/* e^d for exp_sum. Vectors whose lanes all lie in (-87, 88), every
+ * result normal (a softmax row's, but for the far tail), skip the clamps
+ * and scale in one step; any other goes through vm_scale's two steps
+ * (denormal results rounded once, as they should) with the same
+ * polynomial, so a lane's value does not depend on its neighbours. Lanes
+ * below -104 (e^d < 2^-150: 0; a mask's -inf) select 0 rather than
+ * underflow to it: an underflowing multiply takes a microcode assist. */
+static inline VF vm_exp_sum_lane(VF d) {
+  VF n, p;
+  if (vall(vlt(vabs(vsub(d, vset(0.5f))), vset(87.5f)))) {
+    p = vm_exp_sum_parts(d, &n);
+    return vm_scale_normal(p, n);
+  }
+  VM zero = vlt(d, vset(-104.0f));
+  p = vm_exp_sum_parts(vmin(vsel(zero, vset(0.0f), d), vset(VM_EXP_HI)), &n);
+  return vsel(vnan(d), vadd(d, d), vsel(zero, vset(0.0f), vm_scale(p, n)));
+}
+
+/* The lanes 0..15, for a mask of a vector's first k lanes. */
+static const float vm_iota[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+
 /* y[i] = e^(x[i] - shift), or e^(x[i]*scale - shift) with the product
  * rounded first (the scaled row a softmax after a multiply would read),
- * returning the sum (lanes summed apart, then together; the tail is padded
- * with -inf, whose exponential adds 0: scale > 0 there). */
+ * returning the sum (lanes summed apart, then together). The tail's
+ * missing lanes compute e^0 (an exponential that underflows would cost a
+ * microcode assist, as much as the row's other vectors together) and add
+ * 0. */
 static inline float vm_exp_sum_body(const float *x, float *y, int64_t n, float scale, float shift,
                                     int scaled) {
   VF acc = vset(0.0f), sh = vset(shift), sc = vset(scale);
@@ -245,40 +321,29 @@ static inline float vm_exp_sum_body(const float *x, float *y, int64_t n, float s
   for (; i + VW <= n; i += VW) {
     VF v = vload(x + i);
     if (scaled) v = vmul(v, sc);
-    VF d = vsub(v, sh), e;
-#ifdef vscalef
-    /* every lane's result normal (the common case): the one-instruction
-     * scaling; else vm_exp's (underflow assists cost less there) */
-    if (vall(vgt(d, vset(-87.0f)))) {
-      VF nn, p = vm_exp_parts(d, &nn);
-      e = vscalef(p, nn);
-    } else
-#endif
-      e = vm_exp(d);
+    VF e = vm_exp_sum_lane(vsub(v, sh));
     vstore(y + i, e);
     acc = vadd(acc, e);
   }
-#ifdef vload_pad
-  if (i < n) { /* masked: the buffer round trip below stalls store forwarding */
-    VF v = vload_pad(x + i, n - i, -__builtin_inff());
-    if (scaled) v = vmul(v, sc);
-    VF e = vm_exp(vsub(v, sh));
-    vstore_n(y + i, n - i, e);
-    acc = vadd(acc, e);
-  }
-#else
   if (i < n) {
-    float tx[VW], ty[VW];
-    for (int k = 0; k < VW; k++) tx[k] = -__builtin_inff();
+    VM m = vlt(vload(vm_iota), vset((float)(n - i)));
+#ifdef vload_pad
+    VF v = vload_pad(x + i, n - i, 0.0f); /* masked: a buffer round trip stalls store forwarding */
+#else
+    float tx[VW] = {0}, ty[VW];
     memcpy(tx, x + i, (size_t)(n - i) * sizeof(float));
     VF v = vload(tx);
-    if (scaled) v = vmul(v, sc);
-    VF e = vm_exp(vsub(v, sh));
-    vstore(ty, e);
-    acc = vadd(acc, e);
-    memcpy(y + i, ty, (size_t)(n - i) * sizeof(float));
-  }
 #endif
+    if (scaled) v = vmul(v, sc);
+    VF e = vsel(m, vm_exp_sum_lane(vsel(m, vsub(v, sh), vset(0.0f))), vset(0.0f));
+#ifdef vload_pad
+    vstore_n(y + i, n - i, e);
+#else
+    vstore(ty, e);
+    memcpy(y + i, ty, (size_t)(n - i) * sizeof(float));
+#endif
+    acc = vadd(acc, e);
+  }
   return vhsum(acc);
 }
 
@@ -303,15 +368,33 @@ static void vm_arr_mulc(float *y, int64_t n, float s) {
 }
 
 /* The largest x[i], NaN skipped (a select on an ordered compare, as NEON's
- * max would keep NaN), -inf when none: the same value in every set. */
+ * max would keep NaN), -inf when none: the same value in every set. Four
+ * accumulators: one waits out compare and select latency on every vector
+ * (a 197-float row: 13 vectors, 13 such waits in a row). */
 static float vm_arr_max(const float *x, int64_t n) {
-  VF acc = vset(-__builtin_inff());
+  VF a0 = vset(-__builtin_inff()), a1 = a0, a2 = a0, a3 = a0;
   int64_t i = 0;
+  for (; i + 4 * VW <= n; i += 4 * VW) {
+    VF v0 = vload(x + i), v1 = vload(x + i + VW), v2 = vload(x + i + 2 * VW), v3 = vload(x + i + 3 * VW);
+    a0 = vsel(vgt(v0, a0), v0, a0);
+    a1 = vsel(vgt(v1, a1), v1, a1);
+    a2 = vsel(vgt(v2, a2), v2, a2);
+    a3 = vsel(vgt(v3, a3), v3, a3);
+  }
   for (; i + VW <= n; i += VW) {
     VF v = vload(x + i);
-    acc = vsel(vgt(v, acc), v, acc);
+    a0 = vsel(vgt(v, a0), v, a0);
   }
-  float m = vhmax(acc);
+#ifdef vload_pad
+  if (i < n) {
+    VF v = vload_pad(x + i, n - i, -__builtin_inff());
+    a1 = vsel(vgt(v, a1), v, a1);
+    i = n;
+  }
+#endif
+  a0 = vsel(vgt(a1, a0), a1, a0);
+  a2 = vsel(vgt(a3, a2), a3, a2);
+  float m = vhmax(vsel(vgt(a2, a0), a2, a0));
   for (; i < n; i++) m = x[i] > m ? x[i] : m;
   return m;
 }

@@ -25,6 +25,7 @@ typedef uint32x4_t VM;
 #define vgt vcgtq_f32
 #define vnan(a) vmvnq_u32(vceqq_f32(a, a))
 #define vsel(m, a, b) vbslq_f32(m, a, b)
+#define vall(m) (vminvq_u32(m) != 0)
 #define vmullo(a, b, p) vfmaq_f32(vnegq_f32(p), a, b)
 #define vpow2i(n) vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(vcvtnq_s32_f32(n), vdupq_n_s32(127)), 23))
 #define vhsum vaddvq_f32

@@ -9,6 +9,7 @@
  * `test_vmath --bench`: ns per element of each function against libm's
  * float functions, in this thread's CPU time (not a test). */
 #define _POSIX_C_SOURCE 200809L
+#include <float.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -184,9 +185,145 @@ static int check_gelu_tanh_fast(const k_vmath_ops *ops, const char *isa) {
   return fails;
 }
 
+/* gelu is one formula for every x, its |x| clamped at 14.75 (results
+ * denormal below x = -13.2, 0 below -14.3): every float of 12 <= |x| <=
+ * 16 within the table's bound (what the sampled sweep mostly misses), and
+ * the specials (NaN; -inf gives NaN as 0.5x(1 + erf) does; signed zeros;
+ * the largest and smallest floats) in every lane and tail position. */
+static int check_gelu(const k_vmath_ops *ops, const char *isa) {
+  enum { N = 1 << 16 };
+  static float x[N], y[N];
+  const uint32_t bound = 7;
+  int fails = 0;
+  uint32_t worst = 0;
+  float at = 0;
+  for (int sign = 0; sign < 2; sign++) {
+    float lo = 12.0f, hi = 16.0f;
+    uint32_t b, e;
+    memcpy(&b, &lo, 4), memcpy(&e, &hi, 4);
+    for (; b <= e; b += N) {
+      int n = 0;
+      for (uint32_t k = b; k <= e && n < N; k++, n++) {
+        uint32_t bits = k | (sign ? 0x80000000u : 0);
+        memcpy(&x[n], &bits, 4);
+      }
+      ops->gelu(x, y, n);
+      for (int i = 0; i < n; i++) {
+        uint32_t u = ulp_dist(y[i], r_gelu((double)x[i]));
+        if (u > worst) worst = u, at = x[i];
+      }
+    }
+  }
+  const float sp[] = {NAN,
+                      INFINITY,
+                      -INFINITY,
+                      0.0f,
+                      -0.0f,
+                      FLT_MAX,
+                      -FLT_MAX,
+                      FLT_MIN,
+                      -FLT_MIN,
+                      1e-45f,
+                      -1e-45f,
+                      14.75f,
+                      -14.75f,
+                      nextafterf(14.75f, 20),
+                      nextafterf(-14.75f, -20),
+                      -13.2f,
+                      1.0f,
+                      -1.0f};
+  enum { NS = sizeof sp / sizeof sp[0], L = 40 };
+  for (int s = 0; s < NS; s++) {
+    for (int pos = 0; pos < L; pos++) {
+      float xs[L], ys[L + 1];
+      for (int i = 0; i < L; i++) xs[i] = (float)i * 0.1f - 2.0f;
+      xs[pos] = sp[s];
+      ys[pos + 1] = 12345.0f;
+      ops->gelu(xs, ys, pos + 1); /* the special last: in a tail or a full vector */
+      uint32_t u = ulp_dist(ys[pos], r_gelu((double)sp[s]));
+      if (u > worst) worst = u, at = sp[s];
+      if (ys[pos + 1] != 12345.0f) fprintf(stderr, "FAIL %s: gelu wrote past n=%d\n", isa, pos + 1), fails++;
+    }
+  }
+  if (worst > bound)
+    fprintf(stderr, "FAIL %s: gelu %u ulp > %u at %a\n", isa, worst, bound, (double)at), fails++;
+  return fails;
+}
+
+/* exp_sum's two scalings (one step where a vector's every lane is in
+ * range, two where one is not: denormal and zero results, -inf, NaN) and
+ * its tail (missing lanes compute e^0 and add 0): every length to 70, the
+ * out-of-range values in every lane and tail position; each element
+ * within 3 ulp, the sum within 1e-6 of a double loop, nothing written past
+ * n, and each lane's value independent of its neighbours. */
+static int check_exp_sum(const k_vmath_ops *ops, const char *isa) {
+  enum { L = 70 };
+  static const float odd[] = {-95.0f, -100.5f, -103.9f, -104.5f, -120.0f, -INFINITY, -87.5f, -87.2f, 0.0f};
+  enum { NO = sizeof odd / sizeof odd[0] };
+  int fails = 0;
+  for (int n = 1; n <= L; n++) {
+    for (int pos = 0; pos < n; pos++) {
+      float x[L], y[L + 1], z[L + 1];
+      for (int i = 0; i < n; i++) x[i] = (float)((i * 37) % 23) * -0.31f + 0.5f;
+      const float shift = 0.5f; /* the row's max */
+      ops->exp_sum(x, z, n, shift);
+      x[pos] = shift + odd[(n + pos) % NO];
+      y[n] = 12345.0f;
+      float sum = ops->exp_sum(x, y, n, shift);
+      double want = 0;
+      for (int i = 0; i < n; i++) {
+        float e = (float)exp((double)x[i] - shift);
+        want += exp((double)x[i] - shift);
+        if (ulp_dist(y[i], e) > 3) {
+          fprintf(stderr, "FAIL %s: exp_sum n=%d e^%g = %g, want %g\n", isa, n, (double)x[i] - shift, y[i],
+                  e);
+          fails++;
+        }
+        if (i != pos && memcmp(&y[i], &z[i], sizeof y[i])) {
+          fprintf(stderr, "FAIL %s: exp_sum n=%d lane %d changes with lane %d\n", isa, n, i, pos);
+          fails++;
+        }
+      }
+      /* (plus the denormal terms' rounding, where they are all there is) */
+      if (fabs(sum - want) > 1e-6 * want + n * 0x1p-149)
+        fprintf(stderr, "FAIL %s: exp_sum n=%d %g vs %g\n", isa, n, sum, want), fails++;
+      if (y[n] != 12345.0f) fprintf(stderr, "FAIL %s: exp_sum wrote past n=%d\n", isa, n), fails++;
+    }
+  }
+  /* a NaN gives NaN (and a NaN sum), -inf everywhere 0 */
+  float x[21], y[21];
+  for (int i = 0; i < 21; i++) x[i] = -INFINITY;
+  if (ops->exp_sum(x, y, 21, 0.0f) != 0.0f || y[20] != 0.0f)
+    fprintf(stderr, "FAIL %s: exp_sum -inf\n", isa), fails++;
+  x[19] = NAN;
+  if (!isnan(ops->exp_sum(x, y, 21, 0.0f)) || !isnan(y[19]) || y[18] != 0.0f)
+    fprintf(stderr, "FAIL %s: exp_sum NaN\n", isa), fails++;
+  return fails;
+}
+
+/* max: every length to 150 (four accumulators, then single vectors, then
+ * the tail), the largest value at every position, NaN beside it. */
+static int check_max(const k_vmath_ops *ops, const char *isa) {
+  enum { L = 150 };
+  float x[L];
+  int fails = 0;
+  for (int n = 1; n <= L; n++) {
+    for (int pos = 0; pos < n; pos++) {
+      for (int i = 0; i < n; i++) x[i] = (float)((i * 53) % 97) * 0.01f - 3.0f;
+      x[pos] = 5.0f;
+      if (pos + 1 < n) x[pos + 1] = NAN;
+      if (ops->max(x, n) != 5.0f) fprintf(stderr, "FAIL %s: max n=%d at %d\n", isa, n, pos), fails++;
+    }
+    for (int i = 0; i < n; i++) x[i] = i % 2 ? NAN : -INFINITY;
+    if (ops->max(x, n) != -INFINITY) fprintf(stderr, "FAIL %s: max of -inf and NaN n=%d\n", isa, n), fails++;
+  }
+  return fails;
+}
+
 /* In-place use, the tails, and the softmax sum against a double loop. */
 static int check_arrays(const k_vmath_ops *ops, const char *isa) {
-  int fails = check_gelu_q(ops, isa) + check_gelu_tanh_fast(ops, isa);
+  int fails = check_gelu_q(ops, isa) + check_gelu_tanh_fast(ops, isa) + check_gelu(ops, isa) +
+              check_exp_sum(ops, isa) + check_max(ops, isa);
   float x[37], y[37], z[37];
   for (int n = 0; n <= 37; n++) {
     for (int i = 0; i < n; i++) x[i] = (float)(i * 7 % 11) * 0.37f - 2.0f;
