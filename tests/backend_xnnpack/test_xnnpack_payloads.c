@@ -52,6 +52,16 @@ static bool load_arg(const char *dir, int k, arg *a) {
   return false;
 }
 
+/* The arguments as the delegate takes them: tensor values, by pointer. */
+static void as_values(arg *args, int n, pte_value *vals, pte_value **ptrs) {
+  for (int k = 0; k < n; k++) {
+    memset(&vals[k], 0, sizeof vals[k]);
+    vals[k].tag = PTE_TAG_TENSOR;
+    vals[k].u.tensor = &args[k].t;
+    ptrs[k] = &vals[k];
+  }
+}
+
 /* Which path a run took: one row of fifteen (rows_few) runs every node
  * natively at its real shape, no runtime computing the built rows; a third
  * or more of them (rows_*_shrunk) stays on the runtimes as planned (checked
@@ -122,12 +132,7 @@ static void run_payload(const char *dir) {
           memset(ws[b], 0xff, wsb + 64); /* NaN floats, -1 bytes */
         }
         pte_value vals[MAXARGS], *ptrs[MAXARGS];
-        for (int k = 0; k < n; k++) {
-          memset(&vals[k], 0, sizeof vals[k]);
-          vals[k].tag = PTE_TAG_TENSOR;
-          vals[k].u.tensor = &args[k].t;
-          ptrs[k] = &vals[k];
-        }
+        as_values(args, n, vals, ptrs);
         st = xg_delegate_run(d, ptrs, n, NULL, NULL);
         XT_CHECK(st == PTE_ERR_INVALID_STATE && strstr(pte_last_error(), "no workspace"),
                  "%s: a run without a workspace: %s", dir, st ? pte_last_error() : "accepted");
@@ -140,13 +145,8 @@ static void run_payload(const char *dir) {
       }
       for (int rep = 0; rep < 2; rep++) {
         pte_value vals[MAXARGS], *ptrs[MAXARGS];
-        for (int k = 0; k < n; k++) {
-          args[k].t.data = args[k].data[rep];
-          memset(&vals[k], 0, sizeof vals[k]);
-          vals[k].tag = PTE_TAG_TENSOR;
-          vals[k].u.tensor = &args[k].t;
-          ptrs[k] = &vals[k];
-        }
+        for (int k = 0; k < n; k++) args[k].t.data = args[k].data[rep];
+        as_values(args, n, vals, ptrs);
         st = lent ? xg_delegate_lend(d, ws[rep], wsb) : PTE_OK;
         XT_CHECK(st == PTE_OK, "%s: lending %zu bytes: %s", dir, wsb, pte_last_error());
         if (!st) st = xg_delegate_run(d, ptrs, n, NULL, NULL);
@@ -163,12 +163,7 @@ static void run_payload(const char *dir) {
       /* An argument whose dtype is not its value's is refused, named. */
       for (int k = 0; k < n; k++) {
         pte_value vals[MAXARGS], *ptrs[MAXARGS];
-        for (int j = 0; j < n; j++) {
-          memset(&vals[j], 0, sizeof vals[j]);
-          vals[j].tag = PTE_TAG_TENSOR;
-          vals[j].u.tensor = &args[j].t;
-          ptrs[j] = &vals[j];
-        }
+        as_values(args, n, vals, ptrs);
         const pte_dtype keep = args[k].t.dtype;
         args[k].t.dtype = keep == PTE_FLOAT32 ? PTE_INT8 : PTE_FLOAT32;
         st = xg_delegate_run(d, ptrs, n, NULL, NULL);

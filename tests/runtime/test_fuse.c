@@ -86,6 +86,19 @@ static int32_t run(const char *name, uint32_t flags, float *out) {
   return run_what(name, flags, out, "batch_norm");
 }
 
+/* Instruction-level preparation at load: `want` instructions prepared from
+ * a buffer (output into a) and from the file (into e), none under
+ * PTE_LOAD_NO_FUSE (into b). */
+static void runs_prepared(const char *name, int32_t want, float *a, float *e, float *b) {
+  CHECK(run(name, 0, a) == 0 && g_prepared == want, "%s: %d prepared, want %d", name, (int)g_prepared,
+        (int)want);
+  g_from_file = true;
+  CHECK(run(name, 0, e) == 0 && g_prepared == want, "%s from the file: %d prepared", name, (int)g_prepared);
+  g_from_file = false;
+  CHECK(run(name, PTE_LOAD_NO_FUSE, b) == 0 && g_prepared == 0, "%s: NO_FUSE prepared %d", name,
+        (int)g_prepared);
+}
+
 static bool close_to(const float *a, const float *b, float *worst) {
   *worst = 0.0f;
   bool nonzero = false;
@@ -221,14 +234,7 @@ TEST(constant_weights_packed) {
     for (int t = 0; t < 2; t++) {
       float a[CAP], b[CAP], cf[CAP], d[CAP], e[CAP], worst;
       CHECK_OK(pte_threadpool_set_threads(threads[t]));
-      CHECK(run(cases[c], 0, a) == 0 && g_prepared == want[c], "%s: %d prepared, want %d", cases[c],
-            (int)g_prepared, (int)want[c]);
-      g_from_file = true;
-      CHECK(run(cases[c], 0, e) == 0 && g_prepared == want[c], "%s from the file: %d prepared", cases[c],
-            (int)g_prepared);
-      g_from_file = false;
-      CHECK(run(cases[c], PTE_LOAD_NO_FUSE, b) == 0 && g_prepared == 0, "%s: NO_FUSE prepared %d", cases[c],
-            (int)g_prepared);
+      runs_prepared(cases[c], want[c], a, e, b);
       CHECK(run(cases[c], PTE_LOAD_NO_FOLD, cf) == 0 && g_prepared == 0, "%s: NO_FOLD prepared %d", cases[c],
             (int)g_prepared);
       CHECK_OK(pte_kernel_library_set_enabled("kernels_optimized", false));
@@ -411,14 +417,7 @@ TEST(patch_convolution_packed_at_load) {
     for (int t = 0; t < 2; t++) {
       float a[CAP], e[CAP], b[CAP], d[CAP], worst;
       CHECK_OK(pte_threadpool_set_threads(threads[t]));
-      CHECK(run(cases[c], 0, a) == 0 && g_prepared == want[c], "%s: %d prepared, want %d", cases[c],
-            (int)g_prepared, (int)want[c]);
-      g_from_file = true;
-      CHECK(run(cases[c], 0, e) == 0 && g_prepared == want[c], "%s from the file: %d prepared", cases[c],
-            (int)g_prepared);
-      g_from_file = false;
-      CHECK(run(cases[c], PTE_LOAD_NO_FUSE, b) == 0 && g_prepared == 0, "%s: NO_FUSE prepared %d", cases[c],
-            (int)g_prepared);
+      runs_prepared(cases[c], want[c], a, e, b);
       CHECK_OK(pte_kernel_library_set_enabled("kernels_optimized", false));
       int32_t k = run(cases[c], 0, d);
       CHECK_OK(pte_kernel_library_set_enabled("kernels_optimized", true));

@@ -432,18 +432,27 @@ static void dw_chunk(void *ctx, size_t c0, size_t c1) {
   }
 }
 
+/* Every path's output: the bias checked against the channels (*bias: it, or
+ * NULL), out resized to [N, OC, OH, OW] ([N, OC, OW] in 1-D). */
+static pte_status conv_output(pte_kernel_ctx *ctx, pte_value **args, const conv_geom *g,
+                              const pte_tensor **bias) {
+  const pte_tensor *x = args[0]->u.tensor;
+  const pte_tensor *b = args[2]->tag == PTE_TAG_TENSOR ? args[2]->u.tensor : NULL;
+  if (b && b->sizes[0] != g->OC)
+    return K_FAIL("bias has %lld entries, expected %lld", (long long)b->sizes[0], (long long)g->OC);
+  int64_t sizes[4] = {g->N, g->OC, g->OH, g->OW};
+  if (x->dim == 3) sizes[2] = g->OW;
+  *bias = b;
+  return k_out(ctx, args[9]->u.tensor, x->dim, sizes);
+}
+
 static pte_status conv_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
   K_CHECK(k_args_have_data(ctx, args, nargs));
   conv_geom g;
   if (!geom(args, nargs, &g)) return K_FAIL("input and weight shapes do not fit the convolution arguments");
-  const pte_tensor *x = args[0]->u.tensor, *w = args[1]->u.tensor;
-  const pte_tensor *b = args[2]->tag == PTE_TAG_TENSOR ? args[2]->u.tensor : NULL;
+  const pte_tensor *x = args[0]->u.tensor, *w = args[1]->u.tensor, *b;
   pte_tensor *out = args[9]->u.tensor;
-  if (b && b->sizes[0] != g.OC)
-    return K_FAIL("bias has %lld entries, expected %lld", (long long)b->sizes[0], (long long)g.OC);
-  int64_t sizes[4] = {g.N, g.OC, g.OH, g.OW};
-  if (x->dim == 3) sizes[2] = g.OW;
-  K_CHECK(k_out(ctx, out, x->dim, sizes));
+  K_CHECK(conv_output(ctx, args, &g, &b));
   const float *xd = x->data, *wd = w->data, *bd = b ? (const float *)b->data : NULL;
   float *yd = out->data;
   const int64_t P = g.OH * g.OW, R = g.icg * g.KH * g.KW;
@@ -564,14 +573,9 @@ static pte_status conv_patches(pte_kernel_ctx *ctx, pte_value **args, int32_t na
     return K_FAIL("input and weight shapes do not fit the convolution arguments");
   const int64_t P = g.OH * g.OW, K = g.C * g.KH * g.KW;
   if (!o_packed_fits(st, K, g.OC)) return K_FAIL("the filter is not the one packed at load");
-  const pte_tensor *x = args[0]->u.tensor;
-  const pte_tensor *b = args[2]->tag == PTE_TAG_TENSOR ? args[2]->u.tensor : NULL;
+  const pte_tensor *x = args[0]->u.tensor, *b;
   pte_tensor *out = args[9]->u.tensor;
-  if (b && b->sizes[0] != g.OC)
-    return K_FAIL("bias has %lld entries, expected %lld", (long long)b->sizes[0], (long long)g.OC);
-  int64_t sizes[4] = {g.N, g.OC, g.OH, g.OW};
-  if (x->dim == 3) sizes[2] = g.OW;
-  K_CHECK(k_out(ctx, out, x->dim, sizes));
+  K_CHECK(conv_output(ctx, args, &g, &b));
   size_t bytes;
   uint8_t *scratch = k_scratch(ctx, &bytes);
   if (bytes < patches_bytes(&g)) return K_FAIL("scratch memory too small");
@@ -654,18 +658,14 @@ static pte_status conv_packed(pte_kernel_ctx *ctx, pte_value **args, int32_t nar
   if (!st || !geom(args, nargs, &g))
     return K_FAIL("input and weight shapes do not fit the convolution arguments");
   const k_wino_plan *p = &st->p;
-  const pte_tensor *x = args[0]->u.tensor;
-  const pte_tensor *b = args[2]->tag == PTE_TAG_TENSOR ? args[2]->u.tensor : NULL;
+  const pte_tensor *x = args[0]->u.tensor, *b;
   pte_tensor *out = args[9]->u.tensor;
   /* a constant filter's shape is fixed, the input's checked: the plan is
    * this call's */
   if (x->dim != 4 || g.C != p->C || g.OC != p->OC || g.H != p->H || g.W != p->W || g.OH != p->OH ||
       g.OW != p->OW || g.ph != p->pt || g.pw != p->pl || g.N > ((int64_t)1 << 20))
     return K_FAIL("input is not of the shape the filter was transformed for at load");
-  if (b && b->sizes[0] != g.OC)
-    return K_FAIL("bias has %lld entries, expected %lld", (long long)b->sizes[0], (long long)g.OC);
-  int64_t sizes[4] = {g.N, g.OC, g.OH, g.OW};
-  K_CHECK(k_out(ctx, out, 4, sizes));
+  K_CHECK(conv_output(ctx, args, &g, &b));
   size_t bytes;
   void *scratch = k_scratch(ctx, &bytes);
   k_wino_desc d = {.p = p,
