@@ -200,8 +200,10 @@ def cpu_info() -> Tuple[str, List[str]]:
 
 def git_commit() -> str:
     git = run(["git", "rev-parse", "--short", "HEAD"]).stdout.strip()
-    dirty = bool(run(["git", "status", "--porcelain", "--untracked-files=no"]).stdout.strip())
-    return git + ("-dirty" if dirty else "")
+    # the results this run rewrites (a second run over the first's files) say nothing of the code
+    changed = [line for line in run(["git", "status", "--porcelain", "--untracked-files=no"]).stdout.splitlines()
+               if not line[3:].startswith("bench/results.")]
+    return git + ("-dirty" if changed else "")
 
 
 def machine_info(args: argparse.Namespace, infos: Dict[str, Dict[str, Any]]) -> Dict[str, Any]:
