@@ -576,9 +576,10 @@ PTE_API void pte_backend_release(pte_backend_init_ctx *ctx, const void *data, si
  * intermediates land in the cache lines the one before it left warm. A
  * function added under ABI 2 (no struct changed). */
 PTE_API pte_status pte_backend_reserve_scratch(pte_backend_init_ctx *ctx, size_t size);
-/* Exec context: that scratch, 64-byte aligned, with at least the bytes the
- * delegate reserved (*size: its usable bytes); the same memory on every
- * execute of a loaded method. NULL (and 0) when nothing was reserved. */
+/* Exec context: that scratch (method memory: aligned as the allocator
+ * aligns, 64 bytes), with at least the bytes the delegate reserved (*size:
+ * all of it); the same memory on every execute of a loaded method. NULL (and
+ * 0) when nothing was reserved. */
 PTE_API void *pte_backend_scratch(const pte_backend_exec_ctx *ctx, size_t *size);
 /* Exec context: the tracer attached to the method (NULL if none) and the call site. */
 PTE_API const pte_tracer *pte_backend_tracer(const pte_backend_exec_ctx *ctx);

@@ -148,11 +148,10 @@ pte_status pte_kernel_fail(pte_kernel_ctx *ctx, pte_status status, const char *f
 }
 
 void *pte_backend_scratch(const pte_backend_exec_ctx *ctx, size_t *size) {
-  if (size) *size = 0;
-  if (!ctx || !ctx->method->backend_scratch || !ctx->method->scratch) return NULL;
-  const uintptr_t p = (uintptr_t)ctx->method->scratch, skip = (64 - p % 64) % 64;
-  if (size) *size = ctx->method->scratch_size - skip; /* reserved with 63 bytes to spare */
-  return (void *)(p + skip);
+  /* method memory is 64-byte aligned (pte_allocator's contract) */
+  const bool have = ctx && ctx->method->backend_scratch;
+  if (size) *size = have ? ctx->method->scratch_size : 0;
+  return have ? ctx->method->scratch : NULL;
 }
 
 const pte_tracer *pte_backend_tracer(const pte_backend_exec_ctx *ctx) {

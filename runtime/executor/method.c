@@ -1053,10 +1053,7 @@ void *pte_backend_alloc(pte_backend_init_ctx *ctx, size_t size, size_t alignment
 }
 
 pte_status pte_backend_reserve_scratch(pte_backend_init_ctx *ctx, size_t size) {
-  if (!ctx) return pte_error(PTE_ERR_INVALID_ARGUMENT, "reserving scratch needs an init context");
-  /* room to align it (a caller's allocator may align less) */
-  if (size && !pte_add_ok(size, 63, &size))
-    return pte_error(PTE_ERR_OUT_OF_MEMORY, "a delegate asked for %zu bytes of scratch", size);
+  if (!ctx) return pte_error(PTE_ERR_INVALID_ARGUMENT, "no init context");
   if (size > ctx->method->backend_scratch) ctx->method->backend_scratch = size;
   return PTE_OK;
 }
