@@ -498,21 +498,16 @@ static bool identity_copy(pte_rewrite *rw, int32_t i, pte_value **x, pte_value *
 static bool busy_until(pte_rewrite *rw, const pte_value *base, int32_t lo, int32_t hi, int32_t reader,
                        const pte_value **gone, int32_t ngone);
 
-/* The output slot of the delegate instruction (*w) that wrote x for
- * instruction i alone, read by nothing in between; NULL if x is not one. */
-static pte_value **delegate_source(pte_rewrite *rw, const pte_value *x, int32_t i, int32_t *w) {
-  const pte_rewrite_use ux = pte_rewrite_value_use(rw, x);
-  if (x->tag != PTE_TAG_TENSOR || ux.io || ux.opaque || ux.last != i || ux.writer < 0 || ux.writer >= i ||
-      ux.first != ux.writer || referred_between(rw, x, ux.writer, i))
-    return NULL;
+/* The slot of delegate instruction w's output y: y once among its
+ * outputs and not among its inputs; NULL otherwise (or w no delegate). */
+static pte_value **delegate_output(pte_rewrite *rw, int32_t w, const pte_value *y) {
   int32_t n, nouts;
-  pte_value **a = pte_rewrite_delegate_args(rw, ux.writer, &n, &nouts), **slot = NULL;
+  pte_value **a = pte_rewrite_delegate_args(rw, w, &n, &nouts), **slot = NULL;
   for (int32_t k = 0; a && k < n; k++) {
-    if (a[k] != x) continue;
+    if (a[k] != y) continue;
     if (slot || k < n - nouts) return NULL; /* twice, or an input too */
     slot = &a[k];
   }
-  *w = ux.writer;
   return slot;
 }
 
@@ -532,17 +527,16 @@ static bool copy_elide(pte_rewrite *rw, int32_t i) {
   /* where w names its output: a kernel twice (out argument, result) */
   pte_value **slot[2] = {NULL, NULL};
   pte_value *y = source_of(rw, x, i, &w);
+  if (!y) return false;
   int32_t wn;
-  pte_value **wa = y ? pte_rewrite_args(rw, w, &wn) : NULL;
+  pte_value **wa = pte_rewrite_args(rw, w, &wn);
   if (wa) {
     if (wn < 2 || wa[wn - 1] != y || wa[wn - 2] != y) return false;
     for (int32_t k = 0; k < wn - 2; k++)
       if (wa[k] == y) return false;
     slot[0] = &wa[wn - 1], slot[1] = &wa[wn - 2];
-  } else if ((slot[0] = slot[1] = delegate_source(rw, x, i, &w)) != NULL) {
-    y = x;
-  } else {
-    return false;
+  } else if (y != x || !(slot[0] = slot[1] = delegate_output(rw, w, y))) {
+    return false; /* a delegate's own output only, not a planner view of one */
   }
   const pte_value *gone[2 * ELIDE_MAX + 4] = {x, y};
   int32_t ngone = 2, last = i;
