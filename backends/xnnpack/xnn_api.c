@@ -11,6 +11,7 @@
 
 atomic_uint_fast64_t xnn_api_allocations;
 atomic_int_fast64_t xnn_api_live_bytes;
+void (*xnn_api_watch)(const void *block, size_t size, bool live);
 
 static xnn_api g_api;
 static const xnn_api *g_ok;
@@ -36,6 +37,7 @@ static void *xa_aligned_allocate(void *ctx, size_t alignment, size_t size) {
   ((size_t *)p)[-1] = a;
   atomic_fetch_add(&xnn_api_allocations, 1);
   atomic_fetch_add(&xnn_api_live_bytes, (int_fast64_t)size);
+  if (xnn_api_watch) xnn_api_watch(p, size, true);
   return p;
 }
 
@@ -44,6 +46,7 @@ static void *xa_allocate(void *ctx, size_t size) { return xa_aligned_allocate(ct
 static void xa_deallocate(void *ctx, void *p) {
   (void)ctx;
   if (!p) return;
+  if (xnn_api_watch) xnn_api_watch(p, ((size_t *)p)[-2], false);
   atomic_fetch_sub(&xnn_api_live_bytes, (int_fast64_t)((size_t *)p)[-2]);
   free((uint8_t *)p - ((size_t *)p)[-1]);
 }

@@ -78,6 +78,9 @@ const char *xnn_api_provider(void);
 /* Allocations XNNPACK made through pterun's allocator, and the bytes live. */
 extern atomic_uint_fast64_t xnn_api_allocations;
 extern atomic_int_fast64_t xnn_api_live_bytes;
+/* Tests watch XNNPACK's blocks come and go (test_xnnpack_standin); NULL
+ * otherwise. Set it only while no other thread builds a delegate. */
+extern void (*xnn_api_watch)(const void *block, size_t size, bool live);
 
 /* "success", "invalid parameter", ... */
 const char *xnn_api_status(int status);

@@ -5,12 +5,14 @@
  * never change after init, and init already ran one setup with stand-in
  * pointers, so later setups (needed only when a bound pointer changed) just
  * re-point. Tests check this with the allocation counter of xnn_api.c. */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MAP_NORESERVE */
 #include "xnn_delegate.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "klayer.h"
 #include "xnn_api.h"
@@ -267,12 +269,11 @@ static pte_status allocate_native_shapes(xg_delegate *d, xg_mem *mem, size_t roo
 static pte_status allocate_buffers(xg_delegate *d, xg_mem *mem, const xg_options *opts) {
   xg_graph *g = &d->g;
   const xg_plan *p = &d->plan;
-  /* Working memory: ours (arena, constant copies, staging, the stand-in
-   * buffer of the first setup) and XNNPACK's workspace for its internal
-   * values. Checked before any of it is allocated. */
+  /* Working memory: ours (arena, constant copies, staging) and XNNPACK's
+   * workspace for its internal values. Checked before any of it is
+   * allocated. */
   size_t limit = opts && opts->max_memory ? opts->max_memory : XG_MAX_TOTAL_BYTES, need = 0;
   bool over = !add_bytes(&need, p->arena_size, limit) || !add_bytes(&need, p->static_copy_bytes, limit) ||
-              !add_bytes(&need, p->max_external_bytes, limit) ||
               !add_bytes(&need, p->xnn_internal_bytes, limit);
   for (uint32_t vi = 0; vi < g->nvalues && !over; vi++) {
     if (p->loc[vi] == XG_LOC_EXTERNAL && p->batchable && p->batched[vi])
@@ -332,7 +333,7 @@ static pte_status allocate_buffers(xg_delegate *d, xg_mem *mem, const xg_options
   return PTE_OK;
 }
 
-/* Every segment's runtime, set up once with stand-in pointers so that its
+/* Every segment's runtime, set up once with stand-in addresses so that its
  * operators allocate at init; *bad_node names a node XNNPACK refused. */
 static pte_status build_runtimes(xg_delegate *d, xg_mem *mem, uint32_t *bad_node) {
   const xg_graph *g = &d->g;
@@ -342,21 +343,28 @@ static pte_status build_runtimes(xg_delegate *d, xg_mem *mem, uint32_t *bad_node
 
   uint32_t *xid = (uint32_t *)xg_mem_array(mem, g->nvalues, sizeof(uint32_t));
   uint32_t *stamp = (uint32_t *)xg_mem_array(mem, g->nvalues, sizeof(uint32_t));
-  /* Stand-in for delegate arguments during the setup at init (setup only
-   * records pointers; nothing runs on it), and for the base of a workspace
-   * lent at run time: the first run sets up again with the real pointers,
-   * which re-points and allocates nothing (the shapes are the same). The
-   * stand-in keeps the workspace's layout: with every value at one address
-   * (input and output alike), 2022 XNNPACK's average pooling computed wrong
-   * sums after the re-setup at 3 threads (zoo/xnnpack/small_cnn). Memory
-   * lives as long as the method, so an own workspace serves when large
-   * enough. */
-  const size_t dummy_size = p->max_external_bytes + XG_EXTRA_BYTES + 64;
-  void *dummy =
-      d->g.ws.base && d->g.ws.bytes >= dummy_size ? (void *)d->g.ws.base : xg_mem_alloc(mem, dummy_size);
-  if (!xid || !stamp || !dummy) return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK delegate: out of memory");
-  if (d->lent) bind_workspace(d, dummy);
-  for (uint32_t e = 0; e < g->num_externs; e++) d->bound[e] = dummy;
+  if (!xid || !stamp) return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK delegate: out of memory");
+  /* The setup at init takes stand-in addresses for the delegate's arguments
+   * and, when the workspace is lent at run time, for the workspace: the
+   * first run sets up again with the real ones, which re-points and
+   * allocates nothing (the shapes are the same). The stand-in must be
+   * address space that holds none of XNNPACK's blocks while they live:
+   * pooling and convolutions keep the addresses of this setup (an
+   * indirection buffer, moved by an offset at later runs) and tell padding
+   * from input by comparing each with their zero buffer, so an input address
+   * equal to it would read zeros at every run (zoo/xnnpack/small_cnn's
+   * average pooling, when a stand-in smaller than the workspace's layout ran
+   * on into the heap). Reserved, never touched (nothing runs at setup), and
+   * given back once every segment is set up: XNNPACK's blocks of these
+   * runtimes exist by then and do not move while the shapes stay. */
+  size_t standin_bytes = p->max_external_bytes + XG_EXTRA_BYTES + 64;
+  if (d->lent && d->g.ws.bytes > standin_bytes) standin_bytes = d->g.ws.bytes;
+  void *standin = mmap(NULL, standin_bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (standin == MAP_FAILED)
+    return pte_error(PTE_ERR_OUT_OF_MEMORY, "XNNPACK delegate: reserving %zu bytes of address space failed",
+                     standin_bytes);
+  if (d->lent) bind_workspace(d, standin);
+  for (uint32_t e = 0; e < g->num_externs; e++) d->bound[e] = standin;
   for (uint32_t s = 0; s < p->nsegs && !st; s++) {
     st = build_segment(d, s, xid, stamp, bad_node);
     if (d->segs[s].rt) d->nsegs_built = s + 1;
@@ -376,6 +384,7 @@ static pte_status build_runtimes(xg_delegate *d, xg_mem *mem, uint32_t *bad_node
     if (xs != xnn_status_success)
       st = pte_error(PTE_ERR_BACKEND, "XNNPACK: setting up runtime %u failed: %s", s, xnn_api_status(xs));
   }
+  munmap(standin, standin_bytes);
   for (uint32_t e = 0; e < g->num_externs; e++) d->bound[e] = NULL;
   if (d->lent) d->g.ws.base = NULL; /* bound by the first lending */
   return st;
@@ -958,6 +967,7 @@ void xg_delegate_get_info(const xg_delegate *d, xg_delegate_info *info) {
 }
 
 const xg_graph *xg_delegate_graph(const xg_delegate *d) { return &d->g; }
+const xg_plan *xg_delegate_plan(const xg_delegate *d) { return &d->plan; }
 
 void xg_delegate_last_run(const xg_delegate *d, uint32_t *xnn_runs, uint32_t *native_runs) {
   *xnn_runs = d->last_xnn;

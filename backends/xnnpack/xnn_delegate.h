@@ -51,5 +51,6 @@ void xg_delegate_get_info(const xg_delegate *d, xg_delegate_info *info);
  * with pterun's own code (every node, when it ran at the real shapes). */
 void xg_delegate_last_run(const xg_delegate *d, uint32_t *xnn_runs, uint32_t *native_runs);
 const xg_graph *xg_delegate_graph(const xg_delegate *d);
+const xg_plan *xg_delegate_plan(const xg_delegate *d);
 
 #endif

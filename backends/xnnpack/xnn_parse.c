@@ -85,8 +85,8 @@ size_t xg_ws_layout(xg_graph *g) {
 }
 
 void xg_ws_bind(xg_graph *g, void *base) {
-  /* integers: a stand-in base (xg_delegate's first setup) is smaller than
-   * the layout, and its pointers are recorded, never followed */
+  /* integers: a stand-in base (xg_delegate's first setup) is reserved
+   * address space, whose addresses are recorded, never followed */
   for (xg_ws_ref *r = g->ws.refs; r; r = r->next) *r->slot = (void *)((uintptr_t)base + r->offset);
   g->ws.base = base;
 }

@@ -2,8 +2,7 @@
  * scratch (backends/xnnpack/README.md, Memory):
  *  - the outputs are bit for bit those of delegates with a workspace each
  *    (PTERUN_XNNPACK_SHARE=0), over several runs;
- *  - a method of several delegates with workspaces larger than the stand-in
- *    each needs for its first setup (a case named after --less) takes less
+ *  - a method of several delegates (a case named after --less) takes less
  *    memory than with a workspace each;
  *  - it is the method's, not the process's: two methods of one program,
  *    run at once on two threads, each give the results of a method run alone.
