@@ -376,6 +376,12 @@ static pte_status spy_execute(void *user, pte_backend_exec_ctx *ctx, void *h, pt
 
 static const pte_backend spy = PTE_BACKEND_INIT("XnnpackBackend", NULL, NULL, spy_init, spy_execute, NULL);
 
+static void attacked(const char *dir, bool loaded) {
+  static int before;
+  if (loaded) printf("%s: %d payload(s) attacked\n", dir, payloads - before);
+  before = payloads;
+}
+
 int main(int argc, char **argv) {
   verbose = getenv("XT_VERBOSE") != NULL;
   if (verbose) setvbuf(stdout, NULL, _IONBF, 0);
@@ -383,39 +389,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "%s\n", pte_last_error());
     return 1;
   }
-  for (int a = 1; a < argc; a++) {
-    char **list = NULL;
-    int n = xt_find_cases(argv[a], &list);
-    for (int i = 0; i < n; i++) {
-      char path[1400];
-      snprintf(path, sizeof path, "%s/model.pte", list[i]);
-      xt_case c;
-      xt_load_case(list[i], &c);
-      pte_data_map *map = NULL;
-      pte_program_options po = PTE_PROGRAM_OPTIONS_INIT;
-      if (c.has_data) {
-        char dpath[1400];
-        snprintf(dpath, sizeof dpath, "%s/model.ptd", list[i]);
-        if (pte_data_map_load_file(dpath, NULL, &map) == PTE_OK) po.data_maps = &map, po.num_data_maps = 1;
-      }
-      pte_program *prog = NULL;
-      if (pte_program_load_file(path, &po, &prog) != PTE_OK) {
-        pte_data_map_free(map);
-        continue;
-      }
-      int before = payloads;
-      /* Only the delegates matter; operators may be missing in this binary. */
-      for (int32_t k = 0; k < pte_program_method_count(prog); k++) {
-        pte_method *m = NULL;
-        (void)pte_method_load(prog, pte_program_method_name(prog, k), NULL, &m);
-        pte_method_free(m);
-      }
-      printf("%s: %d payload(s) attacked\n", list[i], payloads - before);
-      pte_program_free(prog);
-      pte_data_map_free(map);
-    }
-    xt_free_list(list, n);
-  }
+  xt_init_delegates(argc - 1, argv + 1, attacked);
   printf("%d payload(s), %d attempt(s): %d refused, %d accepted (%d run); %d check(s) failed\n", payloads,
          attempts, refused, accepted, ran, xt_failures);
   XT_CHECK(payloads > 0, "no payload found");

@@ -129,8 +129,8 @@ static void check(const char *what, const xg_delegate *d) {
 
 static pte_status spy_init(void *user, pte_backend_init_ctx *ctx, const void *processed, size_t size,
                            const pte_compile_spec *specs, int32_t nspecs, void **handle) {
-  const char *dir = (const char *)user;
-  (void)specs, (void)nspecs;
+  const char *dir = xt_current_case;
+  (void)user, (void)specs, (void)nspecs;
   target t = {ctx};
   for (int lent = 0; lent < 2; lent++) {
     xg_mem mem = {NULL, NULL, 0};
@@ -169,44 +169,12 @@ int main(int argc, char **argv) {
   }
   real_setup = api->xnn_setup_runtime;
   api->xnn_setup_runtime = spy_setup;
-  static char dir[1400];
-  pte_backend spy = PTE_BACKEND_INIT("XnnpackBackend", dir, NULL, spy_init, spy_execute, NULL);
+  static const pte_backend spy = PTE_BACKEND_INIT("XnnpackBackend", NULL, NULL, spy_init, spy_execute, NULL);
   if (pte_kernels_portable_register() || pte_register_backend(&spy)) {
     fprintf(stderr, "%s\n", pte_last_error());
     return 1;
   }
-  for (int a = 1; a < argc; a++) {
-    char **list = NULL;
-    int n = xt_find_cases(argv[a], &list);
-    for (int i = 0; i < n; i++) {
-      char path[1400];
-      snprintf(path, sizeof path, "%s/model.pte", list[i]);
-      snprintf(dir, sizeof dir, "%s", list[i]);
-      xt_case c;
-      xt_load_case(list[i], &c);
-      pte_data_map *map = NULL;
-      pte_program_options po = PTE_PROGRAM_OPTIONS_INIT;
-      if (c.has_data) {
-        char dpath[1400];
-        snprintf(dpath, sizeof dpath, "%s/model.ptd", list[i]);
-        if (pte_data_map_load_file(dpath, NULL, &map) == PTE_OK) po.data_maps = &map, po.num_data_maps = 1;
-      }
-      pte_program *prog = NULL;
-      if (pte_program_load_file(path, &po, &prog) != PTE_OK) {
-        pte_data_map_free(map);
-        continue;
-      }
-      /* Only the delegates matter; operators may be missing in this binary. */
-      for (int32_t k = 0; k < pte_program_method_count(prog); k++) {
-        pte_method *m = NULL;
-        (void)pte_method_load(prog, pte_program_method_name(prog, k), NULL, &m);
-        pte_method_free(m);
-      }
-      pte_program_free(prog);
-      pte_data_map_free(map);
-    }
-    xt_free_list(list, n);
-  }
+  xt_init_delegates(argc - 1, argv + 1, NULL);
   forget_setups();
   free(setups), free(blocks);
   printf("%d delegate(s) built twice: %d runtime(s), %d value(s) checked; %d check(s) failed\n", delegates,

@@ -217,3 +217,46 @@ bool xt_compare(const pte_tensor *got, const pte_tensor *want, double rtol, doub
   }
   return ok;
 }
+
+const char *xt_current_case;
+
+static bool init_case(const char *dir) {
+  char path[1400];
+  snprintf(path, sizeof path, "%s/model.pte", dir);
+  xt_case c;
+  xt_load_case(dir, &c);
+  pte_data_map *map = NULL;
+  pte_program_options po = PTE_PROGRAM_OPTIONS_INIT;
+  if (c.has_data) {
+    char dpath[1400];
+    snprintf(dpath, sizeof dpath, "%s/model.ptd", dir);
+    if (pte_data_map_load_file(dpath, NULL, &map) == PTE_OK) po.data_maps = &map, po.num_data_maps = 1;
+  }
+  pte_program *prog = NULL;
+  if (pte_program_load_file(path, &po, &prog) != PTE_OK) {
+    pte_data_map_free(map);
+    return false;
+  }
+  for (int32_t k = 0; k < pte_program_method_count(prog); k++) {
+    pte_method *m = NULL;
+    (void)pte_method_load(prog, pte_program_method_name(prog, k), NULL, &m);
+    pte_method_free(m);
+  }
+  pte_program_free(prog);
+  pte_data_map_free(map);
+  return true;
+}
+
+void xt_init_delegates(int nroots, char *const *roots, void (*done)(const char *dir, bool loaded)) {
+  for (int a = 0; a < nroots; a++) {
+    char **list = NULL;
+    int n = xt_find_cases(roots[a], &list);
+    for (int i = 0; i < n; i++) {
+      xt_current_case = list[i];
+      bool loaded = init_case(list[i]);
+      xt_current_case = NULL;
+      if (done) done(list[i], loaded);
+    }
+    xt_free_list(list, n);
+  }
+}

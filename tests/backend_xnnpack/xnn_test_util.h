@@ -38,6 +38,15 @@ typedef struct xt_case {
 } xt_case;
 bool xt_load_case(const char *dir, xt_case *c);
 
+/* For tests that stand in for a backend: every case found under the roots
+ * has its program (with its .ptd) and every method loaded and freed, which
+ * gives the registered backend's init each delegate. Methods may fail
+ * (operators missing in this binary). xt_current_case names the case while
+ * it loads; `done` (may be NULL) follows each, told whether its program
+ * loaded. */
+extern const char *xt_current_case;
+void xt_init_delegates(int nroots, char *const *roots, void (*done)(const char *dir, bool loaded));
+
 /* Inputs of a case as tensors over malloc'd data. */
 typedef struct xt_tensors {
   int n;
