@@ -114,12 +114,12 @@ pte_status xg_native_prepare_conv(xg_graph *g, uint32_t ni, xg_mem *mem) {
    * serial product's scratch */
   const size_t slots = k_slots();
   if (q->direct && groups == 1 && slots > 1 && M >= (int64_t)slots * DIRECT_PASS_MIN_ROWS) {
-    q->gemm_slot = (k_sgemm_scratch_min(direct_pass_rows(M, slots), kout, kin) + 63) & ~(size_t)63;
+    q->gemm_slot = k_align64(k_sgemm_scratch_min(direct_pass_rows(M, slots), kout, kin));
     if (q->gemm_slot * slots > need) need = q->gemm_slot * slots;
     q->slots = slots;
   } else if (!q->direct && groups == 1 && slots > 1) {
     q->col_slot = ((size_t)(q->chunk * kin) + 15) & ~(size_t)15;
-    q->gemm_slot = (k_sgemm_scratch_min(q->chunk, kout, kin) + 63) & ~(size_t)63;
+    q->gemm_slot = k_align64(k_sgemm_scratch_min(q->chunk, kout, kin));
     if (q->col_slot * slots > g->col_scratch_floats && (st = col_reserve(g, ni, mem, q->col_slot * slots)))
       return st;
     if (q->gemm_slot * slots > need) need = q->gemm_slot * slots;

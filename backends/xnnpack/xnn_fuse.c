@@ -132,7 +132,7 @@ pte_status xg_fuse_conv_chains(xg_graph *g, xg_mem *mem) {
     ch->s2_floats = ((size_t)(band * OW * cmid) + 15) & ~(size_t)15;
     size_t gb = e ? k_sgemm_scratch_min((rows < H ? rows : H) * W, cmid, ch->cin) : 0;
     const size_t pb = k_sgemm_scratch_min(band * OW, cout, cmid);
-    ch->gemm_bytes = ((gb > pb ? gb : pb) + 63) & ~(size_t)63;
+    ch->gemm_bytes = k_align64(gb > pb ? gb : pb);
     ch->slot_bytes = ch->gemm_bytes + (ch->s1_floats + ch->s2_floats) * sizeof(float);
     ch->slots = k_slots();
     if (ch->slots * ch->slot_bytes > need) need = ch->slots * ch->slot_bytes;

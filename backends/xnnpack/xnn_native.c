@@ -573,7 +573,7 @@ static pte_status prepare_static(xg_graph *g, uint32_t ni, xg_mem *mem) {
      * 2.3 MB of filter) runs in one pass instead of a second of one row */
     q->chunk = rows <= fit || (rows <= 2 * fit && kout >= rows) ? rows : fit;
     /* a slice of rows per thread, for whole passes per thread (xg_conv_passes) */
-    q->col_slot = ((size_t)(q->chunk * kpad) + 63) & ~(size_t)63;
+    q->col_slot = k_align64((size_t)(q->chunk * kpad));
     n->qscratch_bytes = q->col_slot * (groups == 1 ? k_slots() : 1);
     pte_status st = xg_ws_reserve(g, mem, &n->qscratch, n->qscratch_bytes);
     if (st) return xg_node_error(g, ni, st, "im2col rows: %s", pte_last_error());

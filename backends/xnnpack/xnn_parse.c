@@ -20,7 +20,7 @@ void *xg_mem_alloc(xg_mem *m, size_t size) {
   if (size == 0) size = 1;
   if (size > SIZE_MAX - 2 * XG_BLOCK_HEADER) return NULL;
   /* Round up so vector loops may touch whole 64-byte lines. */
-  size = (size + 63) & ~(size_t)63;
+  size = k_align64(size);
   void *p;
   if (m->ctx) {
     p = pte_backend_alloc(m->ctx, size, 64);
@@ -79,7 +79,7 @@ size_t xg_ws_layout(xg_graph *g) {
   size_t at = 0;
   for (xg_ws_ref *r = g->ws.refs; r; r = r->next) {
     r->offset = at;
-    at += (r->bytes + 63) & ~(size_t)63; /* each below XG_MAX_TOTAL_BYTES: no overflow */
+    at += k_align64(r->bytes); /* each below XG_MAX_TOTAL_BYTES: no overflow */
   }
   return g->ws.bytes = at;
 }

@@ -57,13 +57,11 @@ static gemm_arch arch(void) {
 
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 static int64_t round_up(int64_t a, int64_t m) { return (a + m - 1) / m * m; }
-static size_t align64(size_t n) { return (n + 63) & ~(size_t)63; }
-
 static size_t a_bytes(int64_t M, int64_t K, int64_t kcb, int64_t mcb) {
-  return align64((size_t)(round_up(min64(M, mcb), MR_MAX) * min64(K, kcb)) * sizeof(float));
+  return k_align64((size_t)(round_up(min64(M, mcb), MR_MAX) * min64(K, kcb)) * sizeof(float));
 }
 static size_t b_bytes(int64_t K, int64_t kcb, int64_t group) {
-  return align64((size_t)(min64(K, kcb) * NR_MAX * group) * sizeof(float));
+  return k_align64((size_t)(min64(K, kcb) * NR_MAX * group) * sizeof(float));
 }
 
 /* Column panels of a dense B packed together, row by row: a panel alone
@@ -86,7 +84,7 @@ static size_t scratch_for(int64_t M, int64_t N, int64_t K, size_t slots) {
 size_t k_sgemm_scratch(int64_t M, int64_t N, int64_t K) { return scratch_for(M, N, K, k_slots()); }
 size_t k_sgemm_scratch_min(int64_t M, int64_t N, int64_t K) { return scratch_for(M, N, K, 1); }
 size_t k_sgemm_batched_scratch(int64_t M, int64_t N, int64_t K) {
-  size_t one = align64(k_sgemm_scratch_min(M, N, K)) * k_slots(), whole = k_sgemm_scratch(M, N, K);
+  size_t one = k_align64(k_sgemm_scratch_min(M, N, K)) * k_slots(), whole = k_sgemm_scratch(M, N, K);
   return one > whole ? one : whole;
 }
 

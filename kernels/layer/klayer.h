@@ -133,8 +133,10 @@ pte_status k_args_have_data(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs
 /* Kernel scratch reserved at load (the kernel's scratch_size), 64-byte
  * aligned; *size receives the usable bytes (0 and NULL when none). */
 void *k_scratch(pte_kernel_ctx *ctx, size_t *size);
+/* Bytes rounded up to a whole number of 64-byte lines. */
+static inline size_t k_align64(size_t bytes) { return (bytes + 63) & ~(size_t)63; }
 /* Round a scratch request up and leave room for that alignment. */
-static inline size_t k_scratch_round(size_t bytes) { return bytes ? ((bytes + 63) & ~(size_t)63) + 64 : 0; }
+static inline size_t k_scratch_round(size_t bytes) { return bytes ? k_align64(bytes) + 64 : 0; }
 
 /* ---------------------------------------------------------------------- */
 /* Instruction sets                                                       */

@@ -74,8 +74,6 @@ void k_qd8_quantize_rows(int64_t M, int64_t K, const float *a, int64_t lda, int8
 
 /* ---- packing ------------------------------------------------------------ */
 
-static size_t align64(size_t n) { return (n + 63) & ~(size_t)63; }
-
 /* Longest group whose int32 sums cannot overflow: |a - zp| <= 255, |w| <=
  * 128, and the zero-point term starts the sum at up to 255 * 128 * glen. */
 #define GLEN_MAX 16384
@@ -114,10 +112,10 @@ static bool plan(const k_qgemm_weights *w, layout *l, const char **err) {
   l->panels = (w->N + K_QNR - 1) / K_QNR;
   size_t wb = (size_t)(l->panels * l->kp * K_QNR);
   size_t gb = (size_t)(l->panels * l->groups * K_QNR) * 4;
-  l->off_csum = 64 + align64(wb);
-  l->off_scale = l->off_csum + align64(gb);
-  l->off_bias = l->off_scale + align64(gb);
-  l->total = l->off_bias + align64((size_t)(l->panels * K_QNR) * 4);
+  l->off_csum = 64 + k_align64(wb);
+  l->off_scale = l->off_csum + k_align64(gb);
+  l->off_bias = l->off_scale + k_align64(gb);
+  l->total = l->off_bias + k_align64((size_t)(l->panels * K_QNR) * 4);
   if (l->total > UINT32_MAX) {
     if (err) *err = "weights too large";
     return false;
@@ -359,7 +357,7 @@ static void quant_range(void *ctx, size_t b, size_t e) {
 
 size_t k_qgemm_scratch(int64_t M, int64_t K) {
   if (M <= 0 || K <= 0) return 0;
-  return align64((size_t)(M * ((K + 63) / 64 * 64))) + align64((size_t)M * sizeof(k_qd8_params));
+  return k_align64((size_t)(M * ((K + 63) / 64 * 64))) + k_align64((size_t)M * sizeof(k_qd8_params));
 }
 
 bool k_qgemm(const k_qgemm_desc *g) {
@@ -377,7 +375,7 @@ bool k_qgemm(const k_qgemm_desc *g) {
       buf = heap;
     }
     qquant qq = {.g = g, .q = buf, .ldq = (p->k + 63) / 64 * 64};
-    qq.qp = (k_qd8_params *)((char *)buf + align64((size_t)(g->M * qq.ldq)));
+    qq.qp = (k_qd8_params *)((char *)buf + k_align64((size_t)(g->M * qq.ldq)));
     if (g->parallel) k_parallel_for((size_t)g->M, 4.0 * (double)g->M * (double)p->k, quant_range, &qq);
     else quant_range(&qq, 0, (size_t)g->M);
     jb.qa = qq.q, jb.sqa = qq.ldq, jb.qp = qq.qp;

@@ -34,8 +34,6 @@ static void ops(wino_in_fn *in, wino_out_fn *out) {
   }
 }
 
-static size_t al64(size_t n) { return (n + 63) & ~(size_t)63; }
-
 /* Scratch a thread's tile block works in: its transformed inputs and
  * products stay in L2 from one step to the next (2 MB a core here; 1 MB
  * split 14x14 maps into two blocks, each reading the filter). */
@@ -87,8 +85,9 @@ bool k_wino_plan_init(k_wino_plan *p, int64_t C, int64_t OC, int64_t H, int64_t 
   p->block_floats = (k_sgemm_packed_b_floats(p->ob, C) + 15) & ~(size_t)15;
   p->u_floats = (size_t)(pts * p->nob) * p->block_floats;
   const int64_t tb = p->tb;
-  p->slot_bytes = al64((size_t)(pts * tb * C) * sizeof(float)) +
-                  al64((size_t)(pts * tb * p->ob) * sizeof(float)) + al64(k_sgemm_scratch_min(tb, p->ob, C));
+  p->slot_bytes = k_align64((size_t)(pts * tb * C) * sizeof(float)) +
+                  k_align64((size_t)(pts * tb * p->ob) * sizeof(float)) +
+                  k_align64(k_sgemm_scratch_min(tb, p->ob, C));
   return true;
 }
 
@@ -314,9 +313,9 @@ static void wino_chunk(void *ctx, size_t c0, size_t c1) {
   for (size_t c = c0; c < c1; c++) {
     uint8_t *slot = j->scratch + c * p->slot_bytes;
     float *v = (float *)slot;
-    float *mm = (float *)(slot + al64((size_t)(pts * tb * C) * sizeof(float)));
-    float *gs = (float *)((uint8_t *)mm + al64((size_t)(pts * tb * ob) * sizeof(float)));
-    const size_t gs_bytes = al64(k_sgemm_scratch_min(tb, ob, C));
+    float *mm = (float *)(slot + k_align64((size_t)(pts * tb * C) * sizeof(float)));
+    float *gs = (float *)((uint8_t *)mm + k_align64((size_t)(pts * tb * ob) * sizeof(float)));
+    const size_t gs_bytes = k_align64(k_sgemm_scratch_min(tb, ob, C));
     const int64_t i0 = (int64_t)c * j->items / j->chunks, i1 = ((int64_t)c + 1) * j->items / j->chunks;
     int64_t have = -1; /* tile block whose inputs v holds */
     for (int64_t it = i0; it < i1; it++) {

@@ -334,14 +334,17 @@ static bool bytes_busy(pte_rewrite *rw, const pte_tensor *t, int32_t lo, int32_t
  * operands): those are not. */
 static bool surely_written(pte_rewrite *rw, const pte_value *v, int32_t *w) {
   const pte_rewrite_use u = pte_rewrite_value_use(rw, v);
-  int32_t n, nouts;
-  pte_value **a = u.writer >= 0 ? pte_rewrite_args(rw, u.writer, &n) : NULL;
+  int32_t n = 0, nouts = 0;
   *w = u.writer;
-  /* a delegate writes each of its outputs */
-  pte_value **d = !a && u.writer >= 0 ? pte_rewrite_delegate_args(rw, u.writer, &n, &nouts) : NULL;
-  for (int32_t k = d ? n - nouts : n; k < n; k++)
-    if (d[k] == v) return true;
-  if (!a || n < 1) return false;
+  if (u.writer < 0) return false;
+  pte_value **a = pte_rewrite_args(rw, u.writer, &n);
+  if (!a) { /* a delegate writes each of its outputs */
+    pte_value **d = pte_rewrite_delegate_args(rw, u.writer, &n, &nouts);
+    for (int32_t k = n - nouts; d && k < n; k++)
+      if (d[k] == v) return true;
+    return false;
+  }
+  if (n < 1) return false;
   if (a[n - 1] == v) return true;
   if (a[n - 1]->tag == PTE_TAG_TENSOR_LIST)
     for (int32_t k = 0; k < a[n - 1]->len; k++)

@@ -18,7 +18,7 @@ static bool bmm_accepts(pte_value *const *args, int32_t nargs) {
 static size_t bmm_scratch(pte_value *const *args, int32_t nargs) {
   const pte_tensor *a = args[0]->u.tensor, *b = args[1]->u.tensor;
   (void)nargs;
-  size_t one = (k_sgemm_scratch(a->sizes[1], b->sizes[2], a->sizes[2]) + 63) & ~(size_t)63;
+  size_t one = k_align64(k_sgemm_scratch(a->sizes[1], b->sizes[2], a->sizes[2]));
   return k_scratch_round(one * k_slots());
 }
 
@@ -81,7 +81,7 @@ static pte_status bmm_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) 
   K_CHECK(k_out(ctx, out, 3, sizes));
   size_t bytes;
   bmm_job j = {a, b, out, k_scratch(ctx, &bytes), 0, sizes[0], 1, 1};
-  j.one = (k_sgemm_scratch(sizes[1], sizes[2], a->sizes[2]) + 63) & ~(size_t)63;
+  j.one = k_align64(k_sgemm_scratch(sizes[1], sizes[2], a->sizes[2]));
   if (bytes < j.one) return K_FAIL("scratch memory too small");
   double per = (double)sizes[1] * (double)sizes[2] * (double)a->sizes[2];
   int64_t slots = 1;

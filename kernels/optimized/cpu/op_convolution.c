@@ -117,7 +117,7 @@ static bool is_pointwise(const conv_geom *g) {
 static bool dw_fast(const conv_geom *g) { return g->KH == 3 && g->KW == 3; }
 
 static size_t dw_plane_bytes(const conv_geom *g) {
-  return ((size_t)((g->H + 2 * g->ph) * (g->W + 2 * g->pw)) * sizeof(float) + 63) & ~(size_t)63;
+  return k_align64((size_t)((g->H + 2 * g->ph) * (g->W + 2 * g->pw)) * sizeof(float));
 }
 
 /* The indirect path takes every forward convolution but the 1x1 stride-1
@@ -141,7 +141,7 @@ static direct_layout direct_plan(const conv_geom *g) {
   l.Hph = (l.Hp + g->sh - 1) / g->sh;
   l.Wph = (l.Wp + g->sw - 1) / g->sw;
   l.phase = g->icg * l.Hph * l.Wph;
-  l.off_bytes = ((size_t)(g->icg * g->KH * g->KW) * sizeof(int64_t) + 63) & ~(size_t)63;
+  l.off_bytes = k_align64((size_t)(g->icg * g->KH * g->KW) * sizeof(int64_t));
   l.x_floats = (size_t)(g->sh * g->sw * l.phase) + K_SGEMM_NR_MAX;
   return l;
 }
@@ -159,7 +159,7 @@ static bool direct_in_place(const conv_geom *g, const direct_layout *l) {
 
 static size_t direct_bytes(const conv_geom *g) {
   direct_layout l = direct_plan(g);
-  size_t bytes = l.off_bytes + ((l.x_floats * sizeof(float) + 63) & ~(size_t)63);
+  size_t bytes = l.off_bytes + k_align64(l.x_floats * sizeof(float));
   if (!direct_in_place(g, &l)) bytes += l.off_bytes + o_igemm_panel_bytes(g->icg * g->KH * g->KW) * k_slots();
   return bytes;
 }
@@ -318,7 +318,7 @@ static void conv_direct(const conv_geom *g, const float *x, const float *w, cons
   }
   /* packed panels: offsets table, then one panel per slot */
   const int64_t P = g->OH * g->OW;
-  size_t head = l.off_bytes + ((l.x_floats * sizeof(float) + 63) & ~(size_t)63);
+  size_t head = l.off_bytes + k_align64(l.x_floats * sizeof(float));
   int64_t *lin = (int64_t *)(scratch + head);
   head += l.off_bytes;
   size_t slots = bytes > head ? (bytes - head) / o_igemm_panel_bytes(r) : 0;
@@ -524,12 +524,10 @@ static bool is_patches(const conv_geom *g) {
          g->KH * g->KW > 1 && P * (K + (double)g->OC) < 0x1p36;
 }
 
-static size_t align64(size_t bytes) { return (bytes + 63) & ~(size_t)63; }
-
 /* Scratch: the patch rows [P, K], the product [P, OC], the GEMM's own. */
 static size_t patches_bytes(const conv_geom *g) {
   const int64_t P = g->OH * g->OW, K = g->C * g->KH * g->KW;
-  return align64((size_t)(P * K) * sizeof(float)) + align64((size_t)(P * g->OC) * sizeof(float)) +
+  return k_align64((size_t)(P * K) * sizeof(float)) + k_align64((size_t)(P * g->OC) * sizeof(float)) +
          k_sgemm_scratch(P, g->OC, K);
 }
 
@@ -580,8 +578,8 @@ static pte_status conv_patches(pte_kernel_ctx *ctx, pte_value **args, int32_t na
   uint8_t *scratch = k_scratch(ctx, &bytes);
   if (bytes < patches_bytes(&g)) return K_FAIL("scratch memory too small");
   float *rows = (float *)scratch;
-  float *prod = (float *)(scratch + align64((size_t)(P * K) * sizeof(float)));
-  float *gs = (float *)((uint8_t *)prod + align64((size_t)(P * g.OC) * sizeof(float)));
+  float *prod = (float *)(scratch + k_align64((size_t)(P * K) * sizeof(float)));
+  float *gs = (float *)((uint8_t *)prod + k_align64((size_t)(P * g.OC) * sizeof(float)));
   for (int64_t n = 0; n < g.N; n++) {
     patch_job j = {&g, (const float *)x->data + n * g.C * g.H * g.W, rows};
     k_parallel_for((size_t)g.OH, (double)(P * K), patch_rows, &j);

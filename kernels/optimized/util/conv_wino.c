@@ -20,9 +20,9 @@ bool o_wino_plan(int64_t N, int64_t C, int64_t OC, int64_t H, int64_t W, int64_t
   if (m == 2 && tiles(N, OH, OW, 2) < WINO2_MIN_TILES) m = 0;
   if (!m || !k_wino_plan_init(&w->p, C, OC, H, W, OH, OW, (int32_t)ph, (int32_t)pw, m)) return false;
   w->N = N;
-  const size_t u = (w->p.u_floats * sizeof(float) + 63) & ~(size_t)63;
-  const size_t t = (k_wino_pack_tmp_floats(&w->p) * sizeof(float) + 63) & ~(size_t)63;
-  const size_t f = ((size_t)(9 * C * OC) * sizeof(float) + 63) & ~(size_t)63;
+  const size_t u = k_align64(w->p.u_floats * sizeof(float));
+  const size_t t = k_align64(k_wino_pack_tmp_floats(&w->p) * sizeof(float));
+  const size_t f = k_align64((size_t)(9 * C * OC) * sizeof(float));
   w->tmp_off = u;
   w->wt_off = u + t;
   w->run_off = u + t + f;

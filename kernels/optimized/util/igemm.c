@@ -48,7 +48,7 @@ static void igemm_store(const o_igemm *g, const float *tmp, int64_t NR, int64_t 
   }
 }
 
-size_t o_igemm_panel_bytes(int64_t K) { return ((size_t)(K * NR_MAX) * sizeof(float) + 63) & ~(size_t)63; }
+size_t o_igemm_panel_bytes(int64_t K) { return k_align64((size_t)(K * NR_MAX) * sizeof(float)); }
 
 static void igemm_chunk(void *ctx, size_t c0, size_t c1) {
   const igemm_job *jb = ctx;
