@@ -1,6 +1,6 @@
 /* pterun generate MODEL.pte --tokenizer FILE --prompt TEXT [--max-new-tokens N]
  *     [--temperature T] [--top-p P] [--top-k K] [--repetition-penalty R]
- *     [--seed S] [--data F.ptd] [--echo] [--quiet]
+ *     [--seed S] [--data F.ptd] [--threads N] [--echo] [--quiet] [--ids]
  * Text generation with libpterun_llm's runner: the text as it comes on
  * stdout, the stats on stderr. */
 #include <pterun/llm.h>
@@ -16,14 +16,6 @@ static void put(void *user, const char *text, size_t len) {
   fflush(stdout);
 }
 
-static int usage(void) {
-  fprintf(stderr,
-          "usage: pterun generate MODEL.pte --tokenizer FILE --prompt TEXT [--max-new-tokens N]\n"
-          "                       [--temperature T] [--top-p P] [--top-k K] [--repetition-penalty R]\n"
-          "                       [--seed S] [--data FILE.ptd] [--echo] [--quiet] [--ids]\n");
-  return 2;
-}
-
 static bool num(const char *s, double lo, double hi, double *out) {
   char *end;
   double v = strtod(s, &end);
@@ -36,11 +28,21 @@ int pterun_cmd_generate(int argc, char **argv) {
   const char *model = NULL, *tok = NULL, *prompt = NULL, *data = NULL;
   pte_llm_config c = PTE_LLM_CONFIG_INIT;
   bool quiet = false, print_ids = false;
+  int threads = -1;
   for (int i = 2; i < argc; i++) {
     const char *a = argv[i];
     double v;
     bool has = i + 1 < argc;
-    if (!strcmp(a, "--tokenizer") && has) {
+    if (pterun_is_help(a)) {
+      pterun_usage("generate", stdout);
+      return 0;
+    } else if (pterun_is_threads_option(a)) {
+      if (pterun_parse_threads(a, has ? argv[i + 1] : NULL, &threads)) {
+        pterun_usage("generate", stderr);
+        return 2;
+      }
+      i++;
+    } else if (!strcmp(a, "--tokenizer") && has) {
       tok = argv[++i];
     } else if (!strcmp(a, "--prompt") && has) {
       prompt = argv[++i];
@@ -72,11 +74,15 @@ int pterun_cmd_generate(int argc, char **argv) {
     } else if (a[0] != '-' && !model) {
       model = a;
     } else {
-      fprintf(stderr, "pterun generate: bad or incomplete option '%s'\n", a);
-      return usage();
+      return pterun_usage_error("generate", "generate: bad or incomplete option '%s'", a);
     }
   }
-  if (!model || !tok || !prompt) return usage();
+  if (!model || !tok || !prompt)
+    return pterun_usage_error("generate", "generate: %s",
+                              !model ? "no model given"
+                              : !tok ? "--tokenizer is required"
+                                     : "--prompt is required");
+  if (pterun_apply_threads(threads)) return 1;
   pte_llm_runner *r = NULL;
   if (pte_llm_runner_create(model, data, tok, &r) != PTE_OK) {
     fprintf(stderr, "pterun generate: %s\n", pte_last_error());
@@ -95,12 +101,12 @@ int pterun_cmd_generate(int argc, char **argv) {
             "prompt tokens: %lld in %lld call(s), %.1f ms (%.1f tok/s)\n"
             "generated tokens: %lld, %.1f tok/s%s\n"
             "time to first token: %.2f ms, load: %.1f ms, peak memory: %.1f MB\n"
-            "max_seq_len %lld, vocab %lld, prefill up to %lld tokens per call\n",
+            "max_seq_len %lld, vocab %lld, prefill up to %lld tokens per call, %d thread(s)\n",
             (long long)s.prompt_tokens, (long long)s.prefill_calls, s.prefill_ms, s.prompt_tokens_per_s,
             (long long)s.generated_tokens, s.generated_tokens_per_s,
             s.stopped_at_eos ? " (stopped at EOS)" : "", s.ttft_ms, s.load_ms,
             (double)s.peak_rss_bytes / 1048576.0, (long long)m->max_seq_len, (long long)m->vocab_size,
-            (long long)m->max_prefill);
+            (long long)m->max_prefill, pterun_pool_threads());
   }
   pte_llm_ids_free(&ids);
   pte_llm_runner_free(r);

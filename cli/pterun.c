@@ -21,6 +21,7 @@
 #include <pterun/runtime.h>
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,7 +61,7 @@ typedef struct options {
   /* executor_runner's flags */
   const char *output_file; /* raw outputs to <output_file>-<i>.bin */
   int print_all;           /* --print_output all: every element */
-  int cpu_threads;         /* >0: resize the thread pool; -1: leave it */
+  int cpu_threads;         /* --threads: >0 resizes the thread pool; -1 leaves it */
   double bundle_rtol, bundle_atol;
 } options;
 
@@ -69,21 +70,98 @@ static int fail(const char *what) {
   return 1;
 }
 
-static void usage(FILE *f) {
-  fprintf(
-      f,
-      "usage: pterun info MODEL.pte [--data FILE.ptd]... [--json]\n"
-      "       pterun run MODEL.pte [--data FILE.ptd]... [--method NAME] [--input FILE.npy]...\n"
-      "                  [--output-dir DIR] [--iterations N] [--warmup N] [--library PATH]...\n"
-      "                  [--disable KERNEL_LIBRARY]... [--quiet]\n"
-      "                  [--profile] [--etdump FILE] [--trace FILE] [--debug-tensors DIR]\n"
-      "                  [--prefault] [--no-fold]\n"
-      "       pterun run also takes executor_runner's flags: --model_path, --data_path,\n"
-      "                  --inputs A,B (raw bytes or .npy), --output_file BASE, --num_executions N,\n"
-      "                  --method_name, --etdump_path, --cpu_threads N, --print_output none|summary|all,\n"
-      "                  --bundleio_rtol R, --bundleio_atol A (FLAG=VALUE works too)\n"
-      "       pterun verify MODEL.bpte [--method NAME] [--rtol R] [--atol A] [--data FILE.ptd]...\n"
-      "       pterun operators | backends | version\n");
+/* One usage text per subcommand; `pterun --help` prints them all. */
+static const struct {
+  const char *command, *text;
+} usages[] = {
+    {"info", "usage: pterun info MODEL.pte [--data FILE.ptd]... [--json]\n"},
+    {"run",
+     "usage: pterun run MODEL.pte [--data FILE.ptd]... [--method NAME] [--input FILE.npy]...\n"
+     "                  [--output-dir DIR] [--iterations N] [--warmup N] [--threads N]\n"
+     "                  [--library PATH]... [--disable KERNEL_LIBRARY]... [--quiet]\n"
+     "                  [--profile] [--etdump FILE] [--trace FILE] [--debug-tensors DIR]\n"
+     "                  [--prefault] [--no-fold]\n"
+     "       pterun run also takes executor_runner's flags: --model_path, --data_path,\n"
+     "                  --inputs A,B (raw bytes or .npy), --output_file BASE, --num_executions N,\n"
+     "                  --method_name, --etdump_path, --cpu_threads N, --print_output none|summary|all,\n"
+     "                  --bundleio_rtol R, --bundleio_atol A (FLAG=VALUE works too)\n"},
+    {"verify",
+     "usage: pterun verify MODEL.bpte [--method NAME] [--rtol R] [--atol A] [--data FILE.ptd]...\n"
+     "                     [--threads N] [--library PATH]... [--disable KERNEL_LIBRARY]...\n"
+     "       (rtol 1e-05 and atol 1e-08 unless given: ExecuTorch's defaults)\n"},
+    {"generate",
+     "usage: pterun generate MODEL.pte --tokenizer FILE --prompt TEXT [--max-new-tokens N]\n"
+     "                       [--temperature T] [--top-p P] [--top-k K] [--repetition-penalty R]\n"
+     "                       [--seed S] [--data FILE.ptd] [--threads N] [--echo] [--quiet] [--ids]\n"},
+    {"operators", "usage: pterun operators   (the registered operators, one a line)\n"},
+    {"backends", "usage: pterun backends    (the registered backends, one a line)\n"},
+    {"version", "usage: pterun version     (also: pterun --version)\n"},
+};
+
+#define THREADS_HELP                                                                                   \
+  "--threads N (-t N, --cpu_threads N): the pool's size; default PTERUN_NUM_THREADS, else every CPU\n" \
+  "this process may use\n"
+
+void pterun_usage(const char *command, FILE *f) {
+  for (size_t i = 0; i < sizeof usages / sizeof usages[0]; i++) {
+    if (command && strcmp(command, usages[i].command)) continue;
+    const char *t = usages[i].text;
+    /* after the first, "usage:" lines line up under the first one's */
+    fprintf(f, "%s%s", command || !i ? "" : "      ", command || !i ? t : t + 6);
+    if (command) {
+      if (strstr(t, "--threads")) fputs(THREADS_HELP, f);
+      return;
+    }
+  }
+  if (!command) fputs("       pterun --help | --version | COMMAND --help\n" THREADS_HELP, f);
+}
+
+int pterun_usage_error(const char *command, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("pterun: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  pterun_usage(command, stderr);
+  return 2;
+}
+
+int pterun_is_help(const char *arg) { return !strcmp(arg, "-h") || !strcmp(arg, "--help"); }
+
+int pterun_is_threads_option(const char *arg) {
+  return !strcmp(arg, "--threads") || !strcmp(arg, "-t") || !strcmp(arg, "--cpu_threads");
+}
+
+int pterun_parse_threads(const char *opt, const char *value, int *threads) {
+  char *end;
+  long v = value ? strtol(value, &end, 10) : 0;
+  if (!value || !*value || *end || v == 0 || v < -1 || v > 4096) {
+    fprintf(stderr, "pterun: %s takes a thread count from 1 to 4096 (or -1: the default), not '%s'\n", opt,
+            value ? value : "");
+    return -1;
+  }
+  *threads = (int)v;
+  return 0;
+}
+
+int pterun_pool_threads(void) {
+#ifdef PTERUN_HAVE_THREADPOOL
+  return (int)pte_threadpool_threads();
+#else
+  return 1;
+#endif
+}
+
+int pterun_apply_threads(int threads) {
+  if (threads <= 0) return 0;
+#ifdef PTERUN_HAVE_THREADPOOL
+  if (pte_threadpool_set_threads((size_t)threads)) return fail("--threads");
+  return 0;
+#else
+  fprintf(stderr, "pterun: --threads: this build has no threadpool component\n");
+  return 1;
+#endif
 }
 
 static int parse_args(int argc, char **argv, options *o) {
@@ -151,15 +229,9 @@ static int parse_args(int argc, char **argv, options *o) {
         fprintf(stderr, "pterun: --print_output takes none, summary or all, not '%s'\n", next);
         return -2;
       }
-    } else if (!strcmp(a, "--cpu_threads")) {
+    } else if (pterun_is_threads_option(a)) {
       NEED_VALUE();
-      char *end;
-      long v = strtol(next, &end, 10);
-      if (*end || v < -1 || v > 4096) {
-        fprintf(stderr, "pterun: invalid value '%s' for %s\n", next, a);
-        return -2;
-      }
-      o->cpu_threads = (int)v;
+      if (pterun_parse_threads(a, next, &o->cpu_threads)) return -2;
     } else if (!strcmp(a, "--bundleio_rtol") || !strcmp(a, "--bundleio_atol")) {
       NEED_VALUE();
       char *end;
@@ -217,7 +289,8 @@ static int parse_args(int argc, char **argv, options *o) {
       else o->warmup = (int)v;
     } else if (!strcmp(a, "--json")) o->json = 1;
     else if (!strcmp(a, "--quiet")) o->quiet = 1;
-    else if (a[0] == '-' && a[1] == '-') {
+    else if (pterun_is_help(a)) return -3;
+    else if (a[0] == '-' && a[1]) {
       fprintf(stderr, "pterun: unknown option '%s'\n", a);
       return -2;
     } else if (!o->model) o->model = a;
@@ -242,12 +315,18 @@ static void unload(loaded *l) {
   for (int i = 0; i < l->nmaps; i++) pte_data_map_free(l->maps[i]);
 }
 
-static int load_program(const options *o, loaded *l, const pte_tracer *tracer) {
-  memset(l, 0, sizeof *l);
+/* What every command that loads a program sets up first: extra libraries,
+ * disabled kernel libraries, the pool's size. */
+static int setup(const options *o) {
   for (int i = 0; i < o->nlibraries; i++)
     if (pte_library_load(o->libraries[i])) return fail(NULL);
   for (int i = 0; i < o->ndisabled; i++)
     if (pte_kernel_library_set_enabled(o->disabled[i], false)) return fail(NULL);
+  return pterun_apply_threads(o->cpu_threads);
+}
+
+static int load_program(const options *o, loaded *l, const pte_tracer *tracer) {
+  memset(l, 0, sizeof *l);
   if (!o->model) {
     fprintf(stderr, "pterun: no program given\n");
     return 1;
@@ -303,7 +382,7 @@ static void print_io(const pte_io_info *io, int json) {
 
 static int cmd_info(const options *o) {
   loaded l;
-  if (load_program(o, &l, NULL)) return 1;
+  if (setup(o) || load_program(o, &l, NULL)) return 1;
   int32_t n = pte_program_method_count(l.program);
   if (o->json) printf("{\"program\": "), json_str(o->model), printf(", \"methods\": [");
   else printf("program: %s\nmethods: %d\n", o->model, (int)n);
@@ -549,11 +628,9 @@ static int is_bundle(const char *path) {
 }
 
 static int cmd_run(const options *o) {
+  if (setup(o)) return 1;
   if (is_bundle(o->model))
     return pterun_verify_bundle(o->model, o->method, o->bundle_rtol, o->bundle_atol, o->data, o->ndata);
-#ifdef PTERUN_HAVE_THREADPOOL
-  if (o->cpu_threads > 0 && pte_threadpool_set_threads((size_t)o->cpu_threads)) return fail("--cpu_threads");
-#endif
   pte_etdump *prof = NULL;
   if (o->profile || o->etdump || o->trace || o->debug_tensors) {
     if (!(prof = profiler_create(o))) return 1;
@@ -697,8 +774,11 @@ static int cmd_run(const options *o) {
   }
   qsort(times, (size_t)o->iterations, sizeof(double), cmp_double);
   if (!o->quiet)
-    printf("method '%s': load %.3f ms; %d iteration(s): min %.3f ms, median %.3f ms, max %.3f ms\n", method,
-           load_ms, o->iterations, times[0], times[o->iterations / 2], times[o->iterations - 1]);
+    printf(
+        "method '%s': load %.3f ms; %d iteration(s): min %.3f ms, median %.3f ms, max %.3f ms; %d "
+        "thread(s)\n",
+        method, load_ms, o->iterations, times[0], times[o->iterations / 2], times[o->iterations - 1],
+        pterun_pool_threads());
   if (prof && profiler_finish(o, prof)) rc = 1;
 done:
   free(times);
@@ -722,6 +802,15 @@ static const struct {
 };
 
 int main(int argc, char **argv) {
+  if (argc >= 2 && (pterun_is_help(argv[1]) || !strcmp(argv[1], "help"))) {
+    pterun_usage(argc >= 3 && strcmp(argv[1], "help") == 0 ? argv[2] : NULL, stdout);
+    return 0;
+  }
+  if (argc >= 2 && (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version"))) {
+    if (argc > 2 && pterun_is_help(argv[2])) pterun_usage("version", stdout);
+    else printf("pterun %s\n", pte_version());
+    return 0;
+  }
   if (argc >= 2) {
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
       if (strcmp(argv[1], commands[i].name)) continue;
@@ -729,23 +818,36 @@ int main(int argc, char **argv) {
       return commands[i].run(argc, argv);
     }
   }
+  int known = 0;
+  for (size_t i = 0; argc >= 2 && i < sizeof usages / sizeof usages[0]; i++)
+    known |= !strcmp(argv[1], usages[i].command);
+  if (argc >= 2 && !known) {
+    fprintf(stderr, "pterun: unknown command '%s'\n", argv[1]);
+    pterun_usage(NULL, stderr);
+    return 2;
+  }
   options o;
   int pr = parse_args(argc, argv, &o);
   if (pr == -1) {
-    usage(stderr);
+    pterun_usage(NULL, stderr);
     return 2;
   }
-  if (pr) return 2;
+  if (pr == -3) { /* -h/--help anywhere among the command's options */
+    for (int i = 0; i < o.ninputs; i++) free(o.owned_inputs[i]);
+    pterun_usage(o.command, stdout);
+    return 0;
+  }
+  if (pr) { /* the message is out: the usage follows it */
+    for (int i = 0; i < o.ninputs; i++) free(o.owned_inputs[i]);
+    pterun_usage(o.command, stderr);
+    return 2;
+  }
   if (pterun_register_built_components()) return fail("registering components");
   if (!strcmp(o.command, "info")) return cmd_info(&o);
   if (!strcmp(o.command, "run")) {
     int rc = cmd_run(&o);
     for (int i = 0; i < o.ninputs; i++) free(o.owned_inputs[i]);
     return rc;
-  }
-  if (!strcmp(o.command, "version")) {
-    printf("pterun %s\n", pte_version());
-    return 0;
   }
   if (!strcmp(o.command, "operators")) {
     for (int32_t i = 0; i < pte_operator_count(); i++) printf("%s\n", pte_operator_name(i));
@@ -755,11 +857,5 @@ int main(int argc, char **argv) {
     for (int32_t i = 0; i < pte_backend_count(); i++) printf("%s\n", pte_backend_name(i));
     return 0;
   }
-  if (!strcmp(o.command, "--help") || !strcmp(o.command, "-h") || !strcmp(o.command, "help")) {
-    usage(stdout);
-    return 0;
-  }
-  fprintf(stderr, "pterun: unknown command '%s'\n", o.command);
-  usage(stderr);
-  return 2;
+  return 2; /* not reached: every command in usages[] is handled above */
 }

@@ -1,5 +1,6 @@
 /* pterun verify MODEL.bpte [--method NAME] [--rtol R] [--atol A]
- *                          [--data FILE.ptd]... [--library PATH]...
+ *                          [--data FILE.ptd]... [--threads N]
+ *                          [--library PATH]... [--disable KERNEL_LIBRARY]...
  *
  * Runs every test case a BundledProgram holds (or one method's) and checks
  * the outputs against the expected ones. Exits 1 naming each failing case
@@ -21,7 +22,7 @@ static int parse_tol(const char *opt, const char *s, double *out) {
   char *end;
   double v = s ? strtod(s, &end) : -1;
   if (!s || *end || !(v >= 0)) {
-    fprintf(stderr, "pterun: %s needs a non-negative number\n", opt);
+    pterun_usage_error("verify", "%s needs a non-negative number", opt);
     return -1;
   }
   *out = v;
@@ -65,34 +66,46 @@ int pterun_cmd_verify(int argc, char **argv) {
   return 2;
 #else
   const char *model = NULL, *method = NULL, *data[MAX_DATA];
-  int ndata = 0;
+  int ndata = 0, threads = -1;
   double rtol = 1e-5, atol = 1e-8; /* ExecuTorch's defaults */
   for (int i = 2; i < argc; i++) {
     const char *a = argv[i], *next = i + 1 < argc ? argv[i + 1] : NULL;
-    if (!strcmp(a, "--rtol") || !strcmp(a, "--atol")) {
+    if (pterun_is_help(a)) {
+      pterun_usage("verify", stdout);
+      return 0;
+    } else if (!strcmp(a, "--rtol") || !strcmp(a, "--atol")) {
       if (parse_tol(a, next, a[2] == 'r' ? &rtol : &atol)) return 2;
+      i++;
+    } else if (pterun_is_threads_option(a)) {
+      if (pterun_parse_threads(a, next, &threads)) {
+        pterun_usage("verify", stderr);
+        return 2;
+      }
       i++;
     } else if (!strcmp(a, "--method") && next) {
       method = argv[++i];
-    } else if (!strcmp(a, "--data") && next && ndata < MAX_DATA) {
+    } else if (!strcmp(a, "--data") && next) {
+      if (ndata == MAX_DATA) return pterun_usage_error("verify", "too many --data options");
       data[ndata++] = argv[++i];
     } else if (!strcmp(a, "--library") && next) {
       if (pte_library_load(argv[++i])) {
         fprintf(stderr, "pterun: %s\n", pte_last_error());
         return 1;
       }
+    } else if (!strcmp(a, "--disable") && next) {
+      if (pte_kernel_library_set_enabled(argv[++i], false)) {
+        fprintf(stderr, "pterun: %s\n", pte_last_error());
+        return 1;
+      }
     } else if (a[0] != '-' && !model) {
       model = a;
     } else {
-      fprintf(stderr, "pterun: verify: unexpected argument '%s'\n", a);
-      return 2;
+      return pterun_usage_error("verify", "verify: %s '%s'",
+                                a[0] == '-' ? "bad or incomplete option" : "unexpected argument", a);
     }
   }
-  if (!model) {
-    fprintf(stderr,
-            "usage: pterun verify MODEL.bpte [--method NAME] [--rtol R] [--atol A] [--data FILE.ptd]...\n");
-    return 2;
-  }
+  if (!model) return pterun_usage_error("verify", "verify: no bundle given");
+  if (pterun_apply_threads(threads)) return 1;
   return pterun_verify_bundle(model, method, rtol, atol, data, ndata);
 #endif
 }
