@@ -39,7 +39,7 @@ static int runner_init(RunnerObject *self, PyObject *args, PyObject *kw) {
 
 static void runner_dealloc(RunnerObject *self) {
   pte_llm_runner_free(self->r);
-  Py_TYPE(self)->tp_free((PyObject *)self);
+  glue_dealloc((PyObject *)self);
 }
 
 typedef struct {
@@ -159,16 +159,16 @@ static PyMethodDef runner_methods[] = {
     {"encode", (PyCFunction)runner_encode, METH_O, "Token ids of a text (no BOS)."},
     {NULL, NULL, 0, NULL}};
 
-static PyTypeObject RunnerType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "pterun._llm.Runner",
-    .tp_basicsize = sizeof(RunnerObject),
-    .tp_dealloc = (destructor)runner_dealloc,
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "libpterun_llm's runner (internal; use pterun.llm.TextLLMRunner).",
-    .tp_methods = runner_methods,
-    .tp_init = (initproc)runner_init,
-    .tp_new = PyType_GenericNew,
-};
+static PyType_Slot RunnerType_slots[] = {
+    {Py_tp_dealloc, (void *)runner_dealloc},
+    {Py_tp_doc, (void *)"libpterun_llm's runner (internal; use pterun.llm.TextLLMRunner)."},
+    {Py_tp_methods, (void *)runner_methods},
+    {Py_tp_init, (void *)runner_init},
+    {Py_tp_new, (void *)PyType_GenericNew},
+    {0, NULL}};
+static PyType_Spec RunnerType_spec = {"pterun._llm.Runner", (int)sizeof(RunnerObject), 0, Py_TPFLAGS_DEFAULT,
+                                      RunnerType_slots};
+static PyTypeObject *RunnerType;
 
 static PyObject *mod_threadpool_identity(PyObject *m, PyObject *u) {
   (void)m;
@@ -188,10 +188,10 @@ static struct PyModuleDef module_def =
 PyMODINIT_FUNC PyInit__llm(void);
 
 PyMODINIT_FUNC PyInit__llm(void) {
-  if (PyType_Ready(&RunnerType) < 0) return NULL;
+  if (!(RunnerType = glue_type(&RunnerType_spec))) return NULL;
   PyObject *m = PyModule_Create(&module_def);
   if (!m) return NULL;
-  Py_INCREF(&RunnerType);
-  PyModule_AddObject(m, "Runner", (PyObject *)&RunnerType);
+  Py_INCREF((PyObject *)RunnerType);
+  PyModule_AddObject(m, "Runner", (PyObject *)RunnerType);
   return m;
 }

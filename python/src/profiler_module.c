@@ -44,7 +44,7 @@ static int profiler_init(ProfilerObject *self, PyObject *args, PyObject *kw) {
 
 static void profiler_dealloc(ProfilerObject *self) {
   pte_etdump_free(self->etdump);
-  Py_TYPE(self)->tp_free((PyObject *)self);
+  glue_dealloc((PyObject *)self);
 }
 
 static pte_method *method_arg(PyObject *arg) {
@@ -148,16 +148,16 @@ static PyMethodDef profiler_methods[] = {
     {"reset", (PyCFunction)profiler_reset, METH_NOARGS, "Forget everything recorded."},
     {NULL, NULL, 0, NULL}};
 
-static PyTypeObject ProfilerType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "pterun._profiler.Profiler",
-    .tp_basicsize = sizeof(ProfilerObject),
-    .tp_dealloc = (destructor)profiler_dealloc,
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "An ETDump recorder (internal; use pterun.profile()).",
-    .tp_methods = profiler_methods,
-    .tp_init = (initproc)profiler_init,
-    .tp_new = PyType_GenericNew,
-};
+static PyType_Slot ProfilerType_slots[] = {
+    {Py_tp_dealloc, (void *)profiler_dealloc},
+    {Py_tp_doc, (void *)"An ETDump recorder (internal; use pterun.profile())."},
+    {Py_tp_methods, (void *)profiler_methods},
+    {Py_tp_init, (void *)profiler_init},
+    {Py_tp_new, (void *)PyType_GenericNew},
+    {0, NULL}};
+static PyType_Spec ProfilerType_spec = {"pterun._profiler.Profiler", (int)sizeof(ProfilerObject), 0,
+                                        Py_TPFLAGS_DEFAULT, ProfilerType_slots};
+static PyTypeObject *ProfilerType;
 
 static PyMethodDef module_methods[] = {{"registry_identity", glue_registry_identity, METH_NOARGS,
                                         "Address of the runtime's registry, as this extension sees it."},
@@ -169,10 +169,10 @@ static struct PyModuleDef module_def =
 PyMODINIT_FUNC PyInit__profiler(void);
 
 PyMODINIT_FUNC PyInit__profiler(void) {
-  if (PyType_Ready(&ProfilerType) < 0) return NULL;
+  if (!(ProfilerType = glue_type(&ProfilerType_spec))) return NULL;
   PyObject *m = PyModule_Create(&module_def);
   if (!m) return NULL;
-  Py_INCREF(&ProfilerType);
-  PyModule_AddObject(m, "Profiler", (PyObject *)&ProfilerType);
+  Py_INCREF((PyObject *)ProfilerType);
+  PyModule_AddObject(m, "Profiler", (PyObject *)ProfilerType);
   return m;
 }

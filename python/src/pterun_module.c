@@ -47,7 +47,7 @@ static void program_dealloc(ProgramObject *self) {
     pte_data_map_free(self->maps[i]);
     PyMem_Free(self->map_bytes[i]);
   }
-  Py_TYPE(self)->tp_free((PyObject *)self);
+  glue_dealloc((PyObject *)self);
 }
 
 static PyObject *io_dict(const pte_io_info *io) {
@@ -172,14 +172,15 @@ static PyMethodDef program_methods[] = {
     {"load_method", (PyCFunction)program_load_method, METH_VARARGS, "Load a method."},
     {NULL, NULL, 0, NULL}};
 
-static PyTypeObject ProgramType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "pterun._pterun.Program",
-    .tp_basicsize = sizeof(ProgramObject),
-    .tp_dealloc = (destructor)program_dealloc,
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "A loaded program (internal; use pterun.load).",
-    .tp_methods = program_methods,
-};
+static PyType_Slot ProgramType_slots[] = {
+    {Py_tp_dealloc, (void *)program_dealloc},
+    {Py_tp_doc, (void *)"A loaded program (internal; use pterun.load)."},
+    {Py_tp_methods, (void *)program_methods},
+    {0, NULL}};
+static PyType_Spec ProgramType_spec = {"pterun._pterun.Program", (int)sizeof(ProgramObject), 0,
+                                       Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION,
+                                       ProgramType_slots};
+static PyTypeObject *ProgramType;
 
 /* Attach the data maps of `data_obj` (None or a sequence of paths and
  * bytes-like objects) to self; buffers are copied so the caller may drop them. */
@@ -236,7 +237,7 @@ fail:
 }
 
 static ProgramObject *program_alloc(void) {
-  ProgramObject *self = PyObject_New(ProgramObject, &ProgramType);
+  ProgramObject *self = PyObject_New(ProgramObject, ProgramType);
   if (!self) return NULL;
   self->program = NULL;
   self->nmaps = 0;
@@ -265,7 +266,7 @@ static PyObject *mod_load(PyObject *mod, PyObject *args) {
   return (PyObject *)self;
 error:
   Py_DECREF(path_obj);
-  Py_XDECREF(self);
+  Py_XDECREF((PyObject *)self);
   return NULL;
 }
 
@@ -293,7 +294,7 @@ static PyObject *mod_load_buffer(PyObject *mod, PyObject *args) {
   return (PyObject *)self;
 error:
   PyBuffer_Release(&b);
-  Py_XDECREF(self);
+  Py_XDECREF((PyObject *)self);
   return NULL;
 }
 
@@ -323,8 +324,8 @@ static void release_views(MethodObject *self) {
 static void method_dealloc(MethodObject *self) {
   pte_method_free(self->method);
   release_views(self);
-  Py_XDECREF(self->program);
-  Py_TYPE(self)->tp_free((PyObject *)self);
+  Py_XDECREF((PyObject *)self->program);
+  glue_dealloc((PyObject *)self);
 }
 
 static int format_dtype(const Py_buffer *b) {
@@ -361,13 +362,13 @@ static int format_dtype(const Py_buffer *b) {
 
 static PyObject *method_new(ProgramObject *program, const char *name, const pte_tracer *tracer) {
   MethodObject *self = NULL;
-  extern PyTypeObject MethodType;
-  self = PyObject_New(MethodObject, &MethodType);
+  extern PyTypeObject *MethodType;
+  self = PyObject_New(MethodObject, MethodType);
   if (!self) return NULL;
   self->method = NULL;
   self->nviews = 0;
   self->inputs_owner = NULL;
-  Py_INCREF(program);
+  Py_INCREF((PyObject *)program);
   self->program = program;
   pte_status st;
   pte_method_options o = PTE_METHOD_OPTIONS_INIT;
@@ -521,8 +522,11 @@ static PyObject *method_set_inputs(MethodObject *self, PyObject *arg) {
     } else if (o == Py_None) {
       v.tag = PTE_TAG_NONE;
     } else {
-      PyErr_Format(g_error, "input %zd: cannot convert %s (expected an array, a number or None)", i,
-                   Py_TYPE(o)->tp_name);
+      PyObject *type_name = PyObject_GetAttrString((PyObject *)Py_TYPE(o), "__name__");
+      if (type_name)
+        PyErr_Format(g_error, "input %zd: cannot convert %U (expected an array, a number or None)", i,
+                     type_name);
+      Py_XDECREF(type_name);
       goto done;
     }
     pte_status st = pte_method_set_input(self->method, (int32_t)i, &v);
@@ -594,7 +598,7 @@ typedef struct {
 
 static void bundled_dealloc(BundledObject *self) {
   pte_bundled_program_free(self->bp);
-  Py_TYPE(self)->tp_free((PyObject *)self);
+  glue_dealloc((PyObject *)self);
 }
 
 static PyObject *bundled_program_bytes(BundledObject *self, PyObject *unused) {
@@ -625,20 +629,21 @@ static PyMethodDef bundled_methods[] = {
     {"suites", (PyCFunction)bundled_suites, METH_NOARGS, "[(method, number of cases)]"},
     {NULL, NULL, 0, NULL}};
 
-static PyTypeObject BundledType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "pterun._pterun.BundledProgram",
-    .tp_basicsize = sizeof(BundledObject),
-    .tp_dealloc = (destructor)bundled_dealloc,
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "A loaded BundledProgram (internal; use pterun.portable_lib).",
-    .tp_methods = bundled_methods,
-};
+static PyType_Slot BundledType_slots[] = {
+    {Py_tp_dealloc, (void *)bundled_dealloc},
+    {Py_tp_doc, (void *)"A loaded BundledProgram (internal; use pterun.portable_lib)."},
+    {Py_tp_methods, (void *)bundled_methods},
+    {0, NULL}};
+static PyType_Spec BundledType_spec = {"pterun._pterun.BundledProgram", (int)sizeof(BundledObject), 0,
+                                       Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION,
+                                       BundledType_slots};
+static PyTypeObject *BundledType;
 
 /* load_bundled(buffer) -> BundledProgram (the bytes are copied) */
 static PyObject *mod_load_bundled(PyObject *mod, PyObject *args) {
   Py_buffer b;
   if (!PyArg_ParseTuple(args, "y*", &b)) return NULL;
-  BundledObject *self = PyObject_New(BundledObject, &BundledType);
+  BundledObject *self = PyObject_New(BundledObject, BundledType);
   if (!self) {
     PyBuffer_Release(&b);
     return NULL;
@@ -659,11 +664,11 @@ static PyObject *mod_load_bundled(PyObject *mod, PyObject *args) {
 static PyObject *method_bundled_set_inputs(MethodObject *self, PyObject *args) {
   BundledObject *b;
   int index;
-  if (!PyArg_ParseTuple(args, "O!i", &BundledType, &b, &index)) return NULL;
+  if (!PyArg_ParseTuple(args, "O!i", BundledType, &b, &index)) return NULL;
   release_views(self);
   pte_status st = pte_bundled_program_set_inputs(b->bp, self->method, index);
   if (st) return raise_status(st);
-  Py_INCREF(b);
+  Py_INCREF((PyObject *)b);
   self->inputs_owner = (PyObject *)b;
   Py_RETURN_NONE;
 }
@@ -673,7 +678,7 @@ static PyObject *method_bundled_check(MethodObject *self, PyObject *args) {
   BundledObject *b;
   int index;
   double rtol, atol;
-  if (!PyArg_ParseTuple(args, "O!idd", &BundledType, &b, &index, &rtol, &atol)) return NULL;
+  if (!PyArg_ParseTuple(args, "O!idd", BundledType, &b, &index, &rtol, &atol)) return NULL;
   pte_bundled_mismatch w;
   pte_status st = pte_bundled_program_check_outputs(b->bp, self->method, index, rtol, atol, &w);
   if (st) return raise_status(st);
@@ -699,15 +704,16 @@ static PyMethodDef method_methods[] = {
 static PyGetSetDef method_getset[] = {{"name", (getter)method_get_name, NULL, "method name", NULL},
                                       {NULL, NULL, NULL, NULL, NULL}};
 
-PyTypeObject MethodType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "pterun._pterun.Method",
-    .tp_basicsize = sizeof(MethodObject),
-    .tp_dealloc = (destructor)method_dealloc,
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "A loaded method (internal; use Program.method).",
-    .tp_methods = method_methods,
-    .tp_getset = method_getset,
-};
+static PyType_Slot MethodType_slots[] = {
+    {Py_tp_dealloc, (void *)method_dealloc},
+    {Py_tp_doc, (void *)"A loaded method (internal; use Program.method)."},
+    {Py_tp_methods, (void *)method_methods},
+    {Py_tp_getset, (void *)method_getset},
+    {0, NULL}};
+static PyType_Spec MethodType_spec = {"pterun._pterun.Method", (int)sizeof(MethodObject), 0,
+                                      Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION,
+                                      MethodType_slots};
+PyTypeObject *MethodType;
 
 /* ---------------------------------------------------------------------- */
 /* Registries and libraries                                               */
@@ -808,9 +814,10 @@ static struct PyModuleDef module_def =
 PyMODINIT_FUNC PyInit__pterun(void);
 
 PyMODINIT_FUNC PyInit__pterun(void) {
-  if (PyType_Ready(&ProgramType) < 0 || PyType_Ready(&MethodType) < 0) return NULL;
+  if (!(ProgramType = glue_type(&ProgramType_spec)) || !(MethodType = glue_type(&MethodType_spec)))
+    return NULL;
 #ifdef PTERUN_HAVE_BUNDLED_PROGRAM
-  if (PyType_Ready(&BundledType) < 0) return NULL;
+  if (!(BundledType = glue_type(&BundledType_spec))) return NULL;
 #endif
   /* Components this extension links are registered explicitly as well, so
    * the bindings work the same with static component archives. */
@@ -829,9 +836,9 @@ PyMODINIT_FUNC PyInit__pterun(void) {
     return NULL;
   }
   Py_INCREF(g_error);
-  Py_INCREF(&ProgramType);
-  PyModule_AddObject(m, "Program", (PyObject *)&ProgramType);
-  Py_INCREF(&MethodType);
-  PyModule_AddObject(m, "Method", (PyObject *)&MethodType);
+  Py_INCREF((PyObject *)ProgramType);
+  PyModule_AddObject(m, "Program", (PyObject *)ProgramType);
+  Py_INCREF((PyObject *)MethodType);
+  PyModule_AddObject(m, "Method", (PyObject *)MethodType);
   return m;
 }

@@ -32,23 +32,20 @@ static int view_getbuffer(ViewObject *self, Py_buffer *view, int flags) {
 
 static void view_dealloc(ViewObject *self) {
   Py_XDECREF(self->owner);
-  Py_TYPE(self)->tp_free((PyObject *)self);
+  glue_dealloc((PyObject *)self);
 }
 
-static PyBufferProcs view_as_buffer = {(getbufferproc)view_getbuffer, NULL};
-
-static PyTypeObject ViewType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "pterun._training.View",
-    .tp_basicsize = sizeof(ViewObject),
-    .tp_dealloc = (destructor)view_dealloc,
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Bytes of a parameter (internal).",
-    .tp_as_buffer = &view_as_buffer,
-};
+static PyType_Slot ViewType_slots[] = {{Py_tp_dealloc, (void *)view_dealloc},
+                                       {Py_tp_doc, (void *)"Bytes of a parameter (internal)."},
+                                       {Py_bf_getbuffer, (void *)view_getbuffer},
+                                       {0, NULL}};
+static PyType_Spec ViewType_spec = {"pterun._training.View", (int)sizeof(ViewObject), 0,
+                                    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION, ViewType_slots};
+static PyTypeObject *ViewType;
 
 /* (view, dtype code, shape) of a tensor over memory `owner` keeps alive. */
 static PyObject *tensor_view(PyObject *owner, const pte_tensor *t) {
-  ViewObject *v = PyObject_New(ViewObject, &ViewType);
+  ViewObject *v = PyObject_New(ViewObject, ViewType);
   if (!v) return NULL;
   Py_INCREF(owner);
   v->owner = owner;
@@ -128,7 +125,7 @@ static int module_init(ModuleObject *self, PyObject *args, PyObject *kw) {
 
 static void module_dealloc(ModuleObject *self) {
   pte_training_free(self->m);
-  Py_TYPE(self)->tp_free((PyObject *)self);
+  glue_dealloc((PyObject *)self);
 }
 
 static PyObject *module_parameter_names(ModuleObject *self, PyObject *unused) {
@@ -222,16 +219,16 @@ static PyMethodDef module_methods_[] = {
     {"save_ptd", (PyCFunction)module_save_ptd, METH_VARARGS, "Write the parameters to a .ptd file."},
     {NULL, NULL, 0, NULL}};
 
-static PyTypeObject ModuleType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "pterun._training.Module",
-    .tp_basicsize = sizeof(ModuleObject),
-    .tp_dealloc = (destructor)module_dealloc,
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "A training program (internal; use pterun.training.load()).",
-    .tp_methods = module_methods_,
-    .tp_init = (initproc)module_init,
-    .tp_new = PyType_GenericNew,
-};
+static PyType_Slot ModuleType_slots[] = {
+    {Py_tp_dealloc, (void *)module_dealloc},
+    {Py_tp_doc, (void *)"A training program (internal; use pterun.training.load())."},
+    {Py_tp_methods, (void *)module_methods_},
+    {Py_tp_init, (void *)module_init},
+    {Py_tp_new, (void *)PyType_GenericNew},
+    {0, NULL}};
+static PyType_Spec ModuleType_spec = {"pterun._training.Module", (int)sizeof(ModuleObject), 0,
+                                      Py_TPFLAGS_DEFAULT, ModuleType_slots};
+static PyTypeObject *ModuleType;
 
 /* ---- SGD ---- */
 
@@ -291,7 +288,7 @@ static int sgd_init(SGDObject *self, PyObject *args, PyObject *kw) {
 
 static void sgd_dealloc(SGDObject *self) {
   sgd_clear(self);
-  Py_TYPE(self)->tp_free((PyObject *)self);
+  glue_dealloc((PyObject *)self);
 }
 
 static PyObject *sgd_step(SGDObject *self, PyObject *arg) {
@@ -331,16 +328,16 @@ static PyMethodDef sgd_methods[] = {
     {"set_lr", (PyCFunction)sgd_set_lr, METH_O, "Change the learning rate."},
     {NULL, NULL, 0, NULL}};
 
-static PyTypeObject SGDType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "pterun._training.SGD",
-    .tp_basicsize = sizeof(SGDObject),
-    .tp_dealloc = (destructor)sgd_dealloc,
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "SGD over parameter buffers (internal; use pterun.training.SGD).",
-    .tp_methods = sgd_methods,
-    .tp_init = (initproc)sgd_init,
-    .tp_new = PyType_GenericNew,
-};
+static PyType_Slot SGDType_slots[] = {
+    {Py_tp_dealloc, (void *)sgd_dealloc},
+    {Py_tp_doc, (void *)"SGD over parameter buffers (internal; use pterun.training.SGD)."},
+    {Py_tp_methods, (void *)sgd_methods},
+    {Py_tp_init, (void *)sgd_init},
+    {Py_tp_new, (void *)PyType_GenericNew},
+    {0, NULL}};
+static PyType_Spec SGDType_spec = {"pterun._training.SGD", (int)sizeof(SGDObject), 0, Py_TPFLAGS_DEFAULT,
+                                   SGDType_slots};
+static PyTypeObject *SGDType;
 
 static PyMethodDef module_functions[] = {{"registry_identity", glue_registry_identity, METH_NOARGS,
                                           "Address of the runtime's registry, as this extension sees it."},
@@ -352,12 +349,14 @@ static struct PyModuleDef module_def =
 PyMODINIT_FUNC PyInit__training(void);
 
 PyMODINIT_FUNC PyInit__training(void) {
-  if (PyType_Ready(&ViewType) < 0 || PyType_Ready(&ModuleType) < 0 || PyType_Ready(&SGDType) < 0) return NULL;
+  if (!(ViewType = glue_type(&ViewType_spec)) || !(ModuleType = glue_type(&ModuleType_spec)) ||
+      !(SGDType = glue_type(&SGDType_spec)))
+    return NULL;
   PyObject *m = PyModule_Create(&module_def);
   if (!m) return NULL;
-  Py_INCREF(&ModuleType);
-  PyModule_AddObject(m, "Module", (PyObject *)&ModuleType);
-  Py_INCREF(&SGDType);
-  PyModule_AddObject(m, "SGD", (PyObject *)&SGDType);
+  Py_INCREF((PyObject *)ModuleType);
+  PyModule_AddObject(m, "Module", (PyObject *)ModuleType);
+  Py_INCREF((PyObject *)SGDType);
+  PyModule_AddObject(m, "SGD", (PyObject *)SGDType);
   return m;
 }

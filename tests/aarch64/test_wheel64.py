@@ -43,7 +43,7 @@ class Unpacked:
         return sorted(p for p in glob.glob(os.path.join(self.lib, "*.so*")) if VENDORED.fullmatch(os.path.basename(p)))
 
     def extensions(self):
-        return sorted(glob.glob(os.path.join(self.pkg, "*.cpython-*.so")))
+        return sorted(glob.glob(os.path.join(self.pkg, "*.abi3.so")))
 
     def cli(self):
         return os.path.join(self.pkg, "bin", "pterun")
@@ -80,7 +80,8 @@ def test_tagged_and_built_for_aarch64(wheel64):
     assert tags and all(t.endswith("_aarch64") for t in tags), tags
     exts = wheel64.extensions()
     assert {os.path.basename(e).split(".")[0] for e in exts} >= {"_pterun", "_profiler"}, exts
-    assert all(".cpython-" in e and "-aarch64-linux-gnu.so" in e for e in exts), exts
+    assert all(e.endswith(".abi3.so") for e in exts), exts
+    assert tags == ["cp311-abi3-" + plat], tags
     elves = wheel64.shipped_libraries() + wheel64.vendored() + exts + [wheel64.cli()]
     for p in elves:
         assert elf_machine(p) == EM_AARCH64, f"{p} is not an aarch64 ELF"

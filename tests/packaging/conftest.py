@@ -67,7 +67,7 @@ class Installed:
     def extensions(self):
         out = []
         for dirpath, _d, files in os.walk(self.pkg):
-            out += [os.path.join(dirpath, f) for f in files if ".cpython-" in f and f.endswith(".so")]
+            out += [os.path.join(dirpath, f) for f in files if f.endswith(".abi3.so")]
         return sorted(out)
 
     def vendored(self):

@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import zipfile
 
 import numpy as np
 import pytest
@@ -214,7 +215,7 @@ def test_every_extension_imports_in_a_clean_environment(installed):
     site = os.path.dirname(installed.pkg)
     for ext in exts:
         rel = os.path.relpath(ext, site)
-        module = rel.split(".cpython-")[0].replace(os.sep, ".")
+        module = rel.split(".abi3.so")[0].replace(os.sep, ".")
         installed.py(f"import importlib; importlib.import_module({module!r})")
 
 
@@ -233,6 +234,26 @@ def test_platform_tag_is_what_auditwheel_reports(installed):
     wheel_tags = os.path.basename(installed.wheel)[:-4].split("-")[-1].split(".")
     assert tags[0] in wheel_tags, f"wheel tagged {wheel_tags}, auditwheel says {tags[0]}"
     print(f"\nplatform tag: {tags[0]}")
+
+
+def test_wheel_is_one_abi3_build_that_abi3audit_accepts(installed):
+    """One wheel for every CPython from 3.11: tagged cp311-abi3, its extensions
+    named .abi3.so, and abi3audit finds no symbol outside the 3.11 stable ABI."""
+    name = os.path.basename(installed.wheel)
+    assert name.split("-")[2:4] == ["cp311", "abi3"], name
+    exts = installed.extensions()
+    assert {os.path.basename(e).split(".")[0] for e in exts} >= {"_pterun", "_profiler", "_training", "_llm"}, exts
+    with zipfile.ZipFile(installed.wheel) as z:
+        modules = [n for n in z.namelist() if n.endswith(".so") and not n.startswith("pterun/lib/")]
+    assert modules and all(n.endswith(".abi3.so") for n in modules), modules
+    abi3audit = os.path.join(os.path.dirname(sys.executable), "abi3audit")
+    r = run([abi3audit, "--strict", "--assume-minimum-abi3", "3.11", "--report", installed.wheel], cwd=installed.root,
+            check=False)
+    assert r.returncode == 0, f"abi3audit failed:\n{r.stdout[-4000:]}\n{r.stderr[-4000:]}"
+    report = json.loads(r.stdout)
+    results = [e["result"] for spec in report["specs"].values() for e in spec["wheel"]]
+    assert len(results) == len(modules), report
+    assert all(x["is_abi3"] and not x["non_abi3_symbols"] and x["computed"] == "3.11" for x in results), report
 
 
 # ---------------------------------------------------------------- Python
