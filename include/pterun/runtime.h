@@ -684,6 +684,15 @@ PTE_API pte_status pte_program_method_output(const pte_program *program, const c
                                              pte_io_info *out);
 PTE_API pte_status pte_program_method_planned_size(const pte_program *program, const char *method,
                                                    int32_t index, int64_t *bytes);
+/* Attributes of a method (ExecuTorch's MethodMeta attributes): its tensors
+ * that carry a fully qualified name (mutable buffers the exporter named with
+ * emit_mutable_buffer_names, weights kept outside the program), in the order
+ * of the method's values. Functions added under ABI 2 (no struct changed). */
+PTE_API pte_status pte_program_method_num_attributes(const pte_program *program, const char *method,
+                                                     int32_t *count);
+/* Attribute `index`: its name (valid while the program lives) and slot. */
+PTE_API pte_status pte_program_method_attribute(const pte_program *program, const char *method, int32_t index,
+                                                const char **name, pte_io_info *out);
 /* Operator `index` of the method's operator table. */
 PTE_API pte_status pte_program_method_operator(const pte_program *program, const char *method, int32_t index,
                                                const char **name, const char **overload);
@@ -715,7 +724,10 @@ typedef struct pte_method_options {
   { PTE_ABI_VERSION, 0, 0, 0, 0, 0, 0, 0 }
 
 /* Load a method: values, planned memory, delegates, and every operator
- * resolved through the registry. `options` may be NULL. The program must
+ * resolved through the registry. Planned memory the runtime allocates is
+ * zero-filled once, here (ExecuTorch's runtimes give a program zeros where
+ * it reads state it stores no initial value for); caller-provided planned
+ * buffers are used as given. `options` may be NULL. The program must
  * outlive the method. */
 PTE_API pte_status pte_method_load(pte_program *program, const char *name, const pte_method_options *options,
                                    pte_method **out);
@@ -753,8 +765,26 @@ PTE_API const pte_value *pte_method_input(const pte_method *method, int32_t inde
 /* Run the method. No heap allocation and no I/O happen here. */
 PTE_API pte_status pte_method_execute(pte_method *method);
 
-/* Output `index` after execute (planned outputs are overwritten by the next run). */
+/* Output `index` after execute (planned outputs are overwritten by the next
+ * run). A tensor output is always at the shape of the last run (a dynamic
+ * one is resized by the kernel that wrote it), never at its upper bound. */
 PTE_API const pte_value *pte_method_output(const pte_method *method, int32_t index);
+
+/* Outputs the memory plan leaves unallocated (ExecuTorch's
+ * MemoryPlanningPass(alloc_graph_output=False)) get bytes of the method's
+ * own at load, as large as the output's upper bound. Lend the method other
+ * memory for output `index` instead: at least that many bytes (the output's
+ * pte_io_info nbytes), aligned for its dtype, valid through every execute
+ * until set again; later runs write there. data NULL gives the method its
+ * own bytes back. Refused for an output with memory of the program's (memory
+ * planned, a constant, or an input). A function added under ABI 2 (no
+ * struct changed). */
+PTE_API pte_status pte_method_set_output(pte_method *method, int32_t index, void *data, size_t nbytes);
+
+/* A loaded method's attribute by name (see pte_program_method_attribute):
+ * the tensor as the method holds it, the state after the last execute; NULL
+ * if the method has no attribute of that name. */
+PTE_API const pte_value *pte_method_attribute(const pte_method *method, const char *name);
 
 /* Attach (or detach with NULL) a tracer for subsequent executes. A tracer of
  * another ABI is refused and the method keeps its current one. */

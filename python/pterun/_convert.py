@@ -67,7 +67,10 @@ def _from_torch(x: Any, index: int) -> Any:
     if x.device.type != "cpu":
         # Only host memory can be read in place; naming the device tells the
         # caller to move it rather than leaving a crash or a bare failure.
-        raise _error()(f"input {index} is on device {x.device}: only CPU tensors are accepted")
+        if x.device.type != "cuda":
+            raise _error()(f"input {index} is on device {x.device}: only CPU and CUDA tensors are accepted "
+                           "(CUDA ones are copied to the host)")
+        x = x.cpu()
     code = _tables(torch)[1].get(x.dtype)
     if code is None:
         raise _error()(f"input {index}: dtype {x.dtype} has no pterun equivalent")

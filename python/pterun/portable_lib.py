@@ -82,6 +82,7 @@ class MethodMeta:
         self._name = info["name"]
         self._inputs = info["inputs"]
         self._outputs = info["outputs"]
+        self._attributes = [slot for _, slot in info.get("attributes", [])]
 
     def name(self) -> str:
         return self._name
@@ -105,6 +106,14 @@ class MethodMeta:
 
     def output_tensor_meta(self, index: int) -> TensorInfo:
         return self._meta(self._outputs, index, "output")
+
+    def num_attributes(self) -> int:
+        """Tensors of the method that carry a name (e.g. mutable buffers
+        exported with emit_mutable_buffer_names)."""
+        return len(self._attributes)
+
+    def attribute_tensor_meta(self, index: int) -> TensorInfo:
+        return self._meta(self._attributes, index, "attribute")
 
     def __repr__(self) -> str:
         def metas(slots: List[Dict[str, Any]]) -> List[str]:
@@ -196,7 +205,11 @@ class ExecuTorchMethod:
         return self._program.method_meta(self._name)
 
     def get_attribute(self, name: str) -> Any:
-        raise Error("attributes are not exposed by pterun's runtime")
+        """The named attribute tensor as the method holds it now (after the last run)."""
+        raw = self._m.attribute(name)
+        if raw is None:
+            raise Error(f"method '{self._name}' has no attribute '{name}'")
+        return _outputs([raw])[0]
 
 
 class ExecuTorchProgram:
@@ -253,10 +266,10 @@ class ExecuTorchModule:
             m = self._methods[name] = self._prog().load_method(name)
         return m
 
-    def run_method(self, method_name: str, inputs: Sequence[Any], clone_outputs: bool = True) -> List[Any]:
+    def run_method(self, method_name: str, inputs: Sequence[Any] = (), clone_outputs: bool = True) -> List[Any]:
         return self._method(method_name).call(inputs, clone_outputs)
 
-    def forward(self, inputs: Sequence[Any], clone_outputs: bool = True) -> List[Any]:
+    def forward(self, inputs: Sequence[Any] = (), clone_outputs: bool = True) -> List[Any]:
         return self.run_method("forward", inputs, clone_outputs)
 
     __call__ = forward

@@ -28,7 +28,7 @@ class Method:
     def __init__(self, method: _lib.ExecuTorchMethod):
         self._method = method
 
-    def execute(self, inputs: Sequence[Any]) -> Sequence[Any]:
+    def execute(self, inputs: Sequence[Any] = ()) -> Sequence[Any]:
         return self._method(inputs)
 
     @property

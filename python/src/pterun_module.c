@@ -71,6 +71,28 @@ static PyObject *program_method_names(ProgramObject *self, PyObject *unused) {
   return list;
 }
 
+/* [(name, slot)] of the method's attributes (pte_program_method_attribute). */
+static PyObject *method_attributes(const pte_program *p, const char *method) {
+  int32_t n;
+  pte_status st = pte_program_method_num_attributes(p, method, &n);
+  if (st) return raise_status(st);
+  PyObject *list = PyList_New(n);
+  for (int32_t i = 0; list && i < n; i++) {
+    const char *an;
+    pte_io_info info;
+    PyObject *d = NULL;
+    if ((st = pte_program_method_attribute(p, method, i, &an, &info))) raise_status(st);
+    else d = io_dict(&info);
+    PyObject *item = d ? Py_BuildValue("(sN)", an, d) : NULL;
+    if (!item) {
+      Py_CLEAR(list);
+      break;
+    }
+    PyList_SET_ITEM(list, i, item);
+  }
+  return list;
+}
+
 static PyObject *program_method_info(ProgramObject *self, PyObject *args) {
   const char *name;
   if (!PyArg_ParseTuple(args, "s", &name)) return NULL;
@@ -134,9 +156,11 @@ static PyObject *program_method_info(ProgramObject *self, PyObject *args) {
     }
     Py_DECREF(v);
   }
-  return Py_BuildValue("{s:s,s:N,s:N,s:N,s:N,s:N,s:i}", "name", name, "inputs", inputs, "outputs", outputs,
-                       "operators", ops, "delegates", dels, "planned_buffers", planned, "instructions",
-                       (int)mi.num_instructions);
+  PyObject *attrs = method_attributes(self->program, name);
+  if (!attrs) goto fail;
+  return Py_BuildValue("{s:s,s:N,s:N,s:N,s:N,s:N,s:i,s:N}", "name", name, "inputs", inputs, "outputs",
+                       outputs, "operators", ops, "delegates", dels, "planned_buffers", planned,
+                       "instructions", (int)mi.num_instructions, "attributes", attrs);
 fail:
   Py_XDECREF(inputs);
   Py_XDECREF(outputs);
@@ -573,6 +597,15 @@ static PyObject *method_execute(MethodObject *self, PyObject *arg) {
   return method_run(self, NULL);
 }
 
+/* attribute(name) -> value as run() gives outputs, or None if there is none */
+static PyObject *method_attribute(MethodObject *self, PyObject *args) {
+  const char *name;
+  if (!PyArg_ParseTuple(args, "s", &name)) return NULL;
+  const pte_value *v = pte_method_attribute(self->method, name);
+  if (!v) Py_RETURN_NONE;
+  return value_to_py(v);
+}
+
 static PyObject *method_get_name(MethodObject *self, void *c) {
   return PyUnicode_FromString(pte_method_name(self->method));
 }
@@ -691,6 +724,7 @@ static PyMethodDef method_methods[] = {
     {"execute", (PyCFunction)method_execute, METH_O, "Run with a sequence of inputs."},
     {"set_inputs", (PyCFunction)method_set_inputs, METH_O, "Check and bind a sequence of inputs."},
     {"run", (PyCFunction)method_run, METH_NOARGS, "Run with the inputs last set."},
+    {"attribute", (PyCFunction)method_attribute, METH_VARARGS, "The named attribute tensor, or None."},
 #ifdef PTERUN_HAVE_BUNDLED_PROGRAM
     {"bundled_set_inputs", (PyCFunction)method_bundled_set_inputs, METH_VARARGS,
      "Set the inputs of a bundled program's test case."},

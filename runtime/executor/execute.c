@@ -128,6 +128,33 @@ const pte_value *pte_method_output(const pte_method *m, int32_t index) {
   return &m->values[m->outputs[index]];
 }
 
+pte_status pte_method_set_output(pte_method *m, int32_t index, void *data, size_t nbytes) {
+  if (!m) return pte_error(PTE_ERR_INVALID_ARGUMENT, "method must not be NULL");
+  if (index < 0 || index >= m->num_outputs)
+    return pte_error(PTE_ERR_INVALID_ARGUMENT, "method '%s' has %d outputs; index %d is out of range",
+                     m->name, (int)m->num_outputs, (int)index);
+  void *own = m->output_own[index];
+  if (!own)
+    return pte_error(PTE_ERR_INVALID_ARGUMENT,
+                     "method '%s' output %d has memory of the program's (memory planned, constant or an "
+                     "input): only an output the plan leaves unallocated takes the caller's memory",
+                     m->name, (int)index);
+  pte_tensor *t = m->values[m->outputs[index]].u.tensor;
+  size_t need = t->capacity; /* at the upper bound, set at load */
+  if (!data) {
+    t->data = own;
+    return PTE_OK;
+  }
+  if (nbytes < need)
+    return pte_error(PTE_ERR_INVALID_ARGUMENT, "method '%s' output %d needs %zu bytes, the caller gave %zu",
+                     m->name, (int)index, need, nbytes);
+  if ((uintptr_t)data % pte_dtype_size(t->dtype))
+    return pte_error(PTE_ERR_INVALID_ARGUMENT, "method '%s' output %d: buffer is misaligned for %s", m->name,
+                     (int)index, pte_dtype_name(t->dtype));
+  t->data = data;
+  return PTE_OK;
+}
+
 /* ---- kernel and backend contexts ---- */
 
 void *pte_kernel_scratch(pte_kernel_ctx *ctx, size_t *size) {

@@ -259,9 +259,10 @@ static pte_status setup_planned(pte_method *m, const pte_plan *plan, const pte_m
         return pte_error(PTE_ERR_INVALID_ARGUMENT, "planned buffer %d must be 16-byte aligned", (int)i);
       m->planned[i] = (uint8_t *)o->planned_buffers[i];
     } else {
-      /* Not zeroed: the planner's memory is written before it is read, and
-       * touching it all would commit pages a program may never use. */
-      m->planned[i] = (uint8_t *)m_alloc_raw(m, (size_t)s, false);
+      /* Zeroed once, here: a program may read state whose initial value it
+       * does not store (a mutable buffer ExecuTorch's planner leaves to the
+       * runtime), and ExecuTorch's runtimes give it zeros. */
+      m->planned[i] = (uint8_t *)m_alloc(m, (size_t)s);
       if (!m->planned[i])
         return pte_error(PTE_ERR_OUT_OF_MEMORY, "out of memory for planned buffer %d (%lld bytes)", (int)i,
                          (long long)s);
@@ -510,6 +511,26 @@ static pte_status build_instructions(pte_method *m, const pte_plan *plan, size_t
   return PTE_OK;
 }
 
+/* An output tensor the plan gave no memory (ExecuTorch's
+ * MemoryPlanningPass(alloc_graph_output=False)) and that is not an input
+ * gets bytes of the method's own, at its upper bound, so that the kernel
+ * writing it has somewhere to write; the caller may lend its own instead
+ * (pte_method_set_output). */
+static pte_status own_output(pte_method *m, const int32_t *ins, int32_t v, void **own) {
+  pte_value *val = &m->values[v];
+  if (val->tag != PTE_TAG_TENSOR) return PTE_OK;
+  pte_tensor *t = val->u.tensor;
+  if (t->data || (t->flags & (PTE_TENSOR_PLANNED | PTE_TENSOR_READONLY))) return PTE_OK;
+  for (int32_t i = 0; i < m->num_inputs; i++)
+    if (ins[i] == v) return PTE_OK;
+  size_t n = pte_tensor_nbytes(t); /* sizes are the upper bounds until a run */
+  *own = m_alloc(m, n ? n : 1);
+  if (!*own) return OOM("an unplanned output");
+  t->data = *own;
+  t->capacity = n;
+  return PTE_OK;
+}
+
 static pte_status load_io(pte_method *m, const pte_plan *plan) {
   if (!plan->inputs || !plan->outputs)
     return pte_error(PTE_ERR_INVALID_PROGRAM, "execution plan lacks inputs or outputs");
@@ -530,10 +551,13 @@ static pte_status load_io(pte_method *m, const pte_plan *plan) {
       memcpy(&m->input_bounds[(size_t)i * PTE_MAX_DIM], t->sizes, sizeof t->sizes);
     }
   }
+  m->output_own = (void **)m_array(m, (size_t)m->num_outputs + 1, sizeof(void *));
+  if (!m->output_own) return OOM("output table");
   for (int32_t i = 0; i < m->num_outputs; i++) {
     outs[i] = pte_plan_io(m->program, plan, true, i);
     pte_status st = check_index(m, outs[i], "method output");
     if (st) return st;
+    if ((st = own_output(m, ins, outs[i], &m->output_own[i]))) return st;
   }
   m->inputs = ins;
   m->outputs = outs;
@@ -1026,6 +1050,13 @@ int32_t pte_method_num_folded(const pte_method *m) { return m ? m->num_folded : 
 int32_t pte_method_num_prepared(const pte_method *m) { return m ? m->num_prepared : 0; }
 const char *pte_method_instruction_folded(const pte_method *m, int32_t i) {
   return m && i >= 0 && i < m->num_instrs && m->instrs[i].kind == INSTR_FOLDED ? m->instrs[i].name : NULL;
+}
+
+const pte_value *pte_method_attribute(const pte_method *m, const char *name) {
+  pte_plan plan;
+  if (!m || !name || pte_program_find_plan(m->program, m->name, &plan)) return NULL;
+  int64_t v = pte_plan_attribute_value(m->program, &plan, name);
+  return v < 0 || v >= m->num_values ? NULL : &m->values[v];
 }
 
 pte_status pte_method_set_tracer(pte_method *m, const pte_tracer *tracer) {

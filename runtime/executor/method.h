@@ -60,6 +60,9 @@ struct pte_method {
   int64_t *input_bounds; /* num_inputs x PTE_MAX_DIM: sizes as planned (upper bounds) */
   const int32_t *outputs;
   int32_t num_outputs;
+  /* per output: the method's own bytes for a tensor the plan left without
+   * memory (allocated at load; pte_method_set_output lends others), or NULL */
+  void **output_own;
   pte_instr *instrs;
   int32_t num_instrs;
   pte_delegate *delegates;

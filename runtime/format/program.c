@@ -429,8 +429,11 @@ pte_status pte_plan_check_devices(const pte_program *p, const pte_plan *plan) {
   for (uint32_t i = 0; i < pte_fb_vec_len(p->fb, plan->devices); i++) {
     uint32_t e = pte_fb_vec_table(p->fb, plan->devices, i);
     if (pte_fb_scalar(p->fb, e, BUFDEVICE_TYPE, 1, 0) != 0)
-      return pte_error(PTE_ERR_NOT_SUPPORTED, "planned buffer %d is on a non-CPU device",
-                       (int)pte_fb_scalar(p->fb, e, BUFDEVICE_IDX, 4, 0));
+      return pte_error(PTE_ERR_NOT_SUPPORTED,
+                       "planned buffer %d is on device type %d, a non-CPU device: pterun plans memory on the "
+                       "host only",
+                       (int)pte_fb_scalar(p->fb, e, BUFDEVICE_IDX, 4, 0),
+                       (int)pte_fb_scalar(p->fb, e, BUFDEVICE_TYPE, 1, 0));
   }
   return PTE_OK;
 }
@@ -594,6 +597,9 @@ pte_status pte_plan_tensor_desc(const pte_program *p, uint32_t t, pte_tensor_des
 
 /* ---- method metadata without loading ---- */
 
+static pte_status value_io(const pte_program *p, const pte_plan *plan, int64_t vi, pte_io_info *out,
+                           const char **fqn);
+
 static pte_status plan_io(const pte_program *p, const char *method, int32_t index, bool output,
                           pte_io_info *out) {
   pte_plan plan;
@@ -605,19 +611,24 @@ static pte_status plan_io(const pte_program *p, const char *method, int32_t inde
   if (index < 0 || index >= n)
     return pte_error(PTE_ERR_INVALID_ARGUMENT, "method '%s' has %u %ss; index %d is out of range", method,
                      (unsigned)n, what, (int)index);
+  if ((st = value_io(p, &plan, pte_plan_io(p, &plan, output, index), out, NULL)))
+    pte_error_prefix("method '%s' %s %d", method, what, (int)index);
+  return st;
+}
+
+/* What a value of the plan is, as an io slot; its tensor's name if it has one. */
+static pte_status value_io(const pte_program *p, const pte_plan *plan, int64_t vi, pte_io_info *out,
+                           const char **fqn) {
   pte_value_view v;
   memset(out, 0, sizeof *out);
-  if ((st = pte_plan_value(p, &plan, pte_plan_io(p, &plan, output, index), &v))) {
-    pte_error_prefix("method '%s' %s %d", method, what, (int)index);
-    return st;
-  }
+  if (fqn) *fqn = NULL;
+  pte_status st = pte_plan_value(p, plan, vi, &v);
+  if (st) return st;
   out->tag = v.tag;
   if (v.tag != PTE_TAG_TENSOR) return PTE_OK;
   pte_tensor_desc d;
-  if ((st = pte_plan_tensor_desc(p, v.tensor, &d))) {
-    pte_error_prefix("method '%s' %s %d", method, what, (int)index);
-    return st;
-  }
+  if ((st = pte_plan_tensor_desc(p, v.tensor, &d))) return st;
+  if (fqn) *fqn = d.fqn;
   out->dtype = d.dtype;
   out->dim = d.dim;
   out->dynamism = d.dynamism;
@@ -636,6 +647,67 @@ pte_status pte_program_method_input(const pte_program *p, const char *method, in
 pte_status pte_program_method_output(const pte_program *p, const char *method, int32_t index,
                                      pte_io_info *out) {
   return plan_io(p, method, index, true, out);
+}
+
+/* Attribute `index` (its value index in *value), or with index < 0 only the
+ * count: tensors that carry a fully qualified name, in value order. */
+static pte_status plan_attribute(const pte_program *p, const pte_plan *plan, int32_t index, int32_t *count,
+                                 int64_t *value, pte_io_info *out, const char **name) {
+  int32_t n = 0;
+  for (int32_t i = 0; i < plan->num_values; i++) {
+    const char *fqn;
+    pte_status st = value_io(p, plan, i, out, &fqn);
+    if (st) {
+      pte_error_prefix("value %d", (int)i);
+      return st;
+    }
+    if (!fqn) continue;
+    if (n++ == index) {
+      *name = fqn;
+      *value = i;
+      return PTE_OK;
+    }
+  }
+  *count = n;
+  if (index < 0) return PTE_OK;
+  return pte_error(PTE_ERR_INVALID_ARGUMENT, "index %d is out of range: the method has %d attributes",
+                   (int)index, (int)n);
+}
+
+pte_status pte_program_method_attribute(const pte_program *p, const char *method, int32_t index,
+                                        const char **name, pte_io_info *out) {
+  pte_plan plan;
+  pte_status st = pte_program_find_plan(p, method, &plan);
+  if (st) return st;
+  if (!name || !out) return pte_error(PTE_ERR_INVALID_ARGUMENT, "name and out must not be NULL");
+  if (index < 0)
+    return pte_error(PTE_ERR_INVALID_ARGUMENT, "method '%s': attribute index %d is negative", method,
+                     (int)index);
+  int32_t n;
+  int64_t v;
+  if ((st = plan_attribute(p, &plan, index, &n, &v, out, name))) pte_error_prefix("method '%s'", method);
+  return st;
+}
+
+pte_status pte_program_method_num_attributes(const pte_program *p, const char *method, int32_t *count) {
+  pte_plan plan;
+  pte_status st = pte_program_find_plan(p, method, &plan);
+  if (st) return st;
+  if (!count) return pte_error(PTE_ERR_INVALID_ARGUMENT, "count must not be NULL");
+  pte_io_info io;
+  int64_t v;
+  const char *name;
+  if ((st = plan_attribute(p, &plan, -1, count, &v, &io, &name))) pte_error_prefix("method '%s'", method);
+  return st;
+}
+
+/* The value index of the method's attribute `name`, or -1. */
+int64_t pte_plan_attribute_value(const pte_program *p, const pte_plan *plan, const char *name) {
+  pte_io_info io;
+  const char *fqn;
+  for (int32_t i = 0; i < plan->num_values; i++)
+    if (!value_io(p, plan, i, &io, &fqn) && fqn && !strcmp(fqn, name)) return i;
+  return -1;
 }
 
 pte_status pte_program_method_info(const pte_program *p, const char *method, pte_method_info *out) {

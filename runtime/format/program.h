@@ -88,6 +88,9 @@ typedef struct pte_value_view {
 
 /* Value `index` of a plan, validated (type, payload); errors name the index. */
 pte_status pte_plan_value(const pte_program *p, const pte_plan *plan, int64_t index, pte_value_view *v);
+/* The value index of the plan's attribute (a tensor with that fully
+ * qualified name), or -1. */
+int64_t pte_plan_attribute_value(const pte_program *p, const pte_plan *plan, const char *name);
 /* Just the tag of value `index` (in range), unvalidated: for counting. */
 uint8_t pte_plan_value_tag(const pte_program *p, const pte_plan *plan, int32_t index);
 /* Value index of input or output `k` (in range). */

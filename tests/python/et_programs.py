@@ -159,3 +159,54 @@ def one_method_device_planned():
     edge = to_edge_transform_and_lower(exported, partitioner={"forward2": [DeviceAwarePartitioner()]})
     prog = edge.to_executorch(ExecutorchBackendConfig(enable_non_cpu_memory_planning=True))
     return prog, _two()
+
+
+class _AddWithState(torch.nn.Module):
+    """forward(x, y): state += 1 (a named mutable buffer), returns x + y."""
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("state", torch.zeros(2, 2))
+
+    def forward(self, x, y):
+        self.state.add_(1)
+        return x + y
+
+
+@functools.lru_cache(None)
+def add_with_attribute():
+    """ExecuTorch's ModuleAddWithAttributes, exported with emit_mutable_buffer_names."""
+    return _lower({"forward": (_AddWithState(), _two())},
+                  ExecutorchBackendConfig(emit_mutable_buffer_names=True)).buffer, _two()
+
+
+class _Counter(torch.nn.Module):
+    """forward() = counter + 1, counter updated: no user inputs; the buffer's
+    initial value is not stored (the runtime's zeroed memory is its start)."""
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("counter", torch.zeros(3), persistent=False)
+
+    def forward(self):
+        self.counter.add_(torch.ones(3))
+        return self.counter * 2
+
+
+@functools.lru_cache(None)
+def counter_no_inputs():
+    return _lower({"forward": (_Counter(), ())}).buffer, ()
+
+
+class _Dropout(torch.nn.Module):
+    def __init__(self, p, train):
+        super().__init__()
+        self.p, self.train_ = p, train
+
+    def forward(self, x):
+        return torch.ops.aten.native_dropout(x, self.p, self.train_)
+
+
+@functools.lru_cache(None)
+def native_dropout(p, train):
+    """(out, mask) of aten::native_dropout on a 4x8 float input."""
+    x = torch.arange(1, 33, dtype=torch.float32).reshape(4, 8)
+    return _lower({"forward": (_Dropout(p, train), (x,))}).buffer, (x,)

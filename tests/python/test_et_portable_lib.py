@@ -261,9 +261,9 @@ def test_a_bad_program_fails_at_load():  # (ours) only the data's failure is def
 
 def test_method_rejects_input_on_unrepresentable_device():  # test_method_rejects_input_on_unrepresentable_device
     x, y = P.add()[1]
-    with pytest.raises(RuntimeError, match="is on device meta"):
+    with pytest.raises(RuntimeError, match="is on device meta: only CPU and CUDA tensors"):
         _mod().forward([x.to("meta"), y])
-    with pytest.raises(RuntimeError, match="is on device meta"):  # test_program_method_rejects_..._device
+    with pytest.raises(RuntimeError, match="is on device meta: only CPU and CUDA tensors"):  # ..._device
         _method().set_inputs([x.to("meta"), y])
 
 
@@ -326,21 +326,14 @@ def test_method_quantized_ops():  # test_method_quantized_ops
     assert str(out) == str(inputs[0] + inputs[1])
 
 
-# ExecuTorch's bindings give unplanned outputs memory of their own
-# (set_output_data_ptr); pterun's C API has no way to hand a method output
-# memory, so the add's out argument has no data.
-_NO_OUTPUT_MEMORY = pytest.mark.xfail(strict=True, raises=RuntimeError,
-                                      reason="the runtime cannot be given memory for unplanned outputs")
-
-
-@_NO_OUTPUT_MEMORY
+# Outputs the plan leaves unallocated get the method's own memory at load
+# (pte_method_set_output could lend the caller's).
 def test_constant_output_not_memory_planned():  # test_constant_output_not_memory_planned
     buf, inputs = P.const_output_unplanned()
     out = rt._load_for_executorch_from_buffer(buf)(inputs)
     assert torch.allclose(out[0], torch.full((2, 2), 2.0)) and str(out[1]) == str(torch.ones(2, 2))
 
 
-@_NO_OUTPUT_MEMORY
 def test_method_constant_output_not_memory_planned():  # test_method_constant_output_not_memory_planned
     buf, inputs = P.const_output_unplanned()
     out = rt._load_program_from_buffer(buf).load_method("forward")(inputs)
@@ -357,7 +350,7 @@ def test_program_loads_when_one_method_is_device_planned():  # test_program_load
     assert p.num_methods() == 2
     m = p.load_method("forward")
     assert torch.allclose(m(inputs)[0], torch.full((2, 2), 2.0))
-    with pytest.raises(RuntimeError, match="non-CPU device"):  # pterun has no device memory
+    with pytest.raises(RuntimeError, match="on device .*non-CPU device"):  # pterun has no device memory
         p.load_method("forward2")
     assert torch.allclose(m(inputs)[0], torch.full((2, 2), 2.0))  # the loaded method still runs
 
@@ -457,3 +450,61 @@ def test_program_data_separation_bundled(tmp_path):  # test_program_data_separat
     assert torch.allclose(mod.forward(inputs)[0], expected)
     with pytest.raises(RuntimeError):
         rt._load_for_executorch_from_bundled_program(b).forward(inputs)
+
+
+# --- attributes, programs without inputs, zeroed state, dropout ----------
+
+def test_method_attribute():  # test_method_attribute
+    buf, inputs = P.add_with_attribute()
+    m = rt._load_program_from_buffer(buf).load_method("forward")
+    m(inputs)
+    assert str(m.get_attribute("state")) == str(torch.ones(2, 2))
+    m(inputs)
+    assert str(m.get_attribute("state")) == str(torch.full((2, 2), 2.0))
+    with pytest.raises(RuntimeError, match="no attribute 'nope'"):
+        m.get_attribute("nope")
+
+
+def test_program_method_meta_attributes():  # test_program_method_meta (its attribute part)
+    buf, _ = P.add_with_attribute()
+    meta = rt._load_program_from_buffer(buf).method_meta("forward")
+    assert meta.num_attributes() == 1
+    assert str(meta.attribute_tensor_meta(0)) == TENSOR_INFO
+    with pytest.raises(IndexError):
+        meta.attribute_tensor_meta(1)
+    assert rt._load_program_from_buffer(P.add()[0]).method_meta("forward").num_attributes() == 0
+
+
+def test_forward_without_arguments_reads_zeroed_state():
+    buf, _ = P.counter_no_inputs()
+    mod = rt._load_for_executorch_from_buffer(buf)
+    for _ in range(2):  # scribble over freed memory: a new method must still start at zero
+        mod = rt._load_for_executorch_from_buffer(buf)
+        assert torch.equal(mod.forward()[0], torch.full((3,), 2.0))  # planned memory starts at zero
+        assert torch.equal(mod.forward()[0], torch.full((3,), 4.0))
+        del mod
+    m = rt._load_program_from_buffer(buf).load_method("forward")
+    assert torch.equal(m()[0], torch.full((3,), 2.0))
+
+
+@pytest.mark.parametrize("p,train", [(0.5, False), (0.0, True), (1.0, True)])
+def test_native_dropout_deterministic(p, train):
+    buf, (x,) = P.native_dropout(p, train)
+    out, mask = rt._load_for_executorch_from_buffer(buf)((x,))
+    keep = p < 1.0
+    assert mask.dtype == torch.bool and bool(mask.all()) == keep and bool(mask.any()) == keep
+    assert torch.equal(out, x if keep else torch.zeros_like(x))
+
+
+def test_native_dropout_train_draws():
+    # ExecuTorch's portable kernel: kept elements unscaled, dropped ones 0,
+    # each kept with probability 1 - p; two runs draw differently
+    buf, (x,) = P.native_dropout(0.5, True)
+    mod = rt._load_for_executorch_from_buffer(buf)
+    masks = []
+    for _ in range(2):
+        out, mask = mod((x,))
+        assert torch.equal(out, torch.where(mask, x, torch.zeros_like(x)))
+        assert 0 < int(mask.sum()) < mask.numel()
+        masks.append(mask.clone())
+    assert not torch.equal(masks[0], masks[1])

@@ -359,8 +359,73 @@ TEST(zero_size_dim_beside_huge_dims) {
         (long long)t.strides[3]);
 }
 
-TEST_MAIN(T(zero_size_dim_beside_huge_dims), T(register_portable_kernels), T(disable_kernel_library),
-          T(zoo_mlp_matches_eager), T(zoo_models_match_eager), T(metadata_without_loading),
-          T(wrong_inputs_are_named), T(dynamic_batch_within_bounds), T(control_flow_and_symbolic_sizes),
-          T(two_methods), T(external_weights_need_the_ptd), T(buffer_loads), T(prefault_pages_the_mapping_in),
+/* An allocator that hands out memory full of 0xA5: what the runtime does not
+ * initialize shows. */
+static void *scribble_alloc(void *user, size_t size, size_t alignment) {
+  (void)user;
+  if (alignment < 16) alignment = 16;
+  size_t rounded = (size + alignment - 1) / alignment * alignment; /* aligned_alloc wants a multiple */
+  void *p = aligned_alloc(alignment, rounded ? rounded : alignment);
+  if (p) memset(p, 0xA5, size);
+  return p;
+}
+static void scribble_free(void *user, void *p) {
+  (void)user;
+  free(p);
+}
+
+TEST(planned_memory_is_zeroed_at_load) {
+  pte_program *p = load("models/mlp/model.pte");
+  CHECK(p, "load");
+  pte_allocator a = {NULL, scribble_alloc, scribble_free};
+  pte_method_options o = PTE_METHOD_OPTIONS_INIT;
+  o.allocator = &a;
+  pte_method *m = NULL;
+  CHECK_OK(pte_method_load(p, "forward", &o, &m));
+  const pte_value *out = pte_method_output(m, 0);
+  CHECK(out && out->tag == PTE_TAG_TENSOR && (out->u.tensor->flags & PTE_TENSOR_PLANNED), "planned output");
+  const uint8_t *b = (const uint8_t *)out->u.tensor->data;
+  size_t n = pte_tensor_nbytes(out->u.tensor), nonzero = 0;
+  for (size_t i = 0; i < n; i++) nonzero += b[i] != 0;
+  CHECK(n > 0 && nonzero == 0, "%zu of %zu planned bytes not zero at load", nonzero, n);
+  pte_method_free(m);
+  pte_program_free(p);
+}
+
+TEST(set_output_refuses_planned_outputs) {
+  pte_program *p = load("models/mlp/model.pte");
+  CHECK(p, "load");
+  pte_method *m = load_method(p, "forward");
+  CHECK(m, "method");
+  float buf[4096];
+  CHECK_FAILS(pte_method_set_output(m, 0, buf, sizeof buf), PTE_ERR_INVALID_ARGUMENT, "memory planned");
+  CHECK_FAILS(pte_method_set_output(m, 3, buf, sizeof buf), PTE_ERR_INVALID_ARGUMENT, "out of range");
+  CHECK_FAILS(pte_method_set_output(NULL, 0, buf, sizeof buf), PTE_ERR_INVALID_ARGUMENT, "NULL");
+  pte_method_free(m);
+  pte_program_free(p);
+}
+
+TEST(attributes_of_a_program_without_names) {
+  pte_program *p = load("models/mlp/model.pte");
+  CHECK(p, "load");
+  int32_t n = -1;
+  CHECK_OK(pte_program_method_num_attributes(p, "forward", &n));
+  CHECK(n == 0, "mlp has %d attributes", (int)n);
+  const char *name;
+  pte_io_info io;
+  CHECK_FAILS(pte_program_method_attribute(p, "forward", 0, &name, &io), PTE_ERR_INVALID_ARGUMENT,
+              "0 attributes");
+  CHECK_FAILS(pte_program_method_num_attributes(p, "nope", &n), PTE_ERR_NOT_FOUND, "'nope'");
+  pte_method *m = load_method(p, "forward");
+  CHECK(m && !pte_method_attribute(m, "weight"), "no attribute named weight");
+  pte_method_free(m);
+  pte_program_free(p);
+}
+
+TEST_MAIN(T(planned_memory_is_zeroed_at_load), T(set_output_refuses_planned_outputs),
+          T(attributes_of_a_program_without_names), T(zero_size_dim_beside_huge_dims),
+          T(register_portable_kernels), T(disable_kernel_library), T(zoo_mlp_matches_eager),
+          T(zoo_models_match_eager), T(metadata_without_loading), T(wrong_inputs_are_named),
+          T(dynamic_batch_within_bounds), T(control_flow_and_symbolic_sizes), T(two_methods),
+          T(external_weights_need_the_ptd), T(buffer_loads), T(prefault_pages_the_mapping_in),
           T(missing_file_and_method), T(caller_provided_memory), T(kernel_selection_by_priority))
