@@ -422,9 +422,9 @@ TEST(attributes_of_a_program_without_names) {
   pte_program_free(p);
 }
 
-TEST_MAIN(T(planned_memory_is_zeroed_at_load), T(set_output_refuses_planned_outputs),
-          T(attributes_of_a_program_without_names), T(zero_size_dim_beside_huge_dims),
-          T(register_portable_kernels), T(disable_kernel_library), T(zoo_mlp_matches_eager),
+TEST_MAIN(T(register_portable_kernels), T(planned_memory_is_zeroed_at_load),
+          T(set_output_refuses_planned_outputs), T(attributes_of_a_program_without_names),
+          T(zero_size_dim_beside_huge_dims), T(disable_kernel_library), T(zoo_mlp_matches_eager),
           T(zoo_models_match_eager), T(metadata_without_loading), T(wrong_inputs_are_named),
           T(dynamic_batch_within_bounds), T(control_flow_and_symbolic_sizes), T(two_methods),
           T(external_weights_need_the_ptd), T(buffer_loads), T(prefault_pages_the_mapping_in),
