@@ -38,7 +38,10 @@ def _spec(arr: Any) -> tuple:
 
 def _array(spec: tuple, copy: bool) -> _np.ndarray:
     buf, code, shape = spec
-    arr = _np.frombuffer(buf, dtype=_NP_DTYPES[code]).reshape(shape)
+    # bytes (copies) or the extension's view of module memory (numpy reads it
+    # through __array_interface__, the array's base keeping the module alive)
+    raw = _np.frombuffer(buf, _np.uint8) if isinstance(buf, bytes) else _np.asarray(buf)
+    arr = raw.view(_NP_DTYPES[code]).reshape(shape)
     return arr.copy() if copy else arr
 
 

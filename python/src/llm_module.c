@@ -133,15 +133,20 @@ static PyObject *runner_metadata(RunnerObject *self, PyObject *u) {
 }
 
 static PyObject *runner_encode(RunnerObject *self, PyObject *arg) {
-  Py_ssize_t n;
-  const char *text = PyUnicode_Check(arg) ? PyUnicode_AsUTF8AndSize(arg, &n) : NULL;
-  if (!text) {
+  /* UTF-8 as bytes: PyUnicode_AsUTF8AndSize is limited API only from 3.10 */
+  PyObject *utf8 = PyUnicode_Check(arg) ? PyUnicode_AsUTF8String(arg) : NULL;
+  if (!utf8) {
     if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "encode takes a str");
     return NULL;
   }
-  if (!self->r) return raise_status(PTE_ERR_INVALID_STATE);
+  if (!self->r) {
+    Py_DECREF(utf8);
+    return raise_status(PTE_ERR_INVALID_STATE);
+  }
   pte_llm_ids ids = {0};
-  pte_status st = pte_llm_tokenizer_encode(pte_llm_runner_tokenizer(self->r), text, (size_t)n, &ids);
+  pte_status st = pte_llm_tokenizer_encode(pte_llm_runner_tokenizer(self->r), PyBytes_AS_STRING(utf8),
+                                           (size_t)PyBytes_Size(utf8), &ids);
+  Py_DECREF(utf8);
   if (st) return raise_status(st);
   PyObject *list = PyList_New((Py_ssize_t)ids.n);
   for (size_t i = 0; list && i < ids.n; i++)

@@ -1,7 +1,7 @@
 /* pterun._pterun: the Python glue. It links the shared pterun libraries and
  * holds nothing of its own beyond argument conversion: programs, methods and
  * registries all live in libpterun. numpy conversion happens in Python
- * (pterun/__init__.py); this module speaks the buffer protocol. */
+ * (pterun/__init__.py); this module reads memory through glue.h. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
@@ -223,19 +223,19 @@ static int load_maps(ProgramObject *self, PyObject *data_obj) {
     pte_status st;
     int k = self->nmaps;
     self->map_bytes[k] = NULL;
-    if (PyObject_CheckBuffer(item)) {
-      Py_buffer b;
-      if (PyObject_GetBuffer(item, &b, PyBUF_C_CONTIGUOUS) != 0) goto fail;
+    if (!PyUnicode_Check(item) && !PyObject_HasAttrString(item, "__fspath__")) {
+      glue_array b;
+      if (glue_array_get(item, 0, &b)) goto fail;
       /* the allocator's blocks are aligned for any scalar, which the map's tensors need */
-      self->map_bytes[k] = PyMem_Malloc(b.len ? (size_t)b.len : 1);
+      self->map_bytes[k] = PyMem_Malloc(b.nbytes ? (size_t)b.nbytes : 1);
       if (!self->map_bytes[k]) {
-        PyBuffer_Release(&b);
+        glue_array_release(&b);
         PyErr_NoMemory();
         goto fail;
       }
-      memcpy(self->map_bytes[k], b.buf, (size_t)b.len);
-      size_t len = (size_t)b.len;
-      PyBuffer_Release(&b);
+      memcpy(self->map_bytes[k], b.data, (size_t)b.nbytes);
+      size_t len = (size_t)b.nbytes;
+      glue_array_release(&b);
       st = pte_data_map_load_buffer(self->map_bytes[k], len, NULL, &self->maps[k]);
     } else {
       PyObject *p = NULL;
@@ -297,9 +297,9 @@ error:
 /* load_buffer(buffer, data=None): the program's bytes are copied (aligned by
  * the runtime), so any bytes-like object will do and may be dropped after. */
 static PyObject *mod_load_buffer(PyObject *mod, PyObject *args) {
-  Py_buffer b;
-  PyObject *data_obj = Py_None;
-  if (!PyArg_ParseTuple(args, "y*|O", &b, &data_obj)) return NULL;
+  glue_array b;
+  PyObject *obj, *data_obj = Py_None;
+  if (!PyArg_ParseTuple(args, "O|O", &obj, &data_obj) || glue_array_get(obj, 0, &b)) return NULL;
   ProgramObject *self = program_alloc();
   if (!self || load_maps(self, data_obj)) goto error;
   pte_program_options po = PTE_PROGRAM_OPTIONS_INIT;
@@ -308,16 +308,16 @@ static PyObject *mod_load_buffer(PyObject *mod, PyObject *args) {
   po.flags = PTE_LOAD_COPY;
   pte_status st;
   Py_BEGIN_ALLOW_THREADS
-    st = pte_program_load_buffer(b.buf, (size_t)b.len, &po, &self->program);
+    st = pte_program_load_buffer(b.data, (size_t)b.nbytes, &po, &self->program);
   Py_END_ALLOW_THREADS
   if (st) {
     raise_status(st);
     goto error;
   }
-  PyBuffer_Release(&b);
+  glue_array_release(&b);
   return (PyObject *)self;
 error:
-  PyBuffer_Release(&b);
+  glue_array_release(&b);
   Py_XDECREF((PyObject *)self);
   return NULL;
 }
@@ -333,14 +333,14 @@ typedef struct {
   pte_method *method;
   /* The inputs last set: unplanned inputs are read in place at execute, so
    * their buffers stay held until the next set_inputs. */
-  Py_buffer views[MAX_INPUTS];
+  glue_array views[MAX_INPUTS];
   pte_tensor tensors[MAX_INPUTS];
   int nviews;
   PyObject *inputs_owner; /* a bundled program whose case is the current input */
 } MethodObject;
 
 static void release_views(MethodObject *self) {
-  for (int k = 0; k < self->nviews; k++) PyBuffer_Release(&self->views[k]);
+  for (int k = 0; k < self->nviews; k++) glue_array_release(&self->views[k]);
   self->nviews = 0;
   Py_CLEAR(self->inputs_owner);
 }
@@ -350,38 +350,6 @@ static void method_dealloc(MethodObject *self) {
   release_views(self);
   Py_XDECREF((PyObject *)self->program);
   glue_dealloc((PyObject *)self);
-}
-
-static int format_dtype(const Py_buffer *b) {
-  const char *f = b->format ? b->format : "B";
-  while (*f == '<' || *f == '=' || *f == '@' || *f == '!') f++;
-  /* numpy spells complex64 "Zf" and complex128 "Zd" */
-  if (f[0] == 'Z' && f[1] != 0 && f[2] == 0)
-    return f[1] == 'f' && b->itemsize == 8    ? PTE_COMPLEX64
-           : f[1] == 'd' && b->itemsize == 16 ? PTE_COMPLEX128
-                                              : -1;
-  if (f[0] == 0 || f[1] != 0) return -1;
-  switch (f[0]) {
-    case 'f': return b->itemsize == 4 ? PTE_FLOAT32 : -1;
-    case 'd': return b->itemsize == 8 ? PTE_FLOAT64 : -1;
-    case 'e': return b->itemsize == 2 ? PTE_FLOAT16 : -1;
-    case 'q':
-    case 'l':
-    case 'i':
-    case 'h':
-    case 'b':
-      return b->itemsize == 8   ? PTE_INT64
-             : b->itemsize == 4 ? PTE_INT32
-             : b->itemsize == 2 ? PTE_INT16
-                                : PTE_INT8;
-    case 'Q':
-    case 'L':
-    case 'I':
-    case 'H': return b->itemsize == 8 ? PTE_UINT64 : b->itemsize == 4 ? PTE_UINT32 : PTE_UINT16;
-    case 'B': return PTE_UINT8;
-    case '?': return PTE_BOOL;
-    default: return -1;
-  }
 }
 
 static PyObject *method_new(ProgramObject *program, const char *name, const pte_tracer *tracer) {
@@ -444,8 +412,8 @@ static PyObject *value_to_py(const pte_value *v) {
   }
 }
 
-/* A tensor input from a buffer: its own format names the dtype, or, for
- * dtypes no buffer format spells (bfloat16, float8, ...), the tuple
+/* A tensor input from an array: its own typestr names the dtype, or, for
+ * dtypes numpy does not spell (bfloat16, float8, ...), the tuple
  * (buffer, dtype_code, shape) gives them over raw bytes. */
 static int tensor_from_input(MethodObject *self, Py_ssize_t i, PyObject *o, pte_tensor *t) {
   PyObject *buf_obj = o, *shape_obj = NULL;
@@ -457,8 +425,8 @@ static int tensor_from_input(MethodObject *self, Py_ssize_t i, PyObject *o, pte_
       return -1;
     }
   }
-  Py_buffer *b = &self->views[self->nviews];
-  if (PyObject_GetBuffer(buf_obj, b, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) != 0) return -1;
+  glue_array *b = &self->views[self->nviews];
+  if (glue_array_get(buf_obj, 0, b)) return -1;
   self->nviews++;
   int64_t sizes[PTE_MAX_DIM];
   int ndim;
@@ -482,25 +450,21 @@ static int tensor_from_input(MethodObject *self, Py_ssize_t i, PyObject *o, pte_
       numel *= sizes[k];
     }
     Py_DECREF(seq);
-    if ((uint64_t)b->len != (uint64_t)numel * pte_dtype_size(dt)) {
-      PyErr_Format(g_error, "input %zd: %zd bytes for a %s tensor of %lld elements", i, b->len,
+    if ((uint64_t)b->nbytes != (uint64_t)numel * pte_dtype_size(dt)) {
+      PyErr_Format(g_error, "input %zd: %zd bytes for a %s tensor of %lld elements", i, b->nbytes,
                    pte_dtype_name(dt), (long long)numel);
       return -1;
     }
   } else {
-    dt = format_dtype(b);
+    dt = b->dtype;
     if (dt < 0) {
-      PyErr_Format(g_error, "input %zd: unsupported buffer format '%s'", i, b->format ? b->format : "?");
-      return -1;
-    }
-    if (b->ndim > PTE_MAX_DIM) {
-      PyErr_Format(g_error, "input %zd: too many dimensions", i);
+      PyErr_Format(g_error, "input %zd: unsupported array dtype '%s'", i, b->typestr);
       return -1;
     }
     ndim = b->ndim;
-    for (int k = 0; k < ndim; k++) sizes[k] = b->shape ? b->shape[k] : b->len / b->itemsize;
+    memcpy(sizes, b->shape, sizeof(int64_t) * (size_t)ndim);
   }
-  pte_status st = pte_tensor_init(t, dt, ndim, sizes, b->buf);
+  pte_status st = pte_tensor_init(t, dt, ndim, sizes, b->data);
   if (st) {
     raise_status(st);
     return -1;
@@ -529,7 +493,9 @@ static PyObject *method_set_inputs(MethodObject *self, PyObject *arg) {
     PyObject *o = PySequence_Fast_GET_ITEM(seq, i);
     pte_value v;
     memset(&v, 0, sizeof v);
-    if (PyObject_CheckBuffer(o) || PyTuple_Check(o)) {
+    /* numpy scalars are arrays too (np.float64 is also a float) */
+    if (PyTuple_Check(o) || PyBytes_Check(o) || PyByteArray_Check(o) || PyMemoryView_Check(o) ||
+        PyObject_HasAttrString(o, "__array_interface__")) {
       if (tensor_from_input(self, i, o, &self->tensors[i])) goto done;
       v.tag = PTE_TAG_TENSOR;
       v.u.tensor = &self->tensors[i];
@@ -673,17 +639,17 @@ static PyType_Spec BundledType_spec = {"pterun._pterun.BundledProgram", (int)siz
 static PyTypeObject *BundledType;
 
 /* load_bundled(buffer) -> BundledProgram (the bytes are copied) */
-static PyObject *mod_load_bundled(PyObject *mod, PyObject *args) {
-  Py_buffer b;
-  if (!PyArg_ParseTuple(args, "y*", &b)) return NULL;
+static PyObject *mod_load_bundled(PyObject *mod, PyObject *arg) {
+  glue_array b;
+  if (glue_array_get(arg, 0, &b)) return NULL;
   BundledObject *self = PyObject_New(BundledObject, BundledType);
   if (!self) {
-    PyBuffer_Release(&b);
+    glue_array_release(&b);
     return NULL;
   }
   self->bp = NULL;
-  pte_status st = pte_bundled_program_load_buffer(b.buf, (size_t)b.len, &self->bp);
-  PyBuffer_Release(&b);
+  pte_status st = pte_bundled_program_load_buffer(b.data, (size_t)b.nbytes, &self->bp);
+  glue_array_release(&b);
   if (st) {
     Py_DECREF(self);
     return raise_status(st);
@@ -824,7 +790,7 @@ static PyMethodDef module_methods[] = {
     {"load", mod_load, METH_VARARGS, "load(path, data=None) -> Program"},
     {"load_buffer", mod_load_buffer, METH_VARARGS, "load_buffer(buffer, data=None) -> Program"},
 #ifdef PTERUN_HAVE_BUNDLED_PROGRAM
-    {"load_bundled", mod_load_bundled, METH_VARARGS, "load_bundled(buffer) -> BundledProgram"},
+    {"load_bundled", mod_load_bundled, METH_O, "load_bundled(buffer) -> BundledProgram"},
 #endif
     {"registered_backends", mod_registered_backends, METH_NOARGS, "Names of the registered backends."},
     {"registered_operators", mod_registered_operators, METH_NOARGS, "Names of the registered operators."},

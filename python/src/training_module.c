@@ -1,7 +1,7 @@
 /* pterun._training: the training component's Python glue, its own
  * extension over the shared libraries (libpterun, libpterun_training), so
  * it shares the registry and kernels with pterun._pterun. Arrays cross as
- * buffers with the dtype code and shape python/pterun/training.py gives. */
+ * (array, dtype code, shape), as python/pterun/training.py gives them. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
@@ -18,7 +18,9 @@ static PyObject *raise_status(pte_status st) {
   return NULL;
 }
 
-/* ---- a writable buffer over module memory that keeps its owner alive ---- */
+/* ---- writable bytes over module memory that keep their owner alive ----
+ * numpy views them in place through __array_interface__ (the buffer protocol
+ * is not in the 3.9 limited API); the array's base holds the view. */
 
 typedef struct {
   PyObject_HEAD PyObject *owner;
@@ -26,9 +28,15 @@ typedef struct {
   Py_ssize_t len;
 } ViewObject;
 
-static int view_getbuffer(ViewObject *self, Py_buffer *view, int flags) {
-  return PyBuffer_FillInfo(view, (PyObject *)self, self->data, self->len, 0, flags);
+static PyObject *view_array_interface(ViewObject *self, void *c) {
+  (void)c;
+  return Py_BuildValue("{s:(NO),s:(n),s:s,s:i}", "data", PyLong_FromVoidPtr(self->data), Py_False, "shape",
+                       self->len, "typestr", "|u1", "version", 3);
 }
+
+static PyGetSetDef view_getset[] = {
+    {"__array_interface__", (getter)view_array_interface, NULL, "numpy's view of the bytes", NULL},
+    {NULL, NULL, NULL, NULL, NULL}};
 
 static void view_dealloc(ViewObject *self) {
   Py_XDECREF(self->owner);
@@ -37,7 +45,7 @@ static void view_dealloc(ViewObject *self) {
 
 static PyType_Slot ViewType_slots[] = {{Py_tp_dealloc, (void *)view_dealloc},
                                        {Py_tp_doc, (void *)"Bytes of a parameter (internal)."},
-                                       {Py_bf_getbuffer, (void *)view_getbuffer},
+                                       {Py_tp_getset, (void *)view_getset},
                                        {0, NULL}};
 static PyType_Spec ViewType_spec = {"pterun._training.View", (int)sizeof(ViewObject), 0,
                                     Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION, ViewType_slots};
@@ -74,12 +82,12 @@ static PyObject *tensor_copy(const pte_tensor *t) {
                        shape);
 }
 
-/* A buffer argument (contiguous) described as a tensor; *held must be released. */
-static int arg_tensor(PyObject *spec, bool writable, Py_buffer *held, pte_tensor *t) {
+/* An array argument (contiguous) described as a tensor; *held must be released. */
+static int arg_tensor(PyObject *spec, bool writable, glue_array *held, pte_tensor *t) {
   PyObject *obj, *shape;
   int dtype;
   if (!PyArg_ParseTuple(spec, "OiO!", &obj, &dtype, &PyTuple_Type, &shape)) return -1;
-  if (PyObject_GetBuffer(obj, held, PyBUF_C_CONTIGUOUS | (writable ? PyBUF_WRITABLE : 0)) != 0) return -1;
+  if (glue_array_get(obj, writable ? GLUE_WRITABLE : 0, held)) return -1;
   int64_t sizes[PTE_MAX_DIM];
   Py_ssize_t dim = PyTuple_GET_SIZE(shape);
   if (dim > PTE_MAX_DIM) goto bad;
@@ -87,12 +95,12 @@ static int arg_tensor(PyObject *spec, bool writable, Py_buffer *held, pte_tensor
     sizes[d] = PyLong_AsLongLong(PyTuple_GET_ITEM(shape, d));
     if (sizes[d] < 0) goto bad;
   }
-  if (pte_tensor_init(t, dtype, (int32_t)dim, sizes, held->buf) != PTE_OK || pte_dtype_size(dtype) == 0 ||
-      (Py_ssize_t)pte_tensor_nbytes(t) != held->len)
+  if (pte_tensor_init(t, dtype, (int32_t)dim, sizes, held->data) != PTE_OK || pte_dtype_size(dtype) == 0 ||
+      (Py_ssize_t)pte_tensor_nbytes(t) != held->nbytes)
     goto bad;
   return 0;
 bad:
-  PyBuffer_Release(held);
+  glue_array_release(held);
   if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "array does not match its dtype and shape");
   return -1;
 }
@@ -165,7 +173,7 @@ static PyObject *module_forward_backward(ModuleObject *self, PyObject *arg) {
   Py_ssize_t n = PyList_GET_SIZE(arg);
   int32_t want = pte_method_num_inputs(pte_training_method(self->m));
   if (n != want) return PyErr_Format(PyExc_ValueError, "the method takes %d inputs, got %zd", (int)want, n);
-  Py_buffer *held = (Py_buffer *)calloc((size_t)n + 1, sizeof *held);
+  glue_array *held = (glue_array *)calloc((size_t)n + 1, sizeof *held);
   if (!held) return PyErr_NoMemory();
   Py_ssize_t got = 0;
   pte_status st = PTE_OK;
@@ -196,7 +204,7 @@ static PyObject *module_forward_backward(ModuleObject *self, PyObject *arg) {
       else PyList_SET_ITEM(result, i, o);
     }
   }
-  for (Py_ssize_t i = 0; i < got; i++) PyBuffer_Release(&held[i]);
+  for (Py_ssize_t i = 0; i < got; i++) glue_array_release(&held[i]);
   free(held);
   return result;
 }
@@ -234,7 +242,7 @@ static PyTypeObject *ModuleType;
 
 typedef struct {
   PyObject_HEAD pte_training_sgd *sgd;
-  Py_buffer *held; /* the parameters' buffers, held while the optimizer lives */
+  glue_array *held; /* the parameters' memory, held while the optimizer lives */
   pte_tensor *tensors;
   Py_ssize_t count;
 } SGDObject;
@@ -242,7 +250,7 @@ typedef struct {
 static void sgd_clear(SGDObject *self) {
   pte_training_sgd_free(self->sgd);
   self->sgd = NULL;
-  for (Py_ssize_t i = 0; i < self->count; i++) PyBuffer_Release(&self->held[i]);
+  for (Py_ssize_t i = 0; i < self->count; i++) glue_array_release(&self->held[i]);
   free(self->held);
   free(self->tensors);
   self->held = NULL;
@@ -261,7 +269,7 @@ static int sgd_init(SGDObject *self, PyObject *args, PyObject *kw) {
   o.nesterov = nesterov != 0;
   sgd_clear(self);
   Py_ssize_t n = PyList_GET_SIZE(params);
-  self->held = (Py_buffer *)calloc((size_t)n + 1, sizeof *self->held);
+  self->held = (glue_array *)calloc((size_t)n + 1, sizeof *self->held);
   self->tensors = (pte_tensor *)calloc((size_t)n + 1, sizeof *self->tensors);
   pte_tensor **ptrs = (pte_tensor **)calloc((size_t)n + 1, sizeof *ptrs);
   if (!self->held || !self->tensors || !ptrs) {
@@ -295,7 +303,7 @@ static PyObject *sgd_step(SGDObject *self, PyObject *arg) {
   if (!self->sgd) return PyErr_Format(PyExc_RuntimeError, "optimizer is not initialized");
   if (!PyList_Check(arg)) return PyErr_Format(PyExc_TypeError, "gradients must be a list");
   Py_ssize_t n = PyList_GET_SIZE(arg);
-  Py_buffer *held = (Py_buffer *)calloc((size_t)n + 1, sizeof *held);
+  glue_array *held = (glue_array *)calloc((size_t)n + 1, sizeof *held);
   pte_tensor *t = (pte_tensor *)calloc((size_t)n + 1, sizeof *t);
   const pte_tensor **ptrs = (const pte_tensor **)calloc((size_t)n + 1, sizeof *ptrs);
   Py_ssize_t got = 0;
@@ -306,7 +314,7 @@ static PyObject *sgd_step(SGDObject *self, PyObject *arg) {
   }
   pte_status st = PTE_OK;
   if (!PyErr_Occurred()) st = pte_training_sgd_step(self->sgd, ptrs, (int32_t)n);
-  for (Py_ssize_t i = 0; i < got; i++) PyBuffer_Release(&held[i]);
+  for (Py_ssize_t i = 0; i < got; i++) glue_array_release(&held[i]);
   free(held);
   free(t);
   free(ptrs);

@@ -237,23 +237,80 @@ def test_platform_tag_is_what_auditwheel_reports(installed):
 
 
 def test_wheel_is_one_abi3_build_that_abi3audit_accepts(installed):
-    """One wheel for every CPython from 3.11: tagged cp311-abi3, its extensions
-    named .abi3.so, and abi3audit finds no symbol outside the 3.11 stable ABI."""
+    """One wheel for every CPython from 3.9: tagged cp39-abi3, its extensions
+    named .abi3.so, and abi3audit finds no symbol outside the 3.9 stable ABI."""
     name = os.path.basename(installed.wheel)
-    assert name.split("-")[2:4] == ["cp311", "abi3"], name
+    assert name.split("-")[2:4] == ["cp39", "abi3"], name
     exts = installed.extensions()
     assert {os.path.basename(e).split(".")[0] for e in exts} >= {"_pterun", "_profiler", "_training", "_llm"}, exts
     with zipfile.ZipFile(installed.wheel) as z:
         modules = [n for n in z.namelist() if n.endswith(".so") and not n.startswith("pterun/lib/")]
     assert modules and all(n.endswith(".abi3.so") for n in modules), modules
     abi3audit = os.path.join(os.path.dirname(sys.executable), "abi3audit")
-    r = run([abi3audit, "--strict", "--assume-minimum-abi3", "3.11", "--report", installed.wheel], cwd=installed.root,
+    r = run([abi3audit, "--strict", "--assume-minimum-abi3", "3.9", "--report", installed.wheel], cwd=installed.root,
             check=False)
     assert r.returncode == 0, f"abi3audit failed:\n{r.stdout[-4000:]}\n{r.stderr[-4000:]}"
     report = json.loads(r.stdout)
     results = [e["result"] for spec in report["specs"].values() for e in spec["wheel"]]
     assert len(results) == len(modules), report
-    assert all(x["is_abi3"] and not x["non_abi3_symbols"] and x["computed"] == "3.11" for x in results), report
+    assert all(x["is_abi3"] and not x["non_abi3_symbols"] and x["computed"] == "3.9" for x in results), report
+
+
+def _other_pythons():
+    """CPython 3.9+ interpreters other than this one: PTERUN_EXTRA_PYTHONS
+    (os.pathsep-separated), else every version under `pyenv root`."""
+    listed = os.environ.get("PTERUN_EXTRA_PYTHONS")
+    if listed:
+        cands = [p for p in listed.split(os.pathsep) if p]
+    else:
+        try:
+            root = subprocess.run(["pyenv", "root"], capture_output=True, text=True).stdout.strip()
+        except OSError:
+            root = ""
+        cands = sorted(glob.glob(os.path.join(root, "versions", "*", "bin", "python3"))) if root else []
+    found = {}
+    for exe in cands:
+        r = subprocess.run([exe, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+                           capture_output=True, text=True)
+        ver = r.stdout.strip()
+        if r.returncode == 0 and tuple(map(int, ver.split("."))) >= (3, 9) and ver != "%d.%d" % sys.version_info[:2]:
+            found.setdefault(ver, exe)
+    return found
+
+
+def test_the_abi3_wheel_runs_on_every_other_cpython(installed, zoo_copy):
+    """The one wheel installs and runs on the other CPythons 3.9+ here: the mlp
+    zoo case through pterun.runtime and pterun.portable_lib, and one SGD step
+    on a parameter view (_training's __array_interface__). CI must have 3.9."""
+    pythons = _other_pythons()
+    if os.environ.get("CI") == "true":
+        assert "3.9" in pythons, f"CI needs CPython 3.9 (pyenv or PTERUN_EXTRA_PYTHONS); found {pythons}"
+    if not pythons:
+        pytest.skip("no other CPython 3.9+ found (pyenv root or PTERUN_EXTRA_PYTHONS)")
+    mlp = os.path.join(zoo_copy, "models", "mlp")
+    code = textwrap.dedent(f"""
+        import os, sys, numpy as np
+        import pterun.runtime, pterun.portable_lib, pterun.training
+        case = {mlp!r}
+        x = np.load(os.path.join(case, "inputs", "0.npy"))
+        e = np.load(os.path.join(case, "expected", "0.npy"))
+        m = pterun.runtime.Runtime.get().load_program(os.path.join(case, "model.pte")).load_method("forward")
+        np.testing.assert_allclose(np.asarray(m.execute((x,))[0]), e, rtol=1e-4, atol=1e-5)
+        with open(os.path.join(case, "model.pte"), "rb") as f:
+            mod = pterun.portable_lib._load_for_executorch_from_buffer(memoryview(f.read()))
+        np.testing.assert_allclose(np.asarray(mod.forward([x])[0]), e, rtol=1e-4, atol=1e-5)
+        p = np.ones(4, np.float32)
+        pterun.training.SGD([p], lr=0.5).step([np.full(4, 2.0, np.float32)])
+        assert (p == 0).all(), p
+        print(sys.version.split()[0])
+    """)
+    for ver, exe in sorted(pythons.items()):
+        venv = os.path.join(installed.root, f"venv-{ver}")
+        run([exe, "-m", "venv", venv], cwd=installed.root)
+        run([os.path.join(venv, "bin", "pip"), "install", "-q", installed.wheel, "numpy"], cwd=installed.root)
+        r = run([os.path.join(venv, "bin", "python"), "-c", code], cwd=installed.root)
+        assert r.stdout.strip().startswith(ver), (ver, r.stdout)
+    print(f"\nran on CPython {sorted(pythons)}")
 
 
 # ---------------------------------------------------------------- Python
