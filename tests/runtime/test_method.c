@@ -132,6 +132,49 @@ TEST(dynamic_batch_within_bounds) {
   pte_program_free(p);
 }
 
+/* A scan's stacked output (et_copy_index in a JumpFalseCall loop) comes back
+ * at each run's length: one method, run at shrinking lengths after the upper
+ * bound, so neither the planned size nor a longer earlier run's is left. */
+TEST(dynamic_scan_at_the_runs_length) {
+  static const char *const cases[] = {"models/dynamic_scan_l1", "models/dynamic_scan_l5",
+                                      "models/dynamic_scan_l8"};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char err[512];
+    CHECK(run_case(zoo_path(cases[i]), "forward", NULL, 1e-4, 1e-5, err, sizeof err) == PTE_OK, "%s: %s",
+          cases[i], err);
+  }
+  pte_program *p = load("models/dynamic_scan_l5/model.pte");
+  CHECK(p, "load");
+  pte_method *m = load_method(p, "forward");
+  CHECK(m, "method");
+  static const int64_t lengths[] = {8, 7, 3, 1, 5};
+  float x[8 * 3];
+  for (int i = 0; i < 8 * 3; i++) x[i] = (float)i;
+  for (size_t k = 0; k < sizeof lengths / sizeof lengths[0]; k++) {
+    int64_t n = lengths[k], sizes[2] = {n, 3};
+    pte_tensor t;
+    CHECK_OK(pte_tensor_init(&t, PTE_FLOAT32, 2, sizes, x));
+    CHECK_OK(pte_method_set_input_tensor(m, 0, &t));
+    CHECK_OK(pte_method_execute(m));
+    const pte_value *carry = pte_method_output(m, 0), *ys = pte_method_output(m, 1);
+    CHECK(ys->tag == PTE_TAG_TENSOR && ys->u.tensor->dim == 2 && ys->u.tensor->sizes[0] == n &&
+              ys->u.tensor->sizes[1] == 3,
+          "length %lld: stacked output [%lld, ...]", (long long)n, (long long)ys->u.tensor->sizes[0]);
+    const float *y = ys->u.tensor->data, *c = carry->u.tensor->data;
+    for (int j = 0; j < 3; j++) {
+      float sum = 0;
+      for (int64_t i = 0; i < n; i++) {
+        sum += x[i * 3 + j];
+        CHECK(y[i * 3 + j] == sum, "length %lld: ys[%lld][%d] = %g, want %g", (long long)n, (long long)i, j,
+              (double)y[i * 3 + j], (double)sum);
+      }
+      CHECK(c[j] == sum, "length %lld: carry[%d] = %g, want %g", (long long)n, j, (double)c[j], (double)sum);
+    }
+  }
+  pte_method_free(m);
+  pte_program_free(p);
+}
+
 /* torch.cond (JumpFalseCall, MoveCall) and symbolic sizes (sym_size,
  * et_view, executorch_prim arithmetic) from real exports. */
 TEST(control_flow_and_symbolic_sizes) {
@@ -426,6 +469,7 @@ TEST_MAIN(T(register_portable_kernels), T(planned_memory_is_zeroed_at_load),
           T(set_output_refuses_planned_outputs), T(attributes_of_a_program_without_names),
           T(zero_size_dim_beside_huge_dims), T(disable_kernel_library), T(zoo_mlp_matches_eager),
           T(zoo_models_match_eager), T(metadata_without_loading), T(wrong_inputs_are_named),
-          T(dynamic_batch_within_bounds), T(control_flow_and_symbolic_sizes), T(two_methods),
-          T(external_weights_need_the_ptd), T(buffer_loads), T(prefault_pages_the_mapping_in),
-          T(missing_file_and_method), T(caller_provided_memory), T(kernel_selection_by_priority))
+          T(dynamic_batch_within_bounds), T(dynamic_scan_at_the_runs_length),
+          T(control_flow_and_symbolic_sizes), T(two_methods), T(external_weights_need_the_ptd),
+          T(buffer_loads), T(prefault_pages_the_mapping_in), T(missing_file_and_method),
+          T(caller_provided_memory), T(kernel_selection_by_priority))
