@@ -448,6 +448,52 @@ TEST(set_output_refuses_planned_outputs) {
   pte_program_free(p);
 }
 
+/* Outputs the plan leaves unallocated (unplanned/add_sub.pte: x + y, x - y,
+ * a batch of at most 4) are written where the caller lends, at the run's
+ * shape; NULL gives the method's own bytes back and leaves the lent ones be. */
+TEST(lent_output_is_written_by_execute) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/tests/runtime/unplanned/add_sub.pte", PTERUN_SOURCE_DIR);
+  pte_program *p = NULL;
+  CHECK_OK(pte_program_load_file(path, NULL, &p));
+  pte_method *m = load_method(p, "forward");
+  CHECK(m, "method");
+  float x[12], y[12], lent[12], small[11];
+  for (int i = 0; i < 12; i++) x[i] = (float)i, y[i] = (float)(100 - 3 * i);
+  CHECK_FAILS(pte_method_set_output(m, 0, small, sizeof small), PTE_ERR_INVALID_ARGUMENT, "needs 48 bytes");
+  CHECK_OK(pte_method_set_output(m, 0, lent, sizeof lent));
+  static const int64_t batches[] = {4, 2};
+  for (size_t k = 0; k < 2; k++) {
+    int64_t b = batches[k], sizes[2] = {b, 3};
+    for (int i = 0; i < 12; i++) lent[i] = -1.0f;
+    pte_tensor tx, ty;
+    CHECK_OK(pte_tensor_init(&tx, PTE_FLOAT32, 2, sizes, x));
+    CHECK_OK(pte_tensor_init(&ty, PTE_FLOAT32, 2, sizes, y));
+    CHECK_OK(pte_method_set_input_tensor(m, 0, &tx));
+    CHECK_OK(pte_method_set_input_tensor(m, 1, &ty));
+    CHECK_OK(pte_method_execute(m));
+    const pte_tensor *sum = pte_method_output(m, 0)->u.tensor, *diff = pte_method_output(m, 1)->u.tensor;
+    CHECK(sum->data == lent && diff->data != lent, "output 0 in the lent buffer, output 1 in the method's");
+    CHECK(sum->sizes[0] == b && diff->sizes[0] == b, "batch %lld: outputs [%lld, 3] and [%lld, 3]",
+          (long long)b, (long long)sum->sizes[0], (long long)diff->sizes[0]);
+    for (int i = 0; i < 12; i++) {
+      float want = i < b * 3 ? x[i] + y[i] : -1.0f; /* past the run's shape: untouched */
+      CHECK(lent[i] == want, "batch %lld: lent[%d] = %g, want %g", (long long)b, i, (double)lent[i],
+            (double)want);
+      if (i < b * 3)
+        CHECK(((const float *)diff->data)[i] == x[i] - y[i], "batch %lld: x - y at %d", (long long)b, i);
+    }
+  }
+  CHECK_OK(pte_method_set_output(m, 0, NULL, 0));
+  for (int i = 0; i < 12; i++) lent[i] = -1.0f;
+  CHECK_OK(pte_method_execute(m));
+  const pte_tensor *sum = pte_method_output(m, 0)->u.tensor;
+  CHECK(sum->data != lent && lent[0] == -1.0f, "after NULL the method's own bytes take output 0");
+  for (int i = 0; i < 6; i++) CHECK(((const float *)sum->data)[i] == x[i] + y[i], "own x + y at %d", i);
+  pte_method_free(m);
+  pte_program_free(p);
+}
+
 TEST(attributes_of_a_program_without_names) {
   pte_program *p = load("models/mlp/model.pte");
   CHECK(p, "load");
@@ -466,10 +512,10 @@ TEST(attributes_of_a_program_without_names) {
 }
 
 TEST_MAIN(T(register_portable_kernels), T(planned_memory_is_zeroed_at_load),
-          T(set_output_refuses_planned_outputs), T(attributes_of_a_program_without_names),
-          T(zero_size_dim_beside_huge_dims), T(disable_kernel_library), T(zoo_mlp_matches_eager),
-          T(zoo_models_match_eager), T(metadata_without_loading), T(wrong_inputs_are_named),
-          T(dynamic_batch_within_bounds), T(dynamic_scan_at_the_runs_length),
-          T(control_flow_and_symbolic_sizes), T(two_methods), T(external_weights_need_the_ptd),
-          T(buffer_loads), T(prefault_pages_the_mapping_in), T(missing_file_and_method),
-          T(caller_provided_memory), T(kernel_selection_by_priority))
+          T(set_output_refuses_planned_outputs), T(lent_output_is_written_by_execute),
+          T(attributes_of_a_program_without_names), T(zero_size_dim_beside_huge_dims),
+          T(disable_kernel_library), T(zoo_mlp_matches_eager), T(zoo_models_match_eager),
+          T(metadata_without_loading), T(wrong_inputs_are_named), T(dynamic_batch_within_bounds),
+          T(dynamic_scan_at_the_runs_length), T(control_flow_and_symbolic_sizes), T(two_methods),
+          T(external_weights_need_the_ptd), T(buffer_loads), T(prefault_pages_the_mapping_in),
+          T(missing_file_and_method), T(caller_provided_memory), T(kernel_selection_by_priority))
