@@ -96,13 +96,19 @@ TEST(wrong_inputs_are_named) {
   pte_program_free(p);
 }
 
-TEST(dynamic_batch_within_bounds) {
-  char err[512];
-  static const char *const cases[] = {"models/dynamic_batch_b1", "models/dynamic_batch_b3",
-                                      "models/dynamic_batch_b8"};
-  for (size_t i = 0; i < 3; i++)
+/* Zoo cases of method forward, each against its expected outputs. */
+static void run_cases(const char *const *cases, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    char err[512];
     CHECK(run_case(zoo_path(cases[i]), "forward", NULL, 1e-4, 1e-5, err, sizeof err) == PTE_OK, "%s: %s",
           cases[i], err);
+  }
+}
+
+TEST(dynamic_batch_within_bounds) {
+  static const char *const cases[] = {"models/dynamic_batch_b1", "models/dynamic_batch_b3",
+                                      "models/dynamic_batch_b8"};
+  run_cases(cases, 3);
   /* one method instance serves several batch sizes in turn */
   pte_program *p = load("models/dynamic_batch_b3/model.pte");
   CHECK(p, "load");
@@ -138,11 +144,7 @@ TEST(dynamic_batch_within_bounds) {
 TEST(dynamic_scan_at_the_runs_length) {
   static const char *const cases[] = {"models/dynamic_scan_l1", "models/dynamic_scan_l5",
                                       "models/dynamic_scan_l8"};
-  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    char err[512];
-    CHECK(run_case(zoo_path(cases[i]), "forward", NULL, 1e-4, 1e-5, err, sizeof err) == PTE_OK, "%s: %s",
-          cases[i], err);
-  }
+  run_cases(cases, 3);
   pte_program *p = load("models/dynamic_scan_l5/model.pte");
   CHECK(p, "load");
   pte_method *m = load_method(p, "forward");
@@ -180,11 +182,7 @@ TEST(dynamic_scan_at_the_runs_length) {
 TEST(control_flow_and_symbolic_sizes) {
   static const char *const cases[] = {"models/control_flow_true", "models/control_flow_false",
                                       "models/dynamic_symbolic_b2", "models/dynamic_symbolic_b5"};
-  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    char err[512];
-    CHECK(run_case(zoo_path(cases[i]), "forward", NULL, 1e-4, 1e-5, err, sizeof err) == PTE_OK, "%s: %s",
-          cases[i], err);
-  }
+  run_cases(cases, sizeof cases / sizeof cases[0]);
 }
 
 TEST(two_methods) {

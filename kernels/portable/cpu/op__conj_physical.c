@@ -5,10 +5,7 @@
 
 static pte_status conj_physical_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
   pte_tensor *self, *out;
-  K_CHECK(k_nargs(ctx, nargs, 3));
-  K_CHECK(k_tensor(ctx, args, 0, &self));
-  K_CHECK(k_tensor(ctx, args, 1, &out));
-  K_CHECK(k_has_data(ctx, self, "self"));
+  K_CHECK(kc_self_out(ctx, args, nargs, &self, &out));
   int32_t part = k_complex_part(self->dtype);
   if (part < 0) return K_FAIL("_conj_physical expects a complex tensor, got %s", pte_dtype_name(self->dtype));
   if (out->dtype != self->dtype)
@@ -16,7 +13,7 @@ static pte_status conj_physical_out(pte_kernel_ctx *ctx, pte_value **args, int32
   K_CHECK(k_out(ctx, out, self->dim, self->sizes));
   int64_t n = pte_tensor_numel(out);
   if (n == 0) return PTE_OK;
-  if (out->data != self->data) kc_copy_tensor(out, self);
+  kc_copy_tensor(out, self);
   /* every element's imaginary part negated, whatever the layout (out is dense) */
   if (part == PTE_FLOAT32)
     for (int64_t i = 0; i < n; i++) ((float *)out->data)[2 * i + 1] = -((float *)out->data)[2 * i + 1];

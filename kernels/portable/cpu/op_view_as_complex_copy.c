@@ -4,18 +4,18 @@
 #include "util/copy_util.h"
 
 static int32_t complex_of(int32_t part) {
-  return part == PTE_FLOAT16 ? PTE_COMPLEX32 : part == PTE_FLOAT32 ? PTE_COMPLEX64 : part == PTE_FLOAT64 ? PTE_COMPLEX128 : -1;
+  return part == PTE_FLOAT16   ? PTE_COMPLEX32
+         : part == PTE_FLOAT32 ? PTE_COMPLEX64
+         : part == PTE_FLOAT64 ? PTE_COMPLEX128
+                               : -1;
 }
 
 static pte_status view_as_complex_copy_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
   pte_tensor *self, *out;
-  K_CHECK(k_nargs(ctx, nargs, 3));
-  K_CHECK(k_tensor(ctx, args, 0, &self));
-  K_CHECK(k_tensor(ctx, args, 1, &out));
-  K_CHECK(kc_no_alias(ctx, out, self, NULL, NULL));
-  K_CHECK(k_has_data(ctx, self, "self"));
+  K_CHECK(kc_self_out(ctx, args, nargs, &self, &out));
   int32_t cdt = complex_of(self->dtype);
-  if (cdt < 0) return K_FAIL("view_as_complex expects float16, float32 or float64, got %s", pte_dtype_name(self->dtype));
+  if (cdt < 0)
+    return K_FAIL("view_as_complex expects float16, float32 or float64, got %s", pte_dtype_name(self->dtype));
   if (self->dim < 1 || self->sizes[self->dim - 1] != 2)
     return K_FAIL("view_as_complex expects a last dim of size 2 (re, im)");
   if (out->dtype != cdt)
