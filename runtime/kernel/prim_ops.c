@@ -286,7 +286,10 @@ static pte_status et_view(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) 
   return PTE_OK;
 }
 
-/* et_copy_index(copy_to, copy_from, index): copy_to[index] = copy_from, growing dim 0. */
+/* et_copy_index(copy_to, copy_from, index): copy_to[index] = copy_from, dim 0
+ * set to index + 1 (as ExecuTorch's runtime does): a loop writes index 0
+ * first, so copy_to ends at the run's length, not its upper bound or a
+ * longer earlier run's. */
 static pte_status et_copy_index(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
   pte_tensor *to = NULL, *from = NULL;
   if (nargs < 3) return K_FAIL("expected at least 3 arguments, got %d", (int)nargs);
@@ -298,7 +301,7 @@ static pte_status et_copy_index(pte_kernel_ctx *ctx, pte_value **args, int32_t n
     return K_FAIL("copy_to must be copy_from with a leading dimension");
   if (to->flags & PTE_TENSOR_READONLY) return K_FAIL("copy_to is read-only");
   int64_t sizes[PTE_MAX_DIM];
-  sizes[0] = to->sizes[0] > index ? to->sizes[0] : index + 1;
+  sizes[0] = index + 1;
   for (int32_t i = 0; i < from->dim; i++) {
     if (to->sizes[i + 1] != from->sizes[i]) return K_FAIL("copy_to and copy_from shapes disagree");
     sizes[i + 1] = from->sizes[i];

@@ -32,12 +32,13 @@ _DATA_DEPENDENT = {
 # Scalar ops on symbolic sizes that zoo/models/dynamic_arith does not produce:
 # the exporter emits the .Scalar overloads for sizes; comparisons and
 # sym_ite/sym_not come from guards kept in the program, sym_max/sym_min fail
-# the 1.5.1 edge verifier, et_copy_index from loops that build a list.
+# the 1.5.1 edge verifier (et_copy_index and eq.Scalar, a loop's, run in
+# zoo/models/dynamic_scan).
 _SYMBOLIC = {
     f"executorch_prim::{n}": "" for n in (
-        "add.int", "sub.int", "mul.int", "floordiv.int", "mod.int", "neg.Scalar", "trunc.Scalar", "eq.Scalar",
+        "add.int", "sub.int", "mul.int", "floordiv.int", "mod.int", "neg.Scalar", "trunc.Scalar",
         "ge.Scalar", "gt.Scalar", "le.Scalar", "lt.Scalar", "sym_float.Scalar", "sym_int.Scalar", "sym_ite.Scalar",
-        "sym_max.Scalar", "sym_min.Scalar", "sym_not.Scalar", "et_copy_index.tensor")
+        "sym_max.Scalar", "sym_min.Scalar", "sym_not.Scalar")
 }
 _SYMBOLIC["aten::sym_numel"] = "numel of a dynamic tensor"
 

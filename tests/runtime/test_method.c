@@ -96,13 +96,19 @@ TEST(wrong_inputs_are_named) {
   pte_program_free(p);
 }
 
-TEST(dynamic_batch_within_bounds) {
-  char err[512];
-  static const char *const cases[] = {"models/dynamic_batch_b1", "models/dynamic_batch_b3",
-                                      "models/dynamic_batch_b8"};
-  for (size_t i = 0; i < 3; i++)
+/* Zoo cases of method forward, each against its expected outputs. */
+static void run_cases(const char *const *cases, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    char err[512];
     CHECK(run_case(zoo_path(cases[i]), "forward", NULL, 1e-4, 1e-5, err, sizeof err) == PTE_OK, "%s: %s",
           cases[i], err);
+  }
+}
+
+TEST(dynamic_batch_within_bounds) {
+  static const char *const cases[] = {"models/dynamic_batch_b1", "models/dynamic_batch_b3",
+                                      "models/dynamic_batch_b8"};
+  run_cases(cases, 3);
   /* one method instance serves several batch sizes in turn */
   pte_program *p = load("models/dynamic_batch_b3/model.pte");
   CHECK(p, "load");
@@ -132,16 +138,51 @@ TEST(dynamic_batch_within_bounds) {
   pte_program_free(p);
 }
 
+/* A scan's stacked output (et_copy_index in a JumpFalseCall loop) comes back
+ * at each run's length: one method, run at shrinking lengths after the upper
+ * bound, so neither the planned size nor a longer earlier run's is left. */
+TEST(dynamic_scan_at_the_runs_length) {
+  static const char *const cases[] = {"models/dynamic_scan_l1", "models/dynamic_scan_l5",
+                                      "models/dynamic_scan_l8"};
+  run_cases(cases, 3);
+  pte_program *p = load("models/dynamic_scan_l5/model.pte");
+  CHECK(p, "load");
+  pte_method *m = load_method(p, "forward");
+  CHECK(m, "method");
+  static const int64_t lengths[] = {8, 7, 3, 1, 5};
+  float x[8 * 3];
+  for (int i = 0; i < 8 * 3; i++) x[i] = (float)i;
+  for (size_t k = 0; k < sizeof lengths / sizeof lengths[0]; k++) {
+    int64_t n = lengths[k], sizes[2] = {n, 3};
+    pte_tensor t;
+    CHECK_OK(pte_tensor_init(&t, PTE_FLOAT32, 2, sizes, x));
+    CHECK_OK(pte_method_set_input_tensor(m, 0, &t));
+    CHECK_OK(pte_method_execute(m));
+    const pte_value *carry = pte_method_output(m, 0), *ys = pte_method_output(m, 1);
+    CHECK(ys->tag == PTE_TAG_TENSOR && ys->u.tensor->dim == 2 && ys->u.tensor->sizes[0] == n &&
+              ys->u.tensor->sizes[1] == 3,
+          "length %lld: stacked output [%lld, ...]", (long long)n, (long long)ys->u.tensor->sizes[0]);
+    const float *y = ys->u.tensor->data, *c = carry->u.tensor->data;
+    for (int j = 0; j < 3; j++) {
+      float sum = 0;
+      for (int64_t i = 0; i < n; i++) {
+        sum += x[i * 3 + j];
+        CHECK(y[i * 3 + j] == sum, "length %lld: ys[%lld][%d] = %g, want %g", (long long)n, (long long)i, j,
+              (double)y[i * 3 + j], (double)sum);
+      }
+      CHECK(c[j] == sum, "length %lld: carry[%d] = %g, want %g", (long long)n, j, (double)c[j], (double)sum);
+    }
+  }
+  pte_method_free(m);
+  pte_program_free(p);
+}
+
 /* torch.cond (JumpFalseCall, MoveCall) and symbolic sizes (sym_size,
  * et_view, executorch_prim arithmetic) from real exports. */
 TEST(control_flow_and_symbolic_sizes) {
   static const char *const cases[] = {"models/control_flow_true", "models/control_flow_false",
                                       "models/dynamic_symbolic_b2", "models/dynamic_symbolic_b5"};
-  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    char err[512];
-    CHECK(run_case(zoo_path(cases[i]), "forward", NULL, 1e-4, 1e-5, err, sizeof err) == PTE_OK, "%s: %s",
-          cases[i], err);
-  }
+  run_cases(cases, sizeof cases / sizeof cases[0]);
 }
 
 TEST(two_methods) {
@@ -405,6 +446,52 @@ TEST(set_output_refuses_planned_outputs) {
   pte_program_free(p);
 }
 
+/* Outputs the plan leaves unallocated (unplanned/add_sub.pte: x + y, x - y,
+ * a batch of at most 4) are written where the caller lends, at the run's
+ * shape; NULL gives the method's own bytes back and leaves the lent ones be. */
+TEST(lent_output_is_written_by_execute) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/tests/runtime/unplanned/add_sub.pte", PTERUN_SOURCE_DIR);
+  pte_program *p = NULL;
+  CHECK_OK(pte_program_load_file(path, NULL, &p));
+  pte_method *m = load_method(p, "forward");
+  CHECK(m, "method");
+  float x[12], y[12], lent[12], small[11];
+  for (int i = 0; i < 12; i++) x[i] = (float)i, y[i] = (float)(100 - 3 * i);
+  CHECK_FAILS(pte_method_set_output(m, 0, small, sizeof small), PTE_ERR_INVALID_ARGUMENT, "needs 48 bytes");
+  CHECK_OK(pte_method_set_output(m, 0, lent, sizeof lent));
+  static const int64_t batches[] = {4, 2};
+  for (size_t k = 0; k < 2; k++) {
+    int64_t b = batches[k], sizes[2] = {b, 3};
+    for (int i = 0; i < 12; i++) lent[i] = -1.0f;
+    pte_tensor tx, ty;
+    CHECK_OK(pte_tensor_init(&tx, PTE_FLOAT32, 2, sizes, x));
+    CHECK_OK(pte_tensor_init(&ty, PTE_FLOAT32, 2, sizes, y));
+    CHECK_OK(pte_method_set_input_tensor(m, 0, &tx));
+    CHECK_OK(pte_method_set_input_tensor(m, 1, &ty));
+    CHECK_OK(pte_method_execute(m));
+    const pte_tensor *sum = pte_method_output(m, 0)->u.tensor, *diff = pte_method_output(m, 1)->u.tensor;
+    CHECK(sum->data == lent && diff->data != lent, "output 0 in the lent buffer, output 1 in the method's");
+    CHECK(sum->sizes[0] == b && diff->sizes[0] == b, "batch %lld: outputs [%lld, 3] and [%lld, 3]",
+          (long long)b, (long long)sum->sizes[0], (long long)diff->sizes[0]);
+    for (int i = 0; i < 12; i++) {
+      float want = i < b * 3 ? x[i] + y[i] : -1.0f; /* past the run's shape: untouched */
+      CHECK(lent[i] == want, "batch %lld: lent[%d] = %g, want %g", (long long)b, i, (double)lent[i],
+            (double)want);
+      if (i < b * 3)
+        CHECK(((const float *)diff->data)[i] == x[i] - y[i], "batch %lld: x - y at %d", (long long)b, i);
+    }
+  }
+  CHECK_OK(pte_method_set_output(m, 0, NULL, 0));
+  for (int i = 0; i < 12; i++) lent[i] = -1.0f;
+  CHECK_OK(pte_method_execute(m));
+  const pte_tensor *sum = pte_method_output(m, 0)->u.tensor;
+  CHECK(sum->data != lent && lent[0] == -1.0f, "after NULL the method's own bytes take output 0");
+  for (int i = 0; i < 6; i++) CHECK(((const float *)sum->data)[i] == x[i] + y[i], "own x + y at %d", i);
+  pte_method_free(m);
+  pte_program_free(p);
+}
+
 TEST(attributes_of_a_program_without_names) {
   pte_program *p = load("models/mlp/model.pte");
   CHECK(p, "load");
@@ -423,9 +510,10 @@ TEST(attributes_of_a_program_without_names) {
 }
 
 TEST_MAIN(T(register_portable_kernels), T(planned_memory_is_zeroed_at_load),
-          T(set_output_refuses_planned_outputs), T(attributes_of_a_program_without_names),
-          T(zero_size_dim_beside_huge_dims), T(disable_kernel_library), T(zoo_mlp_matches_eager),
-          T(zoo_models_match_eager), T(metadata_without_loading), T(wrong_inputs_are_named),
-          T(dynamic_batch_within_bounds), T(control_flow_and_symbolic_sizes), T(two_methods),
+          T(set_output_refuses_planned_outputs), T(lent_output_is_written_by_execute),
+          T(attributes_of_a_program_without_names), T(zero_size_dim_beside_huge_dims),
+          T(disable_kernel_library), T(zoo_mlp_matches_eager), T(zoo_models_match_eager),
+          T(metadata_without_loading), T(wrong_inputs_are_named), T(dynamic_batch_within_bounds),
+          T(dynamic_scan_at_the_runs_length), T(control_flow_and_symbolic_sizes), T(two_methods),
           T(external_weights_need_the_ptd), T(buffer_loads), T(prefault_pages_the_mapping_in),
           T(missing_file_and_method), T(caller_provided_memory), T(kernel_selection_by_priority))

@@ -265,6 +265,21 @@ class DynamicArith(nn.Module):
                 torch.zeros(round(b / 2) + 1) + total)
 
 
+class ScanCumSum(nn.Module):
+    """torch scan over a dynamic length: the loop's stacked output (et_copy_index)
+    must come back at the run's length, not the upper bound (ExecuTorch's
+    test_run_emit_scan_dynamic_shape)."""
+
+    def forward(self, xs: torch.Tensor):
+        from torch._higher_order_ops.scan import scan
+
+        def combine(carry: torch.Tensor, x: torch.Tensor):
+            new = carry + x
+            return new, new.clone()
+
+        return scan(combine, torch.zeros_like(xs[0]), xs)
+
+
 class ControlFlow(nn.Module):
     """torch.cond: the program branches with JumpFalseCall and MoveCall."""
 
@@ -329,6 +344,14 @@ def _build_dynamic_arith() -> Built:
     return Built(methods={"forward": (DynamicArith().eval(), (rn(4, 3),), ({0: batch},))}, cases=cases)
 
 
+def _build_scan() -> Built:
+    seq = torch.export.Dim("seq", min=1, max=8)
+    cases = [CaseIO(f"dynamic_scan_l{n}", "forward", (rn(n, 3),),
+                    f"scan (sym_size, select_copy, et_copy_index, JumpFalseCall loop) over length {n} of at most 8")
+             for n in (1, 5, 8)]
+    return Built(methods={"forward": (ScanCumSum().eval(), (rn(8, 3),), ({0: seq},))}, cases=cases)
+
+
 def _build_control_flow() -> Built:
     m = ControlFlow().eval()
     pos = rn(3, 6).abs() + 0.1
@@ -381,6 +404,9 @@ MODEL_DEFS = [
      ["dynamic_symbolic_b2", "dynamic_symbolic_b5"], {"dynamic": True}),
     ("dynamic_arith", _build_dynamic_arith, "Tensors sized by +, -, //, %, ceil, round of a symbolic batch, and x * (batch / 4)",
      ["dynamic_arith_b3", "dynamic_arith_b7"], {"dynamic": True, "delegate": False}),
+    ("dynamic_scan", _build_scan, "scan of a running sum over a dynamic length Dim('seq', min=1, max=8): final carry "
+     "and the stacked sums", ["dynamic_scan_l1", "dynamic_scan_l5", "dynamic_scan_l8"],
+     {"dynamic": True, "delegate": False}),
     # XnnpackPartitioner 1.5.1 cannot lower a Linear inside a cond branch, so
     # this model has no delegated form.
     ("control_flow", _build_control_flow, "torch.cond between two branches (one with a Linear)",

@@ -990,6 +990,16 @@ def _complex() -> None:
          "aten::sub.out", "x - y, both broadcast, complex128", extra=no_check)
     case("mul_bcast_c64", lambda x, y: x * y, lambda: (cx(2, 3), cx(2, 1)), "aten::mul.out",
          "x * y, y broadcast, complex64", extra=no_check)
+    vc = "aten::view_as_complex_copy.out"
+    case("view_as_complex_f32", torch.view_as_complex, lambda: (rn(2, 3, 2),), vc, "view_as_complex(x), float32",
+         extra=no_check)
+    case("view_as_complex_mul_f64", lambda x, y: torch.view_as_complex(x) * y,
+         lambda: (rn(3, 2, dt=F64), cx(3, dt=torch.complex128)), vc, "view_as_complex(x) * y, float64", extra=no_check)
+    cj = "aten::_conj_physical.out"
+    case("conj_physical_c64", torch.conj_physical, lambda: (cx(2, 3),), cj, "conj_physical(x), complex64",
+         extra=no_check)
+    case("conj_physical_t_c128", lambda x: torch.conj_physical(x.t()), lambda: (cx(3, 2, dt=torch.complex128),), cj,
+         "conj_physical(x.t()): a transposed input, complex128", extra=no_check)
     # casts into and between complex dtypes: parts converted one by one, a zero imaginary part from a real
     to = "dim_order_ops::_to_dim_order_copy.out"
     case("to_c64_from_f32", lambda x: x.to(torch.complex64), lambda: (rn(2, 3),), to, "x.to(complex64) from float32",

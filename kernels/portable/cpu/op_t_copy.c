@@ -4,11 +4,7 @@
 
 static pte_status t_copy_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
   pte_tensor *self, *out;
-  K_CHECK(k_nargs(ctx, nargs, 3));
-  K_CHECK(k_tensor(ctx, args, 0, &self));
-  K_CHECK(k_tensor(ctx, args, 1, &out));
-  K_CHECK(kc_no_alias(ctx, out, self, NULL, NULL));
-  K_CHECK(k_has_data(ctx, self, "self"));
+  K_CHECK(kc_self_out(ctx, args, nargs, &self, &out));
   K_CHECK(kc_same_dtype(ctx, out, self));
   if (self->dim > 2)
     return K_FAIL("t() expects a tensor with <= 2 dimensions, but self is %dD", (int)self->dim);

@@ -4,11 +4,7 @@
 
 static pte_status view_as_real_copy_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
   pte_tensor *self, *out;
-  K_CHECK(k_nargs(ctx, nargs, 3));
-  K_CHECK(k_tensor(ctx, args, 0, &self));
-  K_CHECK(k_tensor(ctx, args, 1, &out));
-  K_CHECK(kc_no_alias(ctx, out, self, NULL, NULL));
-  K_CHECK(k_has_data(ctx, self, "self"));
+  K_CHECK(kc_self_out(ctx, args, nargs, &self, &out));
   int32_t part = k_complex_part(self->dtype);
   if (part < 0) return K_FAIL("view_as_real expects a complex tensor, got %s", pte_dtype_name(self->dtype));
   if (out->dtype != part)

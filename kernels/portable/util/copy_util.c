@@ -710,13 +710,18 @@ pte_status kc_list_inputs(pte_kernel_ctx *ctx, pte_value *const *items, int32_t 
   return PTE_OK;
 }
 
+pte_status kc_self_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs, pte_tensor **self,
+                       pte_tensor **out) {
+  K_CHECK(k_nargs(ctx, nargs, 3));
+  K_CHECK(k_tensor(ctx, args, 0, self));
+  K_CHECK(k_tensor(ctx, args, 1, out));
+  K_CHECK(kc_no_alias(ctx, *out, *self, NULL, NULL));
+  return k_has_data(ctx, *self, "self");
+}
+
 pte_status kc_copy_op(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
   pte_tensor *self, *out;
-  K_CHECK(k_nargs(ctx, nargs, 3));
-  K_CHECK(k_tensor(ctx, args, 0, &self));
-  K_CHECK(k_tensor(ctx, args, 1, &out));
-  K_CHECK(kc_no_alias(ctx, out, self, NULL, NULL));
-  K_CHECK(k_has_data(ctx, self, "self"));
+  K_CHECK(kc_self_out(ctx, args, nargs, &self, &out));
   K_CHECK(kc_same_dtype(ctx, out, self));
   K_CHECK(k_out_like(ctx, out, self));
   kc_copy_tensor(out, self);

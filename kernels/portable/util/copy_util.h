@@ -86,6 +86,10 @@ pte_status kc_no_alias(pte_kernel_ctx *ctx, const pte_tensor *out, const pte_ten
 /* out = self, same dtype and shape (alias_copy, detach_copy, lift_fresh_copy):
  * args = (self, out, ret). */
 pte_status kc_copy_op(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs);
+/* The (self, *, out) arguments of a copying op: three arguments, two
+ * tensors that do not overlap, self with data. */
+pte_status kc_self_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs, pte_tensor **self,
+                       pte_tensor **out);
 /* The inputs of cat and stack: every item a tensor of a supported dtype
  * with memory, their promoted dtype castable to out's (supported too). */
 pte_status kc_list_inputs(pte_kernel_ctx *ctx, pte_value *const *items, int32_t n, const pte_tensor *out);
