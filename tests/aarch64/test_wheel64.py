@@ -74,14 +74,14 @@ def elf_machine(path):
 def test_tagged_and_built_for_aarch64(wheel64):
     name = os.path.basename(wheel64.wheel)
     plat = name[:-4].split("-")[-1]
-    assert re.fullmatch(r"manylinux_\d+_\d+_aarch64", plat), name
+    assert plat == "manylinux_2_28_aarch64", name
     info = glob.glob(os.path.join(wheel64.root, "pterun-*.dist-info", "WHEEL"))
     tags = re.findall(r"^Tag: (.+)$", open(info[0]).read(), re.M)
     assert tags and all(t.endswith("_aarch64") for t in tags), tags
     exts = wheel64.extensions()
     assert {os.path.basename(e).split(".")[0] for e in exts} >= {"_pterun", "_profiler"}, exts
     assert all(e.endswith(".abi3.so") for e in exts), exts
-    assert tags == ["cp311-abi3-" + plat], tags
+    assert tags == ["cp39-abi3-" + plat], tags
     elves = wheel64.shipped_libraries() + wheel64.vendored() + exts + [wheel64.cli()]
     for p in elves:
         assert elf_machine(p) == EM_AARCH64, f"{p} is not an aarch64 ELF"
