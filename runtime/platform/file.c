@@ -15,8 +15,8 @@ pte_status pte_file_map_open(const char *path, uint32_t flags, const pte_allocat
   if (fd < 0)
     return pte_error(errno == ENOENT ? PTE_ERR_NOT_FOUND : PTE_ERR_IO, "cannot open '%s': %s", path,
                      strerror(errno));
-  /* statx where glibc has it (2.28): fstat became a symbol of its own only
-   * in glibc 2.33, and the wheel must load on 2.28 (cmake/glibc_baseline.py) */
+    /* statx where glibc has it (2.28): fstat became a symbol of its own only
+     * in glibc 2.33, and the wheel must load on 2.28 (cmake/glibc_baseline.py) */
 #ifdef STATX_TYPE
   struct statx sb;
   int bad = statx(fd, "", AT_EMPTY_PATH, STATX_TYPE | STATX_SIZE, &sb) != 0 || !S_ISREG(sb.stx_mode);
