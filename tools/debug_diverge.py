@@ -313,6 +313,9 @@ _PRIM = {
 }
 
 
+_COPY_INDEX = "executorch_prim::et_copy_index.tensor"
+
+
 class Interpreter:
     def __init__(self, pte, plan, vals):
         import torch
@@ -345,10 +348,10 @@ class Interpreter:
         except (AttributeError, RuntimeError) as e:
             raise Failure(f"{full} has no PyTorch counterpart ({e})")
 
-    def out_values(self, op_fn, args):
+    def out_values(self, op_fn, args, full=None):
         """Value indices an instruction writes, in the order pterun reports them."""
         if op_fn is None:
-            return [args[-1]]
+            return [args[0]] if full and full.endswith(_COPY_INDEX) else [args[-1]]
         schema = op_fn._schema
         n = len(schema.arguments)
         outs = []
@@ -364,6 +367,17 @@ class Interpreter:
         """Run one KernelCall on `vals` (default: the eager state)."""
         torch = self.torch
         vals = self.vals if vals is None else vals
+        if op_fn is None and full.endswith(_COPY_INDEX):
+            # et_copy_index(copy_to, copy_from, index): a loop's stacked
+            # output, row `index` written and dim 0 set to index + 1 (the
+            # run's length, as ExecuTorch's runtime and pterun do).
+            to, row, index = (resolve(vals, i) for i in args[:3])
+            index = int(index)
+            stacked = torch.empty((index + 1, *row.shape), dtype=to.dtype)
+            stacked[:index] = to[:index]
+            stacked[index] = row
+            vals[args[0]] = stacked
+            return
         if op_fn is None:
             fn = _PRIM.get(full.split("::", 1)[1])
             if fn is None:
@@ -480,7 +494,7 @@ def diverge(case, index, pterun_dir):
         if kind == "KernelCall":
             full, op_fn = interp.kernel(args.op_index)
             interp.call(full, op_fn, list(args.args))
-            outs = interp.out_values(op_fn, list(args.args))
+            outs = interp.out_values(op_fn, list(args.args), full)
             for k, (vidx, e) in enumerate(zip(outs, captured)):
                 got = pterun_value(e)
                 ok, det = compare(got, to_numpy(resolve(vals, vidx)), case["rtol"], case["atol"])
