@@ -54,11 +54,14 @@ static PyObject *glue_no_new(PyTypeObject *tp, PyObject *args, PyObject *kw) {
  * an instance made from Python would hold NULL handles. */
 static inline PyTypeObject *glue_type(PyType_Spec *spec) {
   if (!(spec->flags & Py_TPFLAGS_DISALLOW_INSTANTIATION)) return (PyTypeObject *)PyType_FromSpec(spec);
-  PyType_Slot slots[16];
+  PyType_Slot slots[32];
   int n = 0;
-  while (spec->slots[n].slot && n < 14) {
+  for (; spec->slots[n].slot; n++) {
+    if (n == 30) { /* never silently drop a slot */
+      PyErr_Format(PyExc_SystemError, "%s: too many type slots", spec->name);
+      return NULL;
+    }
     slots[n] = spec->slots[n];
-    n++;
   }
   slots[n++] = (PyType_Slot){Py_tp_new, (void *)glue_no_new};
   slots[n] = (PyType_Slot){0, NULL};
