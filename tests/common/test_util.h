@@ -13,6 +13,18 @@
 
 extern int g_test_failures;
 
+/* For a test's own reference arithmetic (a double loop over M*N*K, say):
+ * the sanitizers are there for the code under test, and instrumenting the
+ * reference only makes the sanitizer build several times slower. */
+#if defined(__has_attribute)
+#if __has_attribute(no_sanitize)
+#define TEST_REFERENCE __attribute__((no_sanitize("address", "undefined")))
+#endif
+#endif
+#ifndef TEST_REFERENCE
+#define TEST_REFERENCE
+#endif
+
 #define CHECK(cond, ...)                                                       \
   do {                                                                         \
     if (!(cond)) {                                                             \

@@ -53,6 +53,37 @@ static void pack_cb(const void *user, int64_t k0, int64_t kc, int64_t j0, int64_
 
 static float *g_scratch_buf;
 
+/* The largest error of C against a double sum, as a share of its bound. */
+static TEST_REFERENCE double gemm_worst(const gcase *t, const float *a, const float *b, const float *bias,
+                                        int64_t bs0, int64_t bs1, const float *c0, const float *c) {
+  const int64_t M = t->M, N = t->N, K = t->K;
+  double worst = 0;
+  for (int64_t i = 0; i < M; i++)
+    for (int64_t j = 0; j < N; j++) {
+      double s = 0, mag = 0;
+      for (int64_t k = 0; k < K; k++) {
+        double p = (double)a[t->ta ? k * M + i : i * K + k] * (double)b[t->tb ? j * K + k : k * N + j];
+        s += p;
+        mag += fabs(p);
+      }
+      double v = (double)t->alpha * s;
+      mag *= fabs((double)t->alpha);
+      if (t->bias != BIAS_NONE && t->beta != 0.0f) {
+        double bv = t->bias == BIAS_SCALAR ? bias[0] : bias[i * bs0 + j * bs1];
+        v += (double)t->beta * bv;
+        mag += fabs((double)t->beta * bv);
+      }
+      double old = c0[i * N * t->csc + j * t->csc];
+      if (t->accumulate) v += old, mag += fabs(old);
+      if (t->clamp) v = v < -0.5 ? -0.5 : v > 0.75 ? 0.75 : v;
+      double got = c[i * N * t->csc + j * t->csc];
+      double bound = 4e-7 * (double)(K + 4) * mag + 1e-30;
+      double e = fabs(got - v) / bound;
+      if (!(e <= worst)) worst = e; /* NaN counts as worst */
+    }
+  return worst;
+}
+
 /* Runs one case; returns the worst error relative to its bound (> 1 fails). */
 static double gemm_check(const gcase *t) {
   const int64_t M = t->M, N = t->N, K = t->K;
@@ -112,30 +143,7 @@ static double gemm_check(const gcase *t) {
     g.scratch_bytes = t->scratch == 1 ? k_sgemm_scratch_min(M, N, K) : k_sgemm_scratch(M, N, K);
   }
   k_sgemm(&g);
-  double worst = 0;
-  for (int64_t i = 0; i < M; i++)
-    for (int64_t j = 0; j < N; j++) {
-      double s = 0, mag = 0;
-      for (int64_t k = 0; k < K; k++) {
-        double p = (double)a[t->ta ? k * M + i : i * K + k] * (double)b[t->tb ? j * K + k : k * N + j];
-        s += p;
-        mag += fabs(p);
-      }
-      double v = (double)t->alpha * s;
-      mag *= fabs((double)t->alpha);
-      if (t->bias != BIAS_NONE && t->beta != 0.0f) {
-        double bv = t->bias == BIAS_SCALAR ? bias[0] : bias[i * bs0 + j * bs1];
-        v += (double)t->beta * bv;
-        mag += fabs((double)t->beta * bv);
-      }
-      double old = c0[i * N * t->csc + j * t->csc];
-      if (t->accumulate) v += old, mag += fabs(old);
-      if (t->clamp) v = v < -0.5 ? -0.5 : v > 0.75 ? 0.75 : v;
-      double got = c[i * N * t->csc + j * t->csc];
-      double bound = 4e-7 * (double)(K + 4) * mag + 1e-30;
-      double e = fabs(got - v) / bound;
-      if (!(e <= worst)) worst = e; /* NaN counts as worst */
-    }
+  double worst = gemm_worst(t, a, b, bias, bs0, bs1, c0, c);
   /* columns between C's (csc 2) stay untouched */
   for (int64_t i = 0; i < M * N * t->csc; i++)
     if (t->csc == 2 && i % 2 == 1 && c[i] != c0[i]) worst = 1e9;
@@ -345,8 +353,9 @@ TEST(gemm_pointwise_shapes) {
  * ones; the last three shapes: edges over several groups of four blocks),
  * padding on any side, with and without bias and clamp, at 1, 2 and 3
  * threads. */
-static double dw_check(int64_t N, int64_t H, int64_t W, int64_t C, int32_t kh, int32_t kw, int32_t s,
-                       int32_t dil, int32_t pt, int32_t pl, int32_t pb, int32_t pr, bool bias, bool clamp) {
+static TEST_REFERENCE double dw_check(int64_t N, int64_t H, int64_t W, int64_t C, int32_t kh, int32_t kw,
+                                      int32_t s, int32_t dil, int32_t pt, int32_t pl, int32_t pb, int32_t pr,
+                                      bool bias, bool clamp) {
   const int64_t OH = (H + pt + pb - ((int64_t)(kh - 1) * dil + 1)) / s + 1,
                 OW = (W + pl + pr - ((int64_t)(kw - 1) * dil + 1)) / s + 1;
   float *x = malloc((size_t)(N * H * W * C) * 4), *w = malloc((size_t)(kh * kw * C) * 4),
@@ -432,9 +441,9 @@ TEST(dwconv_f32_reference) {
  * kernels, strides and dilations, padding on any side (rows of taps
  * outside the image), with and without bias and clamp, NHWC and NCHW
  * input, at 1, 2 and 3 threads. */
-static double conv_check(int64_t N, int64_t H, int64_t W, int64_t C, int64_t OC, int32_t kh, int32_t kw,
-                         int32_t s, int32_t dil, int32_t pt, int32_t pl, int32_t pb, int32_t pr, bool bias,
-                         bool clamp, bool nchw) {
+static TEST_REFERENCE double conv_check(int64_t N, int64_t H, int64_t W, int64_t C, int64_t OC, int32_t kh,
+                                        int32_t kw, int32_t s, int32_t dil, int32_t pt, int32_t pl,
+                                        int32_t pb, int32_t pr, bool bias, bool clamp, bool nchw) {
   const int64_t OH = (H + pt + pb - ((int64_t)(kh - 1) * dil + 1)) / s + 1,
                 OW = (W + pl + pr - ((int64_t)(kw - 1) * dil + 1)) / s + 1, K = kh * kw * C;
   float *x = malloc((size_t)(N * H * W * C) * 4), *w = malloc((size_t)(OC * K) * 4),

@@ -109,7 +109,7 @@ static float from_bf16(uint16_t h) {
 
 /* Runs one case; returns the worst error relative to its bound (> 1 fails),
  * or -1 when the kernel refused. */
-static double qcheck(const qcase *t, const char **why) {
+static TEST_REFERENCE double qcheck(const qcase *t, const char **why) {
   const int64_t M = t->M, N = t->N, K = t->K;
   const int64_t sg = t->group ? K / t->group : 1, G = t->group ? t->group : K;
   const int64_t rows = t->transposed ? K : N, cols = t->transposed ? N : K;

@@ -30,7 +30,8 @@ typedef struct shape {
 } shape;
 
 /* Largest |winograd - direct| / (sum |x w| + |b|) over the output. */
-static double run_one(const shape *s, int32_t m, bool nhwc, bool bias, bool clamp, double *worst_abs) {
+static TEST_REFERENCE double run_one(const shape *s, int32_t m, bool nhwc, bool bias, bool clamp,
+                                     double *worst_abs) {
   const int64_t OH = s->H + s->pt + s->pb - 2, OW = s->W + s->pl + s->pr - 2;
   const int64_t xn = s->N * s->C * s->H * s->W, yn = s->N * s->OC * OH * OW;
   float *x = malloc((size_t)xn * sizeof(float)), *w = malloc((size_t)(s->OC * s->C * 9) * sizeof(float));
