@@ -65,7 +65,7 @@ bool xg_native_supports(const xg_graph *g, const xg_node *n) {
   (void)g;
   const xg_node_desc *d = xg_node_desc_of(n->type);
   /* pterun's compute is fp32; on int8 it only copies bytes and converts. */
-  if (n->sq) return true; /* static int8 convolutions and fully connected on the int8 product */
+  if (n->sq || n->direct) return true; /* int8 convolutions and fully connected on the kernel layer */
   /* fp32 depthwise: depth multiplier 1 only, sizes in k_dwconv_f32's int32 */
   if (n->type == XG_DEPTHWISE_CONV2D) {
     const xg_conv_params *c = &n->p.conv;
@@ -232,7 +232,7 @@ pte_status xg_check(xg_graph *g, const xg_check_options *opts, xg_mem *mem) {
       if (n->in[k] != XG_NONE) g->values[n->in[k]].uses++;
     bool xnn_ok;
     if ((st = check_node(g, ni, &xnn_ok))) return st;
-    if ((n->dyn || n->sq) && (st = xg_native_prepare(g, ni, mem))) return st;
+    if ((n->dyn || n->sq || n->direct) && (st = xg_native_prepare(g, ni, mem))) return st;
     bool native_ok = xg_native_supports(g, n);
     if (xnn_ok && !(native_ok && prefers_native(n, opts))) n->exec = XG_EXEC_XNN;
     else if (native_ok) n->exec = XG_EXEC_NATIVE;

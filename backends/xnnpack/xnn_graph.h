@@ -90,6 +90,7 @@ typedef struct xg_node {
   uint8_t quant;     /* a value of the node is quantized (set by xg_check) */
   uint8_t dyn;       /* fully connected on dynamically quantized (qdint8) rows: pterun's int8 product */
   uint8_t sq;        /* static int8 convolution or fully connected on pterun's int8 product */
+  uint8_t direct;    /* an int8 node 2022 XNNPACK lacks or refuses: k_qconv_direct, a byte clamp */
   uint8_t approx;    /* a native gelu whose output is only quantized next (xg_fuse_quant_tables) */
   uint8_t pre_gelu;  /* a qdint8 convert that takes its gelu over: rows through k_vgelu_q, then quantized */
   const void *qw;    /* its weights packed for the kernel layer (k_qgemm_packed), with scratch for */
@@ -292,6 +293,11 @@ pte_status xg_make_plan(xg_graph *g, xg_mem *mem, xg_plan *plan);
  * k_qd8_params, then M rows of K int8. Then the convert that makes them
  * quantizes each row once, for every fully connected node reading them. */
 bool xg_qd8_rows_fit(const xg_value *v);
+/* Elements of a qdint8 value that share one k_qd8_params: its trailing
+ * num_nonbatch_dims dims (a token's features; an image's pixels). */
+size_t xg_qd8_row_len(const xg_value *v);
+/* A float bound in o's int8 steps, clamped to int8 (an infinite one: inf). */
+int32_t xg_quant_bound(float v, const xg_value *o, int32_t inf);
 
 /* Run one node with pterun's own code. ptr[k] are the data pointers of the
  * node's inputs (k < nin) and outputs (nin + k); `index_int64` says the

@@ -17,7 +17,7 @@
 
 /* XNNPACK's quantization of an output bound (saturated; an infinite value
  * gives `inf`: no bound). */
-static int32_t qbound(float v, const xg_value *o, int32_t inf) {
+int32_t xg_quant_bound(float v, const xg_value *o, int32_t inf) {
   if (isinf(v)) return inf;
   float q = rintf(v / o->scale) + (float)o->zero_point;
   return q < -128.0f ? -128 : q > 127.0f ? 127 : (int32_t)q;
@@ -107,9 +107,16 @@ void xg_native_copy(const xg_graph *g, const xg_node *n, void *const *ptr, bool 
 /* ---- qdint8 rows, quantized once by their convert ---- */
 
 /* [params of M rows][M rows of K int8] fits the fp32-sized buffer when K >= 3. */
+size_t xg_qd8_row_len(const xg_value *v) {
+  const uint32_t nb = v->nonbatch_dims == 0 ? 1 : v->nonbatch_dims > v->ndims ? v->ndims : v->nonbatch_dims;
+  size_t k = 1;
+  for (uint32_t i = v->ndims - nb; i < v->ndims; i++) k *= v->dims[i];
+  return k;
+}
+
 bool xg_qd8_rows_fit(const xg_value *v) {
-  if (v->ndims == 0 || v->dims[v->ndims - 1] == 0) return false;
-  const size_t k = v->dims[v->ndims - 1], m = v->numel / k;
+  if (v->ndims == 0 || xg_qd8_row_len(v) == 0) return false;
+  const size_t k = xg_qd8_row_len(v), m = v->numel / k;
   return m * (sizeof(k_qd8_params) + k) <= v->nbytes;
 }
 
@@ -137,7 +144,7 @@ static void qd8_rows_range(void *ctx, size_t b, size_t e) {
 
 /* The rows of value v at p (xg_qd8_rows_fit): its params, then its int8 rows. */
 static qd8_job qd8_layout(const xg_value *v, void *p) {
-  const int64_t k = (int64_t)v->dims[v->ndims - 1], m = (int64_t)v->numel / k;
+  const int64_t k = (int64_t)xg_qd8_row_len(v), m = (int64_t)v->numel / k;
   qd8_job j = {NULL, (int8_t *)p + m * (int64_t)sizeof(k_qd8_params), (k_qd8_params *)p, k, false};
   return j;
 }
@@ -431,8 +438,8 @@ static pte_status prepare_depthwise(xg_graph *g, uint32_t ni, xg_mem *mem) {
                 .zrow = zrow,
                 .mult = (int32_t)(c->group_out / c->group_in),
                 .zy = o->zero_point,
-                .qmin = qbound(n->out_min, o, -128),
-                .qmax = qbound(n->out_max, o, 127)};
+                .qmin = xg_quant_bound(n->out_min, o, -128),
+                .qmax = xg_quant_bound(n->out_max, o, 127)};
   if (q->qmin > q->qmax)
     return xg_node_error(g, ni, PTE_ERR_INVALID_PROGRAM, "the output bounds are empty in int8");
   memset(zrow, (int8_t)x->zero_point, (size_t)C);
@@ -536,8 +543,8 @@ static pte_status prepare_static(xg_graph *g, uint32_t ni, xg_mem *mem) {
         *bias = xg_mem_array(mem, (size_t)N, sizeof(float));
   if (!q || !scale || !bias) return xg_node_error(g, ni, PTE_ERR_OUT_OF_MEMORY, "out of memory");
   *q = (xg_qconv){.groups = groups, .kin = kpad, .kout = kout, .za = x->zero_point, .zo = o->zero_point};
-  q->qmin = qbound(n->out_min, o, -128);
-  q->qmax = qbound(n->out_max, o, 127);
+  q->qmin = xg_quant_bound(n->out_min, o, -128);
+  q->qmax = xg_quant_bound(n->out_max, o, 127);
   if (q->qmin > q->qmax)
     return xg_node_error(g, ni, PTE_ERR_INVALID_PROGRAM, "the output bounds are empty in int8");
   q->direct = direct;
@@ -817,11 +824,120 @@ bool xg_native_fuse_clamp(const xg_graph *g, xg_node *n, float lo, float hi) {
     if (q->has_rq) return false;
     qmin = &q->qmin, qmax = &q->qmax;
   }
-  const int32_t a = qbound(lo, o, -128), b = qbound(hi, o, 127);
+  const int32_t a = xg_quant_bound(lo, o, -128), b = xg_quant_bound(hi, o, 127);
   const int32_t nlo = a > *qmin ? a : *qmin, nhi = b < *qmax ? b : *qmax;
   if (nlo > nhi) return false; /* an empty range: left to the clamp */
   *qmin = nlo, *qmax = nhi;
   return true;
+}
+
+/* ---- int8 convolutions 2022 XNNPACK lacks (n->direct) ---- */
+
+/* Static int8 transposed convolutions with per-channel filters, and
+ * convolutions (plain or transposed) of qdint8 images (one scale and zero
+ * point per image, quantized by their convert), on k_qconv_direct: init
+ * keeps the requantization scales (in float, input scale x filter scale /
+ * output scale, as XNNPACK's) and the int32 bias, or the fp32 bias. */
+typedef struct xg_qdirect {
+  float *scale;  /* qs8 */
+  int32_t *bias; /* qs8 */
+  float *fbias;  /* qd8 */
+  int32_t wz, qmin, qmax;
+} xg_qdirect;
+
+static pte_status prepare_direct(xg_graph *g, uint32_t ni, xg_mem *mem) {
+  xg_node *n = &g->nodes[ni];
+  if (n->type == XG_CLAMP) {
+    const xg_value *o = &g->values[n->out[0]];
+    xg_qdirect *q = xg_mem_alloc(mem, sizeof *q);
+    if (!q) return xg_node_error(g, ni, PTE_ERR_OUT_OF_MEMORY, "out of memory");
+    memset(q, 0, sizeof *q);
+    q->qmin = xg_quant_bound(n->out_min, o, -128), q->qmax = xg_quant_bound(n->out_max, o, 127);
+    n->qw = q;
+    return PTE_OK;
+  }
+  const xg_value *x = &g->values[n->in[0]], *w = &g->values[n->in[1]], *o = &g->values[n->out[0]];
+  const xg_value *b = n->in[2] == XG_NONE ? NULL : &g->values[n->in[2]];
+  const xg_conv_params *c = &n->p.conv;
+  const uint64_t OC = (uint64_t)c->groups * c->group_out;
+  if (w->numel != OC * c->kernel_h * c->kernel_w * c->group_in || o->dims[3] != OC ||
+      x->dims[3] != (uint64_t)c->groups * c->group_in)
+    return xg_node_error(g, ni, PTE_ERR_INVALID_PROGRAM, "filter value %u does not match the groups' sizes",
+                         n->in[1]);
+  if (b && b->numel != OC)
+    return xg_node_error(g, ni, PTE_ERR_INVALID_PROGRAM, "bias value %u has %zu entries, not %llu", n->in[2],
+                         b->numel, (unsigned long long)OC);
+  const uint64_t most = INT32_MAX;
+  if (c->kernel_h > most || c->kernel_w > most || c->sub_h > most || c->sub_w > most || c->dil_h > most ||
+      c->dil_w > most || c->pad_top > most || c->pad_left > most || !c->sub_h || !c->sub_w)
+    return xg_node_error(g, ni, PTE_ERR_NOT_SUPPORTED, "window parameters past int32");
+  xg_qdirect *q = xg_mem_alloc(mem, sizeof *q);
+  if (!q) return xg_node_error(g, ni, PTE_ERR_OUT_OF_MEMORY, "out of memory");
+  memset(q, 0, sizeof *q);
+  if (n->dyn) {
+    if (b) {
+      if (!(q->fbias = xg_mem_array(mem, OC, sizeof(float))))
+        return xg_node_error(g, ni, PTE_ERR_OUT_OF_MEMORY, "out of memory");
+      memcpy(q->fbias, b->data, OC * sizeof(float)); /* a payload's constant need not be aligned */
+    }
+  } else {
+    q->scale = xg_mem_array(mem, OC, sizeof(float));
+    q->bias = b ? xg_mem_array(mem, OC, sizeof(int32_t)) : NULL;
+    if (!q->scale || (b && !q->bias)) return xg_node_error(g, ni, PTE_ERR_OUT_OF_MEMORY, "out of memory");
+    for (uint64_t i = 0; i < OC; i++)
+      q->scale[i] = x->scale * (w->datatype == XG_DT_QCINT8 ? w->scales[i] : w->scale) / o->scale;
+    if (b) memcpy(q->bias, b->data, OC * sizeof(int32_t));
+    q->wz = w->datatype == XG_DT_QINT8 ? w->zero_point : 0;
+    q->qmin = xg_quant_bound(n->out_min, o, -128), q->qmax = xg_quant_bound(n->out_max, o, 127);
+    if (q->qmin > q->qmax)
+      return xg_node_error(g, ni, PTE_ERR_INVALID_PROGRAM, "the output bounds are empty in int8");
+  }
+  n->qw = q;
+  return PTE_OK;
+}
+
+static void run_direct(const xg_graph *g, const xg_node *n, void *const *ptr) {
+  const xg_qdirect *q = n->qw;
+  if (n->type == XG_CLAMP) {
+    const int8_t *x = ptr[0];
+    int8_t *y = ptr[1];
+    for (size_t i = 0, e = g->values[n->in[0]].numel; i < e; i++)
+      y[i] = (int8_t)(x[i] < q->qmin ? q->qmin : x[i] > q->qmax ? q->qmax : x[i]);
+    return;
+  }
+  const xg_value *x = &g->values[n->in[0]], *w = &g->values[n->in[1]], *o = &g->values[n->out[0]];
+  const xg_conv_params *c = &n->p.conv;
+  k_qconv_direct_desc d = {.N = (int64_t)x->dims[0],
+                           .H = (int64_t)x->dims[1],
+                           .W = (int64_t)x->dims[2],
+                           .OH = (int64_t)o->dims[1],
+                           .OW = (int64_t)o->dims[2],
+                           .groups = c->groups,
+                           .gin = c->group_in,
+                           .gout = c->group_out,
+                           .kh = (int32_t)c->kernel_h,
+                           .kw = (int32_t)c->kernel_w,
+                           .sh = (int32_t)c->sub_h,
+                           .sw = (int32_t)c->sub_w,
+                           .dh = (int32_t)c->dil_h,
+                           .dw = (int32_t)c->dil_w,
+                           .pt = (int32_t)c->pad_top,
+                           .pl = (int32_t)c->pad_left,
+                           .transpose = n->type == XG_CONV_TRANSPOSE2D,
+                           .w = w->data,
+                           .wz = q->wz,
+                           .parallel = true};
+  if (n->dyn) {
+    const qd8_job j = qd8_layout(x, ptr[0]);
+    d.x = j.q, d.xq = j.params;
+    d.fbias = q->fbias, d.wscale = w->scales, d.lo = n->out_min, d.hi = n->out_max;
+    d.yf = (float *)ptr[n->nin];
+  } else {
+    d.x = ptr[0], d.zx = x->zero_point;
+    d.bias = q->bias, d.scale = q->scale, d.zy = o->zero_point, d.qmin = q->qmin, d.qmax = q->qmax;
+    d.y = (int8_t *)ptr[n->nin];
+  }
+  k_qconv_direct(&d);
 }
 
 /* A fully connected layer is one matrix of every row but the features. */
@@ -829,6 +945,7 @@ bool xg_native_fuse_clamp(const xg_graph *g, xg_node *n, float lo, float hi) {
  * int8 product quantizes each fp32 row as XNNPACK's qd8 convert does. */
 pte_status xg_native_prepare(xg_graph *g, uint32_t ni, xg_mem *mem) {
   xg_node *n = &g->nodes[ni];
+  if (n->direct) return prepare_direct(g, ni, mem);
   if (n->sq) return prepare_static(g, ni, mem);
   const xg_value *x = &g->values[n->in[0]], *w = &g->values[n->in[1]];
   const xg_value *b = n->in[2] == XG_NONE ? NULL : &g->values[n->in[2]];
@@ -1376,8 +1493,8 @@ static void run_qmulc(const xg_graph *g, const xg_node *n, void *const *ptr) {
                  qa->zero_point,
                  (float)((int32_t) * (const int8_t *)ptr[1] - c->zero_point),
                  qa->scale * c->scale / qo->scale,
-                 (float)(qbound(n->out_min, qo, -128) - qo->zero_point),
-                 (float)(qbound(n->out_max, qo, 127) - qo->zero_point),
+                 (float)(xg_quant_bound(n->out_min, qo, -128) - qo->zero_point),
+                 (float)(xg_quant_bound(n->out_max, qo, 127) - qo->zero_point),
                  qo->scale,
                  total,
                  qo->zero_point,
@@ -1390,6 +1507,10 @@ pte_status xg_native_run(const xg_graph *g, uint32_t ni, void *const *ptr, bool 
   const xg_node *n = &g->nodes[ni];
   if (n->type == XG_MULTIPLY && n->qscratch) {
     run_qmulc(g, n, ptr);
+    return PTE_OK;
+  }
+  if (n->direct) {
+    run_direct(g, n, ptr);
     return PTE_OK;
   }
   if (n->sq) {

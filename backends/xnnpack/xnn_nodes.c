@@ -24,12 +24,31 @@ static const char *shape_str(const size_t *d, uint32_t n, char *buf, size_t len)
   return buf;
 }
 
+/* An internal value whose declared dims are stale takes the ones its
+ * producer's inputs give, as XNNPACK's own shape propagation does: the
+ * exporter leaves, say, a dynamic quantization's output in the NCHW dims of
+ * the tensor it converts while the data it receives is NHWC. Only before
+ * any node has read it (its readers are checked against the new dims), and
+ * not for a delegate output or a per-channel quantized value (its scales
+ * follow the declared channel dim). */
+static bool adopt_dims(xg_value *o, uint32_t nd, const size_t *dims) {
+  if (o->flags || o->has_data || o->uses || o->ndims != nd) return false;
+  if (o->value_type == XG_VALUE_QUANTIZED && o->quant_type != XG_QP_PER_TENSOR &&
+      o->quant_type != XG_QP_PER_TOKEN_DYNAMIC)
+    return false;
+  size_t numel = 1;
+  for (uint32_t i = 0; i < nd; i++) numel *= dims[i];
+  if (numel != o->numel || !o->esize) return false;
+  memcpy(o->dims, dims, nd * sizeof *dims);
+  return true;
+}
+
 /* Output `k` of node `ni` must have exactly these dims. */
-static pte_status expect_out(const xg_graph *g, uint32_t ni, uint32_t k, uint32_t nd, const size_t *dims) {
-  const xg_value *o = &g->values[g->nodes[ni].out[k]];
+static pte_status expect_out(xg_graph *g, uint32_t ni, uint32_t k, uint32_t nd, const size_t *dims) {
+  xg_value *o = &g->values[g->nodes[ni].out[k]];
   bool same = o->ndims == nd;
   for (uint32_t i = 0; same && i < nd; i++) same = o->dims[i] == dims[i];
-  if (same) return PTE_OK;
+  if (same || adopt_dims(o, nd, dims)) return PTE_OK;
   char a[128], b[128];
   return xg_node_error(g, ni, PTE_ERR_INVALID_PROGRAM, "output value %u has shape %s, but the inputs give %s",
                        g->nodes[ni].out[k], shape_str(o->dims, o->ndims, a, sizeof a),

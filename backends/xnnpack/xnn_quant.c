@@ -25,6 +25,32 @@ static pte_status quant_error(const xg_graph *g, uint32_t ni, uint32_t k, const 
 
 /* Static int8: which datatypes go together on a node (its row's XG_Q_*).
  * Sets n->quant when any value is quantized. */
+/* A convolution (plain or transposed) of qdint8 images, one scale and
+ * zero point per image as the partitioner emits them (num_nonbatch_dims 3),
+ * with a constant per-channel qcint8 filter, an fp32 (or no) constant bias
+ * and an fp32 output: k_qconv_direct (2022 XNNPACK has no such operator). */
+static pte_status check_dynamic_conv(xg_graph *g, uint32_t ni, bool *xnn_ok) {
+  xg_node *n = &g->nodes[ni];
+  const xg_value *x = &g->values[n->in[0]], *w = &g->values[n->in[1]], *o = &g->values[n->out[0]];
+  const xg_value *b = n->in[2] == XG_NONE ? NULL : &g->values[n->in[2]];
+  if (w->datatype != XG_DT_QCINT8 || !w->has_data || w->channel_dim != 0)
+    return xg_node_error(g, ni, PTE_ERR_NOT_SUPPORTED,
+                         "a qdint8 convolution takes a constant qcint8 filter quantized along dimension 0");
+  if (b && (b->value_type != XG_VALUE_TENSOR || b->datatype != XG_DT_FP32 || !b->has_data))
+    return quant_error(g, ni, 2, "a qdint8 convolution takes a constant fp32 bias");
+  if (o->value_type != XG_VALUE_TENSOR || o->datatype != XG_DT_FP32)
+    return quant_error(g, ni, 3, "a qdint8 convolution writes fp32");
+  if (x->ndims != 4 || !x->qd8_rows || xg_qd8_row_len(x) != x->dims[1] * x->dims[2] * x->dims[3])
+    return xg_node_error(g, ni, PTE_ERR_NOT_SUPPORTED,
+                         "a qdint8 convolution takes one set of parameters per image (num_nonbatch_dims 3) "
+                         "from its convert");
+  n->dyn = 1;
+  n->quant = 1;
+  n->direct = 1;
+  *xnn_ok = false;
+  return PTE_OK;
+}
+
 /* Dynamic quantization as the partitioner emits it: an fp32 -> qdint8
  * convert (pterun's: it quantizes the rows once) feeding fully connected
  * nodes with constant qcint8, qcint4 or qbint4 weights, an fp32 (or no)
@@ -41,13 +67,20 @@ static pte_status check_dynamic(xg_graph *g, uint32_t ni, bool *xnn_ok) {
     *xnn_ok = false;
     return PTE_OK;
   }
-  bool dq_input = n->type == XG_FULLY_CONNECTED && x->datatype == XG_DT_QDINT8;
+  const bool conv = n->type == XG_CONV2D || n->type == XG_CONV_TRANSPOSE2D;
+  bool dq_input = (n->type == XG_FULLY_CONNECTED || conv) && x->datatype == XG_DT_QDINT8;
   for (uint32_t k = 0; k < (uint32_t)n->nin + n->nout; k++) {
     uint32_t vi = k < n->nin ? n->in[k] : n->out[k - n->nin];
     if (vi != XG_NONE && g->values[vi].datatype == XG_DT_QDINT8 && !(dq_input && k == 0))
-      return quant_error(g, ni, k, "qdint8 values go from a convert to fully connected inputs only");
+      return quant_error(g, ni, k,
+                         "qdint8 values go from a convert to fully connected and convolution inputs only");
   }
   if (!dq_input) return PTE_OK;
+  if (conv) return check_dynamic_conv(g, ni, xnn_ok);
+  if (xg_qd8_row_len(x) != x->dims[x->ndims - 1])
+    return xg_node_error(
+        g, ni, PTE_ERR_NOT_SUPPORTED,
+        "a qdint8 fully connected takes one set of parameters per row (num_nonbatch_dims 1)");
   const xg_value *w = &g->values[n->in[1]], *b = n->in[2] == XG_NONE ? NULL : &g->values[n->in[2]];
   if (w->datatype != XG_DT_QCINT8 && w->datatype != XG_DT_QCINT4 && w->datatype != XG_DT_QBINT4)
     return quant_error(g, ni, 1, "a qdint8 fully connected takes qcint8, qcint4 or qbint4 weights");
@@ -74,6 +107,24 @@ static pte_status check_dynamic(xg_graph *g, uint32_t ni, bool *xnn_ok) {
  * int8 graph split into dozens of runtimes between pterun's nodes. */
 static void check_own_static(xg_graph *g, uint32_t ni, bool *xnn_ok) {
   xg_node *n = &g->nodes[ni];
+  if (n->type == XG_CLAMP) {
+    /* bounds that quantize to one value (a ReLU of a tensor quantized to
+     * [-0.25, 0]): 2022 XNNPACK refuses them; pterun clamps the bytes */
+    const xg_value *x = &g->values[n->in[0]], *o = &g->values[n->out[0]];
+    if (same_quant(x, o) && x->datatype == XG_DT_QINT8 &&
+        xg_quant_bound(n->out_min, o, -128) >= xg_quant_bound(n->out_max, o, 127))
+      n->direct = 1, *xnn_ok = false;
+    return;
+  }
+  if (n->type == XG_CONV_TRANSPOSE2D) {
+    /* 2022 XNNPACK's int8 deconvolution takes per-tensor filters only */
+    const xg_value *x = &g->values[n->in[0]], *w = &g->values[n->in[1]], *o = &g->values[n->out[0]];
+    const xg_value *b = n->in[2] == XG_NONE ? NULL : &g->values[n->in[2]];
+    if (w->datatype == XG_DT_QCINT8 && w->has_data && (!b || b->has_data) && x->datatype == XG_DT_QINT8 &&
+        o->datatype == XG_DT_QINT8)
+      n->direct = 1, *xnn_ok = false;
+    return;
+  }
   if (n->type == XG_DEPTHWISE_CONV2D) {
     if ((uint64_t)n->p.conv.kernel_h * n->p.conv.kernel_w > K_DW_MAX_TAPS) return;
   } else if (n->type != XG_CONV2D && n->type != XG_FULLY_CONNECTED) {
@@ -93,6 +144,7 @@ pte_status xg_check_quant(xg_graph *g, uint32_t ni, const xg_node_desc *d, bool 
   bool dynamic = false;
   n->quant = 0;
   n->sq = 0;
+  n->direct = 0;
   for (uint32_t k = 0; k < nv; k++) {
     uint32_t vi = k < n->nin ? n->in[k] : n->out[k - n->nin];
     if (vi == XG_NONE || g->values[vi].value_type != XG_VALUE_QUANTIZED) continue;

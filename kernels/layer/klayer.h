@@ -498,6 +498,39 @@ void k_qstore_s8(const float *v, int64_t ld, int64_t rows, int64_t cols, int32_t
  * clamp(nearbyint((float)(y - zin) * scale * inv) + zout) with those float
  * products in that order (a dequantizing then a quantizing convert). */
 void k_requant_s8(int8_t *y, size_t n, int32_t zin, float scale, float inv, int32_t zout);
+
+/* Direct int8 convolution or transposed convolution, NHWC, the filter
+ * [groups * gout][kh][kw][gin] (XNNPACK's layout for both), for what the
+ * fast paths do not take (2022 XNNPACK has no per-channel int8
+ * deconvolution and no dynamically quantized convolution). Each output is
+ * an exact int32 sum of (x - zero point) * (w - wz) over the taps that reach
+ * it, plus the int32 bias, then either XNNPACK's qs8 requantization (y set:
+ * clamp(rint((float)acc * scale[oc]), qmin - zy, qmax - zy) + zy) or its qd8
+ * output (yf set: clamp((float)acc * (xq[n].scale * wscale[oc]) + fbias[oc],
+ * lo, hi), the image's zero point from xq[n]). Transposed: input (iy, ix)
+ * reaches output (iy * sh - pt + ky * dh, ix * sw - pl + kx * dw). Nothing
+ * is allocated. */
+typedef struct k_qconv_direct_desc {
+  int64_t N, H, W, OH, OW;
+  int64_t groups, gin, gout;
+  int32_t kh, kw, sh, sw, dh, dw, pt, pl; /* strides >= 1 */
+  bool transpose;
+  const int8_t *x;
+  int32_t zx;             /* the input's zero point (xq NULL) */
+  const k_qd8_params *xq; /* or one per image: qd8 */
+  const int8_t *w;
+  int32_t wz;             /* the filter's zero point (0: symmetric) */
+  const int32_t *bias;    /* NULL: none */
+  const float *scale;     /* qs8: requantization scales */
+  int32_t zy, qmin, qmax; /* qs8: output zero point and bounds */
+  int8_t *y;              /* qs8 output, or NULL */
+  const float *fbias;     /* qd8: fp32 bias (NULL: none) */
+  const float *wscale;    /* qd8: filter scales */
+  float lo, hi;           /* qd8: output bounds */
+  float *yf;              /* qd8 output */
+  bool parallel;
+} k_qconv_direct_desc;
+void k_qconv_direct(const k_qconv_direct_desc *d);
 /* XNNPACK's fp32 <-> qint8 converts: y = clamp(nearbyint(x * inv) + zp)
  * with the bounds applied before rounding and NaN sent to zp; and y =
  * (float)(x - zp) * scale. */

@@ -750,6 +750,54 @@ class QScaledScores(nn.Module):
         return self.o(torch.bmm(s, v).transpose(0, 1).reshape(9, 16))
 
 
+class QDeconv(nn.Module):
+    """static int8 transposed convolutions with per-channel filters, which 2022 XNNPACK's
+    deconvolution does not take (pterun's k_qconv_direct runs them): stride 2 with padding and
+    an output padding, a grouped one, a dilated 1-stride one, two images, a ReLU6 fused as bounds."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.ConvTranspose2d(3, 6, 3, stride=2, padding=1, output_padding=1)
+        self.b = nn.ConvTranspose2d(6, 4, 2, stride=2, groups=2)
+        self.c = nn.ConvTranspose2d(4, 5, 3, padding=2, dilation=2)
+
+    def forward(self, x):
+        y = F.hardtanh(self.a(x), 0.0, 6.0)
+        return self.c(F.relu(self.b(y)))
+
+
+class QReluCollapsed(nn.Module):
+    """A ReLU after a convolution whose outputs are all negative: its int8 bounds collapse to
+    one value, which 2022 XNNPACK refuses (pterun clamps the bytes); the residual add keeps the
+    ReLU a node of its own."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Conv2d(2, 4, 1)
+        self.b = nn.Conv2d(4, 4, 1)
+        with torch.no_grad():
+            self.a.bias.fill_(-8.0)
+
+    def forward(self, x):
+        y = self.a(x)
+        return y + self.b(torch.relu(y))
+
+
+class DqConv(nn.Module):
+    """dynamically quantized convolutions (8-bit activations, one scale per image; per-channel
+    int8 filters): a padded 3x3, a strided grouped one, and a transposed one with an output
+    padding, over two images (pterun's k_qconv_direct: 2022 XNNPACK has none)."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Conv2d(3, 8, 3, padding=1)
+        self.b = nn.Conv2d(8, 8, 3, stride=2, groups=2)
+        self.c = nn.ConvTranspose2d(8, 4, 3, stride=2, output_padding=1)
+
+    def forward(self, x):
+        return self.c(torch.relu(self.b(torch.relu(self.a(x)))))
+
+
 QUANT = {
     # name: (module, inputs, quantization: "static" | "dynamic" (PT2E) | ("8da4w", group or None = per channel))
     "static_quant_conv": (lambda: nn.Sequential(nn.Conv2d(3, 4, 3), nn.ReLU()), lambda: (rn(1, 3, 6, 6),), "static"),
@@ -772,6 +820,11 @@ QUANT = {
     "dq_8da4w_g32": (_mlp(), lambda: (rn(3, 64),), ("8da4w", 32)),
     "dq_8da4w_channel": (_mlp(), lambda: (rn(3, 64),), ("8da4w", None)),
     "dq_8da8w_channel": (_mlp(), lambda: (rn(5, 64),), ("8da8w", None)),
+    # int8 convolutions 2022 XNNPACK lacks or refuses, on pterun's k_qconv_direct
+    "q_deconv_channel": (QDeconv, lambda: (rn(2, 3, 5, 6),), "static"),
+    "q_relu_collapsed": (QReluCollapsed, lambda: (rn(1, 2, 3, 3),), "static"),
+    # ExecuTorch's dynamic-quantization partitioner, one delegate per node (its tests' setup)
+    "dq_conv": (DqConv, lambda: (rn(2, 3, 9, 9),), "dynamic_conv"),
 }
 
 
@@ -813,6 +866,12 @@ def export_quant(out_dir, name):
     example = make_inputs()
     if isinstance(kind, tuple):
         et = lower(_torchao_quantize(module, kind), example, None)
+    elif kind == "dynamic_conv":
+        from executorch.backends.xnnpack.partition.config.xnnpack_config import ConfigPrecisionType
+        from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
+
+        et = lower(module, example, None, _quantize_xnnpack(True),
+                   lambda: XnnpackPartitioner(config_precisions=ConfigPrecisionType.DYNAMIC_QUANT, per_op_mode=True))
     else:
         et = lower(module, example, None, _quantize_xnnpack(kind == "dynamic"))
     plan = et.executorch_program.execution_plan[0]
@@ -840,6 +899,10 @@ def export_quant(out_dir, name):
         "method": "forward",
         "description": (f"static int8 (PT2E XNNPACKQuantizer, per-channel) through the XNNPACK delegate: {name}; "
                         if kind == "static" else
+                        f"dynamically quantized convolutions (PT2E XNNPACKQuantizer dynamic, per-channel int8; "
+                        f"the dynamic-quantization partitioner per node) through the XNNPACK delegate "
+                        f"(pterun's k_qconv_direct): {name}; "
+                        if kind == "dynamic_conv" else
                         f"dynamically quantized linears ({'PT2E XNNPACKQuantizer dynamic, per-channel int8' if kind == 'dynamic' else 'torchao Int8DynamicActivationIntxWeightConfig ' + str(kind)}) "
                         f"through the XNNPACK delegate (pterun's int8 product): {name}; ")
         + f"expected from ExecuTorch's runtime, tolerance 2 quantization steps of the output ({max(steps):.6g})",
