@@ -25,7 +25,7 @@ FUZZ_SEED ?= 1
 EXAMPLE ?= zoo/models/mobilenet_v2_tiny
 
 .PHONY: demo test deps pydeps toolchain build test-format test-c test-conformance test-clang test-sanitize fuzz \
-        test-static test-python test-aarch64 wheel wheel-aarch64 clean bench bench-quick realdeps realsize test-realsize
+        test-static test-python pyinstall test-et test-et-full test-aarch64 wheel wheel-aarch64 clean bench bench-quick realdeps realsize test-realsize
 
 deps:
 	tools/deps.sh
@@ -141,22 +141,36 @@ test-aarch64: deps pydeps
 wheel-aarch64: deps pydeps
 	PYTHON=$(PY) tools/wheel_aarch64.sh $(BUILD)-aarch64 $(BUILD)-aarch64/wheelhouse
 
-# The bindings are installed into .venv first (the benchmark's quick run uses
-# them); the packaging tests build and install their own wheel elsewhere.
-test-python: build pydeps
+# pterun's Python package, built from this tree, installed into .venv (once
+# per make run: test-python, test-et and bench use it).
+pyinstall: build pydeps
 	$(PY) -m pip install -q --no-build-isolation .
+
+# The benchmark's quick run uses the installed bindings; the packaging tests
+# build and install their own wheel elsewhere.
+test-python: pyinstall
 	$(PY) -m pytest -q tests/python tests/packaging
 
+# ExecuTorch's own test files (from its installed wheel) on ExecuTorch's
+# runtime and on pterun's: pterun must pass every test ExecuTorch passes,
+# except what tests/et/exceptions.txt lists (README: "ExecuTorch's own
+# tests"). test-et runs every file with XNNPACK's operator tests sampled;
+# test-et-full runs every test (over an hour on 2 cores).
+test-et: pyinstall
+	$(PY) tests/et/run_et_tests.py
+
+test-et-full: pyinstall
+	$(PY) tests/et/run_et_tests.py --full
+
 test: toolchain test-format test-c test-conformance test-realsize test-clang test-static test-sanitize fuzz test-python \
-      test-aarch64
+      test-et test-aarch64
 	@echo "make test: all passed"
 
 # The benchmark (bench/README.md): every zoo model through pterun, ExecuTorch
 # and eager PyTorch; writes bench/results.md, .json and .png. pterun's Python
 # bindings are installed into $(PY) first so they match this build.
 BENCH_ARGS ?=
-bench: build pydeps
-	$(PY) -m pip install -q --no-build-isolation .
+bench: pyinstall
 	$(PY) bench/run.py --build $(BUILD) $(BENCH_ARGS)
 
 # What CI runs (through tests/python/test_bench.py): mlp once per runtime.
