@@ -58,7 +58,12 @@ def et_dir():
     spec = importlib.util.find_spec("executorch")
     if spec is None or not spec.submodule_search_locations:
         sys.exit("run_et_tests: the executorch package is not installed (tools/deps.sh --python)")
-    return os.path.realpath(list(spec.submodule_search_locations)[0])
+    # the installed package, not another folder named executorch on sys.path
+    # (bench/executorch, when bench/ is on it)
+    for d in spec.submodule_search_locations:
+        if os.path.isdir(os.path.join(d, "exir")):
+            return os.path.realpath(d)
+    sys.exit("run_et_tests: no executorch package with exir/ on sys.path (tools/deps.sh --python)")
 
 
 def read_exceptions(path=EXCEPTIONS):
