@@ -22,7 +22,6 @@ import json
 import os
 import signal
 import sys
-import time
 import zlib
 
 import pytest
@@ -128,13 +127,18 @@ def pytest_collection_finish(session):
     _write(session.config, id="", phase="selected", ids=[i.nodeid for i in session.items])
 
 
+def _failure(report):
+    """A failure's one line: pytest's crash message, else its report's last line."""
+    crash = getattr(report.longrepr, "reprcrash", None)
+    msg = crash.message if crash else str(report.longrepr).strip().splitlines()[-1]
+    return " ".join(msg.split())[:300]
+
+
 def pytest_collectreport(report):
     # A file that does not import counts as one failed test named after it.
     if report.failed and _CONFIG:
-        crash = getattr(report.longrepr, "reprcrash", None)
-        msg = crash.message if crash else str(report.longrepr).strip().splitlines()[-1]
-        _write(_CONFIG[0], id=report.nodeid, phase="collect", outcome="failed",
-               msg=" ".join(msg.split())[:300], seconds=0)
+        _write(_CONFIG[0], id=report.nodeid, phase="collect", outcome="failed", msg=_failure(report),
+               seconds=0)
 
 
 def _write(config, **rec):
@@ -153,7 +157,6 @@ def _alarm(signum, frame):
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item, nextitem):
     _write(item.config, id=item.nodeid, phase="start")
-    item._et_t0 = time.monotonic()
     yield
 
 
@@ -177,9 +180,7 @@ def pytest_runtest_logreport(report):
     if report.when == "call" or report.outcome != "passed":
         msg = ""
         if report.outcome == "failed" and report.longrepr:
-            crash = getattr(report.longrepr, "reprcrash", None)
-            msg = crash.message if crash else str(report.longrepr).strip().splitlines()[-1]
-            msg = " ".join(msg.split())[:300]
+            msg = _failure(report)
         elif report.outcome == "skipped" and isinstance(report.longrepr, tuple):
             msg = str(report.longrepr[2])[:300]
         _write(config, id=report.nodeid, phase=report.when, outcome=report.outcome, msg=msg,
