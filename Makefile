@@ -19,7 +19,7 @@ unexport VIRTUAL_ENV PYTHONPATH PYTHONHOME CMAKE_PREFIX_PATH PKG_CONFIG_PATH CC 
 CONFIGURE = $(CMAKE) -G Ninja -DCMAKE_MAKE_PROGRAM=$(TOOLBIN)/ninja
 BUILD   ?= build
 JOBS    ?= $(shell nproc)
-FUZZ_SECONDS ?= 45
+FUZZ_SECONDS ?= 30
 # 0: a new random seed per run (exploring); fixed for the gate (fuzz/run_fuzzers.sh)
 FUZZ_SEED ?= 1
 EXAMPLE ?= zoo/models/mobilenet_v2_tiny

@@ -11,9 +11,13 @@ Float outputs must be within the case's rtol/atol; integer and bool outputs
 must match exactly. With --executorch (or when the executorch package is
 importable and --no-executorch is not given) each case also runs through
 ExecuTorch's own runtime and cases where the two runtimes disagree are listed.
+pterun runs --jobs cases at a time (default: one per core; ExecuTorch's
+runtime, in this process, one at a time); the report keeps the cases' order.
 Exit status: 0 when every case passes.
 """
 import argparse
+import collections
+import concurrent.futures
 import json
 import os
 import shutil
@@ -130,6 +134,8 @@ def main(argv=None):
     ap.add_argument("--no-executorch", action="store_true", help="do not run ExecuTorch's runtime")
     ap.add_argument("--json", help="write per-case results here")
     ap.add_argument("--arg", action="append", default=[], help="extra argument for 'pterun run' (repeatable)")
+    ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1,
+                    help="pterun processes at a time (default: one per core)")
     ap.add_argument("-q", "--quiet", action="store_true")
     args = ap.parse_args(argv)
 
@@ -151,10 +157,9 @@ def main(argv=None):
                 print(f"conformance: executorch is not importable: {e}", file=sys.stderr)
                 return 2
 
-    results, failures, disagreements = [], [], []
-    for path in cases:
+    def check(path):
+        """pterun's outputs of one case and what is wrong with them (None: nothing)."""
         meta, inputs, expected = load_case(path)
-        name = os.path.relpath(path)
         rtol, atol = float(meta.get("rtol", 1e-4)), float(meta.get("atol", 1e-5))
         outs, err = run_pterun(pterun, path, meta, inputs, args.arg)
         if err is None:
@@ -166,6 +171,17 @@ def main(argv=None):
                     if msg:
                         err = f"output {k}: {msg}"
                         break
+        return meta, inputs, rtol, atol, outs, err
+
+    results, failures, disagreements = [], [], []
+    # a few cases ahead of the report at most: their outputs wait in memory
+    pool = concurrent.futures.ThreadPoolExecutor(max(1, args.jobs))
+    ahead = collections.deque()
+    for i, path in enumerate(cases):
+        while len(ahead) < 4 * max(1, args.jobs) and i + len(ahead) < len(cases):
+            ahead.append(pool.submit(check, cases[i + len(ahead)]))
+        meta, inputs, rtol, atol, outs, err = ahead.popleft().result()
+        name = os.path.relpath(path)
         et_note = None
         if use_et:
             try:
@@ -185,7 +201,8 @@ def main(argv=None):
         if et_note:
             disagreements.append((name, et_note))
         if not args.quiet:
-            print(f"{'PASS' if err is None else 'FAIL'} {name}" + (f": {err}" if err else ""))
+            print(f"{'PASS' if err is None else 'FAIL'} {name}" + (f": {err}" if err else ""), flush=True)
+    pool.shutdown()
     print(f"conformance: {len(cases) - len(failures)}/{len(cases)} cases passed")
     if use_et:
         print(f"conformance: ExecuTorch's runtime compared on {len(cases)} cases, {len(disagreements)} disagreement(s)")

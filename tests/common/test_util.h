@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 extern int g_test_failures;
 
@@ -60,18 +61,25 @@ typedef struct test_case {
 
 #define TEST(name) static void name(void)
 
-#define TEST_MAIN(...)                                                               \
-  int g_test_failures = 0;                                                           \
-  int main(int argc, char **argv) {                                                  \
-    static const test_case tests[] = {__VA_ARGS__};                                  \
-    int n = (int)(sizeof tests / sizeof tests[0]);                                   \
-    for (int i = 0; i < n; i++) {                                                    \
-      if (argc > 1 && !strstr(tests[i].name, argv[1])) continue;                     \
-      int before = g_test_failures;                                                  \
-      tests[i].fn();                                                                 \
-      printf("%s %s\n", g_test_failures == before ? "ok  " : "FAIL", tests[i].name); \
-    }                                                                                \
-    return g_test_failures ? 1 : 0;                                                  \
+/* A test runs when its name holds argv[1] (all when none is given); tests
+ * named setup_* always run, since others rely on them. Each line gives the
+ * test's wall time, to see what a slow build (emulated, sanitized) spends. */
+#define TEST_MAIN(...)                                                                                  \
+  int g_test_failures = 0;                                                                              \
+  int main(int argc, char **argv) {                                                                     \
+    static const test_case tests[] = {__VA_ARGS__};                                                     \
+    int n = (int)(sizeof tests / sizeof tests[0]);                                                      \
+    for (int i = 0; i < n; i++) {                                                                       \
+      if (argc > 1 && !strstr(tests[i].name, argv[1]) && strncmp(tests[i].name, "setup_", 6)) continue; \
+      int before = g_test_failures;                                                                     \
+      struct timespec t0, t1;                                                                           \
+      timespec_get(&t0, TIME_UTC);                                                                      \
+      tests[i].fn();                                                                                    \
+      timespec_get(&t1, TIME_UTC);                                                                      \
+      printf("%s %s (%.2f s)\n", g_test_failures == before ? "ok  " : "FAIL", tests[i].name,            \
+             (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));               \
+    }                                                                                                   \
+    return g_test_failures ? 1 : 0;                                                                     \
   }
 #define T(fn) \
   { #fn, fn }

@@ -1,24 +1,42 @@
-"""The conformance zoo through pterun: every case within tolerance (ints and
-bools exact), every operator case really contains its operator, and the
-operator coverage the runtime promises."""
+"""The conformance zoo: its runner (make test-conformance runs every case,
+within tolerance, ints and bools exact), every operator case really contains
+its operator, and the operator coverage the runtime promises."""
 import glob
 import json
 import os
 import subprocess
+import shutil
 import sys
+
+import numpy as np
 
 from conftest import REPO
 
 
-def test_every_zoo_case_passes(pterun_cli, zoo, tmp_path):
-    report = tmp_path / "report.json"
-    r = subprocess.run([sys.executable, os.path.join(REPO, "tools", "conformance.py"), "--pterun", pterun_cli,
-                        "--json", str(report), "-q", zoo], capture_output=True, text=True, timeout=3000)
-    print(r.stdout[-3000:])
-    results = json.load(open(report))["results"]
-    failed = [(x["case"], x["error"]) for x in results if not x["ok"]]
-    assert not failed, "\n".join(f"{c}: {e}" for c, e in failed)
-    assert len(results) >= 100, len(results)
+def test_runner_reports_every_case_in_order_and_names_a_failure(pterun_cli, zoo, tmp_path):
+    """tools/conformance.py itself (make test-conformance runs it on the whole
+    zoo): cases run --jobs at a time, the report keeps their order, a wrong
+    expected output fails its case by name and the run."""
+    names = ["add", "mlp", "small_cnn", "transformer_tiny", "two_methods_forward"]
+    for n in names:
+        shutil.copytree(os.path.join(zoo, "models", n), tmp_path / "cases" / n)
+    bad = tmp_path / "cases" / "small_cnn" / "expected" / "0.npy"
+    np.save(bad, np.load(bad) + 1.0)
+
+    def run(jobs):
+        report = tmp_path / f"report{jobs}.json"
+        r = subprocess.run([sys.executable, os.path.join(REPO, "tools", "conformance.py"), "--pterun", pterun_cli,
+                            "--no-executorch", "--jobs", str(jobs), "--json", str(report), str(tmp_path / "cases")],
+                           capture_output=True, text=True, timeout=600)
+        return r, json.load(open(report))["results"]
+
+    for jobs in (1, 3):
+        r, results = run(jobs)
+        assert r.returncode == 1, r.stdout + r.stderr
+        assert [os.path.basename(x["case"]) for x in results] == sorted(names), results
+        assert [x["ok"] for x in results] == [n != "small_cnn" for n in sorted(names)], results
+        assert "FAIL " in r.stdout and "small_cnn: output 0" in r.stdout, r.stdout
+        assert "conformance: 4/5 cases passed" in r.stdout, r.stdout
 
 
 def test_operator_cases_contain_their_operator(pterun_cli, zoo):
