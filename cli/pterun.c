@@ -801,9 +801,21 @@ static const struct {
     {"generate", pterun_cmd_generate},
 };
 
+static int is_command(const char *name) {
+  for (size_t i = 0; i < sizeof usages / sizeof usages[0]; i++)
+    if (!strcmp(name, usages[i].command)) return 1;
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc >= 2 && (pterun_is_help(argv[1]) || !strcmp(argv[1], "help"))) {
-    pterun_usage(argc >= 3 && strcmp(argv[1], "help") == 0 ? argv[2] : NULL, stdout);
+    const char *topic = argc >= 3 && strcmp(argv[1], "help") == 0 ? argv[2] : NULL;
+    if (topic && !is_command(topic)) {
+      fprintf(stderr, "pterun: no help on '%s': not a command\n", topic);
+      pterun_usage(NULL, stderr);
+      return 2;
+    }
+    pterun_usage(topic, stdout);
     return 0;
   }
   if (argc >= 2 && (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version"))) {
@@ -818,10 +830,7 @@ int main(int argc, char **argv) {
       return commands[i].run(argc, argv);
     }
   }
-  int known = 0;
-  for (size_t i = 0; argc >= 2 && i < sizeof usages / sizeof usages[0]; i++)
-    known |= !strcmp(argv[1], usages[i].command);
-  if (argc >= 2 && !known) {
+  if (argc >= 2 && !is_command(argv[1])) {
     fprintf(stderr, "pterun: unknown command '%s'\n", argv[1]);
     pterun_usage(NULL, stderr);
     return 2;

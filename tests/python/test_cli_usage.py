@@ -88,6 +88,14 @@ def test_unknown_command(pterun_cli):
     assert r.returncode == 2 and "unknown command 'frobnicate'" in r.stderr and "usage: pterun" in r.stderr
 
 
+def test_help_on_an_unknown_command_fails(pterun_cli):
+    r = cli(pterun_cli, "help", "frobnicate")
+    assert r.returncode == 2 and "no help on 'frobnicate'" in r.stderr and "usage: pterun" in r.stderr, r
+    assert r.stdout == ""
+    r = cli(pterun_cli, "help", "verify")
+    assert r.returncode == 0 and r.stdout.startswith("usage: pterun verify"), r
+
+
 def _threads(r):
     assert r.returncode == 0, r.stderr
     last = [l for l in r.stdout.splitlines() if "iteration(s)" in l][-1]
