@@ -174,11 +174,12 @@ def main(argv=None):
         return meta, inputs, rtol, atol, outs, err
 
     results, failures, disagreements = [], [], []
+    jobs = max(1, args.jobs)
     # a few cases ahead of the report at most: their outputs wait in memory
-    pool = concurrent.futures.ThreadPoolExecutor(max(1, args.jobs))
+    pool = concurrent.futures.ThreadPoolExecutor(jobs)
     ahead = collections.deque()
     for i, path in enumerate(cases):
-        while len(ahead) < 4 * max(1, args.jobs) and i + len(ahead) < len(cases):
+        while len(ahead) < 4 * jobs and i + len(ahead) < len(cases):
             ahead.append(pool.submit(check, cases[i + len(ahead)]))
         meta, inputs, rtol, atol, outs, err = ahead.popleft().result()
         name = os.path.relpath(path)

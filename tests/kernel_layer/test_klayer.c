@@ -926,14 +926,17 @@ TEST(setup_scratch) {
   void *p = NULL;
   CHECK(posix_memalign(&p, 64, bytes) == 0, "scratch");
   g_scratch_buf = p;
+}
+
+TEST(setup_check_step) {
   const char *step = getenv("PTERUN_TEST_CHECK_STEP");
   if (step && atoi(step) > 0) g_check_step = atoi(step);
 }
 
-TEST_MAIN(T(setup_scratch), T(isa_named), T(gemm_serial_pool), T(gemm_two_threads), T(gemm_three_threads),
-          T(gemm_narrow_last_panel), T(gemm_few_rows_wide_prepacked), T(gemm_a_in_place_matches_packed),
-          T(gemm_pointwise_shapes), T(dwconv_f32_reference), T(conv_f32_reference),
-          T(chunk_first_balances_columns), T(gemm_large_parallel), T(gemm_prepacked_layer_shapes),
-          T(gemm_beta_zero_ignores_bias), T(gemm_batched_broadcast), T(gemm_batched_row_bands),
-          T(copies_against_element_loop), T(parallel_for_covers_once), T(arguments_and_outputs),
-          T(half_float_conversions))
+TEST_MAIN(T(setup_scratch), T(setup_check_step), T(isa_named), T(gemm_serial_pool), T(gemm_two_threads),
+          T(gemm_three_threads), T(gemm_narrow_last_panel), T(gemm_few_rows_wide_prepacked),
+          T(gemm_a_in_place_matches_packed), T(gemm_pointwise_shapes), T(dwconv_f32_reference),
+          T(conv_f32_reference), T(chunk_first_balances_columns), T(gemm_large_parallel),
+          T(gemm_prepacked_layer_shapes), T(gemm_beta_zero_ignores_bias), T(gemm_batched_broadcast),
+          T(gemm_batched_row_bands), T(copies_against_element_loop), T(parallel_for_covers_once),
+          T(arguments_and_outputs), T(half_float_conversions))
