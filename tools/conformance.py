@@ -10,7 +10,9 @@ expected/N.npy (see tools/zoo/README.md), so other people's cases work too.
 Float outputs must be within the case's rtol/atol; integer and bool outputs
 must match exactly. With --executorch (or when the executorch package is
 importable and --no-executorch is not given) each case also runs through
-ExecuTorch's own runtime and cases where the two runtimes disagree are listed.
+ExecuTorch's own runtime and cases where the two runtimes disagree are listed;
+a case whose case.json says "executorch_exact": true fails unless pterun's
+outputs are ExecuTorch's bit for bit (both runtimes on this machine).
 pterun runs --jobs cases at a time (default: one per core; ExecuTorch's
 runtime, in this process, one at a time); the report keeps the cases' order.
 Exit status: 0 when every case passes.
@@ -68,6 +70,20 @@ def compare(got, want, rtol, atol):
     return (f"{np.count_nonzero(~ok)} of {want.size} elements outside rtol={rtol} atol={atol}; "
             f"max abs diff {diff.flat[i]:.3g} at {np.unravel_index(i, want.shape)} "
             f"(got {gotf.flat[i]!r}, expected {wantf.flat[i]!r})")
+
+
+def bitwise_diff(got, want):
+    """None when got and want are the same bits, else what differs."""
+    got, want = np.ascontiguousarray(got), np.ascontiguousarray(want)
+    if got.dtype != want.dtype or got.shape != want.shape:
+        return f"{got.dtype}{list(got.shape)} against ExecuTorch's {want.dtype}{list(want.shape)}"
+    g, w = got.view(np.uint8).reshape(got.size, -1), want.view(np.uint8).reshape(want.size, -1)
+    bad = np.any(g != w, axis=1)
+    if not bad.any():
+        return None
+    i = int(np.argmax(bad))
+    return (f"{int(bad.sum())} of {want.size} elements are not ExecuTorch's bit for bit; "
+            f"first at flat index {i}: {got.flat[i]!r} vs {want.flat[i]!r}")
 
 
 def load_case(path):
@@ -187,6 +203,12 @@ def main(argv=None):
         if use_et:
             try:
                 et_outs = run_executorch(path, meta, inputs)
+                if outs is not None and meta.get("executorch_exact") and err is None:
+                    for k, (g, e) in enumerate(zip(outs, et_outs)):
+                        msg = bitwise_diff(g, e)
+                        if msg:
+                            err = f"output {k}: {msg}"
+                            break
                 if outs is not None:
                     for k, (g, e) in enumerate(zip(outs, et_outs)):
                         msg = compare(g, e.astype(g.dtype) if e.dtype != g.dtype and e.dtype.kind == g.dtype.kind else e,

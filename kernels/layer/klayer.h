@@ -453,6 +453,12 @@ bool k_qgemm(const k_qgemm_desc *g);
  * "avx2-novnni" and "neon-nodot" pick the kernels without dot-product
  * instructions on a CPU that has them). */
 const char *k_qgemm_kernel(void);
+/* The float arithmetic every k_qgemm kernel follows is that of XNNPACK's
+ * kernels on this CPU (qgemm.h has it), so the outputs are ExecuTorch's
+ * bit for bit: the offset its kernels add to the activations (128 where
+ * they take them as unsigned bytes) and how many k of a column its
+ * packing sums at a time for the grouped weights' ksum. */
+void k_qgemm_xnn_arith(int32_t *zoff, int *ksum_chunk);
 
 /* Static int8 (XNNPACK's qs8): C[M,N] int8 = clamp(rint(sum_k (a[m][k] -
  * a_zero_point) * w[n][k] * scale[n] + bias[n]) + c_zero_point, qmin, qmax).

@@ -52,7 +52,8 @@ static void rows_range(void *ctx, size_t b, size_t e) {
           v = v < lo ? lo : v > hi ? hi : v;
           d->y[out + oc] = (int8_t)((int32_t)nearbyintf(v) + d->zy);
         } else {
-          float v = (float)a * (d->xq[n].scale * d->wscale[oc]) + (d->fbias ? d->fbias[oc] : 0.0f);
+          /* XNNPACK's qd8 arithmetic, so the result is ExecuTorch's bit for bit */
+          float v = fmaf((float)a * d->xq[n].scale, d->wscale[oc], d->fbias ? d->fbias[oc] : 0.0f);
           v = v < d->lo ? d->lo : v > d->hi ? d->hi : v;
           d->yf[out + oc] = v;
         }

@@ -80,8 +80,10 @@ void k_qd8_quantize_rows(int64_t M, int64_t K, const float *a, int64_t lda, int8
 
 typedef struct layout {
   int64_t kp, glen, groups, panels, sgroups; /* sgroups: scale groups of the caller */
-  size_t off_csum, off_scale, off_bias, total;
+  size_t off_csum, off_scale, off_bias, off_col, total;
 } layout;
+
+_Static_assert(sizeof(k_qgemm_packed) <= K_QHDR, "the packed header outgrew K_QHDR");
 
 static bool plan(const k_qgemm_weights *w, layout *l, const char **err) {
   const char *e = NULL;
@@ -112,10 +114,11 @@ static bool plan(const k_qgemm_weights *w, layout *l, const char **err) {
   l->panels = (w->N + K_QNR - 1) / K_QNR;
   size_t wb = (size_t)(l->panels * l->kp * K_QNR);
   size_t gb = (size_t)(l->panels * l->groups * K_QNR) * 4;
-  l->off_csum = 64 + k_align64(wb);
+  l->off_csum = K_QHDR + k_align64(wb);
   l->off_scale = l->off_csum + k_align64(gb);
   l->off_bias = l->off_scale + k_align64(gb);
-  l->total = l->off_bias + k_align64((size_t)(l->panels * K_QNR) * 4);
+  l->off_col = l->off_bias + k_align64((size_t)(l->panels * K_QNR) * 4);
+  l->total = l->off_col + k_align64((size_t)(l->panels * 2 * K_QNR) * 4);
   if (l->total > UINT32_MAX) {
     if (err) *err = "weights too large";
     return false;
@@ -157,6 +160,9 @@ const k_qgemm_packed *k_qgemm_pack(const k_qgemm_weights *w, void *dst, size_t b
     }
   }
   memset(dst, 0, l.total);
+  int32_t zoff;
+  int chunk;
+  k_qgemm_xnn_arith(&zoff, &chunk);
   k_qgemm_packed *p = dst;
   *p = (k_qgemm_packed){.n = N,
                         .k = K,
@@ -166,7 +172,13 @@ const k_qgemm_packed *k_qgemm_pack(const k_qgemm_weights *w, void *dst, size_t b
                         .panels = l.panels,
                         .off_csum = (uint32_t)l.off_csum,
                         .off_scale = (uint32_t)l.off_scale,
-                        .off_bias = (uint32_t)l.off_bias};
+                        .off_bias = (uint32_t)l.off_bias,
+                        .off_col = (uint32_t)l.off_col,
+                        .zoff = zoff,
+                        /* group scales (even one group of all K: how ExecuTorch
+                         * writes per-channel int4) are XNNPACK's qb4w */
+                        .blockwise = w->group > 0 || l.groups > 1};
+  const bool grouped = p->blockwise;
   const int64_t kgroup = sg > 1 ? w->group : K; /* the caller's group length */
   for (int64_t n = 0; n < N; n++) {
     const int64_t pn = n / K_QNR, j = n % K_QNR;
@@ -184,10 +196,21 @@ const k_qgemm_packed *k_qgemm_pack(const k_qgemm_weights *w, void *dst, size_t b
       wp[(k / 4) * K_QNR * 4 + j * 4 + k % 4] = (int8_t)v;
       cs[(k / l.glen) * K_QNR + j] += v;
     }
+    float *col = (float *)k_qcol(p, pn), ksum = 0.0f;
     for (int64_t g = 0; g < l.groups; g++) {
       int64_t sgi = sg > 1 ? g : 0; /* internal groups are the caller's, or cut one scale */
-      sc[g * K_QNR + j] = w->scale ? w->scale[n * sg + sgi] : k_bf16_to_float(w->scale_bf16[n * sg + sgi]);
+      const float s = w->scale ? w->scale[n * sg + sgi] : k_bf16_to_float(w->scale_bf16[n * sg + sgi]);
+      sc[g * K_QNR + j] = grouped ? s : 1.0f;
+      if (!grouped) col[j] = s;
+      /* XNNPACK's ksum: chunk by chunk of the group, in float, in order */
+      const int64_t k0 = g * l.glen, k1 = k0 + l.glen < K ? k0 + l.glen : K;
+      for (int64_t c0 = k0; grouped && c0 < k1; c0 += chunk) {
+        int32_t sum = 0;
+        for (int64_t k = c0; k < c0 + chunk && k < k1; k++) sum += wp[(k / 4) * K_QNR * 4 + j * 4 + k % 4];
+        ksum = ksum - (float)sum * s;
+      }
     }
+    if (grouped) col[j] = 1.0f, col[K_QNR + j] = ksum;
     if (w->bias) ((float *)k_qbias(p, pn))[j] = w->bias[n];
   }
   return p;
@@ -203,28 +226,29 @@ void k_qukr_generic(const k_qtile *t) {
   const int64_t K = p->k;
   for (int r = 0; r < t->mr; r++) {
     const int8_t *a = t->a + r * t->sa;
-    const int32_t za = t->qp[r].zero_point;
+    const int32_t zp = t->qp[r].zero_point, zr = k_qzr(p, zp);
+    const float zo = (float)(zp + p->zoff), sa = t->qp[r].scale;
     for (int pj = 0; pj < t->np; pj++) {
       const int64_t panel = t->panel + pj;
       const int8_t *w = k_qw_panel(p, panel);
       const int32_t *cs = k_qcsum(p, panel);
-      const float *sc = k_qscale(p, panel), *bias = k_qbias(p, panel);
+      const float *sc = k_qscale(p, panel), *bias = k_qbias(p, panel), *col = k_qcol(p, panel);
       const int nc = pj == t->np - 1 ? t->nc : K_QNR;
-      float acc[K_QNR] = {0};
+      float f[K_QNR];
+      for (int j = 0; j < K_QNR; j++) f[j] = col[K_QNR + j] * zo;
       for (int64_t g = 0; g < p->groups; g++) {
         int64_t k0 = g * p->glen, k1 = k0 + p->glen < K ? k0 + p->glen : K;
         int32_t s[K_QNR];
-        for (int j = 0; j < K_QNR; j++) s[j] = -za * cs[g * K_QNR + j];
+        for (int j = 0; j < K_QNR; j++) s[j] = -zr * cs[g * K_QNR + j];
         for (int64_t k = k0; k < k1; k++) {
           const int8_t *wk = w + (k / 4) * K_QNR * 4 + k % 4;
           for (int j = 0; j < K_QNR; j++) s[j] += (int32_t)a[k] * wk[j * 4];
         }
-        for (int j = 0; j < K_QNR; j++) acc[j] += (float)s[j] * sc[g * K_QNR + j];
+        for (int j = 0; j < K_QNR; j++) f[j] = fmaf((float)s[j], sc[g * K_QNR + j], f[j]);
       }
       float *c = t->c + r * t->sc + pj * K_QNR;
-      const float sa = t->qp[r].scale;
       for (int j = 0; j < nc; j++) {
-        float v = acc[j] * sa + bias[j];
+        float v = fmaf(f[j] * sa, col[j], bias[j]);
         if (t->clamp) v = v < t->lo ? t->lo : v > t->hi ? t->hi : v;
         c[j] = v;
       }
@@ -291,7 +315,30 @@ static qarch qarch_choose(void) {
 static qarch g_qarch;
 static pthread_once_t g_qarch_once = PTHREAD_ONCE_INIT;
 
-static void qarch_init(void) { g_qarch = qarch_choose(); }
+/* The activation offset and ksum chunk of XNNPACK's kernels on this CPU
+ * (see qgemm.h): its x86 VNNI kernels take unsigned activations, and its
+ * packing sums 2 x kr weights at a time (kr 8 on x86, 4 for the aarch64
+ * dot product, 1 elsewhere). From the CPU, not the kernel chosen here, so
+ * that every kernel of a process computes the same bits. */
+static int32_t g_zoff;
+static int g_chunk;
+
+static void arith_choose(void) {
+  g_zoff = 0, g_chunk = 2;
+#if defined(PTERUN_QGEMM_X86)
+  __builtin_cpu_init();
+  g_chunk = 16;
+  if ((__builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw")) || has_avxvnni())
+    g_zoff = 128;
+#elif defined(__aarch64__)
+  if (getauxval(AT_HWCAP) & HWCAP_ASIMDDP) g_chunk = 8;
+#endif
+}
+
+static void qarch_init(void) {
+  g_qarch = qarch_choose();
+  arith_choose();
+}
 
 static qarch qarch_get(void) {
   pthread_once(&g_qarch_once, qarch_init);
@@ -299,6 +346,11 @@ static qarch qarch_get(void) {
 }
 
 const char *k_qgemm_kernel(void) { return qarch_get().name; }
+
+void k_qgemm_xnn_arith(int32_t *zoff, int *chunk) {
+  pthread_once(&g_qarch_once, qarch_init);
+  *zoff = g_zoff, *chunk = g_chunk;
+}
 
 k_qukr_fn k_qgemm_ukr(int *mr, int *np) {
   const qarch ar = qarch_get();

@@ -8,19 +8,43 @@
 /* Columns per packed panel: one AVX-512 register of int32 lanes. */
 #define K_QNR 16
 
-/* Header of the packed weights (64 bytes), then, each part 64-byte aligned:
+/* Header of the packed weights (K_QHDR bytes), then, each part 64-byte
+ * aligned:
  *  w:     panels x (kp / 4) x K_QNR x 4 int8 (4 consecutive k of a column
  *         together: what one VNNI/sdot lane sums), zero past N and K;
  *  csum:  panels x groups x K_QNR int32, the sums of each column's values
  *         over a group (the activations' zero point times it is removed);
- *  scale: panels x groups x K_QNR float;
- *  bias:  panels x K_QNR float (0 when none).
+ *  scale: panels x groups x K_QNR float, the group's scale (blockwise), else 1;
+ *  bias:  panels x K_QNR float (0 when none);
+ *  col:   panels x 2 x K_QNR float: the column's scale (1 when blockwise)
+ *         and its ksum (below; 0 unless blockwise).
  * K is cut into groups of glen (a multiple of 4 but for the last) so the
- * int32 sums of a group never overflow; per-channel scales repeat. */
+ * int32 sums of a group never overflow; per-channel scales repeat.
+ *
+ * The float arithmetic is XNNPACK's, so that the results are ExecuTorch's
+ * bit for bit (every microkernel does the same operations in the same
+ * order). Per row, with sa its scale, zp its zero point and a its bytes:
+ *  per-channel scales (XNNPACK's qc8w):
+ *    s = sum (a - zp) w exactly; out = fma(float(s) * sa, scale, bias)
+ *  blockwise (group scales, XNNPACK's qb4w; ExecuTorch writes per-channel
+ *    int4 as one group of all K): raw_g = sum over the group of (a + zoff) w,
+ *    f = ksum * float(zp + zoff); f = fma(float(raw_g), scale_g, f) group
+ *    after group; out = f * sa + bias
+ * where ksum = -sum over chunks of float(sum of the chunk's w) * scale_g,
+ * accumulated in float at pack time as XNNPACK packs it, and zoff is 128
+ * where XNNPACK's kernels take the activations as unsigned bytes (x86 with
+ * VNNI), else 0 (k_qgemm_xnn_arith). In the kernels this is: each group's
+ * sums start at -zr * csum (zr = zp, or -zoff when blockwise, plus
+ * 128 where the kernel flips bytes to unsigned), f starts at ksum * float(zp
+ * + zoff) and takes fma(float(sums), scale, f) per group, and out = fma(f *
+ * sa, column scale, bias). Static int8 (c8) tiles take f * column scale +
+ * bias instead. */
+#define K_QHDR 128
 struct k_qgemm_packed {
   int64_t n, k, kp, glen, groups, panels;
-  uint32_t off_csum, off_scale, off_bias, pad_;
-  uint8_t reserved_[8];
+  uint32_t off_csum, off_scale, off_bias, off_col;
+  int32_t zoff;
+  bool blockwise; /* the arithmetic of groups below, even for one */
 };
 
 typedef struct k_qtile {
@@ -46,7 +70,7 @@ typedef struct k_qtile {
 } k_qtile;
 
 static inline const int8_t *k_qw_panel(const k_qgemm_packed *p, int64_t panel) {
-  return (const int8_t *)p + 64 + panel * (p->kp / 4) * K_QNR * 4;
+  return (const int8_t *)p + K_QHDR + panel * (p->kp / 4) * K_QNR * 4;
 }
 static inline const int32_t *k_qcsum(const k_qgemm_packed *p, int64_t panel) {
   return (const int32_t *)((const char *)p + p->off_csum) + panel * p->groups * K_QNR;
@@ -57,6 +81,12 @@ static inline const float *k_qscale(const k_qgemm_packed *p, int64_t panel) {
 static inline const float *k_qbias(const k_qgemm_packed *p, int64_t panel) {
   return (const float *)((const char *)p + p->off_bias) + panel * K_QNR;
 }
+/* The column scales of a panel (K_QNR floats), then its ksums (K_QNR). */
+static inline const float *k_qcol(const k_qgemm_packed *p, int64_t panel) {
+  return (const float *)((const char *)p + p->off_col) + panel * 2 * K_QNR;
+}
+/* zr of the comment above, without a kernel's flip. */
+static inline int32_t k_qzr(const k_qgemm_packed *p, int32_t zp) { return p->blockwise ? -p->zoff : zp; }
 
 typedef void (*k_qukr_fn)(const k_qtile *t);
 void k_qukr_generic(const k_qtile *t);

@@ -4,12 +4,13 @@
  * packed weights' layout (4 consecutive k of 16 columns in 64 bytes) is
  * already AMX's B tile: a panel's 64 k are 16 rows of 64 bytes. One tile
  * product is 16K multiply-adds, 16x a VNNI instruction's 1K; the float
- * epilogue is the VNNI kernel's, so results are the same bit for bit.
+ * epilogue is the VNNI kernel's (per-channel scales: qgemm.h), so results
+ * are the same bit for bit.
  * A K that is not a multiple of 64 (MobileNetV2's 16, 24, 96, 144...)
  * ends on a narrower step: tiles of K % 64 bytes of A and K % 64 / 4 rows
  * of B, so no padding is read or multiplied. Tiles it cannot take whole
- * (fewer rows, K not a multiple of 4, more than one group) run on the
- * VNNI kernel. */
+ * (fewer rows, K not a multiple of 4, group scales) run on the VNNI
+ * kernel. */
 #define _GNU_SOURCE /* syscall */
 #include "qgemm.h"
 
@@ -73,15 +74,15 @@ static void by_vnni(const k_qtile *t) {
 }
 
 /* One panel's static int8 outputs of a row, before saturation: the VNNI
- * kernel's arithmetic (sums less zp * colsum, times the column scale as
- * its fused multiply-add onto zero, plus bias, bounds, rounding half to
- * even, the second requantization, plus the zero point). */
+ * kernel's arithmetic (sums less zp * colsum, times the column scale,
+ * plus bias, bounds, rounding half to even, the second requantization,
+ * plus the zero point). */
 static inline __attribute__((always_inline)) __m512i s8_panel(const int32_t *acc, __m512i zcs, __m512 sc,
                                                               __m512 bias, bool clamp, __m512 lo, __m512 hi,
                                                               bool rq, __m512 rs, __m512 ri, __m512 rlo,
                                                               __m512 rhi, __m512i z8) {
   const __m512i s = _mm512_sub_epi32(_mm512_load_si512((const void *)acc), zcs);
-  __m512 v = _mm512_add_ps(_mm512_fmadd_ps(_mm512_cvtepi32_ps(s), sc, _mm512_setzero_ps()), bias);
+  __m512 v = _mm512_add_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(s), sc), bias);
   if (clamp) v = _mm512_min_ps(_mm512_max_ps(v, lo), hi);
   __m512i q = _mm512_cvtps_epi32(v);
   if (rq) {
@@ -111,7 +112,7 @@ static inline __attribute__((always_inline)) void s8_tile(const k_qtile *t, int 
   __m512 sc[2], bias[2];
   for (int j = 0; j < np; j++) {
     zcs[j] = _mm512_mullo_epi32(zp, _mm512_loadu_si512(k_qcsum(p, t->panel + j)));
-    sc[j] = _mm512_loadu_ps(k_qscale(p, t->panel + j)), bias[j] = _mm512_loadu_ps(k_qbias(p, t->panel + j));
+    sc[j] = _mm512_loadu_ps(k_qcol(p, t->panel + j)), bias[j] = _mm512_loadu_ps(k_qbias(p, t->panel + j));
   }
   const int cols = (np - 1) * K_QNR + t->nc;
   if (np == 2) {
@@ -136,7 +137,7 @@ static inline __attribute__((always_inline)) void s8_tile(const k_qtile *t, int 
 void k_qukr_amx(const k_qtile *t) {
   const k_qgemm_packed *p = t->p;
   const int64_t K = p->k;
-  if (t->mr < AMX_MR || p->groups != 1 || p->kp != K) {
+  if (t->mr < AMX_MR || p->blockwise || p->groups != 1 || p->kp != K) {
     by_vnni(t);
     return;
   }
@@ -216,40 +217,23 @@ void k_qukr_amx(const k_qtile *t) {
     return;
   }
 
-  /* the VNNI kernel's epilogue, one group: sums less zp * colsum, times
-   * the column scales (as its fused multiply-add onto zero), then bias,
-   * row scale, bounds and the store */
-  const __m512 zero = _mm512_setzero_ps(), lo = _mm512_set1_ps(t->lo), hi = _mm512_set1_ps(t->hi);
-  const k_requant_s8_params *rq = t->c8 ? t->rq : NULL;
-  const __m512 rs = _mm512_set1_ps(rq ? rq->scale : 1.0f), ri = _mm512_set1_ps(rq ? rq->inv : 1.0f),
-               rlo = _mm512_set1_ps(rq ? (float)(-128 - rq->zout) : 0.0f),
-               rhi = _mm512_set1_ps(rq ? (float)(127 - rq->zout) : 0.0f);
-  const __m512i z8 = _mm512_set1_epi32(rq ? rq->zout : t->zp8);
+  /* the VNNI kernel's epilogue with per-channel scales: sums less zp *
+   * colsum, times the row scale, then a fused multiply-add of the column
+   * scale and bias, bounds and the store */
+  const __m512 lo = _mm512_set1_ps(t->lo), hi = _mm512_set1_ps(t->hi);
   for (int j = 0; j < np; j++) {
     const int64_t panel = t->panel + j;
     const __m512i cs = _mm512_loadu_si512(k_qcsum(p, panel));
-    const __m512 sc = _mm512_loadu_ps(k_qscale(p, panel)), bias = _mm512_loadu_ps(k_qbias(p, panel));
+    const __m512 sc = _mm512_loadu_ps(k_qcol(p, panel)), bias = _mm512_loadu_ps(k_qbias(p, panel));
     const int cols = j == t->np - 1 ? t->nc : K_QNR;
     const __mmask16 m = (__mmask16)((1u << cols) - 1);
     for (int i = 0; i < AMX_MR; i++) {
-      const int32_t zp = t->qp[t->c8 ? 0 : i].zero_point;
       const __m512i s = _mm512_sub_epi32(_mm512_load_si512((const void *)(acc[i] + j * K_QNR)),
-                                         _mm512_mullo_epi32(_mm512_set1_epi32(zp), cs));
-      const __m512 f = _mm512_fmadd_ps(_mm512_cvtepi32_ps(s), sc, zero);
-      if (t->c8) {
-        __m512 v = _mm512_add_ps(f, bias); /* row scale 1 */
-        if (t->clamp) v = _mm512_min_ps(_mm512_max_ps(v, lo), hi);
-        __m512i q = _mm512_cvtps_epi32(v); /* the default rounding: half to even */
-        if (rq) {
-          __m512 u = _mm512_mul_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(q), rs), ri);
-          q = _mm512_cvtps_epi32(_mm512_min_ps(_mm512_max_ps(u, rlo), rhi));
-        }
-        _mm512_mask_cvtsepi32_storeu_epi8(t->c8 + i * t->sc8 + j * K_QNR, m, _mm512_add_epi32(q, z8));
-      } else {
-        __m512 v = _mm512_fmadd_ps(f, _mm512_set1_ps(t->qp[i].scale), bias);
-        if (t->clamp) v = _mm512_min_ps(_mm512_max_ps(v, lo), hi);
-        _mm512_mask_storeu_ps(t->c + i * t->sc + j * K_QNR, m, v);
-      }
+                                         _mm512_mullo_epi32(_mm512_set1_epi32(t->qp[i].zero_point), cs));
+      const __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(s), _mm512_set1_ps(t->qp[i].scale));
+      __m512 v = _mm512_fmadd_ps(f, sc, bias);
+      if (t->clamp) v = _mm512_min_ps(_mm512_max_ps(v, lo), hi);
+      _mm512_mask_storeu_ps(t->c + i * t->sc + j * K_QNR, m, v);
     }
   }
 }

@@ -115,7 +115,7 @@ static inline __attribute__((always_inline)) void body_k_qukr_avx2(const k_qtile
   for (int i = 0; i < mr; i++) a16[i] = ab + i * KC;
   __m256i acc[MR][4];
   __m256 f[MR][2];
-  for (int i = 0; i < mr; i++) f[i][0] = f[i][1] = _mm256_setzero_ps();
+  k_qf_init_ymm(t, f);
   for (int64_t g = 0; g < p->groups; g++) {
     const int64_t k0 = g * p->glen, k1 = k0 + p->glen < K ? k0 + p->glen : K;
     for (int i = 0; i < mr; i++)
@@ -145,7 +145,7 @@ static inline __attribute__((always_inline)) void body_k_qukr_avx2(const k_qtile
       /* 4 registers of [c, c] pairs (columns 4j .. 4j+3) -> 2 of 8 columns in order */
       __m256i s0 = _mm256_permute4x64_epi64(_mm256_hadd_epi32(acc[i][0], acc[i][1]), 0xD8);
       __m256i s1 = _mm256_permute4x64_epi64(_mm256_hadd_epi32(acc[i][2], acc[i][3]), 0xD8);
-      const __m256i za = _mm256_set1_epi32(t->qp[i].zero_point);
+      const __m256i za = _mm256_set1_epi32(k_qzr(p, t->qp[i].zero_point));
       s0 = _mm256_sub_epi32(s0, _mm256_mullo_epi32(za, cs0));
       s1 = _mm256_sub_epi32(s1, _mm256_mullo_epi32(za, cs1));
       f[i][0] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s0), sc0, f[i][0]);

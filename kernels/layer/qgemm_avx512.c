@@ -1,7 +1,8 @@
 /* The int8 product's AVX-512 VNNI microkernel (see qgemm.h): 6 rows x 2
  * panels (32 columns) of int32 sums by vpdpbusd, which multiplies unsigned
  * by signed bytes: the activations are flipped to unsigned (x + 128) and
- * the zero-point term starts each group's sums at -(zp + 128) * colsum. */
+ * each group's sums start at -(zr + 128) * colsum (qgemm.h has the float
+ * arithmetic, XNNPACK's). */
 #include "qgemm.h"
 
 /* built with its ISA flags on x86-64 only (see CMakeLists.txt) */
@@ -32,7 +33,7 @@ static inline __attribute__((always_inline)) void ukr(const k_qtile *t, const in
   __m512i zu[MAXR];
   for (int i = 0; i < MR; i++) {
     a[i] = t->a + i * t->sa;
-    zu[i] = _mm512_set1_epi32(t->qp[i].zero_point + 128);
+    zu[i] = _mm512_set1_epi32(k_qzr(p, t->qp[i].zero_point) + 128);
   }
   int64_t panel[NPMAX];
   const int8_t *w[NPMAX];
@@ -42,10 +43,13 @@ static inline __attribute__((always_inline)) void ukr(const k_qtile *t, const in
   }
   const __m512i flip = _mm512_set1_epi32((int)0x80808080u);
   __m512 f[MAXR][NPMAX];
-#pragma GCC unroll 8
-  for (int i = 0; i < MR; i++)
 #pragma GCC unroll 2
-    for (int j = 0; j < NP; j++) f[i][j] = _mm512_setzero_ps();
+  for (int j = 0; j < NP; j++) {
+    const __m512 ksum = _mm512_loadu_ps(k_qcol(p, panel[j]) + K_QNR);
+#pragma GCC unroll 8
+    for (int i = 0; i < MR; i++)
+      f[i][j] = _mm512_mul_ps(ksum, _mm512_set1_ps((float)(t->qp[i].zero_point + p->zoff)));
+  }
   for (int64_t g = 0; g < p->groups; g++) {
     const int64_t k0 = g * p->glen, k1 = k0 + p->glen < K ? k0 + p->glen : K, k1f = k1 < K4 ? k1 : K4;
     __m512i acc[MAXR][NPMAX];
@@ -112,11 +116,11 @@ static inline __attribute__((always_inline)) void ukr(const k_qtile *t, const in
                  rhi = _mm512_set1_ps(rq ? (float)(127 - rq->zout) : 0.0f);
     const __m512i z = _mm512_set1_epi32(rq ? rq->zout : t->zp8);
     for (int j = 0; j < NP && j < t->np; j++) {
-      const __m512 bias = _mm512_loadu_ps(k_qbias(p, panel[j]));
+      const __m512 bias = _mm512_loadu_ps(k_qbias(p, panel[j])), cs = _mm512_loadu_ps(k_qcol(p, panel[j]));
       const int cols = j == t->np - 1 ? t->nc : K_QNR;
       const __mmask16 m = (__mmask16)((1u << cols) - 1);
       for (int i = 0; i < MR; i++) {
-        __m512 v = _mm512_add_ps(f[i][j], bias); /* row scale 1 */
+        __m512 v = _mm512_add_ps(_mm512_mul_ps(f[i][j], cs), bias); /* row scale 1 */
         if (t->clamp) v = _mm512_min_ps(_mm512_max_ps(v, lo), hi);
         __m512i q = _mm512_cvtps_epi32(v); /* the default rounding: half to even */
         if (rq) {
@@ -129,11 +133,11 @@ static inline __attribute__((always_inline)) void ukr(const k_qtile *t, const in
     return;
   }
   for (int j = 0; j < NP && j < t->np; j++) {
-    const __m512 bias = _mm512_loadu_ps(k_qbias(p, panel[j]));
+    const __m512 bias = _mm512_loadu_ps(k_qbias(p, panel[j])), cs = _mm512_loadu_ps(k_qcol(p, panel[j]));
     const int cols = j == t->np - 1 ? t->nc : K_QNR;
     const __mmask16 m = (__mmask16)((1u << cols) - 1);
     for (int i = 0; i < MR; i++) {
-      __m512 v = _mm512_fmadd_ps(f[i][j], _mm512_set1_ps(t->qp[i].scale), bias);
+      __m512 v = _mm512_fmadd_ps(_mm512_mul_ps(f[i][j], _mm512_set1_ps(t->qp[i].scale)), cs, bias);
       if (t->clamp) v = _mm512_min_ps(_mm512_max_ps(v, lo), hi);
       _mm512_mask_storeu_ps(t->c + i * t->sc + j * K_QNR, m, v);
     }

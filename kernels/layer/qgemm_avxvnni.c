@@ -2,7 +2,7 @@
  * with the VEX-encoded vpdpbusd (Alder Lake and later) but no AVX-512: 3
  * rows x 1 panel (two registers of 8 columns), all sums in registers.
  * vpdpbusd multiplies unsigned by signed bytes, so the activations are
- * flipped to unsigned (x + 128) and each group's sums start at -(zp + 128)
+ * flipped to unsigned (x + 128) and each group's sums start at -(zr + 128)
  * * colsum, as in the AVX-512 kernel. */
 #include "qgemm.h"
 
@@ -32,14 +32,14 @@ static inline __attribute__((always_inline)) void body_k_qukr_avxvnni(const k_qt
   __m256i zu[MR];
   for (int i = 0; i < mr; i++) {
     a[i] = t->a + i * t->sa;
-    zu[i] = _mm256_set1_epi32(t->qp[i].zero_point + 128);
+    zu[i] = _mm256_set1_epi32(k_qzr(p, t->qp[i].zero_point) + 128);
   }
   const int8_t *w = k_qw_panel(p, t->panel);
   const int32_t *csum = k_qcsum(p, t->panel);
   const float *scale = k_qscale(p, t->panel);
   const __m256i flip = _mm256_set1_epi32((int)0x80808080u);
   __m256 f[MR][2];
-  for (int i = 0; i < mr; i++) f[i][0] = f[i][1] = _mm256_setzero_ps();
+  k_qf_init_ymm(t, f);
   for (int64_t g = 0; g < p->groups; g++) {
     const int64_t k0 = g * p->glen, k1 = k0 + p->glen < K ? k0 + p->glen : K, k1f = k1 < K4 ? k1 : K4;
     const __m256i cs0 = _mm256_loadu_si256((const __m256i *)(const void *)(csum + g * K_QNR));

@@ -2,8 +2,8 @@
  * (16 columns): with the dot-product extension (sdot: 4 signed byte
  * products summed per int32 lane, the packed layout's unit), and plain
  * NEON for CPUs without it (widening byte multiplies, pairs summed into
- * int32, folded per group). Activations stay signed: the zero-point term
- * is zp * colsum. */
+ * int32, folded per group). Activations stay signed: each group's sums
+ * start at -zr * colsum (qgemm.h has the float arithmetic, XNNPACK's). */
 #include "qgemm.h"
 
 #if defined(__aarch64__)
@@ -11,10 +11,15 @@
 
 #define MR 4
 
-static inline void rows(const k_qtile *t, const int8_t *a[MR], int32x4_t za[MR], const int mr) {
+/* The rows, their zr and the float sums' start, ksum * (zp + zoff). */
+static inline void rows(const k_qtile *t, const int8_t *a[MR], int32x4_t za[MR], float32x4_t f[MR][4],
+                        const int mr) {
+  const float *ksum = k_qcol(t->p, t->panel) + K_QNR;
   for (int i = 0; i < mr; i++) {
     a[i] = t->a + i * t->sa;
-    za[i] = vdupq_n_s32(t->qp[i].zero_point);
+    za[i] = vdupq_n_s32(k_qzr(t->p, t->qp[i].zero_point));
+    const float32x4_t z = vdupq_n_f32((float)(t->qp[i].zero_point + t->p->zoff));
+    for (int j = 0; j < 4; j++) f[i][j] = vmulq_f32(vld1q_f32(ksum + 4 * j), z);
   }
 }
 
@@ -25,7 +30,7 @@ static int8x16_t bcast4(const int8_t *a, int64_t k, int64_t K, bool tail) {
   return vreinterpretq_s8_s32(vdupq_n_s32(v));
 }
 
-/* f += (sums - zp * colsum) * scale for one group, 16 columns */
+/* f += (sums - zr * colsum) * scale for one group, 16 columns */
 static void group_done(float32x4_t f[4], const int32x4_t s[4], int32x4_t za, const int32_t *cs,
                        const float *sc) {
   for (int j = 0; j < 4; j++) {
@@ -35,12 +40,12 @@ static void group_done(float32x4_t f[4], const int32x4_t s[4], int32x4_t za, con
 }
 
 static inline void store(const k_qtile *t, float32x4_t f[MR][4]) {
-  const float *bias = k_qbias(t->p, t->panel);
+  const float *bias = k_qbias(t->p, t->panel), *col = k_qcol(t->p, t->panel);
   for (int i = 0; i < t->mr; i++) {
     float tmp[K_QNR];
     const float32x4_t sa = vdupq_n_f32(t->qp[i].scale);
     for (int j = 0; j < 4; j++) {
-      float32x4_t v = vfmaq_f32(vld1q_f32(bias + 4 * j), f[i][j], sa);
+      float32x4_t v = vfmaq_f32(vld1q_f32(bias + 4 * j), vmulq_f32(f[i][j], sa), vld1q_f32(col + 4 * j));
       if (t->clamp) v = vminq_f32(vmaxq_f32(v, vdupq_n_f32(t->lo)), vdupq_n_f32(t->hi));
       vst1q_f32(tmp + 4 * j, v);
     }
@@ -55,11 +60,9 @@ static inline __attribute__((always_inline, target("arch=armv8.2-a+dotprod"))) v
   const int64_t K = p->k, K4 = K / 4 * 4;
   const int8_t *a[MR];
   int32x4_t za[MR];
-  rows(t, a, za, mr);
-  const int8_t *w = k_qw_panel(p, t->panel);
   float32x4_t f[MR][4];
-  for (int i = 0; i < mr; i++)
-    for (int j = 0; j < 4; j++) f[i][j] = vdupq_n_f32(0.0f);
+  rows(t, a, za, f, mr);
+  const int8_t *w = k_qw_panel(p, t->panel);
   for (int64_t g = 0; g < p->groups; g++) {
     const int64_t k0 = g * p->glen, k1 = k0 + p->glen < K ? k0 + p->glen : K;
     int32x4_t s[MR][4];
@@ -100,11 +103,9 @@ static inline __attribute__((always_inline)) void body_k_qukr_neon(const k_qtile
   const int64_t K = p->k, K4 = K / 4 * 4;
   const int8_t *a[MR];
   int32x4_t za[MR];
-  rows(t, a, za, mr);
-  const int8_t *w = k_qw_panel(p, t->panel);
   float32x4_t f[MR][4];
-  for (int i = 0; i < mr; i++)
-    for (int j = 0; j < 4; j++) f[i][j] = vdupq_n_f32(0.0f);
+  rows(t, a, za, f, mr);
+  const int8_t *w = k_qw_panel(p, t->panel);
   for (int64_t g = 0; g < p->groups; g++) {
     const int64_t k0 = g * p->glen, k1 = k0 + p->glen < K ? k0 + p->glen : K;
     /* per register of 4 columns: columns (0, 1) and (2, 3), each lane a

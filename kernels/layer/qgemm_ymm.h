@@ -1,8 +1,10 @@
-/* The epilogue the two 256-bit int8 microkernels share (qgemm_avx2.c,
- * qgemm_avxvnni.c, each built with its own ISA flags): rows of two
- * 8-column float accumulators times the row's activation scale, plus the
- * packed bias, clamped, stored (a partial panel through a buffer) as
- * floats or, for static int8 (k_qtile.c8, the AVX2 kernel), as int8. */
+/* The float start and epilogue the two 256-bit int8 microkernels share
+ * (qgemm_avx2.c, qgemm_avxvnni.c, each built with its own ISA flags):
+ * rows of two 8-column float accumulators, started at ksum * (zp + zoff),
+ * at the end times the row's activation scale, times the column scale plus
+ * the packed bias (qgemm.h has why), clamped, stored (a partial panel
+ * through a buffer) as floats or, for static int8 (k_qtile.c8, the AVX2
+ * kernel), as int8. */
 #ifndef PTERUN_QGEMM_YMM_H
 #define PTERUN_QGEMM_YMM_H
 
@@ -41,14 +43,30 @@ static inline void k_qstore8_ymm(const k_qtile *t, int i, __m256 v0, __m256 v1) 
   }
 }
 
+static inline void k_qf_init_ymm(const k_qtile *t, __m256 (*f)[2]) {
+  const float *ksum = k_qcol(t->p, t->panel) + K_QNR;
+  const __m256 k0 = _mm256_loadu_ps(ksum), k1 = _mm256_loadu_ps(ksum + 8);
+  for (int i = 0; i < t->mr; i++) {
+    const __m256 z = _mm256_set1_ps((float)(t->qp[i].zero_point + t->p->zoff));
+    f[i][0] = _mm256_mul_ps(k0, z), f[i][1] = _mm256_mul_ps(k1, z);
+  }
+}
+
 static inline void k_qstore_ymm(const k_qtile *t, __m256 (*f)[2]) {
   const k_qgemm_packed *p = t->p;
-  const float *bias = k_qbias(p, t->panel);
+  const float *bias = k_qbias(p, t->panel), *col = k_qcol(p, t->panel);
   const __m256 b0 = _mm256_loadu_ps(bias), b1 = _mm256_loadu_ps(bias + 8);
+  const __m256 s0 = _mm256_loadu_ps(col), s1 = _mm256_loadu_ps(col + 8);
   const __m256 lo = _mm256_set1_ps(t->lo), hi = _mm256_set1_ps(t->hi);
   for (int i = 0; i < t->mr; i++) {
-    const __m256 sa = _mm256_set1_ps(t->qp[i].scale);
-    __m256 v0 = _mm256_fmadd_ps(f[i][0], sa, b0), v1 = _mm256_fmadd_ps(f[i][1], sa, b1);
+    __m256 v0, v1;
+    if (t->c8) { /* row scale 1 */
+      v0 = _mm256_add_ps(_mm256_mul_ps(f[i][0], s0), b0), v1 = _mm256_add_ps(_mm256_mul_ps(f[i][1], s1), b1);
+    } else {
+      const __m256 sa = _mm256_set1_ps(t->qp[i].scale);
+      v0 = _mm256_fmadd_ps(_mm256_mul_ps(f[i][0], sa), s0, b0);
+      v1 = _mm256_fmadd_ps(_mm256_mul_ps(f[i][1], sa), s1, b1);
+    }
     if (t->clamp) {
       v0 = _mm256_min_ps(_mm256_max_ps(v0, lo), hi);
       v1 = _mm256_min_ps(_mm256_max_ps(v1, lo), hi);

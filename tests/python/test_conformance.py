@@ -39,6 +39,31 @@ def test_runner_reports_every_case_in_order_and_names_a_failure(pterun_cli, zoo,
         assert "conformance: 4/5 cases passed" in r.stdout, r.stdout
 
 
+def test_runner_fails_a_case_marked_exact_that_is_not_executorchs_bits(pterun_cli, tmp_path):
+    """executorch_exact: a case whose outputs are ExecuTorch's bit for bit
+    passes, one within its tolerance but not bit for bit fails by name (the
+    GELU between dq_gelu_mlp's linears is each runtime's own), and without
+    ExecuTorch's runtime the mark changes nothing."""
+    quant = os.path.join(REPO, "tests", "backend_xnnpack", "cases", "quant")
+    for n in ("dq_8da4w_g32_llm", "dq_gelu_mlp"):
+        shutil.copytree(os.path.join(quant, n), tmp_path / "cases" / n)
+        meta_path = tmp_path / "cases" / n / "case.json"
+        meta = json.load(open(meta_path))
+        meta["executorch_exact"] = True
+        json.dump(meta, open(meta_path, "w"))
+
+    def run(et_flag):
+        return subprocess.run([sys.executable, os.path.join(REPO, "tools", "conformance.py"), "--pterun", pterun_cli,
+                               et_flag, str(tmp_path / "cases")], capture_output=True, text=True, timeout=600)
+
+    r = run("--executorch")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "PASS " in r.stdout and "dq_8da4w_g32_llm" in r.stdout.split("PASS ", 1)[1].splitlines()[0], r.stdout
+    assert "dq_gelu_mlp: output 0: " in r.stdout and "not ExecuTorch's bit for bit" in r.stdout, r.stdout
+    r = run("--no-executorch")
+    assert r.returncode == 0 and "conformance: 2/2 cases passed" in r.stdout, r.stdout + r.stderr
+
+
 def test_operator_cases_contain_their_operator(pterun_cli, zoo):
     ops = set()
     for case_json in glob.glob(os.path.join(zoo, "ops", "*", "case.json")):
