@@ -131,6 +131,10 @@ def run_executorch(path, meta, inputs):
             import executorch.kernels.quantized  # noqa: F401
         except Exception:  # noqa: BLE001
             pass
+        try:  # and language models its llama:: ones
+            import executorch.extension.llm.custom_ops.custom_ops  # noqa: F401
+        except Exception:  # noqa: BLE001
+            pass
         from executorch.runtime import Runtime
         _ET_RUNTIME = Runtime.get()
     kwargs = {}
