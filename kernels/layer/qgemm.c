@@ -13,6 +13,16 @@
 #include <cpuid.h>
 #endif
 
+/* The microkernel of this process (chosen once, in the driver below). */
+typedef struct qarch {
+  int mr, np;
+  k_qukr_fn ukr;
+  const char *name;
+  bool w4; /* takes 4-bit weights (qgemm.h) */
+} qarch;
+
+static qarch qarch_get(void);
+
 /* ---- qd8 activations ---------------------------------------------------- */
 
 /* [lo, hi] holds 0 (so that 0 is exact: padding, ReLU zeros). */
@@ -80,6 +90,7 @@ void k_qd8_quantize_rows(int64_t M, int64_t K, const float *a, int64_t lda, int8
 
 typedef struct layout {
   int64_t kp, glen, groups, panels, sgroups; /* sgroups: scale groups of the caller */
+  int wbits;
   size_t off_csum, off_scale, off_bias, off_col, total;
 } layout;
 
@@ -107,12 +118,21 @@ static bool plan(const k_qgemm_weights *w, layout *l, const char **err) {
   }
   const bool per_group = w->group > 0 && w->group != w->K;
   l->sgroups = per_group ? w->K / w->group : 1;
-  l->kp = (w->K + 3) / 4 * 4;
+  /* 4-bit weights stay 4-bit (half the bytes a product reads) where the
+   * kernel takes them and every value is a nibble after the zero point:
+   * ExecuTorch's int4 (unsigned nibbles less 8) or signed nibbles less 0;
+   * pairs of k steps share bytes, so groups are whole pairs */
+  l->wbits = qarch_get().w4 && w->bits == K_QW_INT4 && !w->zero_points &&
+                     w->zero_point == (w->nibble_signed ? 0 : 8) && (!per_group || w->group % 8 == 0)
+                 ? 4
+                 : 8;
+  const int64_t step = l->wbits == 4 ? 8 : 4;
+  l->kp = (w->K + step - 1) / step * step;
   l->glen = per_group ? w->group : l->kp;
-  while (l->glen > GLEN_MAX) l->glen = (l->glen + 7) / 8 * 4; /* halve, keep a multiple of 4 */
+  while (l->glen > GLEN_MAX) l->glen = (l->glen / 2 + step - 1) / step * step; /* halve, whole steps */
   l->groups = (l->kp + l->glen - 1) / l->glen;
   l->panels = (w->N + K_QNR - 1) / K_QNR;
-  size_t wb = (size_t)(l->panels * l->kp * K_QNR);
+  size_t wb = (size_t)(l->panels * l->kp * K_QNR) * (size_t)l->wbits / 8;
   size_t gb = (size_t)(l->panels * l->groups * K_QNR) * 4;
   l->off_csum = K_QHDR + k_align64(wb);
   l->off_scale = l->off_csum + k_align64(gb);
@@ -175,14 +195,16 @@ const k_qgemm_packed *k_qgemm_pack(const k_qgemm_weights *w, void *dst, size_t b
                         .off_bias = (uint32_t)l.off_bias,
                         .off_col = (uint32_t)l.off_col,
                         .zoff = zoff,
+                        .wbits = l.wbits,
                         /* group scales (even one group of all K: how ExecuTorch
                          * writes per-channel int4) are XNNPACK's qb4w */
                         .blockwise = w->group > 0 || l.groups > 1};
   const bool grouped = p->blockwise;
   const int64_t kgroup = sg > 1 ? w->group : K; /* the caller's group length */
+  const bool w4 = l.wbits == 4;
   for (int64_t n = 0; n < N; n++) {
     const int64_t pn = n / K_QNR, j = n % K_QNR;
-    int8_t *wp = (int8_t *)k_qw_panel(p, pn);
+    uint8_t *wp = (uint8_t *)k_qw_panel(p, pn);
     int32_t *cs = (int32_t *)k_qcsum(p, pn);
     float *sc = (float *)k_qscale(p, pn);
     for (int64_t k = 0; k < K; k++) {
@@ -193,12 +215,14 @@ const k_qgemm_packed *k_qgemm_pack(const k_qgemm_weights *w, void *dst, size_t b
         if (err) *err = "a weight does not fit in int8 after its zero point";
         return NULL;
       }
-      wp[(k / 4) * K_QNR * 4 + j * 4 + k % 4] = (int8_t)v;
+      if (w4) wp[(k / 8) * K_QNR * 4 + j * 4 + k % 4] |= (uint8_t)((v & 15) << (k / 4 % 2 * 4));
+      else wp[(k / 4) * K_QNR * 4 + j * 4 + k % 4] = (uint8_t)(int8_t)v;
       cs[(k / l.glen) * K_QNR + j] += v;
     }
     float *col = (float *)k_qcol(p, pn), ksum = 0.0f;
     for (int64_t g = 0; g < l.groups; g++) {
-      int64_t sgi = sg > 1 ? g : 0; /* internal groups are the caller's, or cut one scale */
+      /* internal groups are the caller's, or cut one scale */
+      int64_t sgi = sg > 1 ? g * l.glen / kgroup : 0;
       const float s = w->scale ? w->scale[n * sg + sgi] : k_bf16_to_float(w->scale_bf16[n * sg + sgi]);
       sc[g * K_QNR + j] = grouped ? s : 1.0f;
       if (!grouped) col[j] = s;
@@ -206,7 +230,7 @@ const k_qgemm_packed *k_qgemm_pack(const k_qgemm_weights *w, void *dst, size_t b
       const int64_t k0 = g * l.glen, k1 = k0 + l.glen < K ? k0 + l.glen : K;
       for (int64_t c0 = k0; grouped && c0 < k1; c0 += chunk) {
         int32_t sum = 0;
-        for (int64_t k = c0; k < c0 + chunk && k < k1; k++) sum += wp[(k / 4) * K_QNR * 4 + j * 4 + k % 4];
+        for (int64_t k = c0; k < c0 + chunk && k < k1; k++) sum += k_qw_value(p, pn, j, k);
         ksum = ksum - (float)sum * s;
       }
     }
@@ -258,12 +282,6 @@ void k_qukr_generic(const k_qtile *t) {
 
 /* ---- the driver ---------------------------------------------------------- */
 
-typedef struct qarch {
-  int mr, np;
-  k_qukr_fn ukr;
-  const char *name;
-} qarch;
-
 #if defined(PTERUN_QGEMM_X86)
 /* AVX-VNNI: CPUID leaf 7 subleaf 1, EAX bit 4 (older compilers' cpu
  * builtins do not know it) */
@@ -289,11 +307,11 @@ static qarch qarch_choose(void) {
         /* AMX where the OS allows it (PTERUN_OPT_ISA=avx512-noamx keeps
          * VNNI, so tests cover both) */
         if (!(env && !strcmp(env, "avx512-noamx")) && k_qamx_usable())
-          return (qarch){16, 2, k_qukr_amx, "amx"};
-        return (qarch){6, 2, k_qukr_avx512vnni, "avx512vnni"};
+          return (qarch){16, 2, k_qukr_amx, "amx", true};
+        return (qarch){6, 2, k_qukr_avx512vnni, "avx512vnni", true};
       }
-      if (!plain && has_avxvnni()) return (qarch){3, 1, k_qukr_avxvnni, "avxvnni"};
-      return (qarch){16, 1, k_qukr_avx2, "avx2"};
+      if (!plain && has_avxvnni()) return (qarch){3, 1, k_qukr_avxvnni, "avxvnni", false};
+      return (qarch){16, 1, k_qukr_avx2, "avx2", false};
     }
 #endif
 #if defined(__aarch64__)
@@ -302,11 +320,11 @@ static qarch qarch_choose(void) {
        * with the dot product (so tests cover both) */
       const char *env = getenv("PTERUN_OPT_ISA");
       if ((getauxval(AT_HWCAP) & HWCAP_ASIMDDP) && !(env && !strcmp(env, "neon-nodot")))
-        return (qarch){4, 1, k_qukr_neondot, "neondot"};
-      return (qarch){4, 1, k_qukr_neon, "neon"};
+        return (qarch){4, 1, k_qukr_neondot, "neondot", false};
+      return (qarch){4, 1, k_qukr_neon, "neon", false};
     }
 #endif
-    default: return (qarch){4, 1, k_qukr_generic, "generic"};
+    default: return (qarch){4, 1, k_qukr_generic, "generic", false};
   }
 }
 

@@ -11,7 +11,10 @@
 /* Header of the packed weights (K_QHDR bytes), then, each part 64-byte
  * aligned:
  *  w:     panels x (kp / 4) x K_QNR x 4 int8 (4 consecutive k of a column
- *         together: what one VNNI/sdot lane sums), zero past N and K;
+ *         together: what one VNNI/sdot lane sums), zero past N and K; or,
+ *         wbits 4 (kernels that take them, 4-bit values), panels x (kp / 8)
+ *         x K_QNR x 4 bytes: steps of 4 k in pairs, the even step's value in
+ *         each byte's low nibble and the odd step's in its high one;
  *  csum:  panels x groups x K_QNR int32, the sums of each column's values
  *         over a group (the activations' zero point times it is removed);
  *  scale: panels x groups x K_QNR float, the group's scale (blockwise), else 1;
@@ -44,6 +47,7 @@ struct k_qgemm_packed {
   int64_t n, k, kp, glen, groups, panels;
   uint32_t off_csum, off_scale, off_bias, off_col;
   int32_t zoff;
+  int32_t wbits;  /* 8, or 4 (above) */
   bool blockwise; /* the arithmetic of groups below, even for one */
 };
 
@@ -70,7 +74,14 @@ typedef struct k_qtile {
 } k_qtile;
 
 static inline const int8_t *k_qw_panel(const k_qgemm_packed *p, int64_t panel) {
-  return (const int8_t *)p + K_QHDR + panel * (p->kp / 4) * K_QNR * 4;
+  return (const int8_t *)p + K_QHDR + panel * p->kp * K_QNR * p->wbits / 8;
+}
+/* Column j's value at k of a panel (either layout). */
+static inline int32_t k_qw_value(const k_qgemm_packed *p, int64_t panel, int64_t j, int64_t k) {
+  const int8_t *w = k_qw_panel(p, panel);
+  if (p->wbits == 8) return w[(k / 4) * K_QNR * 4 + j * 4 + k % 4];
+  const int32_t b = (uint8_t)w[(k / 8) * K_QNR * 4 + j * 4 + k % 4] >> (k / 4 % 2 * 4) & 15;
+  return b > 7 ? b - 16 : b;
 }
 static inline const int32_t *k_qcsum(const k_qgemm_packed *p, int64_t panel) {
   return (const int32_t *)((const char *)p + p->off_csum) + panel * p->groups * K_QNR;

@@ -9,8 +9,8 @@
  * A K that is not a multiple of 64 (MobileNetV2's 16, 24, 96, 144...)
  * ends on a narrower step: tiles of K % 64 bytes of A and K % 64 / 4 rows
  * of B, so no padding is read or multiplied. Tiles it cannot take whole
- * (fewer rows, K not a multiple of 4, group scales) run on the VNNI
- * kernel. */
+ * (fewer rows, K not a multiple of 4, group scales, 4-bit weights) run on
+ * the VNNI kernel. */
 #define _GNU_SOURCE /* syscall */
 #include "qgemm.h"
 
@@ -137,7 +137,7 @@ static inline __attribute__((always_inline)) void s8_tile(const k_qtile *t, int 
 void k_qukr_amx(const k_qtile *t) {
   const k_qgemm_packed *p = t->p;
   const int64_t K = p->k;
-  if (t->mr < AMX_MR || p->blockwise || p->groups != 1 || p->kp != K) {
+  if (t->mr < AMX_MR || p->blockwise || p->wbits != 8 || p->groups != 1 || p->kp != K) {
     by_vnni(t);
     return;
   }

@@ -25,10 +25,15 @@ static inline __m512i dpbusd(__m512i acc, __m512i a, __m512i b) {
 }
 
 /* One body per row count MR (a constant once inlined): a decode step's
- * single row costs one row's work, not six. */
-static inline __attribute__((always_inline)) void ukr(const k_qtile *t, const int MR, const int NP) {
+ * single row costs one row's work, not six. W4: 4-bit weights (qgemm.h),
+ * a pair of k steps per 64-byte load, each nibble taken as itself x 16 (a
+ * shift and a mask: XNNPACK's way), so the sums are 16x and the group's
+ * start too, shifted back (exactly: every term is a multiple of 16) before
+ * the float part. */
+static inline __attribute__((always_inline)) void ukr(const k_qtile *t, const int MR, const int NP,
+                                                      const bool W4) {
   const k_qgemm_packed *p = t->p;
-  const int64_t K = p->k, K4 = K / 4 * 4;
+  const int64_t K = p->k, K4 = K / 4 * 4, K8 = K / 8 * 8;
   const int8_t *a[MAXR];
   __m512i zu[MAXR];
   for (int i = 0; i < MR; i++) {
@@ -72,6 +77,46 @@ static inline __attribute__((always_inline)) void ukr(const k_qtile *t, const in
           acc[i][j] = _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_mullo_epi32(zu[i], cs[j]));
     }
     int64_t k = k0;
+    if (W4) {
+      const __m512i hi4 = _mm512_set1_epi8((char)0xF0);
+#pragma GCC unroll 8
+      for (int i = 0; i < MR; i++)
+#pragma GCC unroll 2
+        for (int j = 0; j < NP; j++) acc[i][j] = _mm512_slli_epi32(acc[i][j], 4);
+      const int64_t k1f8 = k1 < K8 ? k1 : K8;
+      for (; k <= k1f8; k += 8) {
+        __m512i bl[NPMAX], bh[NPMAX];
+        /* the row's last 1..7 bytes, zero-padded (the padded weights are 0) */
+        const bool tail = k == k1f8;
+        if (tail && k >= k1) break;
+#pragma GCC unroll 2
+        for (int j = 0; j < NP; j++) {
+          const __m512i v = _mm512_load_si512((const void *)(w[j] + k * (K_QNR / 2)));
+          bl[j] = _mm512_and_si512(_mm512_slli_epi32(v, 4), hi4);
+          bh[j] = _mm512_and_si512(v, hi4);
+        }
+#pragma GCC unroll 8
+        for (int i = 0; i < MR; i++) {
+          int64_t v;
+          if (tail) {
+            const __m512i t8 = _mm512_maskz_loadu_epi8((__mmask64)((1ull << (K - k)) - 1), a[i] + k);
+            v = _mm_cvtsi128_si64(_mm512_castsi512_si128(t8));
+          } else {
+            memcpy(&v, a[i] + k, 8);
+          }
+          const __m512i a0 = _mm512_xor_si512(_mm512_set1_epi32((int32_t)v), flip);
+          const __m512i a1 = _mm512_xor_si512(_mm512_set1_epi32((int32_t)(v >> 32)), flip);
+#pragma GCC unroll 2
+          for (int j = 0; j < NP; j++) acc[i][j] = dpbusd(dpbusd(acc[i][j], a0, bl[j]), a1, bh[j]);
+        }
+        if (tail) break;
+      }
+#pragma GCC unroll 8
+      for (int i = 0; i < MR; i++)
+#pragma GCC unroll 2
+        for (int j = 0; j < NP; j++) acc[i][j] = _mm512_srai_epi32(acc[i][j], 4);
+      k = k1;
+    }
     for (; k < k1f; k += 4) {
       __m512i b[NPMAX];
 #pragma GCC unroll 2
@@ -144,28 +189,33 @@ static inline __attribute__((always_inline)) void ukr(const k_qtile *t, const in
   }
 }
 
-void k_qukr_avx512vnni(const k_qtile *t) {
+static void ukr_w(const k_qtile *t, const bool W4) {
   /* one panel (N = 16, or an odd count's last): half the sums, not both
    * panels' with the second thrown away */
   if (t->np == 1) {
     switch (t->mr) {
-      case 1: ukr(t, 1, 1); break;
-      case 2: ukr(t, 2, 1); break;
-      case 3: ukr(t, 3, 1); break;
-      case 4: ukr(t, 4, 1); break;
-      case 5: ukr(t, 5, 1); break;
-      default: ukr(t, MAXR, 1);
+      case 1: ukr(t, 1, 1, W4); break;
+      case 2: ukr(t, 2, 1, W4); break;
+      case 3: ukr(t, 3, 1, W4); break;
+      case 4: ukr(t, 4, 1, W4); break;
+      case 5: ukr(t, 5, 1, W4); break;
+      default: ukr(t, MAXR, 1, W4);
     }
     return;
   }
   switch (t->mr) {
-    case 1: ukr(t, 1, 2); break;
-    case 2: ukr(t, 2, 2); break;
-    case 3: ukr(t, 3, 2); break;
-    case 4: ukr(t, 4, 2); break;
-    case 5: ukr(t, 5, 2); break;
-    default: ukr(t, MAXR, 2);
+    case 1: ukr(t, 1, 2, W4); break;
+    case 2: ukr(t, 2, 2, W4); break;
+    case 3: ukr(t, 3, 2, W4); break;
+    case 4: ukr(t, 4, 2, W4); break;
+    case 5: ukr(t, 5, 2, W4); break;
+    default: ukr(t, MAXR, 2, W4);
   }
+}
+
+void k_qukr_avx512vnni(const k_qtile *t) {
+  if (t->p->wbits == 4) ukr_w(t, true);
+  else ukr_w(t, false);
 }
 
 /* qd8 rows (see qgemm.h): min/max_ps return their second operand when the
