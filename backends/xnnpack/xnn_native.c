@@ -976,6 +976,8 @@ pte_status xg_native_prepare(xg_graph *g, uint32_t ni, xg_mem *mem) {
   n->qw = k_qgemm_pack(&qw, buf, bytes, &err);
   if (!n->qw)
     return xg_node_error(g, ni, PTE_ERR_INVALID_PROGRAM, "quantized weights: %s", err ? err : "invalid");
+  /* the packed copy is the one read from now on: one copy resident */
+  if (mem->ctx) pte_backend_release(mem->ctx, w->data, w->nbytes);
   return PTE_OK;
 }
 

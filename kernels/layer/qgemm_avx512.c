@@ -61,8 +61,9 @@ static inline __attribute__((always_inline)) void ukr(const k_qtile *t, const in
     __m512i cs[NPMAX];
 #pragma GCC unroll 2
     for (int j = 0; j < NP; j++) cs[j] = _mm512_loadu_si512(k_qcsum(p, panel[j]) + g * K_QNR);
-    if (t->c8) {
-      /* static int8: one zero point for every row (one product per panel) */
+    if (t->c8 || p->blockwise) {
+      /* static int8 (one zero point for every row) or blockwise (zr is
+       * -zoff for every row): one start per panel */
 #pragma GCC unroll 2
       for (int j = 0; j < NP; j++) {
         const __m512i z0 = _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_mullo_epi32(zu[0], cs[j]));

@@ -22,6 +22,12 @@ void pte_error_prefix(const char *fmt, ...) PTE_PRINTF(1, 2);
 /* alloc.c */
 void *pte_alloc(const pte_allocator *a, size_t size, size_t alignment);
 void pte_free(const pte_allocator *a, void *p);
+/* size bytes of zero pages from the system (page-aligned; untouched pages
+ * cost no memory), or NULL where it has none or refuses; freed by
+ * pte_pages_free with the same size. */
+void *pte_pages_zeroed(size_t size);
+void pte_pages_free(void *p, size_t size);
+size_t pte_page_size(void);
 
 /* Overflow-checked size arithmetic: false on overflow. */
 static inline bool pte_add_ok(size_t a, size_t b, size_t *out) { return !__builtin_add_overflow(a, b, out); }

@@ -9,21 +9,45 @@
 struct pte_block {
   pte_block *next;
   size_t size;
+  size_t offset; /* of the payload: BLOCK_HEADER, or a page for zero pages */
+  bool pages;    /* pte_pages_zeroed's (else the allocator's) */
 };
 
 #define BLOCK_HEADER 64 /* keeps the payload 64-byte aligned */
 
+/* Zeroed blocks this big (64 KiB) come from the system's zero pages (the default
+ * allocator only): they cost memory once written, not at load, so a plan
+ * sized for a prefill of the longest prompt costs what the calls touch. */
+#define ZERO_PAGES_MIN ((size_t)64 << 10)
+
+static void block_free(const pte_allocator *a, pte_block *b) {
+  if (b->pages) pte_pages_free(b, b->size);
+  else pte_free(a, b);
+}
+
 static void *m_alloc_raw(pte_method *m, size_t size, bool zero) {
-  size_t total;
-  if (!pte_add_ok(size, BLOCK_HEADER, &total)) return NULL;
-  pte_block *b = (pte_block *)pte_alloc(m->allocator, total, 64);
+  size_t total, offset = BLOCK_HEADER;
+  pte_block *b = NULL;
+  if (zero && !m->allocator && size >= ZERO_PAGES_MIN) {
+    /* the header on a page of its own: the payload's pages stay untouched */
+    offset = pte_page_size();
+    if (offset >= BLOCK_HEADER && pte_add_ok(size, offset, &total)) b = (pte_block *)pte_pages_zeroed(total);
+  }
+  const bool pages = b != NULL;
+  if (!b) {
+    offset = BLOCK_HEADER;
+    if (!pte_add_ok(size, offset, &total)) return NULL;
+    b = (pte_block *)pte_alloc(m->allocator, total, 64);
+  }
   if (!b) return NULL;
   b->next = m->blocks;
   b->size = total;
+  b->offset = offset;
+  b->pages = pages;
   m->blocks = b;
   m->memory_used += total;
-  void *p = (uint8_t *)b + BLOCK_HEADER;
-  if (zero) memset(p, 0, size);
+  void *p = (uint8_t *)b + offset;
+  if (zero && !pages) memset(p, 0, size);
   return p;
 }
 
@@ -834,11 +858,11 @@ void pte_rewrite_free(pte_rewrite *rw, void *p) {
   pte_method *m = rw->m;
   /* a temporary is freed soon after it was had: near the list's head */
   for (pte_block **at = &m->blocks; *at; at = &(*at)->next)
-    if ((uint8_t *)*at + BLOCK_HEADER == (uint8_t *)p) {
+    if ((uint8_t *)*at + (*at)->offset == (uint8_t *)p) {
       pte_block *b = *at;
       *at = b->next;
       m->memory_used -= b->size;
-      pte_free(m->allocator, b);
+      block_free(m->allocator, b);
       return;
     }
 }
@@ -1036,7 +1060,7 @@ void pte_method_free(pte_method *m) {
   pte_block *b = m->blocks;
   while (b) {
     pte_block *next = b->next;
-    pte_free(a, b);
+    block_free(a, b);
     b = next;
   }
   pte_free(a, m);

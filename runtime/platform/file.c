@@ -1,4 +1,5 @@
-/* Whole-file access: a read-only private mapping, or a read into memory. */
+/* Whole-file access (a read-only private mapping, or a read into memory)
+ * and zero pages from the system. */
 #define _GNU_SOURCE
 #include "../core/internal.h"
 
@@ -96,4 +97,18 @@ void pte_file_map_close(pte_file_map *m, const pte_allocator *a) {
   if (m->mapped) munmap(m->data, m->size);
   else pte_free(a, m->data);
   m->data = NULL;
+}
+
+void *pte_pages_zeroed(size_t size) {
+  void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  return p == MAP_FAILED ? NULL : p;
+}
+
+void pte_pages_free(void *p, size_t size) {
+  if (p) munmap(p, size);
+}
+
+size_t pte_page_size(void) {
+  long n = sysconf(_SC_PAGESIZE);
+  return n > 0 ? (size_t)n : 4096;
 }

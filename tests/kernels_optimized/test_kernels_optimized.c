@@ -1025,6 +1025,19 @@ static void test_pooling(void) {
     both_out(&q, PTE_FLOAT32, (size_t)pte_tensor_numel(x));
     both_ret(&q);
     run_pair("aten::mean.out", &q.o, &q.p, &q.outs, true, 1e-5, 1e-6);
+    /* and ExecuTorch's bits: each row summed in float in index order, then
+     * divided by the count (a quantized model's next convert sees them) */
+    const int64_t n = x->sizes[3] * (two ? x->sizes[2] : 1), rows = pte_tensor_numel(x) / n;
+    const float *xd = x->data, *yd = q.outs.opt[0]->data;
+    for (int64_t r = 0; r < rows; r++) {
+      float acc = 0.0f;
+      for (int64_t k = 0; k < n; k++) acc += xd[r * n + k];
+      const float want = acc / (float)n;
+      if (memcmp(&want, yd + r, sizeof want)) {
+        FAIL("%s: row %lld is %.9g, ExecuTorch's %.9g", g_case, (long long)r, (double)yd[r], (double)want);
+        break;
+      }
+    }
     free_owned();
   }
 }

@@ -1,7 +1,12 @@
 /* Loading and running real exported programs from the zoo: metadata, inputs
  * checks, dynamic shapes, multiple methods, external weights, caller memory,
  * kernel selection. Links the runtime and the portable kernels. */
+#define _DEFAULT_SOURCE /* mincore */
 #include <pterun/kernels_portable.h>
+
+#include <errno.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "../../cli/npy.h"
 #include "../common/test_util.h"
@@ -433,6 +438,29 @@ TEST(planned_memory_is_zeroed_at_load) {
   pte_program_free(p);
 }
 
+TEST(large_planned_memory_costs_nothing_until_written) {
+  /* the default allocator: a plan of 64 KiB or more comes from zero pages,
+   * zero and not resident after load (a plan sized for the longest prompt
+   * costs what a call touches) */
+  pte_program *p = load("models/resnet_tiny/model.pte");
+  CHECK(p, "load");
+  pte_method *m = load_method(p, "forward");
+  CHECK(m, "method");
+  const pte_value *out = pte_method_output(m, 0);
+  CHECK(out && out->tag == PTE_TAG_TENSOR && (out->u.tensor->flags & PTE_TENSOR_PLANNED), "planned output");
+  const long page = sysconf(_SC_PAGESIZE);
+  uint8_t *b = (uint8_t *)out->u.tensor->data;
+  uint8_t *first = (uint8_t *)((uintptr_t)b & ~(uintptr_t)(page - 1));
+  unsigned char resident = 1;
+  CHECK(mincore(first, (size_t)page, &resident) == 0, "mincore: %s", strerror(errno));
+  CHECK(!(resident & 1), "the planned output's page is resident right after load");
+  size_t n = pte_tensor_nbytes(out->u.tensor), nonzero = 0;
+  for (size_t i = 0; i < n; i++) nonzero += b[i] != 0;
+  CHECK(n > 0 && nonzero == 0, "%zu of %zu planned bytes not zero at load", nonzero, n);
+  pte_method_free(m);
+  pte_program_free(p);
+}
+
 TEST(set_output_refuses_planned_outputs) {
   pte_program *p = load("models/mlp/model.pte");
   CHECK(p, "load");
@@ -510,10 +538,11 @@ TEST(attributes_of_a_program_without_names) {
 }
 
 TEST_MAIN(T(register_portable_kernels), T(planned_memory_is_zeroed_at_load),
-          T(set_output_refuses_planned_outputs), T(lent_output_is_written_by_execute),
-          T(attributes_of_a_program_without_names), T(zero_size_dim_beside_huge_dims),
-          T(disable_kernel_library), T(zoo_mlp_matches_eager), T(zoo_models_match_eager),
-          T(metadata_without_loading), T(wrong_inputs_are_named), T(dynamic_batch_within_bounds),
-          T(dynamic_scan_at_the_runs_length), T(control_flow_and_symbolic_sizes), T(two_methods),
-          T(external_weights_need_the_ptd), T(buffer_loads), T(prefault_pages_the_mapping_in),
-          T(missing_file_and_method), T(caller_provided_memory), T(kernel_selection_by_priority))
+          T(large_planned_memory_costs_nothing_until_written), T(set_output_refuses_planned_outputs),
+          T(lent_output_is_written_by_execute), T(attributes_of_a_program_without_names),
+          T(zero_size_dim_beside_huge_dims), T(disable_kernel_library), T(zoo_mlp_matches_eager),
+          T(zoo_models_match_eager), T(metadata_without_loading), T(wrong_inputs_are_named),
+          T(dynamic_batch_within_bounds), T(dynamic_scan_at_the_runs_length),
+          T(control_flow_and_symbolic_sizes), T(two_methods), T(external_weights_need_the_ptd),
+          T(buffer_loads), T(prefault_pages_the_mapping_in), T(missing_file_and_method),
+          T(caller_provided_memory), T(kernel_selection_by_priority))

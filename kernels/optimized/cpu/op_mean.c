@@ -1,8 +1,12 @@
 /* aten::mean.out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None,
  *     Tensor(a!) out)
  * float32 means over trailing dims (global average pooling: dims [-1, -2]
- * of NCHW, or the last dim): one vectorized sum per row, rows over the
- * pool. Other dim sets and dtype conversions stay portable. */
+ * of NCHW, or the last dim; RMSNorm's mean of squares): each row summed in
+ * float in index order, then divided by the count, as ExecuTorch's kernel
+ * does, so a quantized model's next convert sees its bits (the order of a
+ * vectorized sum flips int8 steps there); eight rows at a time, one chain
+ * each, hide the adds' latency. Rows over the pool. Other dim sets and
+ * dtype conversions stay portable. */
 #include "util/kern.h"
 
 /* The reduced dims as a trailing block: first reduced dim, or -1. */
@@ -34,10 +38,26 @@ typedef struct mean_job {
   int64_t n;
 } mean_job;
 
+#define MEAN_CHAINS 8
+
 static void mean_rows(void *ctx, size_t r0, size_t r1) {
   const mean_job *j = ctx;
-  const o_kern_table *kt = o_kern();
-  for (size_t r = r0; r < r1; r++) j->y[r] = kt->sum(j->x + (int64_t)r * j->n, j->n) / (float)j->n;
+  const int64_t n = j->n;
+  const float count = (float)n;
+  size_t r = r0;
+  for (; r + MEAN_CHAINS <= r1; r += MEAN_CHAINS) {
+    const float *x = j->x + (int64_t)r * n;
+    float s[MEAN_CHAINS] = {0};
+    for (int64_t k = 0; k < n; k++)
+      for (int c = 0; c < MEAN_CHAINS; c++) s[c] += x[c * n + k];
+    for (int c = 0; c < MEAN_CHAINS; c++) j->y[r + c] = s[c] / count;
+  }
+  for (; r < r1; r++) {
+    const float *x = j->x + (int64_t)r * n;
+    float s = 0.0f;
+    for (int64_t k = 0; k < n; k++) s += x[k];
+    j->y[r] = s / count;
+  }
 }
 
 static pte_status mean_out(pte_kernel_ctx *ctx, pte_value **args, int32_t nargs) {
