@@ -453,8 +453,13 @@ bool k_qgemm(const k_qgemm_desc *g) {
   jb.mtiles = (g->M + jb.ar.mr - 1) / jb.ar.mr;
   jb.nblocks = (p->panels + jb.ar.np - 1) / jb.ar.np;
   size_t tiles = (size_t)(jb.mtiles * jb.nblocks);
-  /* int8 work is cheaper per multiply-add than float32: count it at half */
-  if (g->parallel && flops * 0.5 >= K_PAR_MIN_FLOPS) k_parallel_for(tiles, flops * 0.5, qjob_range, &jb);
+  /* int8 work is cheaper per multiply-add than float32: count it at half;
+   * a product of few rows (a decode step's) is as long as its weights take
+   * to stream in, about 8 of those units a byte, so it is split over the
+   * pool too (each core brings its own share of the bandwidth) */
+  const double wbytes = (double)p->panels * (double)p->kp * K_QNR * p->wbits / 8.0,
+               cost = flops * 0.5 > wbytes * 8.0 ? flops * 0.5 : wbytes * 8.0;
+  if (g->parallel && cost >= K_PAR_MIN_FLOPS) k_parallel_for(tiles, cost, qjob_range, &jb);
   else qjob_range(&jb, 0, tiles);
   free(heap);
   return true;
