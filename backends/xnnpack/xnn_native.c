@@ -1045,6 +1045,8 @@ pte_status xg_native_prepare_fc(xg_graph *g, uint32_t ni, xg_mem *mem) {
   if (!t) return xg_node_error(g, ni, PTE_ERR_OUT_OF_MEMORY, "out of memory for its packed filter");
   k_sgemm_pack_b((const float *)w->data, nk ? 1 : (int64_t)N, nk ? (int64_t)K : 1, (int64_t)N, (int64_t)K, t);
   n->fc_packed = t;
+  /* the packed filter is the one read from now on: one copy resident */
+  if (mem->ctx) pte_backend_release(mem->ctx, w->data, w->nbytes);
   return PTE_OK;
 }
 
