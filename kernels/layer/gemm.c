@@ -630,8 +630,13 @@ void k_sgemm(const k_sgemm_desc *g) {
     return;
   }
   /* small products stay on this thread: waking the pool costs more (and
-   * asking its size takes its lock) */
-  size_t slots = g->parallel && flops >= K_PAR_MIN_FLOPS ? k_slots() : 1;
+   * asking its size takes its lock); but one of few rows lasts as long as
+   * B takes to stream in (about 2 multiply-adds' time a byte), so a decode
+   * step's product over a big filter is split too (each core brings its
+   * own share of the bandwidth) */
+  const double b_stream = (double)g->N * (double)g->K * sizeof(float),
+               par_cost = flops > 2.0 * b_stream ? flops : 2.0 * b_stream;
+  size_t slots = g->parallel && par_cost >= K_PAR_MIN_FLOPS ? k_slots() : 1;
   if (!g->scratch || g->scratch_bytes < k_sgemm_scratch_min(g->M, g->N, g->K)) {
     stack_job sj = {g, ar, (int64_t)slots, g->M < 2 * ar.MR * (int64_t)slots && !g->pack_b};
     if (slots > 1) pte_threadpool_parallel_for(slots, 1, stack_parts, &sj);
