@@ -10,7 +10,9 @@ prefill and decode tokens per second, on the same .pte and tokenizer.
 
 Variants (--variant, folders zoo/llm/tiny_llama*): tiny_llama (portable fp32),
 tiny_llama_xnnpack (fp32 on XNNPACK), tiny_llama_8da4w (XNNPACK, int8 dynamic
-activations x 4-bit grouped weights, 8-bit embeddings).
+activations x 4-bit grouped weights, 8-bit embeddings). Those measure per-call
+overhead only; the real sizes are --cached NAME, a model bench/llm_models.py
+made (<shape>-<form>, e.g. smollm135m-8da4w), with its 128-token prompt.
 
 Forms (each in its own process, pinned to the first T CPUs, T threads):
 
@@ -131,9 +133,11 @@ def ratio(a, b) -> str:
 
 
 def report(res: dict, a: argparse.Namespace) -> str:
+    what = (f"Model {a.cached} (bench/llm_models.py), its 128-token prompt" if a.cached else
+            f"Model `{os.path.relpath(a.model, REPO)}`, tokenizer `{os.path.relpath(a.tokenizer, REPO)}`, "
+            f"prompt {a.prompt!r}")
     lines = ["# LLM generation: pterun vs ExecuTorch's TextLLMRunner", "",
-             f"Model `{os.path.relpath(a.model, REPO)}`, tokenizer `{os.path.relpath(a.tokenizer, REPO)}`, "
-             f"prompt {a.prompt!r}, {a.max_new_tokens} new tokens, greedy; {a.rounds} rounds x {a.reps} "
+             f"{what}, {a.max_new_tokens} new tokens, greedy; {a.rounds} rounds x {a.reps} "
              "repetitions, medians. tok/s from wall time and from process CPU time (all threads).", ""]
     for t in a.threads:
         lines += [f"## {t} thread{'s' if t > 1 else ''}", "",
@@ -165,6 +169,9 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--variant", default="tiny_llama", help="a folder of zoo/llm: its model.pte, tokenizer.json and "
                     "first prompt (tiny_llama, tiny_llama_xnnpack, tiny_llama_8da4w)")
+    ap.add_argument("--cached", default=None, help="a model of bench/llm_models.py's cache, <shape>-<form>: its "
+                    "model.pte, tokenizer.json and 128-token prompt (instead of --variant)")
+    ap.add_argument("--cache", default=None, help="bench/llm_models.py's cache (default: its default)")
     ap.add_argument("--model", default=None, help="default: the variant's model.pte")
     ap.add_argument("--tokenizer", default=None, help="default: the variant's tokenizer.json")
     ap.add_argument("--prompt", default=None, help="default: the first prompt of the variant's expected.json")
@@ -181,10 +188,22 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true", help="for CI: 1 thread, 1 round, 2 repetitions")
     ap.add_argument("--worker", choices=("python", "executorch"), help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
-    var = os.path.join(os.path.dirname(TINY), a.variant)
+    if a.cached:
+        sys.path.insert(0, HERE)
+        from llm_models import default_cache
+        var = os.path.join(a.cache or default_cache(), a.cached)
+    else:
+        var = os.path.join(os.path.dirname(TINY), a.variant)
     a.model = a.model or os.path.join(var, "model.pte")
     a.tokenizer = a.tokenizer or os.path.join(var, "tokenizer.json")
-    if a.prompt is None:
+    if a.prompt is None and a.cached:
+        with open(os.path.join(var, "meta.json")) as f:
+            meta = json.load(f)
+        a.prompt = meta.get("prompt_text")
+        if a.prompt is None:  # a model made before meta.json had it
+            from tokenizers import Tokenizer
+            a.prompt = Tokenizer.from_file(a.tokenizer).decode(meta["prompt_ids"][1:])
+    elif a.prompt is None:
         with open(os.path.join(var, "expected.json")) as f:
             a.prompt = json.load(f)["cases"][0]["prompt"]
     if a.max_new_tokens < 2:
@@ -218,7 +237,7 @@ def main(argv=None) -> int:
             rr = runs[str(t)][f]
             res[str(t)][f] = summarize(rr) if rr else dict(error=errors.get((t, f), "no runs"))
     with open(os.path.join(out, "llm_results.json"), "w") as fh:
-        json.dump(dict(model=os.path.relpath(a.model, REPO), prompt=a.prompt, max_new_tokens=a.max_new_tokens,
+        json.dump(dict(model=a.cached or os.path.relpath(a.model, REPO), prompt=a.prompt, max_new_tokens=a.max_new_tokens,
                        results=res), fh, indent=1)
     md = report(res, a)
     with open(os.path.join(out, "llm_results.md"), "w") as fh:
