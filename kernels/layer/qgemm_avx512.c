@@ -24,16 +24,43 @@ static inline __m512i dpbusd(__m512i acc, __m512i a, __m512i b) {
 #endif
 }
 
+/* A pair of 4-k steps of 4-bit weights (qgemm.h) into the rows' 16x sums:
+ * each nibble taken as itself x 16 by a shift and a mask (XNNPACK's way);
+ * tail: the row's last 1..7 bytes, zero-padded (the padded weights are 0). */
+static inline __attribute__((always_inline)) void w4_pair(__m512i (*acc)[NPMAX], const int8_t *const *a,
+                                                          const int8_t *const *w, int64_t k, int64_t K,
+                                                          const int MR, const int NP, const bool tail) {
+  const __m512i hi4 = _mm512_set1_epi8((char)0xF0), flip = _mm512_set1_epi32((int)0x80808080u);
+  __m512i bl[NPMAX], bh[NPMAX];
+#pragma GCC unroll 2
+  for (int j = 0; j < NP; j++) {
+    const __m512i v = _mm512_load_si512((const void *)(w[j] + k * (K_QNR / 2)));
+    bl[j] = _mm512_and_si512(_mm512_slli_epi32(v, 4), hi4);
+    bh[j] = _mm512_and_si512(v, hi4);
+  }
+#pragma GCC unroll 8
+  for (int i = 0; i < MR; i++) {
+    int64_t v;
+    if (tail)
+      v = _mm_cvtsi128_si64(
+          _mm512_castsi512_si128(_mm512_maskz_loadu_epi8((__mmask64)((1ull << (K - k)) - 1), a[i] + k)));
+    else memcpy(&v, a[i] + k, 8);
+    const __m512i a0 = _mm512_xor_si512(_mm512_set1_epi32((int32_t)v), flip);
+    const __m512i a1 = _mm512_xor_si512(_mm512_set1_epi32((int32_t)(v >> 32)), flip);
+#pragma GCC unroll 2
+    for (int j = 0; j < NP; j++) acc[i][j] = dpbusd(dpbusd(acc[i][j], a0, bl[j]), a1, bh[j]);
+  }
+}
+
 /* One body per row count MR (a constant once inlined): a decode step's
- * single row costs one row's work, not six. W4: 4-bit weights (qgemm.h),
- * a pair of k steps per 64-byte load, each nibble taken as itself x 16 (a
- * shift and a mask: XNNPACK's way), so the sums are 16x and the group's
+ * single row costs one row's work, not six. W4: 4-bit weights, a pair of
+ * k steps per 64-byte load (w4_pair), so the sums are 16x and the group's
  * start too, shifted back (exactly: every term is a multiple of 16) before
  * the float part. */
 static inline __attribute__((always_inline)) void ukr(const k_qtile *t, const int MR, const int NP,
                                                       const bool W4) {
   const k_qgemm_packed *p = t->p;
-  const int64_t K = p->k, K4 = K / 4 * 4, K8 = K / 8 * 8;
+  const int64_t K = p->k, K4 = K / 4 * 4;
   const int8_t *a[MAXR];
   __m512i zu[MAXR];
   for (int i = 0; i < MR; i++) {
@@ -79,39 +106,12 @@ static inline __attribute__((always_inline)) void ukr(const k_qtile *t, const in
     }
     int64_t k = k0;
     if (W4) {
-      const __m512i hi4 = _mm512_set1_epi8((char)0xF0);
 #pragma GCC unroll 8
       for (int i = 0; i < MR; i++)
 #pragma GCC unroll 2
         for (int j = 0; j < NP; j++) acc[i][j] = _mm512_slli_epi32(acc[i][j], 4);
-      const int64_t k1f8 = k1 < K8 ? k1 : K8;
-      for (; k <= k1f8; k += 8) {
-        __m512i bl[NPMAX], bh[NPMAX];
-        /* the row's last 1..7 bytes, zero-padded (the padded weights are 0) */
-        const bool tail = k == k1f8;
-        if (tail && k >= k1) break;
-#pragma GCC unroll 2
-        for (int j = 0; j < NP; j++) {
-          const __m512i v = _mm512_load_si512((const void *)(w[j] + k * (K_QNR / 2)));
-          bl[j] = _mm512_and_si512(_mm512_slli_epi32(v, 4), hi4);
-          bh[j] = _mm512_and_si512(v, hi4);
-        }
-#pragma GCC unroll 8
-        for (int i = 0; i < MR; i++) {
-          int64_t v;
-          if (tail) {
-            const __m512i t8 = _mm512_maskz_loadu_epi8((__mmask64)((1ull << (K - k)) - 1), a[i] + k);
-            v = _mm_cvtsi128_si64(_mm512_castsi512_si128(t8));
-          } else {
-            memcpy(&v, a[i] + k, 8);
-          }
-          const __m512i a0 = _mm512_xor_si512(_mm512_set1_epi32((int32_t)v), flip);
-          const __m512i a1 = _mm512_xor_si512(_mm512_set1_epi32((int32_t)(v >> 32)), flip);
-#pragma GCC unroll 2
-          for (int j = 0; j < NP; j++) acc[i][j] = dpbusd(dpbusd(acc[i][j], a0, bl[j]), a1, bh[j]);
-        }
-        if (tail) break;
-      }
+      for (; k + 8 <= k1; k += 8) w4_pair(acc, a, w, k, K, MR, NP, false);
+      if (k < k1) w4_pair(acc, a, w, k, K, MR, NP, true);
 #pragma GCC unroll 8
       for (int i = 0; i < MR; i++)
 #pragma GCC unroll 2
@@ -190,28 +190,22 @@ static inline __attribute__((always_inline)) void ukr(const k_qtile *t, const in
   }
 }
 
+static inline __attribute__((always_inline)) void by_rows(const k_qtile *t, const int NP, const bool W4) {
+  switch (t->mr) {
+    case 1: ukr(t, 1, NP, W4); break;
+    case 2: ukr(t, 2, NP, W4); break;
+    case 3: ukr(t, 3, NP, W4); break;
+    case 4: ukr(t, 4, NP, W4); break;
+    case 5: ukr(t, 5, NP, W4); break;
+    default: ukr(t, MAXR, NP, W4);
+  }
+}
+
 static void ukr_w(const k_qtile *t, const bool W4) {
   /* one panel (N = 16, or an odd count's last): half the sums, not both
    * panels' with the second thrown away */
-  if (t->np == 1) {
-    switch (t->mr) {
-      case 1: ukr(t, 1, 1, W4); break;
-      case 2: ukr(t, 2, 1, W4); break;
-      case 3: ukr(t, 3, 1, W4); break;
-      case 4: ukr(t, 4, 1, W4); break;
-      case 5: ukr(t, 5, 1, W4); break;
-      default: ukr(t, MAXR, 1, W4);
-    }
-    return;
-  }
-  switch (t->mr) {
-    case 1: ukr(t, 1, 2, W4); break;
-    case 2: ukr(t, 2, 2, W4); break;
-    case 3: ukr(t, 3, 2, W4); break;
-    case 4: ukr(t, 4, 2, W4); break;
-    case 5: ukr(t, 5, 2, W4); break;
-    default: ukr(t, MAXR, 2, W4);
-  }
+  if (t->np == 1) by_rows(t, 1, W4);
+  else by_rows(t, 2, W4);
 }
 
 void k_qukr_avx512vnni(const k_qtile *t) {

@@ -31,7 +31,7 @@ static void *m_alloc_raw(pte_method *m, size_t size, bool zero) {
   if (zero && !m->allocator && size >= ZERO_PAGES_MIN) {
     /* the header on a page of its own: the payload's pages stay untouched */
     offset = pte_page_size();
-    if (offset >= BLOCK_HEADER && pte_add_ok(size, offset, &total)) b = (pte_block *)pte_pages_zeroed(total);
+    if (pte_add_ok(size, offset, &total)) b = (pte_block *)pte_pages_zeroed(total);
   }
   const bool pages = b != NULL;
   if (!b) {
