@@ -575,6 +575,14 @@ static void stack_parts(void *ctx, size_t p0, size_t p1) {
   stack_serial(&sub, &sj->ar);
 }
 
+double k_sgemm_split_cost(int64_t M, int64_t N, int64_t K) {
+  /* one of few rows lasts as long as B takes to stream in (about 2
+   * multiply-adds' time a byte), so a decode step's product over a big
+   * filter is split too (each core brings its own share of the bandwidth) */
+  const double flops = (double)M * (double)N * (double)K, b_stream = (double)N * (double)K * sizeof(float);
+  return flops > 2.0 * b_stream ? flops : 2.0 * b_stream;
+}
+
 void k_sgemm(const k_sgemm_desc *g) {
   if (g->M <= 0 || g->N <= 0) return;
   int64_t sc1 = g->sc1 ? g->sc1 : 1;
@@ -630,13 +638,8 @@ void k_sgemm(const k_sgemm_desc *g) {
     return;
   }
   /* small products stay on this thread: waking the pool costs more (and
-   * asking its size takes its lock); but one of few rows lasts as long as
-   * B takes to stream in (about 2 multiply-adds' time a byte), so a decode
-   * step's product over a big filter is split too (each core brings its
-   * own share of the bandwidth) */
-  const double b_stream = (double)g->N * (double)g->K * sizeof(float),
-               par_cost = flops > 2.0 * b_stream ? flops : 2.0 * b_stream;
-  size_t slots = g->parallel && par_cost >= K_PAR_MIN_FLOPS ? k_slots() : 1;
+   * asking its size takes its lock) */
+  size_t slots = g->parallel && k_sgemm_split_cost(g->M, g->N, g->K) >= K_PAR_MIN_FLOPS ? k_slots() : 1;
   if (!g->scratch || g->scratch_bytes < k_sgemm_scratch_min(g->M, g->N, g->K)) {
     stack_job sj = {g, ar, (int64_t)slots, g->M < 2 * ar.MR * (int64_t)slots && !g->pack_b};
     if (slots > 1) pte_threadpool_parallel_for(slots, 1, stack_parts, &sj);

@@ -259,6 +259,9 @@ void k_sgemm_pack_b_fn(k_pack_b_fn fn, const void *user, int64_t N, int64_t K, f
 /* Goto-style: A packed into MR-row panels, B into NR-column panels, an
  * AVX-512 8x32, AVX2 4x24 or generic 4x16 register-blocked microkernel. */
 void k_sgemm(const k_sgemm_desc *g);
+/* The work k_sgemm counts against K_PAR_MIN_FLOPS to split a product over
+ * the pool: its multiply-adds, or for few rows the time its B streams in. */
+double k_sgemm_split_cost(int64_t M, int64_t N, int64_t K);
 
 /* Batched products over `dims` batch dims (row-major, sizes[d]): product
  * (i0, i1, ...) reads A at sum i_d * sa[d] (element strides, 0 to
@@ -446,6 +449,9 @@ typedef struct k_qgemm_desc {
 } k_qgemm_desc;
 
 size_t k_qgemm_scratch(int64_t M, int64_t K);
+/* The work k_qgemm counts against K_PAR_MIN_FLOPS to split a product of M
+ * rows over the pool (as k_sgemm_split_cost; its weights' bytes as packed). */
+double k_qgemm_split_cost(const k_qgemm_packed *p, int64_t M);
 /* false only when float32 activations need scratch that cannot be had. */
 bool k_qgemm(const k_qgemm_desc *g);
 /* The microkernel k_qgemm runs here: "avx512vnni", "avxvnni", "avx2",

@@ -425,6 +425,16 @@ static void quant_range(void *ctx, size_t b, size_t e) {
                       qq->q + (int64_t)b * qq->ldq, qq->ldq, qq->qp + b);
 }
 
+double k_qgemm_split_cost(const k_qgemm_packed *p, int64_t M) {
+  /* int8 work is cheaper per multiply-add than float32: count it at half;
+   * a product of few rows (a decode step's) is as long as its weights take
+   * to stream in, about 8 of those units a byte, so it is split over the
+   * pool too (each core brings its own share of the bandwidth) */
+  const double flops = 2.0 * (double)M * (double)p->n * (double)p->k,
+               wbytes = (double)p->panels * (double)p->kp * K_QNR * p->wbits / 8.0;
+  return flops * 0.5 > wbytes * 8.0 ? flops * 0.5 : wbytes * 8.0;
+}
+
 size_t k_qgemm_scratch(int64_t M, int64_t K) {
   if (M <= 0 || K <= 0) return 0;
   return k_align64((size_t)(M * ((K + 63) / 64 * 64))) + k_align64((size_t)M * sizeof(k_qd8_params));
@@ -435,7 +445,6 @@ bool k_qgemm(const k_qgemm_desc *g) {
   if (g->M <= 0) return true;
   qjob jb = {.g = g, .qa = g->qa, .sqa = g->sqa, .qp = g->qparams, .ar = qarch_get()};
   void *heap = NULL;
-  const double flops = 2.0 * (double)g->M * (double)p->n * (double)p->k;
   if (!g->qa) {
     size_t need = k_qgemm_scratch(g->M, p->k);
     void *buf = g->scratch;
@@ -453,12 +462,7 @@ bool k_qgemm(const k_qgemm_desc *g) {
   jb.mtiles = (g->M + jb.ar.mr - 1) / jb.ar.mr;
   jb.nblocks = (p->panels + jb.ar.np - 1) / jb.ar.np;
   size_t tiles = (size_t)(jb.mtiles * jb.nblocks);
-  /* int8 work is cheaper per multiply-add than float32: count it at half;
-   * a product of few rows (a decode step's) is as long as its weights take
-   * to stream in, about 8 of those units a byte, so it is split over the
-   * pool too (each core brings its own share of the bandwidth) */
-  const double wbytes = (double)p->panels * (double)p->kp * K_QNR * p->wbits / 8.0,
-               cost = flops * 0.5 > wbytes * 8.0 ? flops * 0.5 : wbytes * 8.0;
+  const double cost = k_qgemm_split_cost(p, g->M);
   if (g->parallel && cost >= K_PAR_MIN_FLOPS) k_parallel_for(tiles, cost, qjob_range, &jb);
   else qjob_range(&jb, 0, tiles);
   free(heap);

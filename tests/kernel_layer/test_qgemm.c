@@ -791,7 +791,48 @@ TEST(qgemm_kernel_named) {
 #endif
 }
 
+/* The split over the pool: a decode step's product over a language model's
+ * weights (one row of 576 x 1536, 4-bit in groups of 32: streaming-bound)
+ * is split, as is a prefill's; a small layer's single row is not (waking
+ * the pool costs more), and neither was the decode step before the bytes
+ * counted (its multiply-adds alone are under the bar). */
+TEST(qgemm_split_counts_streamed_weights) {
+  const int64_t N = 1536, K = 576;
+  uint8_t *wd = calloc((size_t)(N * K / 2), 1);
+  uint16_t *sb = malloc(sizeof(uint16_t) * (size_t)(N * K / 32));
+  for (int64_t i = 0; i < N * K / 32; i++) sb[i] = to_bf16(0.01f);
+  k_qgemm_weights w = {
+      .N = N, .K = K, .bits = K_QW_INT4, .data = wd, .zero_point = 8, .group = 32, .scale_bf16 = sb};
+  const char *why = NULL;
+  size_t bytes = k_qgemm_packed_size(&w, &why);
+  void *buf = aligned_alloc(64, (bytes + 63) / 64 * 64);
+  const k_qgemm_packed *p = k_qgemm_pack(&w, buf, bytes, &why);
+  CHECK(p, "pack: %s", why ? why : "?");
+  CHECK(0.5 * 2.0 * (double)N * (double)K < K_PAR_MIN_FLOPS,
+        "the decode product's multiply-adds alone reach the bar");
+  CHECK(k_qgemm_split_cost(p, 1) >= K_PAR_MIN_FLOPS, "a decode step's product is not split: %g",
+        k_qgemm_split_cost(p, 1));
+  CHECK(k_qgemm_split_cost(p, 128) >= 0.5 * 2.0 * 128 * (double)N * (double)K, "a prefill counts its work");
+  free(buf), free(wd), free(sb);
+  /* a small layer: 256 x 256 int8, one row */
+  int8_t *w8 = calloc(256 * 256, 1);
+  float *sc = malloc(sizeof(float) * 256);
+  for (int i = 0; i < 256; i++) sc[i] = 0.01f;
+  k_qgemm_weights s = {.N = 256, .K = 256, .bits = K_QW_INT8, .data = w8, .scale = sc};
+  bytes = k_qgemm_packed_size(&s, &why);
+  buf = aligned_alloc(64, (bytes + 63) / 64 * 64);
+  p = k_qgemm_pack(&s, buf, bytes, &why);
+  CHECK(p && k_qgemm_split_cost(p, 1) < K_PAR_MIN_FLOPS, "a small layer's single row is split");
+  free(buf), free(w8), free(sc);
+  /* the float product the same way: one row of 576 x 576 fp32 is split,
+   * one of 64 x 64 is not */
+  CHECK(k_sgemm_split_cost(1, 576, 576) >= K_PAR_MIN_FLOPS && 576.0 * 576.0 < K_PAR_MIN_FLOPS,
+        "a decode step's fp32 product is not split");
+  CHECK(k_sgemm_split_cost(1, 64, 64) < K_PAR_MIN_FLOPS, "a small fp32 row is split");
+}
+
 TEST_MAIN(T(qgemm_kernel_named), T(qd8_hand_computed), T(qd8_properties), T(qgemm_serial),
           T(qgemm_three_threads), T(qgemm_large), T(qgemm_refusals), T(qgemm_s8),
           T(qgemm_s8_threads_identical), T(qgemm_s8_equals_float_tile), T(qgemm_s8_requant),
-          T(dwconv_s8_requant), T(requant_s8), T(quantize_dequantize_s8), T(lut_s8))
+          T(dwconv_s8_requant), T(requant_s8), T(quantize_dequantize_s8), T(lut_s8),
+          T(qgemm_split_counts_streamed_weights))
